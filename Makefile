@@ -1,0 +1,36 @@
+# agentmail needs cgo (mattn/go-sqlite3) and SQLite's FTS5 module: every Go
+# command here builds with the sqlite_fts5 tag.
+GO      ?= go
+TAGS    := sqlite_fts5
+BIN     := bin/agentmail
+GOFLAGS_ALL := -tags $(TAGS)
+export CGO_ENABLED := 1
+
+.PHONY: build install test bench lint demo clean
+
+build:
+	$(GO) build $(GOFLAGS_ALL) -o $(BIN) ./cmd/agentmail
+
+install:
+	$(GO) install $(GOFLAGS_ALL) ./cmd/agentmail
+
+test: lint
+	$(GO) test $(GOFLAGS_ALL) -count=1 ./...
+
+# Whole-process benchmarks against a seeded store (see cmd/agentmail-bench),
+# plus the in-process micro-benchmarks. BENCH_MESSAGES sets the archive size.
+BENCH_MESSAGES ?= 100000
+bench: build
+	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/... ./mailbox/...
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench -bin $(BIN) -messages $(BENCH_MESSAGES)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(GOFLAGS_ALL) ./...
+
+demo: build
+	./scripts/demo.sh $(BIN)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/agentmail/agentmail/mailbox"
+	"github.com/urfave/cli/v2"
+)
+
+func agentCommands(e *env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "register",
+			Usage:     "create an agent identity in this project, or update your own",
+			ArgsUsage: " ",
+			Description: "Without --name you get a free generated name such as GreenCastle; use it as --agent or AGENTMAIL_AGENT.\n" +
+				"Registering your own name again (with --agent set to it) updates your profile.\n\n" +
+				"   export AGENTMAIL_AGENT=$(agentmail register --program claude-code --task 'auth API' --json | jq -r .agent.name)",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "name", Usage: "adjective+noun name such as GreenCastle (default: generated)"},
+				&cli.StringFlag{Name: "program", Usage: "the program running the agent, e.g. claude-code"},
+				&cli.StringFlag{Name: "model", Usage: "the model behind it"},
+				&cli.StringFlag{Name: "task", Usage: "what the agent is working on"},
+			},
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				a, err := s.mb.Register(c.Context, mailbox.RegisterInput{
+					Name: c.String("name"), Program: c.String("program"), Model: c.String("model"), Task: c.String("task"),
+				})
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					return e.printJSON(map[string]any{"agent": agentDoc(a)})
+				}
+				fmt.Fprintf(e.stdout, "registered %s in project %s\nact as it with: export AGENTMAIL_AGENT=%s\n", a.Name, s.mb.Project().Slug, a.Name)
+				return nil
+			},
+		},
+		{
+			Name:      "whoami",
+			Usage:     "show the acting agent's profile",
+			ArgsUsage: " ",
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				a, err := s.mb.Whoami(c.Context)
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					return e.printJSON(map[string]any{"agent": agentDoc(a)})
+				}
+				fmt.Fprintf(e.stdout, "%s in project %s\n", a.Name, s.mb.Project().Slug)
+				printField(e, "program", a.Program)
+				printField(e, "model", a.Model)
+				printField(e, "task", a.Task)
+				printField(e, "registered", ago(a.Registered, s.st.Now()))
+				return nil
+			},
+		},
+		{
+			Name:      "agents",
+			Usage:     "list the project's agents and when each was last seen",
+			ArgsUsage: " ",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "active", Usage: fmt.Sprintf("only agents seen in the last %s", mailbox.ActiveWindow)},
+			},
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				list, err := s.mb.Agents(c.Context, c.Bool("active"))
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					docs := make([]agentJSON, len(list))
+					for i, a := range list {
+						docs[i] = agentDoc(a)
+					}
+					return e.printJSON(map[string]any{"agents": docs})
+				}
+				if len(list) == 0 {
+					fmt.Fprintln(e.stdout, "no agents registered in project "+s.mb.Project().Slug+" (agentmail register creates one)")
+					return nil
+				}
+				rows := make([][]string, len(list))
+				for i, a := range list {
+					rows[i] = []string{a.Name, ago(a.LastSeen, s.st.Now()), a.Program, truncate(a.Task, 40)}
+				}
+				table(e.stdout, "NAME\tLAST SEEN\tPROGRAM\tTASK", rows)
+				return nil
+			},
+		},
+	}
+}
+
+func printField(e *env, k, v string) {
+	if v != "" {
+		fmt.Fprintf(e.stdout, "  %-11s %s\n", k+":", v)
+	}
+}

@@ -1,0 +1,343 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes. They are part of the interface: see README.md.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitConflict = 3
+)
+
+// usageError marks a command line that does not parse.
+type usageError struct{ msg, hint string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(hint, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// errorCodes maps the sentinel errors of the domain packages to the codes of
+// the JSON error document and to exit codes.
+var errorCodes = []struct {
+	err  error
+	code string
+	exit int
+}{
+	{mailbox.ErrNoProject, "NO_PROJECT", exitError},
+	{mailbox.ErrNotRegistered, "NOT_REGISTERED", exitError},
+	{mailbox.ErrInvalidName, "INVALID_NAME", exitError},
+	{mailbox.ErrNameTaken, "NAME_TAKEN", exitError},
+	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", exitError},
+	{mailbox.ErrNotFound, "NOT_FOUND", exitError},
+	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
+	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
+	{store.ErrBusy, "STORE_BUSY", exitError},
+	{store.ErrCorrupt, "STORE_CORRUPT", exitError},
+	{store.ErrNotWritable, "STORE_NOT_WRITABLE", exitError},
+}
+
+// env is what a command runs with.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := newApp(e)
+	err := app.RunContext(context.Background(), reorderArgs(app, args))
+	if err == nil {
+		return exitOK
+	}
+	return e.fail(args, err)
+}
+
+// fail reports err on stderr, as one line or as a JSON document, and
+// returns the exit code.
+func (e *env) fail(args []string, err error) int {
+	code, exit := "ERROR", exitError
+	var ue *usageError
+	if errors.As(err, &ue) {
+		code, exit = "USAGE", exitUsage
+	}
+	for _, c := range errorCodes {
+		if errors.Is(err, c.err) {
+			code, exit = c.code, c.exit
+			break
+		}
+	}
+	hint := fault.Hint(err)
+	if ue != nil && hint == "" {
+		hint = ue.hint
+	}
+	if wantsJSON(args) {
+		doc := map[string]any{"error": map[string]string{"code": code, "message": err.Error(), "hint": hint}}
+		b, _ := json.Marshal(doc)
+		fmt.Fprintln(e.stderr, string(b))
+		return exit
+	}
+	line := "agentmail: " + err.Error()
+	if hint != "" {
+		line += " (" + hint + ")"
+	}
+	fmt.Fprintln(e.stderr, line)
+	return exit
+}
+
+// wantsJSON reports whether --json is on the command line, wherever it is:
+// errors are rendered after parsing may have failed.
+func wantsJSON(args []string) bool {
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "-json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// Global flags, accepted before or after the command name.
+var globalFlags = []cli.Flag{
+	&cli.StringFlag{Name: "store", Usage: "store directory (default $AGENTMAIL_HOME, else ~/.local/share/agentmail)"},
+	&cli.StringFlag{Name: "project", Usage: "project key, instead of the git repository around the current directory (or $AGENTMAIL_PROJECT)"},
+	&cli.StringFlag{Name: "agent", Usage: "acting agent name (or $AGENTMAIL_AGENT, $AGENT_NAME)"},
+	&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout; errors as JSON on stderr"},
+}
+
+func newApp(e *env) *cli.App {
+	app := &cli.App{
+		Name:  "agentmail",
+		Usage: "mail, file reservations and commit guards for coding agents sharing a codebase",
+		Description: "Agents register a name, send each other markdown mail, and (soon) reserve the files they work on.\n" +
+			"Everything is stored as files in a git repository (agentmail archive path) and indexed in SQLite.\n\n" +
+			"Quick start:\n" +
+			"   export AGENTMAIL_AGENT=$(agentmail register --program claude --json | jq -r .agent.name)\n" +
+			"   agentmail send --to BlueLake --subject 'API ready' --body 'See routes.py'\n" +
+			"   agentmail inbox --unread",
+		Flags:           globalFlags,
+		HideHelpCommand: true,
+		Reader:          e.stdin,
+		Writer:          e.stdout,
+		ErrWriter:       e.stderr,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
+		},
+		Commands: append(append(mailCommands(e), agentCommands(e)...), adminCommands(e)...),
+	}
+	for _, cmd := range app.Commands {
+		addGlobalFlags(cmd)
+	}
+	app.CommandNotFound = func(c *cli.Context, name string) {}
+	return app
+}
+
+func addGlobalFlags(cmd *cli.Command) {
+	cmd.Flags = append(cmd.Flags, globalFlags...)
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
+		}
+	}
+	for _, sub := range cmd.Subcommands {
+		addGlobalFlags(sub)
+	}
+}
+
+// global returns a global flag's value from the innermost command line
+// level that set it, else from the first of envVars that is set.
+func global(c *cli.Context, name string, envVars ...string) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet(name) {
+			return ctx.String(name)
+		}
+	}
+	for _, v := range envVars {
+		if s := os.Getenv(v); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func jsonOutput(c *cli.Context) bool {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet("json") && ctx.Bool("json") {
+			return true
+		}
+	}
+	return false
+}
+
+// openStore opens the store named by --store or the environment, and
+// prints the notes of what it repaired on its own.
+func (e *env) openStore(c *cli.Context) (*store.Store, error) {
+	dir := global(c, "store")
+	if dir == "" {
+		var err error
+		if dir, err = store.DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
+			"point --store or AGENTMAIL_HOME at a directory")
+	}
+	st, err := store.Open(dir, store.Options{})
+	if err != nil {
+		if errors.Is(err, store.ErrNotWritable) {
+			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")
+		}
+		return nil, err
+	}
+	e.notes(st)
+	return st, nil
+}
+
+func (e *env) notes(st *store.Store) {
+	for _, n := range st.Notes() {
+		fmt.Fprintln(e.stderr, "note: "+n)
+	}
+}
+
+// project resolves the project from --project, $AGENTMAIL_PROJECT or the
+// current directory.
+func project(c *cli.Context) (mailbox.Project, error) {
+	if key := global(c, "project", "AGENTMAIL_PROJECT"); key != "" {
+		return mailbox.ProjectFromKey(key)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return mailbox.Project{}, err
+	}
+	return mailbox.ResolveProject(wd)
+}
+
+// session is an open mailbox for one command.
+type session struct {
+	st *store.Store
+	mb *mailbox.Mailbox
+}
+
+func (s *session) close() { s.st.Close() }
+
+// openMailbox opens the store and the current project's mailbox, acting as
+// the agent named by --agent or the environment.
+func (e *env) openMailbox(c *cli.Context) (*session, error) {
+	proj, err := project(c)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.openStore(c)
+	if err != nil {
+		return nil, err
+	}
+	mb, err := mailbox.Open(c.Context, st, proj, global(c, "agent", "AGENTMAIL_AGENT", "AGENT_NAME"))
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	e.notes(st)
+	return &session{st: st, mb: mb}, nil
+}
+
+// printJSON writes v as one indented JSON document.
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// reorderArgs moves flags that follow positional arguments in front of them,
+// so that `agentmail show ID --json` works like `agentmail show --json ID`.
+// Everything after "--" is left alone.
+func reorderArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	flags := app.Flags
+	cmds := app.Commands
+	i := 1
+	// Walk the command path, carrying global flags given before it.
+	for i < len(args) {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			out = append(out, a)
+			if takesValue(flags, a) && !strings.Contains(a, "=") && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			i++
+			continue
+		}
+		cmd := findCommand(cmds, a)
+		if cmd == nil {
+			break
+		}
+		out = append(out, a)
+		flags, cmds = cmd.Flags, cmd.Subcommands
+		i++
+	}
+	var rest []string
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(append(append(out, "--"), rest...), args[i+1:]...)
+		case strings.HasPrefix(a, "-") && a != "-":
+			out = append(out, a)
+			if takesValue(flags, a) && !strings.Contains(a, "=") && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if len(rest) > 0 {
+		out = append(append(out, "--"), rest...)
+	}
+	return out
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+func takesValue(flags []cli.Flag, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
+}

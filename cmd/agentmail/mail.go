@@ -1,0 +1,395 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/mailbox"
+	"github.com/urfave/cli/v2"
+)
+
+func mailCommands(e *env) []*cli.Command {
+	bodyFlags := []cli.Flag{
+		&cli.StringFlag{Name: "body", Usage: "message body in markdown (default: read standard input when it is a pipe or file)"},
+		&cli.StringFlag{Name: "body-file", Usage: "read the body from `FILE` (- for standard input)"},
+	}
+	return []*cli.Command{
+		{
+			Name:      "send",
+			Usage:     "send a message",
+			ArgsUsage: " ",
+			Description: "Sends a markdown message from the acting agent. Recipients are agent names, comma-separated or repeated.\n\n" +
+				"   agentmail send --to BlueLake --subject 'Auth API ready' --body 'Routes are in src/api.'\n" +
+				"   agentmail send --to BlueLake,RedCat --importance high --ack --subject 'Freeze main' < notes.md",
+			Flags: append([]cli.Flag{
+				&cli.StringSliceFlag{Name: "to", Usage: "recipient `NAME`s"},
+				&cli.StringSliceFlag{Name: "cc", Usage: "copy `NAME`s"},
+				&cli.StringSliceFlag{Name: "bcc", Usage: "blind copy `NAME`s (only you and each of them see it)"},
+				&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Usage: "one-line subject, at most 200 characters"},
+				&cli.StringFlag{Name: "thread", Usage: "thread `NAME` or id to file the message under"},
+				&cli.StringFlag{Name: "importance", Value: "normal", Usage: "low, normal, high or urgent"},
+				&cli.BoolFlag{Name: "ack", Usage: "ask the recipients to acknowledge"},
+				&cli.StringFlag{Name: "category", Usage: "HANDOFF, BLOCKED (both imply --ack), DECISION or INFO"},
+			}, bodyFlags...),
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				body, err := e.readBody(c)
+				if err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				m, err := s.mb.Send(c.Context, mailbox.Draft{
+					To: c.StringSlice("to"), Cc: c.StringSlice("cc"), Bcc: c.StringSlice("bcc"),
+					Subject: c.String("subject"), Body: body, Thread: c.String("thread"),
+					Importance: c.String("importance"), AckRequired: c.Bool("ack"), Category: c.String("category"),
+				})
+				if err != nil {
+					return err
+				}
+				return e.sent(c, m)
+			},
+		},
+		{
+			Name:      "reply",
+			Usage:     "reply to a message in its thread",
+			ArgsUsage: "ID",
+			Description: "Replies to the sender of message ID (a prefix of 6+ characters is enough), in the same thread,\n" +
+				"with \"Re: \" added once and the original's importance and ack request. --all also copies every other recipient.",
+			Flags: append([]cli.Flag{
+				&cli.BoolFlag{Name: "all", Usage: "reply to the sender and all recipients"},
+			}, bodyFlags...),
+			Action: func(c *cli.Context) error {
+				id, err := oneArg(c, "ID")
+				if err != nil {
+					return err
+				}
+				body, err := e.readBody(c)
+				if err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				m, err := s.mb.Reply(c.Context, id, mailbox.ReplyDraft{All: c.Bool("all"), Body: body})
+				if err != nil {
+					return err
+				}
+				return e.sent(c, m)
+			},
+		},
+		{
+			Name:      "inbox",
+			Usage:     "list messages you received, newest first",
+			ArgsUsage: " ",
+			Description: "Lists the acting agent's mail without changing its state; unread messages are marked with *.\n" +
+				"Mark them with `agentmail read ID` or `agentmail ack ID`.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "unread", Aliases: []string{"u"}, Usage: "only unread messages"},
+				&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent messages"},
+				&cli.StringFlag{Name: "category", Usage: "only messages of this category"},
+				&cli.StringFlag{Name: "since", Usage: "only messages since `WHEN`: a date (2026-11-01), RFC 3339 time, or duration ago (2h, 3d)"},
+				&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
+				&cli.BoolFlag{Name: "bodies", Usage: "include bodies"},
+			},
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				since, err := parseSince(c.String("since"), time.Now())
+				if err != nil {
+					return err
+				}
+				if c.Int("limit") < 0 {
+					return usagef("pass --limit 0 for all messages", "--limit must not be negative")
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				msgs, err := s.mb.Inbox(c.Context, mailbox.InboxQuery{
+					Unread: c.Bool("unread"), Urgent: c.Bool("urgent"), Category: c.String("category"),
+					Since: since, Limit: c.Int("limit"),
+				})
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					docs := make([]any, len(msgs))
+					for i, m := range msgs {
+						if c.Bool("bodies") {
+							docs[i] = fullDoc(m)
+						} else {
+							docs[i] = receivedDoc(m)
+						}
+					}
+					return e.printJSON(map[string]any{"messages": docs})
+				}
+				if len(msgs) == 0 {
+					fmt.Fprintln(e.stdout, "no messages")
+					return nil
+				}
+				if c.Bool("bodies") {
+					for i, m := range msgs {
+						if i > 0 {
+							fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
+						}
+						printMessage(e.stdout, m, s.st.Now())
+					}
+					return nil
+				}
+				messageTable(e.stdout, msgs, s.st.Now(), true)
+				return nil
+			},
+		},
+		{
+			Name:      "outbox",
+			Usage:     "list messages you sent, newest first",
+			ArgsUsage: " ",
+			Flags: []cli.Flag{
+				&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
+			},
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				msgs, err := s.mb.Outbox(c.Context, c.Int("limit"))
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					docs := make([]messageJSON, len(msgs))
+					for i, m := range msgs {
+						docs[i] = messageDoc(m)
+					}
+					return e.printJSON(map[string]any{"messages": docs})
+				}
+				if len(msgs) == 0 {
+					fmt.Fprintln(e.stdout, "no messages")
+					return nil
+				}
+				messageTable(e.stdout, msgs, s.st.Now(), false)
+				return nil
+			},
+		},
+		{
+			Name:      "show",
+			Usage:     "print one message with its body (does not mark it read)",
+			ArgsUsage: "ID",
+			Action: func(c *cli.Context) error {
+				id, err := oneArg(c, "ID")
+				if err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				m, err := s.mb.Show(c.Context, id)
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					return e.printJSON(map[string]any{"message": fullDoc(m)})
+				}
+				printMessage(e.stdout, m, s.st.Now())
+				return nil
+			},
+		},
+		markCommand(e, "read", "mark messages read", false),
+		markCommand(e, "ack", "acknowledge messages (marks them read too)", true),
+		{
+			Name:      "thread",
+			Usage:     "print a whole thread, oldest first",
+			ArgsUsage: "THREAD|ID",
+			Action: func(c *cli.Context) error {
+				ref, err := oneArg(c, "THREAD|ID")
+				if err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				thread, msgs, err := s.mb.Thread(c.Context, ref)
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					docs := make([]fullJSON, len(msgs))
+					for i, m := range msgs {
+						docs[i] = fullDoc(m)
+					}
+					return e.printJSON(map[string]any{"thread": thread, "messages": docs})
+				}
+				fmt.Fprintf(e.stdout, "thread %s: %d messages\n", thread, len(msgs))
+				for _, m := range msgs {
+					fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
+					printMessage(e.stdout, m, s.st.Now())
+				}
+				return nil
+			},
+		},
+	}
+}
+
+func markCommand(e *env, name, usage string, ack bool) *cli.Command {
+	return &cli.Command{
+		Name:      name,
+		Usage:     usage,
+		ArgsUsage: "ID... | --all",
+		Description: "Records the time on the acting agent's receipt; running it again keeps the first time.\n" +
+			"IDs may be prefixes of 6 or more characters.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "every unread message in your inbox"}},
+		Action: func(c *cli.Context) error {
+			ids := c.Args().Slice()
+			if len(ids) == 0 && !c.Bool("all") {
+				return usagef("agentmail "+name+" ID... or agentmail "+name+" --all", "no message ids given")
+			}
+			if len(ids) > 0 && c.Bool("all") {
+				return usagef("agentmail "+name+" ID... or agentmail "+name+" --all", "give ids or --all, not both")
+			}
+			s, err := e.openMailbox(c)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			msgs, err := s.mb.Mark(c.Context, ids, c.Bool("all"), ack)
+			if err != nil {
+				return err
+			}
+			if jsonOutput(c) {
+				docs := make([]fullJSON, len(msgs))
+				for i, m := range msgs {
+					docs[i] = fullDoc(m)
+				}
+				doc := map[string]any{"messages": docs, "message": nil}
+				if len(docs) > 0 {
+					doc["message"] = docs[0]
+				}
+				return e.printJSON(doc)
+			}
+			verb := map[bool]string{false: "read", true: "acknowledged"}[ack]
+			if len(msgs) == 0 {
+				fmt.Fprintln(e.stdout, "nothing to mark")
+			}
+			for _, m := range msgs {
+				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, shortID(m.ID), m.Subject)
+			}
+			return nil
+		},
+	}
+}
+
+func (e *env) sent(c *cli.Context, m mailbox.Message) error {
+	if jsonOutput(c) {
+		return e.printJSON(map[string]any{"message": messageDoc(m)})
+	}
+	to := strings.Join(append(append([]string{}, m.To...), m.Cc...), ", ")
+	if len(m.Bcc) > 0 {
+		to += " (bcc " + strings.Join(m.Bcc, ", ") + ")"
+	}
+	fmt.Fprintf(e.stdout, "sent %s to %s\nthread %s\n", m.ID, to, m.Thread)
+	return nil
+}
+
+// readBody returns the body from --body, --body-file, or standard input
+// when it is a pipe or a file (never a terminal, so nothing hangs).
+func (e *env) readBody(c *cli.Context) (string, error) {
+	if c.IsSet("body") && c.IsSet("body-file") {
+		return "", usagef("pass the body one way", "--body and --body-file are exclusive")
+	}
+	if c.IsSet("body") {
+		return c.String("body"), nil
+	}
+	if c.IsSet("body-file") {
+		name := c.String("body-file")
+		if name == "-" {
+			b, err := io.ReadAll(e.stdin)
+			return string(b), err
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return "", fault.WithHint(fmt.Errorf("%w: cannot read --body-file: %v", mailbox.ErrInvalidArgument, unwrapPath(err)),
+				"check the path, or pass the body with --body or on standard input")
+		}
+		return string(b), nil
+	}
+	if f, ok := e.stdin.(*os.File); ok {
+		fi, err := f.Stat()
+		if err != nil || fi.Mode()&os.ModeNamedPipe == 0 && !fi.Mode().IsRegular() {
+			return "", nil
+		}
+		b, err := io.ReadAll(f)
+		return string(b), err
+	}
+	return "", nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+func noArgs(c *cli.Context) error {
+	if c.Args().Present() {
+		return usagef("see: agentmail "+c.Command.Name+" --help", "unexpected argument %q", c.Args().First())
+	}
+	return nil
+}
+
+func oneArg(c *cli.Context, what string) (string, error) {
+	if c.Args().Len() != 1 {
+		return "", usagef("usage: agentmail "+c.Command.Name+" "+what, "expected one %s, got %d arguments", what, c.Args().Len())
+	}
+	return c.Args().First(), nil
+}
+
+// parseSince reads a --since value: a date, an RFC 3339 time, or a
+// duration back from now (with d for days).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if t, err := record.ParseTime(s); err == nil {
+		return t, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == days {
+			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, usagef("use a date (2026-11-01), an RFC 3339 time, or a duration like 2h or 3d", "cannot read --since %q", s)
+}

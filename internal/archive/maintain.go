@@ -1,0 +1,85 @@
+package archive
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// LooseObjects estimates the number of loose objects the way git gc --auto
+// does: it counts one of the 256 fan-out directories and multiplies.
+func (a *Archive) LooseObjects() int {
+	entries, err := os.ReadDir(filepath.Join(a.dir, "objects", "17"))
+	if err != nil {
+		return 0
+	}
+	return len(entries) * 256
+}
+
+// Packs returns the number of pack files.
+func (a *Archive) Packs() int {
+	m, _ := filepath.Glob(filepath.Join(a.dir, "objects", "pack", "*.pack"))
+	return len(m)
+}
+
+// Pack moves loose objects into packs with a geometric progression of pack
+// sizes, so that packing stays cheap as the archive grows and the number of
+// packs stays logarithmic. It needs the git command. The caller must hold the
+// store lock.
+func (a *Archive) Pack() error {
+	return a.git("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
+}
+
+// GC packs every object into one pack and removes what is no longer needed.
+// It needs the git command. The caller must hold the store lock.
+func (a *Archive) GC() error {
+	if err := a.git("repack", "-a", "-d", "-q", "-f", "--no-write-bitmap-index"); err != nil {
+		return err
+	}
+	if err := a.git("prune", "--expire=now"); err != nil {
+		return err
+	}
+	tmps, _ := filepath.Glob(filepath.Join(a.dir, ".ref-main-*"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+	return nil
+}
+
+// Fsck runs git fsck on the archive and returns its complaints.
+func (a *Archive) Fsck() error {
+	return a.git("fsck", "--no-progress", "--strict")
+}
+
+// Size returns the bytes the archive's objects use on disk.
+func (a *Archive) Size() (int64, error) {
+	var n int64
+	err := filepath.WalkDir(filepath.Join(a.dir, "objects"), func(_ string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	return n, err
+}
+
+func (a *Archive) git(args ...string) error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return fmt.Errorf("git %s: the git command is needed for this and was not found on PATH", args[0])
+	}
+	cmd := exec.Command("git", append([]string{"--git-dir", a.dir}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}

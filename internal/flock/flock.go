@@ -1,0 +1,72 @@
+// Package flock provides an exclusive, process-wide advisory file lock with
+// a timeout. The kernel releases it when the process dies, so a killed
+// writer never wedges the store.
+package flock
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// ErrTimeout is returned by Lock when the lock was not free within the wait.
+var ErrTimeout = errors.New("lock is busy")
+
+// Lock is a held lock.
+type Lock struct {
+	f *os.File
+}
+
+// Acquire takes the exclusive lock on path, creating the file if needed, and
+// waits up to wait for another holder to let go.
+func Acquire(path string, wait time.Duration) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		return &Lock{f: f}, nil
+	} else if !errors.Is(err, syscall.EWOULDBLOCK) {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	// Block in the kernel so that waiters are woken the moment the holder
+	// lets go; a goroutine keeps the wait bounded.
+	done := make(chan error, 1)
+	go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		return &Lock{f: f}, nil
+	case <-timer.C:
+		// Closing the descriptor does not interrupt flock(2); let the
+		// goroutine finish and drop the lock if it ever gets it.
+		go func() {
+			if <-done == nil {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			}
+			f.Close()
+		}()
+		return nil, fmt.Errorf("%w: waited %s for %s", ErrTimeout, wait, path)
+	}
+}
+
+// Release lets go of the lock.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	return err
+}

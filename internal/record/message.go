@@ -1,0 +1,229 @@
+package record
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Message is one message, as stored in its canonical file.
+type Message struct {
+	Project     string // slug
+	ID          string // ULID
+	Thread      string // as given by the sender; "" when the message starts no named thread
+	From        string
+	To, Cc, Bcc []string
+	Subject     string
+	Importance  string
+	AckRequired bool
+	Category    string
+	ReplyTo     string
+	Created     time.Time
+	Body        string
+}
+
+// ThreadID returns the thread the message belongs to: its own id when the
+// sender named none.
+func (m *Message) ThreadID() string {
+	if m.Thread != "" {
+		return m.Thread
+	}
+	return m.ID
+}
+
+// Path returns the canonical file's path.
+func (m *Message) Path() string {
+	return ProjectDir(m.Project) + "/messages/" + m.relPath()
+}
+
+// relPath is the dated file name shared by the canonical file and its copies.
+func (m *Message) relPath() string {
+	return m.Created.UTC().Format("2006/01/02") + "/" + m.ID + "-" + cmp.Or(Slugify(m.Subject, 48), "message") + ".md"
+}
+
+// Files implements Record: the canonical file, the sender's outbox copy and
+// one inbox copy per recipient. Recipients other than the sender never see
+// the bcc list; a bcc recipient's copy lists only that recipient.
+func (m *Message) Files() []File {
+	full := m.Encode()
+	dir := ProjectDir(m.Project) + "/agents/"
+	rel := m.relPath()
+	files := []File{
+		{m.Path(), full},
+		{dir + m.From + "/outbox/" + rel, full},
+	}
+	var open []byte
+	for _, name := range append(append([]string{}, m.To...), m.Cc...) {
+		if name == m.From {
+			files = append(files, File{dir + name + "/inbox/" + rel, full})
+			continue
+		}
+		if open == nil {
+			c := *m
+			c.Bcc = nil
+			open = c.Encode()
+		}
+		files = append(files, File{dir + name + "/inbox/" + rel, open})
+	}
+	for _, name := range m.Bcc {
+		c := *m
+		c.Bcc = []string{name}
+		files = append(files, File{dir + name + "/inbox/" + rel, c.Encode()})
+	}
+	return files
+}
+
+// Encode renders the message file: YAML front matter between "---" lines, a
+// blank line, then the body exactly as given.
+func (m *Message) Encode() []byte {
+	var b bytes.Buffer
+	b.Grow(256 + len(m.Body))
+	b.WriteString("---\n")
+	field := func(k, v string) { b.WriteString(k + ": " + v + "\n") }
+	field("id", m.ID)
+	if m.Thread != "" {
+		field("thread", quote(m.Thread))
+	}
+	field("from", m.From)
+	field("to", list(m.To))
+	if len(m.Cc) > 0 {
+		field("cc", list(m.Cc))
+	}
+	if len(m.Bcc) > 0 {
+		field("bcc", list(m.Bcc))
+	}
+	field("subject", quote(m.Subject))
+	field("importance", m.Importance)
+	field("ack_required", strconv.FormatBool(m.AckRequired))
+	if m.Category != "" {
+		field("category", m.Category)
+	}
+	if m.ReplyTo != "" {
+		field("reply_to", m.ReplyTo)
+	}
+	field("created", FormatTime(m.Created))
+	b.WriteString("---\n\n")
+	b.WriteString(m.Body)
+	return b.Bytes()
+}
+
+// quote renders s as a YAML double-quoted scalar. JSON string syntax is a
+// subset of it, so a JSON decoder reads it back exactly.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// list renders names (letters only, validated on the way in) as a YAML flow
+// sequence.
+func list(names []string) string { return "[" + strings.Join(names, ", ") + "]" }
+
+// DecodeMessage parses a message file of project slug.
+func DecodeMessage(slug string, data []byte) (*Message, error) {
+	s := string(data)
+	if !strings.HasPrefix(s, "---\n") {
+		return nil, errors.New("no front matter")
+	}
+	end := strings.Index(s[4:], "\n---\n")
+	if end < 0 {
+		return nil, errors.New("front matter not closed")
+	}
+	head, body := s[4:4+end+1], s[4+end+5:]
+	if !strings.HasPrefix(body, "\n") {
+		return nil, errors.New("no blank line after front matter")
+	}
+	m := &Message{Project: slug, Body: body[1:]}
+	for _, line := range strings.Split(strings.TrimSuffix(head, "\n"), "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			return nil, fmt.Errorf("bad front matter line %q", line)
+		}
+		var err error
+		switch k {
+		case "id":
+			m.ID = v
+		case "thread":
+			err = json.Unmarshal([]byte(v), &m.Thread)
+		case "from":
+			m.From = v
+		case "to":
+			m.To, err = parseList(v)
+		case "cc":
+			m.Cc, err = parseList(v)
+		case "bcc":
+			m.Bcc, err = parseList(v)
+		case "subject":
+			err = json.Unmarshal([]byte(v), &m.Subject)
+		case "importance":
+			m.Importance = v
+		case "ack_required":
+			m.AckRequired, err = strconv.ParseBool(v)
+		case "category":
+			m.Category = v
+		case "reply_to":
+			m.ReplyTo = v
+		case "created":
+			m.Created, err = ParseTime(v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("front matter %s: %v", k, err)
+		}
+	}
+	if _, err := ulid.ParseStrict(m.ID); err != nil {
+		return nil, fmt.Errorf("front matter id %q: %v", m.ID, err)
+	}
+	if m.From == "" || m.Created.IsZero() {
+		return nil, errors.New("front matter lacks from or created")
+	}
+	return m, nil
+}
+
+func parseList(v string) ([]string, error) {
+	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") {
+		return nil, fmt.Errorf("not a list: %q", v)
+	}
+	v = v[1 : len(v)-1]
+	if v == "" {
+		return nil, nil
+	}
+	return strings.Split(v, ", "), nil
+}
+
+// Slugify turns s into a short lowercase file-name fragment of ASCII letters,
+// digits and dashes; "" when s has none.
+func Slugify(s string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			if b.Len() >= max {
+				break
+			}
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// idDay returns the YYYY/MM/DD of a ULID's timestamp.
+func idDay(id string) (string, error) {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return "", err
+	}
+	return ulid.Time(u.Time()).UTC().Format("2006/01/02"), nil
+}

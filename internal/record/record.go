@@ -1,0 +1,235 @@
+// Package record defines the durable records of the archive and their file
+// formats: where each lives, how it is written, and how it is read back.
+//
+// Every record type round-trips exactly: Decode(r.Files()) gives back r. The
+// index is built only from decoded records, whether they were just written or
+// read back from the archive, which is what makes a rebuilt index answer like
+// the live one.
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// TimeFormat is the layout of every timestamp in records and JSON output:
+// RFC 3339, UTC, whole seconds.
+const TimeFormat = "2006-01-02T15:04:05Z"
+
+// ErrMalformed marks a file in the archive that cannot be decoded.
+var ErrMalformed = errors.New("malformed record")
+
+// File is one file of a record in the archive.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Record is anything stored in the archive.
+type Record interface {
+	// Files returns the files that hold the record, canonical one first.
+	Files() []File
+}
+
+// Project is a codebase with its own mailbox.
+type Project struct {
+	Key     string    `json:"key"`
+	Slug    string    `json:"slug"`
+	Created time.Time `json:"created"`
+}
+
+// ProjectDir returns the directory of the project with slug in the archive.
+func ProjectDir(slug string) string { return "projects/" + slug }
+
+// Files implements Record.
+func (p *Project) Files() []File {
+	return []File{{ProjectDir(p.Slug) + "/project.json", marshal(struct {
+		Key     string `json:"key"`
+		Slug    string `json:"slug"`
+		Created string `json:"created"`
+	}{p.Key, p.Slug, FormatTime(p.Created)})}}
+}
+
+// Agent is a registered identity within a project.
+type Agent struct {
+	Project    string // slug
+	Name       string
+	Program    string
+	Model      string
+	Task       string
+	Registered time.Time
+	Updated    time.Time
+}
+
+type agentJSON struct {
+	Name       string `json:"name"`
+	Program    string `json:"program"`
+	Model      string `json:"model"`
+	Task       string `json:"task"`
+	Registered string `json:"registered"`
+	Updated    string `json:"updated"`
+}
+
+// Files implements Record.
+func (a *Agent) Files() []File {
+	return []File{{ProjectDir(a.Project) + "/agents/" + a.Name + "/profile.json", marshal(agentJSON{
+		a.Name, a.Program, a.Model, a.Task, FormatTime(a.Registered), FormatTime(a.Updated),
+	})}}
+}
+
+// Receipt is one recipient's state for one message.
+type Receipt struct {
+	Project string // slug
+	Message string // message id
+	Agent   string
+	ReadAt  time.Time // zero when unread
+	AckedAt time.Time // zero when not acknowledged
+}
+
+type receiptJSON struct {
+	Message string  `json:"message"`
+	Agent   string  `json:"agent"`
+	ReadAt  *string `json:"read_at"`
+	AckedAt *string `json:"acked_at"`
+}
+
+// Files implements Record.
+func (r *Receipt) Files() []File {
+	day, err := idDay(r.Message)
+	if err != nil {
+		day = "0000/00/00"
+	}
+	return []File{{fmt.Sprintf("%s/receipts/%s/%s/%s.json", ProjectDir(r.Project), day, r.Message, r.Agent),
+		marshal(receiptJSON{r.Message, r.Agent, optTime(r.ReadAt), optTime(r.AckedAt)})}}
+}
+
+// FormatTime formats t in TimeFormat, or "" for the zero time.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(TimeFormat)
+}
+
+// ParseTime parses a TimeFormat (or any RFC 3339) timestamp; "" is the zero time.
+func ParseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t.UTC(), nil
+}
+
+func optTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := FormatTime(t)
+	return &s
+}
+
+func marshal(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err) // only plain structs of strings are marshalled
+	}
+	return append(b, '\n')
+}
+
+// Decode reads the record stored at path. It returns nil and no error for
+// files that are not records of their own, such as the inbox and outbox
+// copies of a message, and for paths it does not know (written by a newer
+// agentmail).
+func Decode(path string, data []byte) (Record, error) {
+	parts := strings.Split(path, "/")
+	if len(parts) < 3 || parts[0] != "projects" {
+		return nil, nil
+	}
+	slug := parts[1]
+	rest := parts[2:]
+	var (
+		rec Record
+		err error
+	)
+	switch {
+	case len(rest) == 1 && rest[0] == "project.json":
+		rec, err = decodeProject(data)
+	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "profile.json":
+		rec, err = decodeAgent(slug, rest[1], data)
+	case len(rest) == 5 && rest[0] == "messages":
+		rec, err = DecodeMessage(slug, data)
+	case len(rest) == 6 && rest[0] == "receipts":
+		rec, err = decodeReceipt(slug, data)
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrMalformed, err)
+	}
+	return rec, nil
+}
+
+func decodeProject(data []byte) (*Project, error) {
+	var v struct{ Key, Slug, Created string }
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	created, err := ParseTime(v.Created)
+	if err != nil {
+		return nil, err
+	}
+	return &Project{Key: v.Key, Slug: v.Slug, Created: created}, nil
+}
+
+func decodeAgent(slug, dirName string, data []byte) (*Agent, error) {
+	var v agentJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	if v.Name != dirName {
+		return nil, fmt.Errorf("profile names %q but lives under %q", v.Name, dirName)
+	}
+	reg, err := ParseTime(v.Registered)
+	if err != nil {
+		return nil, err
+	}
+	upd, err := ParseTime(v.Updated)
+	if err != nil {
+		return nil, err
+	}
+	return &Agent{Project: slug, Name: v.Name, Program: v.Program, Model: v.Model, Task: v.Task, Registered: reg, Updated: upd}, nil
+}
+
+func decodeReceipt(slug string, data []byte) (*Receipt, error) {
+	var v receiptJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	r := &Receipt{Project: slug, Message: v.Message, Agent: v.Agent}
+	var err error
+	if v.ReadAt != nil {
+		if r.ReadAt, err = ParseTime(*v.ReadAt); err != nil {
+			return nil, err
+		}
+	}
+	if v.AckedAt != nil {
+		if r.AckedAt, err = ParseTime(*v.AckedAt); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// SkipCopies reports whether an archive directory holds only copies of
+// records stored elsewhere (the per-agent inbox and outbox folders), which
+// the index never needs to read.
+func SkipCopies(dir string) bool {
+	parts := strings.Split(dir, "/")
+	return len(parts) == 5 && parts[0] == "projects" && parts[2] == "agents" && (parts[4] == "inbox" || parts[4] == "outbox")
+}

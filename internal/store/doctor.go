@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ReindexStats describes a rebuild.
+type ReindexStats struct {
+	Messages int
+	Elapsed  time.Duration
+}
+
+// Reindex rebuilds every derived table from the archive alone, in one
+// transaction: concurrent readers see the old index until it commits.
+// Presence, which the archive does not hold, is kept.
+func (s *Store) Reindex(ctx context.Context) (ReindexStats, error) {
+	var st ReindexStats
+	err := s.withLock(func() error {
+		start := time.Now()
+		head, err := s.archiveHead()
+		if err != nil {
+			return err
+		}
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := clearDerived(tx); err != nil {
+			return err
+		}
+		if st.Messages, err = s.ingest(tx, "", head); err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		st.Elapsed = time.Since(start)
+		return nil
+	})
+	return st, err
+}
+
+// comparedColumns lists, per derived table, the columns a rebuilt index must
+// reproduce (row ids are allowed to differ).
+var comparedColumns = map[string]string{
+	"projects":   "key, slug, created",
+	"agents":     "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), fold, name, program, model, task, registered, updated",
+	"messages":   "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), thread, named_thread, sender, to_list, cc_list, bcc_list, subject, importance, ack_required, category, reply_to, created, path, body",
+	"recipients": "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, message_id, kind, read_at, acked_at",
+}
+
+// Check verifies the store without changing it: SQLite's integrity check,
+// git fsck on the archive, and a comparison of the index with one rebuilt
+// from the archive in a scratch file. It returns one line per problem.
+func (s *Store) Check(ctx context.Context) ([]string, error) {
+	var problems []string
+	var res string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res); err != nil || res != "ok" {
+		problems = append(problems, fmt.Sprintf("index integrity: %v %s", err, res))
+	}
+	if err := s.arc.Fsck(); err != nil {
+		problems = append(problems, "archive: "+err.Error())
+	}
+	err := s.withLock(func() error {
+		head, err := s.archiveHead()
+		if err != nil {
+			return err
+		}
+		if idx, _ := s.indexHead(s.db); idx != head {
+			problems = append(problems, fmt.Sprintf("index is at %.12s, archive at %.12s (any command catches up)", idx, head))
+			return nil
+		}
+		scratch, err := os.MkdirTemp(s.dir, ".check-")
+		if err != nil {
+			return notWritable(s.dir, err)
+		}
+		defer os.RemoveAll(scratch)
+		path := filepath.Join(scratch, "index.db")
+		db, _, err := openIndex(path)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := s.ingest(tx, "", head); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		if _, err := s.db.ExecContext(ctx, `ATTACH DATABASE ? AS rebuilt`, path); err != nil {
+			return err
+		}
+		defer s.db.ExecContext(ctx, `DETACH DATABASE rebuilt`)
+		for _, table := range derivedTables {
+			live := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM main.%[2]s", "main", table)
+			rebuilt := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM rebuilt.%[2]s", "rebuilt", table)
+			var extra, missing int
+			if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+live+" EXCEPT "+rebuilt+")").Scan(&extra); err != nil {
+				return fmt.Errorf("compare %s: %w", table, err)
+			}
+			if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+rebuilt+" EXCEPT "+live+")").Scan(&missing); err != nil {
+				return fmt.Errorf("compare %s: %w", table, err)
+			}
+			if extra+missing > 0 {
+				problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %d rows not in the archive, %d archive rows missing (run agentmail doctor --reindex)", table, extra, missing))
+			}
+		}
+		return nil
+	})
+	return problems, err
+}
+
+// ArchiveStats describes the archive's storage.
+type ArchiveStats struct {
+	LooseObjects int
+	Packs        int
+	Bytes        int64
+}
+
+// GC packs the whole archive into one pack and prunes what is unreachable.
+func (s *Store) GC() (ArchiveStats, error) {
+	var st ArchiveStats
+	err := s.withLock(func() error {
+		if err := s.arc.GC(); err != nil {
+			return err
+		}
+		var err error
+		st, err = s.archiveStats()
+		return err
+	})
+	return st, err
+}
+
+// Stats describes the archive's storage as it is.
+func (s *Store) Stats() (ArchiveStats, error) { return s.archiveStats() }
+
+func (s *Store) archiveStats() (ArchiveStats, error) {
+	n, err := s.arc.Size()
+	return ArchiveStats{LooseObjects: s.arc.LooseObjects(), Packs: s.arc.Packs(), Bytes: n}, err
+}
+
+// describe is used in error messages.
+func (s ArchiveStats) String() string {
+	return strings.TrimSpace(fmt.Sprintf("%d loose objects, %d packs, %d bytes", s.LooseObjects, s.Packs, s.Bytes))
+}

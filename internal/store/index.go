@@ -1,0 +1,269 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/record"
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// schemaVersion is bumped whenever the index layout changes; an index of
+// another version is rebuilt from the archive on open.
+const schemaVersion = 1
+
+// schema is the index layout. Everything but presence is derived from the
+// archive.
+var schema = []string{
+	`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
+	`CREATE TABLE projects(id INTEGER PRIMARY KEY, key TEXT NOT NULL, slug TEXT NOT NULL UNIQUE, created TEXT NOT NULL)`,
+	`CREATE INDEX projects_key ON projects(key)`,
+	`CREATE TABLE agents(project_id INTEGER NOT NULL, fold TEXT NOT NULL, name TEXT NOT NULL,
+		program TEXT NOT NULL, model TEXT NOT NULL, task TEXT NOT NULL,
+		registered TEXT NOT NULL, updated TEXT NOT NULL, PRIMARY KEY(project_id, fold)) WITHOUT ROWID`,
+	`CREATE TABLE presence(project_id INTEGER NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
+		PRIMARY KEY(project_id, fold)) WITHOUT ROWID`,
+	`CREATE TABLE messages(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, project_id INTEGER NOT NULL,
+		thread TEXT NOT NULL, named_thread TEXT NOT NULL, sender TEXT NOT NULL,
+		to_list TEXT NOT NULL, cc_list TEXT NOT NULL, bcc_list TEXT NOT NULL,
+		subject TEXT NOT NULL, importance TEXT NOT NULL, ack_required INTEGER NOT NULL,
+		category TEXT NOT NULL, reply_to TEXT NOT NULL, created TEXT NOT NULL,
+		path TEXT NOT NULL, body TEXT NOT NULL)`,
+	`CREATE INDEX messages_thread ON messages(project_id, thread, id)`,
+	`CREATE INDEX messages_sender ON messages(project_id, sender, id)`,
+	`CREATE TABLE recipients(project_id INTEGER NOT NULL, agent TEXT NOT NULL, message_id TEXT NOT NULL,
+		kind TEXT NOT NULL, read_at TEXT, acked_at TEXT,
+		PRIMARY KEY(project_id, agent, message_id)) WITHOUT ROWID`,
+	`CREATE INDEX recipients_message ON recipients(message_id)`,
+}
+
+// derivedTables are emptied by a rebuild; presence is kept.
+var derivedTables = []string{"projects", "agents", "messages", "recipients"}
+
+func openDB(path string) (*sql.DB, error) {
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// openIndex opens (creating or rebuilding as needed) the index at path. It
+// returns a note when the index had to be thrown away.
+func openIndex(path string) (*sql.DB, string, error) {
+	_, statErr := os.Stat(path)
+	missing := errors.Is(statErr, os.ErrNotExist)
+	db, err := openDB(path)
+	if err != nil {
+		return nil, "", err
+	}
+	version, err := userVersion(db)
+	note := ""
+	switch {
+	case err != nil && isCorrupt(err):
+		db.Close()
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if rerr := os.Remove(path + suffix); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+				return nil, "", fmt.Errorf("remove corrupt index: %w", rerr)
+			}
+		}
+		if db, err = openDB(path); err != nil {
+			return nil, "", err
+		}
+		note = fmt.Sprintf("the index was unreadable (%v); rebuilt it from the archive", err)
+		version = 0
+	case err != nil:
+		db.Close()
+		return nil, "", err
+	case missing:
+		note = "the index was missing; built it from the archive"
+	}
+	if version != schemaVersion {
+		if version != 0 {
+			note = fmt.Sprintf("the index had layout %d, this agentmail uses %d; rebuilt it from the archive", version, schemaVersion)
+		}
+		if err := createSchema(db); err != nil {
+			db.Close()
+			return nil, "", fmt.Errorf("create index: %w", err)
+		}
+	}
+	return db, note, nil
+}
+
+func userVersion(db *sql.DB) (int, error) {
+	var v int
+	err := db.QueryRow(`PRAGMA user_version`).Scan(&v)
+	return v, err
+}
+
+func isCorrupt(err error) bool {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		return se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB
+	}
+	return false
+}
+
+// createSchema (re)creates every table, inside one transaction, unless a
+// concurrent process already did.
+func createSchema(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	rows, err := tx.Query(`SELECT type, name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%'`)
+	if err != nil {
+		return err
+	}
+	var drops []string
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		drops = append(drops, fmt.Sprintf("DROP %s IF EXISTS %q", strings.ToUpper(typ), name))
+	}
+	rows.Close()
+	for _, stmt := range append(drops, schema...) {
+		if _, err := tx.Exec(stmt); err != nil {
+			return fmt.Errorf("%s: %w", firstLine(stmt), err)
+		}
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// indexer applies decoded records to the index inside one transaction.
+type indexer struct {
+	tx       *sql.Tx
+	projects map[string]int64
+	stmts    map[string]*sql.Stmt
+	messages int
+}
+
+func newIndexer(tx *sql.Tx) *indexer {
+	return &indexer{tx: tx, projects: map[string]int64{}, stmts: map[string]*sql.Stmt{}}
+}
+
+func (ix *indexer) exec(query string, args ...any) error {
+	st := ix.stmts[query]
+	if st == nil {
+		var err error
+		if st, err = ix.tx.Prepare(query); err != nil {
+			return err
+		}
+		ix.stmts[query] = st
+	}
+	_, err := st.Exec(args...)
+	return err
+}
+
+func (ix *indexer) close() {
+	for _, st := range ix.stmts {
+		st.Close()
+	}
+}
+
+// projectID returns the row id of the project with slug, creating a
+// placeholder row that project.json fills in (in path order, a project's
+// agents come before its project.json).
+func (ix *indexer) projectID(slug string) (int64, error) {
+	if id, ok := ix.projects[slug]; ok {
+		return id, nil
+	}
+	var id int64
+	err := ix.tx.QueryRow(`SELECT id FROM projects WHERE slug = ?`, slug).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		var res sql.Result
+		res, err = ix.tx.Exec(`INSERT INTO projects(key, slug, created) VALUES ('', ?, '')`, slug)
+		if err == nil {
+			id, err = res.LastInsertId()
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("project %s: %w", slug, err)
+	}
+	ix.projects[slug] = id
+	return id, nil
+}
+
+// apply writes one record into the index. Applying the same record twice
+// changes nothing, which is what lets a crashed write be replayed.
+func (ix *indexer) apply(rec record.Record) error {
+	switch r := rec.(type) {
+	case *record.Project:
+		if _, err := ix.projectID(r.Slug); err != nil {
+			return err
+		}
+		return ix.exec(`UPDATE projects SET key = ?, created = ? WHERE slug = ?`, r.Key, record.FormatTime(r.Created), r.Slug)
+	case *record.Agent:
+		pid, err := ix.projectID(r.Project)
+		if err != nil {
+			return err
+		}
+		return ix.exec(`INSERT INTO agents(project_id, fold, name, program, model, task, registered, updated)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(project_id, fold) DO UPDATE SET name = excluded.name, program = excluded.program,
+			model = excluded.model, task = excluded.task, registered = excluded.registered, updated = excluded.updated`,
+			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated))
+	case *record.Message:
+		pid, err := ix.projectID(r.Project)
+		if err != nil {
+			return err
+		}
+		ix.messages++
+		if err := ix.exec(`INSERT INTO messages(id, project_id, thread, named_thread, sender, to_list, cc_list, bcc_list,
+			subject, importance, ack_required, category, reply_to, created, path, body)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+			r.ID, pid, r.ThreadID(), r.Thread, r.From, strings.Join(r.To, ","), strings.Join(r.Cc, ","), strings.Join(r.Bcc, ","),
+			r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Path(), r.Body); err != nil {
+			return err
+		}
+		for kind, names := range map[string][]string{"to": r.To, "cc": r.Cc, "bcc": r.Bcc} {
+			for _, n := range names {
+				if err := ix.exec(`INSERT INTO recipients(project_id, agent, message_id, kind) VALUES (?, ?, ?, ?)
+					ON CONFLICT DO NOTHING`, pid, n, r.ID, kind); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case *record.Receipt:
+		pid, err := ix.projectID(r.Project)
+		if err != nil {
+			return err
+		}
+		return ix.exec(`UPDATE recipients SET read_at = ?, acked_at = ? WHERE project_id = ? AND agent = ? AND message_id = ?`,
+			nullTime(r.ReadAt), nullTime(r.AckedAt), pid, r.Agent, r.Message)
+	}
+	return fmt.Errorf("index: unknown record type %T", rec)
+}
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return record.FormatTime(t)
+}

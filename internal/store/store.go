@@ -1,0 +1,360 @@
+// Package store ties the archive (a bare git repository, the source of
+// truth) to the index (SQLite, a cache rebuilt from the archive on demand)
+// and serializes writers on a file lock.
+//
+// Every write follows the same path: take the lock, bring the index up to
+// the archive's head, decide against the index, commit the new records to
+// the archive, then apply the very same records to the index in one SQL
+// transaction that also records the new head. A process killed between the
+// two steps leaves an index behind the archive, which the next command
+// notices and heals.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/flock"
+	"github.com/agentmail/agentmail/internal/record"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrBusy: the store lock was not free within the wait.
+	ErrBusy = errors.New("store is busy")
+	// ErrNotWritable: the store directory cannot be created or written.
+	ErrNotWritable = errors.New("store is not writable")
+	// ErrCorrupt: the archive cannot be read.
+	ErrCorrupt = errors.New("archive is damaged")
+)
+
+// DefaultLockWait is how long a writer waits for the store lock.
+const DefaultLockWait = 30 * time.Second
+
+// packThreshold is the estimated number of loose objects past which a write
+// packs the archive (git's own gc.auto default).
+const packThreshold = 6700
+
+// Options tune a Store.
+type Options struct {
+	LockWait time.Duration    // 0 means DefaultLockWait
+	Now      func() time.Time // nil means time.Now
+}
+
+// Store is an open store directory.
+type Store struct {
+	dir   string
+	arc   *archive.Archive
+	db    *sql.DB
+	opts  Options
+	notes []string
+}
+
+// DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
+// ~/.local/share/agentmail.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("AGENTMAIL_HOME"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "agentmail"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the store: %w; set AGENTMAIL_HOME", err)
+	}
+	return filepath.Join(home, ".local", "share", "agentmail"), nil
+}
+
+// Open opens the store in dir, creating it on first use.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.LockWait == 0 {
+		opts.LockWait = DefaultLockWait
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Store{dir: dir, opts: opts}
+	arcDir := filepath.Join(dir, "archive.git")
+	fresh := !archive.Exists(arcDir)
+	if fresh {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, notWritable(dir, err)
+		}
+		if err := s.withLock(func() error { return archive.Init(arcDir, opts.Now()) }); err != nil {
+			return nil, err
+		}
+	}
+	arc, err := archive.Open(arcDir)
+	if err != nil {
+		return nil, err
+	}
+	s.arc = arc
+	db, note, err := openIndex(filepath.Join(dir, "index.db"))
+	if err != nil {
+		if isReadOnly(err) {
+			return nil, notWritable(dir, err)
+		}
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	s.db = db
+	if note != "" && !fresh {
+		s.notes = append(s.notes, note)
+	}
+	return s, nil
+}
+
+func isReadOnly(err error) bool {
+	msg := err.Error()
+	return errors.Is(err, os.ErrPermission) || strings.Contains(msg, "readonly") || strings.Contains(msg, "unable to open database")
+}
+
+func notWritable(dir string, err error) error {
+	return fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err)
+}
+
+// Close closes the index.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Dir returns the store directory.
+func (s *Store) Dir() string { return s.dir }
+
+// ArchiveDir returns the archive repository's directory.
+func (s *Store) ArchiveDir() string { return s.arc.Dir() }
+
+// DB returns the index for queries. Call Fresh first.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Now returns the current time in whole seconds, the precision of every
+// timestamp in records.
+func (s *Store) Now() time.Time { return s.Clock().Truncate(time.Second) }
+
+// Clock returns the current time, in UTC, at full precision.
+func (s *Store) Clock() time.Time { return s.opts.Now().UTC() }
+
+// Notes returns, once, what the store had to repair on its own since the
+// last call, one line each.
+func (s *Store) Notes() []string {
+	n := s.notes
+	s.notes = nil
+	return n
+}
+
+func (s *Store) withLock(fn func() error) error {
+	l, err := flock.Acquire(filepath.Join(s.dir, "lock"), s.opts.LockWait)
+	if err != nil {
+		if errors.Is(err, flock.ErrTimeout) {
+			return fmt.Errorf("%w: %v", ErrBusy, err)
+		}
+		return notWritable(s.dir, err)
+	}
+	defer l.Release()
+	return fn()
+}
+
+// Fresh brings the index up to the archive's head. When they already agree
+// it costs two small reads and takes no lock.
+func (s *Store) Fresh(ctx context.Context) error {
+	head, err := s.arc.Head()
+	if err == nil {
+		if idx, err := s.indexHead(s.db); err == nil && idx == head {
+			return nil
+		}
+	}
+	return s.withLock(func() error { return s.catchUp(ctx) })
+}
+
+type querier interface {
+	QueryRow(query string, args ...any) *sql.Row
+}
+
+func (s *Store) indexHead(q querier) (string, error) {
+	var h string
+	err := q.QueryRow(`SELECT value FROM meta WHERE key = 'head'`).Scan(&h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return h, err
+}
+
+// archiveHead reads the branch, retrying briefly: on an initialized archive
+// a missing ref is a concurrent rewrite by a foreign tool, never "empty".
+func (s *Store) archiveHead() (string, error) {
+	var err error
+	for i := 0; i < 20; i++ {
+		var h string
+		if h, err = s.arc.Head(); err == nil {
+			return h, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+}
+
+// catchUp ingests the commits between the index's head and the archive's.
+// The caller holds the lock.
+func (s *Store) catchUp(ctx context.Context) error {
+	head, err := s.archiveHead()
+	if err != nil {
+		return err
+	}
+	idx, err := s.indexHead(s.db)
+	if err != nil {
+		return fmt.Errorf("read index head: %w", err)
+	}
+	if idx == head {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := s.ingest(tx, idx, head); err != nil {
+		// The index's commit may be gone (an archive replaced by hand):
+		// start over from nothing.
+		if idx == "" {
+			return err
+		}
+		if err := clearDerived(tx); err != nil {
+			return err
+		}
+		if _, err := s.ingest(tx, "", head); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// ingest applies every record changed between commits from and to, and
+// records to as the index's head.
+func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
+	ix := newIndexer(tx)
+	defer ix.close()
+	err := s.arc.Changes(from, to, record.SkipCopies, func(path string, data []byte) error {
+		rec, err := record.Decode(path, data)
+		if err != nil {
+			s.notes = append(s.notes, "skipped "+err.Error())
+			return nil
+		}
+		if rec == nil {
+			return nil
+		}
+		if err := ix.apply(rec); err != nil {
+			return fmt.Errorf("index %s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if err := setHead(tx, to); err != nil {
+		return 0, err
+	}
+	return ix.messages, nil
+}
+
+func setHead(tx *sql.Tx, head string) error {
+	_, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, head)
+	return err
+}
+
+func clearDerived(tx *sql.Tx) error {
+	for _, t := range derivedTables {
+		if _, err := tx.Exec(`DELETE FROM ` + t); err != nil {
+			return fmt.Errorf("clear %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// Tx is a write in progress: reads see the index as of the archive's head,
+// Put queues records for the commit.
+type Tx struct {
+	*sql.Tx
+	recs    []record.Record
+	author  string
+	subject string
+}
+
+// Put queues records to be committed when the update function returns nil.
+func (t *Tx) Put(recs ...record.Record) { t.recs = append(t.recs, recs...) }
+
+// Describe sets the commit's author (an agent name) and one-line subject.
+func (t *Tx) Describe(author, subject string) { t.author, t.subject = author, subject }
+
+// Update runs fn under the store lock against an up-to-date index, then
+// commits the records fn queued (one archive commit for all of them) and
+// indexes them. If fn returns an error nothing is written.
+func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+	return s.withLock(func() error {
+		if err := s.catchUp(ctx); err != nil {
+			return err
+		}
+		sqlTx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		defer sqlTx.Rollback()
+		t := &Tx{Tx: sqlTx}
+		if err := fn(t); err != nil {
+			return err
+		}
+		if len(t.recs) > 0 {
+			if err := s.commit(t); err != nil {
+				return err
+			}
+		}
+		if err := sqlTx.Commit(); err != nil {
+			return fmt.Errorf("index commit: %w", err)
+		}
+		if s.arc.LooseObjects() > packThreshold {
+			if err := s.arc.Pack(); err != nil {
+				s.notes = append(s.notes, "could not pack the archive: "+err.Error())
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) commit(t *Tx) error {
+	parent, err := s.indexHead(t.Tx)
+	if err != nil {
+		return fmt.Errorf("read index head: %w", err)
+	}
+	var changes []archive.Change
+	for _, r := range t.recs {
+		for _, f := range r.Files() {
+			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
+		}
+	}
+	author := t.author
+	if author == "" {
+		author = "agentmail"
+	}
+	subject := t.subject
+	if subject == "" {
+		subject = fmt.Sprintf("update: %d records", len(t.recs))
+	}
+	head, _, err := s.arc.Commit(parent, changes, archive.Author{
+		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
+	}, subject)
+	if err != nil {
+		return err
+	}
+	ix := newIndexer(t.Tx)
+	defer ix.close()
+	for _, r := range t.recs {
+		if err := ix.apply(r); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+	}
+	return setHead(t.Tx, head)
+}

@@ -1,0 +1,16 @@
+package mailbox
+
+import "errors"
+
+// Sentinel errors callers branch on. Each error returned by this package
+// wraps at most one of them, and most carry a hint (see internal/fault).
+var (
+	ErrNoProject        = errors.New("no project")
+	ErrNotRegistered    = errors.New("not registered")
+	ErrInvalidName      = errors.New("invalid agent name")
+	ErrNameTaken        = errors.New("name taken")
+	ErrUnknownRecipient = errors.New("unknown recipient")
+	ErrNotFound         = errors.New("not found")
+	ErrAmbiguousID      = errors.New("ambiguous id")
+	ErrInvalidArgument  = errors.New("invalid argument")
+)

@@ -1,0 +1,272 @@
+// Package mailbox is agentmail's mail: projects, agent identities, messages
+// and their receipts, on top of the store (git archive plus SQLite index).
+package mailbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/names"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
+)
+
+// ActiveWindow is how recently an agent must have run a command to count as
+// active.
+const ActiveWindow = 5 * time.Minute
+
+// Mailbox is one project's mail in an open store.
+type Mailbox struct {
+	st    *store.Store
+	proj  Project
+	pid   int64 // 0 until the project has a record
+	agent string
+}
+
+// Open returns the mailbox of proj, acting as agent ("" for nobody: read-only
+// overviews). The index is brought up to date with the archive first.
+func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Mailbox, error) {
+	if err := st.Fresh(ctx); err != nil {
+		return nil, err
+	}
+	m := &Mailbox{st: st, proj: proj, agent: strings.TrimSpace(agent)}
+	if err := m.loadProjectID(st.DB()); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Project returns the mailbox's project.
+func (m *Mailbox) Project() Project { return m.proj }
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (m *Mailbox) loadProjectID(q interface {
+	QueryRow(string, ...any) *sql.Row
+}) error {
+	err := q.QueryRow(`SELECT id FROM projects WHERE slug = ?`, m.proj.Slug).Scan(&m.pid)
+	if errors.Is(err, sql.ErrNoRows) {
+		m.pid = 0
+		return nil
+	}
+	return err
+}
+
+// Agent is a registered identity.
+type Agent struct {
+	Name       string
+	Program    string
+	Model      string
+	Task       string
+	Registered time.Time
+	LastSeen   time.Time
+}
+
+const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated)`
+
+func scanAgent(sc interface{ Scan(...any) error }) (Agent, error) {
+	var a Agent
+	var reg, seen string
+	if err := sc.Scan(&a.Name, &a.Program, &a.Model, &a.Task, &reg, &seen); err != nil {
+		return a, err
+	}
+	a.Registered, _ = record.ParseTime(reg)
+	a.LastSeen, _ = record.ParseTime(seen)
+	return a, nil
+}
+
+func (m *Mailbox) lookupAgent(ctx context.Context, q queryer, name string) (Agent, bool, error) {
+	if m.pid == 0 {
+		return Agent{}, false, nil
+	}
+	a, err := scanAgent(q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents a
+		LEFT JOIN presence p ON p.project_id = a.project_id AND p.fold = a.fold
+		WHERE a.project_id = ? AND a.fold = ?`, m.pid, names.Fold(name)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Agent{}, false, nil
+	}
+	return a, err == nil, err
+}
+
+// actor returns the acting agent, which must be registered, and refreshes
+// its last-seen time.
+func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
+	if m.agent == "" {
+		return Agent{}, fault.WithHint(fmt.Errorf("%w: no agent given", ErrNotRegistered),
+			"pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register")
+	}
+	a, ok, err := m.lookupAgent(ctx, q, m.agent)
+	if err != nil {
+		return Agent{}, err
+	}
+	if !ok {
+		return Agent{}, fault.WithHint(fmt.Errorf("%w: %s is not registered in project %s", ErrNotRegistered, m.agent, m.proj.Slug),
+			"register it with: agentmail register --name "+m.agent+" (or check --agent / AGENTMAIL_AGENT)")
+	}
+	a.LastSeen = m.st.Now()
+	return a, m.touch(ctx, q, a.Name)
+}
+
+// touch records that agent ran a command now: the heartbeat behind
+// last-seen, kept only in the index.
+func (m *Mailbox) touch(ctx context.Context, q queryer, agent string) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO presence(project_id, fold, last_seen) VALUES (?, ?, ?)
+		ON CONFLICT(project_id, fold) DO UPDATE SET last_seen = excluded.last_seen`,
+		m.pid, names.Fold(agent), record.FormatTime(m.st.Now()))
+	return err
+}
+
+// RegisterInput is what register accepts.
+type RegisterInput struct {
+	Name    string // "" for a generated name, or the acting agent's own
+	Program string
+	Model   string
+	Task    string
+}
+
+// Register creates an identity, or updates the acting agent's own profile
+// when it registers its own name again.
+func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error) {
+	var out Agent
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		if err := m.ensureProject(tx); err != nil {
+			return err
+		}
+		name := strings.TrimSpace(in.Name)
+		if name == "" {
+			name = m.agent
+		}
+		var err error
+		if name == "" {
+			if name, err = m.freeName(ctx, tx); err != nil {
+				return fmt.Errorf("register: %w", err)
+			}
+		} else if name, err = m.parseName(ctx, tx, name); err != nil {
+			return err
+		}
+		now := m.st.Now()
+		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now}
+		prev, exists, err := m.lookupAgent(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		verb := "register"
+		if exists {
+			if names.Fold(m.agent) != names.Fold(name) {
+				free, _ := m.freeName(ctx, tx)
+				return fault.WithHint(fmt.Errorf("%w: %s is already registered in project %s", ErrNameTaken, prev.Name, m.proj.Slug),
+					fmt.Sprintf("choose another name (e.g. --name %s), omit --name for a generated one, or pass --agent %s if you are %s", free, prev.Name, prev.Name))
+			}
+			verb = "update"
+			rec.Name = prev.Name
+			rec.Registered = prev.Registered
+			rec.Program = keep(in.Program, prev.Program)
+			rec.Model = keep(in.Model, prev.Model)
+			rec.Task = keep(in.Task, prev.Task)
+		}
+		tx.Put(rec)
+		tx.Describe(rec.Name, "agent: "+verb+" "+rec.Name)
+		out = Agent{Name: rec.Name, Program: rec.Program, Model: rec.Model, Task: rec.Task, Registered: rec.Registered, LastSeen: now}
+		return m.touch(ctx, tx, rec.Name)
+	})
+	return out, err
+}
+
+func keep(newValue, old string) string {
+	if newValue != "" {
+		return newValue
+	}
+	return old
+}
+
+// parseName validates a requested name, suggesting a free one when it is
+// not a valid agent name.
+func (m *Mailbox) parseName(ctx context.Context, q queryer, raw string) (string, error) {
+	name, err := names.Parse(raw)
+	if err == nil {
+		return name, nil
+	}
+	free, ferr := m.freeName(ctx, q)
+	if ferr != nil {
+		return "", ferr
+	}
+	return "", fault.WithHint(fmt.Errorf("%w: %v", ErrInvalidName, err),
+		fmt.Sprintf("names are an adjective and a noun, like GreenCastle: try --name %s, or omit --name for a generated one", free))
+}
+
+func (m *Mailbox) freeName(ctx context.Context, q queryer) (string, error) {
+	seed := uint64(time.Now().UnixNano())
+	return names.Generate(rand.New(rand.NewPCG(seed, seed>>32)), func(fold string) bool {
+		_, taken, _ := m.lookupAgent(ctx, q, fold)
+		return taken
+	})
+}
+
+// ensureProject queues the project's record the first time anything is
+// written for it.
+func (m *Mailbox) ensureProject(tx *store.Tx) error {
+	if m.pid != 0 {
+		return nil
+	}
+	if err := m.loadProjectID(tx); err != nil {
+		return err
+	}
+	if m.pid != 0 {
+		return nil
+	}
+	// The project row is created by the indexer when the record is applied;
+	// until then, ids resolve through a placeholder.
+	res, err := tx.Exec(`INSERT INTO projects(key, slug, created) VALUES (?, ?, ?)`, m.proj.Key, m.proj.Slug, record.FormatTime(m.st.Now()))
+	if err != nil {
+		return err
+	}
+	if m.pid, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	tx.Put(&record.Project{Key: m.proj.Key, Slug: m.proj.Slug, Created: m.st.Now()})
+	return nil
+}
+
+// Whoami returns the acting agent's profile.
+func (m *Mailbox) Whoami(ctx context.Context) (Agent, error) {
+	return m.actor(ctx, m.st.DB())
+}
+
+// Agents lists the project's agents by name; with active, only those seen
+// within ActiveWindow.
+func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
+	if m.agent != "" {
+		if _, err := m.actor(ctx, m.st.DB()); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := m.st.DB().QueryContext(ctx, `SELECT `+agentColumns+` FROM agents a
+		LEFT JOIN presence p ON p.project_id = a.project_id AND p.fold = a.fold
+		WHERE a.project_id = ? ORDER BY a.fold`, m.pid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cutoff := m.st.Now().Add(-ActiveWindow)
+	list := []Agent{}
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, err
+		}
+		if !active || !a.LastSeen.Before(cutoff) {
+			list = append(list, a)
+		}
+	}
+	return list, rows.Err()
+}

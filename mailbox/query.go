@@ -1,0 +1,306 @@
+package mailbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
+)
+
+// MinIDPrefix is the shortest id prefix accepted.
+const MinIDPrefix = 6
+
+// Message is a message as one agent sees it: Bcc holds every bcc recipient
+// for the sender, only the viewer for a bcc recipient, and nothing for
+// anyone else. ReadAt and AckedAt are the viewer's receipt.
+type Message struct {
+	ID          string
+	Thread      string
+	From        string
+	To, Cc, Bcc []string
+	Subject     string
+	Importance  string
+	AckRequired bool
+	Category    string
+	ReplyTo     string
+	Created     time.Time
+	Path        string
+	Body        string
+	ReadAt      *time.Time
+	AckedAt     *time.Time
+}
+
+// viewOf turns a record into the view of viewer, whose recipient kind is
+// kind ("" when not a recipient).
+func viewOf(r *record.Message, viewer, kind string, readAt, ackedAt *time.Time) Message {
+	return Message{
+		ID: r.ID, Thread: r.ThreadID(), From: r.From, To: nonNil(r.To), Cc: nonNil(r.Cc),
+		Bcc:     visibleBcc(r.Bcc, r.From, viewer, kind),
+		Subject: r.Subject, Importance: r.Importance, AckRequired: r.AckRequired,
+		Category: r.Category, ReplyTo: r.ReplyTo, Created: r.Created, Path: r.Path(), Body: r.Body,
+		ReadAt: readAt, AckedAt: ackedAt,
+	}
+}
+
+func visibleBcc(bcc []string, from, viewer, kind string) []string {
+	switch {
+	case viewer == "" || viewer == from:
+		return nonNil(bcc)
+	case kind == "bcc":
+		return []string{viewer}
+	}
+	return []string{}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func split(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ",")
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// messageColumns are read by scanMessage; r is the viewer's recipients row
+// (LEFT JOINed, so NULL for a non-recipient).
+const messageColumns = `m.id, m.named_thread, m.sender, m.to_list, m.cc_list, m.bcc_list, m.subject, m.importance,
+	m.ack_required, m.category, m.reply_to, m.created, m.body, r.kind, r.read_at, r.acked_at`
+
+type viewed struct {
+	Message
+	kind string // the viewer's recipient kind, "" if not a recipient
+}
+
+func (m *Mailbox) scanMessage(sc interface{ Scan(...any) error }, viewer string) (viewed, error) {
+	var (
+		r                     record.Message
+		to, cc, bcc, created  string
+		kind, readAt, ackedAt sql.NullString
+	)
+	if err := sc.Scan(&r.ID, &r.Thread, &r.From, &to, &cc, &bcc, &r.Subject, &r.Importance,
+		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &r.Body, &kind, &readAt, &ackedAt); err != nil {
+		return viewed{}, err
+	}
+	r.Project = m.proj.Slug
+	r.To, r.Cc, r.Bcc = split(to), split(cc), split(bcc)
+	r.Created, _ = record.ParseTime(created)
+	return viewed{viewOf(&r, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String}, nil
+}
+
+func parseNull(s sql.NullString) *time.Time {
+	if !s.Valid {
+		return nil
+	}
+	t, err := record.ParseTime(s.String)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
+// resolveID turns a full id or a unique prefix into an id.
+func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix string) (string, error) {
+	p := strings.ToUpper(strings.TrimSpace(prefix))
+	if len(p) < MinIDPrefix {
+		return "", invalid(fmt.Sprintf("id %q is too short", prefix), fmt.Sprintf("give at least %d characters of the message id", MinIDPrefix))
+	}
+	if strings.Trim(p, "0123456789ABCDEFGHJKMNPQRSTVWXYZ") != "" {
+		return "", invalid(fmt.Sprintf("%q is not a message id", prefix), "message ids are 26 characters like 01JD3Y4Q8ZP6TWS0W8V6EXAMPL; a prefix of 6 or more is enough")
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id FROM messages WHERE project_id = ? AND id >= ? AND id < ? ORDER BY id LIMIT 3`, m.pid, p, p+"~")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return "", err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	switch len(ids) {
+	case 0:
+		return "", fault.WithHint(fmt.Errorf("%w: no message %s in project %s", ErrNotFound, prefix, m.proj.Slug), "check the id with agentmail inbox or agentmail outbox")
+	case 1:
+		return ids[0], nil
+	}
+	more := ""
+	if len(ids) > 2 {
+		more = ", ..."
+	}
+	return "", fault.WithHint(fmt.Errorf("%w: %s matches %s, %s%s", ErrAmbiguousID, prefix, ids[0], ids[1], more), "give more characters of the id")
+}
+
+// visibleMessage loads a message the viewer sent or received ("" viewer:
+// any message of the project).
+func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer string) (viewed, error) {
+	id, err := m.resolveID(ctx, q, prefix)
+	if err != nil {
+		return viewed{}, err
+	}
+	v, err := m.scanMessage(q.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages m
+		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
+		WHERE m.id = ?`, viewer, id), viewer)
+	if err != nil {
+		return viewed{}, err
+	}
+	if viewer != "" && v.kind == "" && v.From != viewer {
+		return viewed{}, fault.WithHint(fmt.Errorf("%w: message %s was neither sent to nor by %s", ErrNotFound, id, viewer),
+			"agents see only their own mail; check the id with agentmail inbox")
+	}
+	return v, nil
+}
+
+// Show returns one message with its body. With an acting agent, only its own
+// mail is visible; without one (a human at the terminal), any message.
+func (m *Mailbox) Show(ctx context.Context, id string) (Message, error) {
+	viewer, err := m.viewer(ctx)
+	if err != nil {
+		return Message{}, err
+	}
+	v, err := m.visibleMessage(ctx, m.st.DB(), id, viewer)
+	return v.Message, err
+}
+
+func (m *Mailbox) viewer(ctx context.Context) (string, error) {
+	if m.agent == "" {
+		return "", nil
+	}
+	a, err := m.actor(ctx, m.st.DB())
+	return a.Name, err
+}
+
+// InboxQuery filters an inbox. Results are newest first.
+type InboxQuery struct {
+	Unread   bool
+	Urgent   bool // high or urgent importance only
+	Category string
+	Since    time.Time
+	Limit    int // 0 means no limit
+}
+
+// Inbox lists the acting agent's received messages. Listing never changes
+// their state.
+func (m *Mailbox) Inbox(ctx context.Context, q InboxQuery) ([]Message, error) {
+	me, err := m.actor(ctx, m.st.DB())
+	if err != nil {
+		return nil, err
+	}
+	if q.Category != "" {
+		d := Draft{Category: q.Category}
+		if err := d.validateCategory(); err != nil {
+			return nil, err
+		}
+		q.Category = d.Category
+	}
+	return m.inbox(ctx, m.st.DB(), me.Name, q)
+}
+
+func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQuery) ([]Message, error) {
+	where := []string{"r.project_id = ?", "r.agent = ?"}
+	args := []any{m.pid, agent}
+	if q.Unread {
+		where = append(where, "r.read_at IS NULL")
+	}
+	if q.Urgent {
+		where = append(where, "m.importance IN ('high', 'urgent')")
+	}
+	if q.Category != "" {
+		where = append(where, "m.category = ?")
+		args = append(args, q.Category)
+	}
+	if !q.Since.IsZero() {
+		where = append(where, "m.created >= ?")
+		args = append(args, record.FormatTime(q.Since))
+	}
+	query := `SELECT ` + messageColumns + ` FROM recipients r JOIN messages m ON m.id = r.message_id
+		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY r.message_id DESC`
+	if q.Limit > 0 {
+		query += fmt.Sprintf(" LIMIT %d", q.Limit)
+	}
+	return m.list(ctx, db, agent, query, args...)
+}
+
+func (m *Mailbox) list(ctx context.Context, db queryer, viewer, query string, args ...any) ([]Message, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Message{}
+	for rows.Next() {
+		v, err := m.scanMessage(rows, viewer)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v.Message)
+	}
+	return out, rows.Err()
+}
+
+// Outbox lists the acting agent's sent messages, newest first.
+func (m *Mailbox) Outbox(ctx context.Context, limit int) ([]Message, error) {
+	me, err := m.actor(ctx, m.st.DB())
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT ` + messageColumns + ` FROM messages m
+		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
+		WHERE m.project_id = ? AND m.sender = ? ORDER BY m.id DESC`
+	if limit > 0 {
+		query += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	return m.list(ctx, m.st.DB(), me.Name, query, me.Name, m.pid, me.Name)
+}
+
+// Thread returns the thread named ref (a thread name, or a message id or
+// prefix whose thread is meant), oldest first, as the viewer may see it.
+func (m *Mailbox) Thread(ctx context.Context, ref string) (string, []Message, error) {
+	viewer, err := m.viewer(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	thread := strings.TrimSpace(ref)
+	if thread == "" {
+		return "", nil, invalid("no thread given", "pass a thread name or a message id")
+	}
+	if v, err := m.visibleMessage(ctx, m.st.DB(), ref, viewer); err == nil {
+		thread = v.Thread
+	} else if errors.Is(err, ErrAmbiguousID) {
+		return "", nil, err
+	}
+	msgs, err := m.list(ctx, m.st.DB(), viewer, `SELECT `+messageColumns+` FROM messages m
+		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
+		WHERE m.project_id = ? AND m.thread = ? AND (? = '' OR m.sender = ? OR r.agent IS NOT NULL)
+		ORDER BY m.id`, viewer, m.pid, thread, viewer, viewer)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(msgs) == 0 {
+		return "", nil, fault.WithHint(fmt.Errorf("%w: no thread %q visible in project %s", ErrNotFound, ref, m.proj.Slug),
+			"pass a thread name or the id of a message in it")
+	}
+	return thread, msgs, nil
+}

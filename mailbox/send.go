@@ -1,0 +1,342 @@
+package mailbox
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/names"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/oklog/ulid/v2"
+)
+
+// MaxSubject is the longest subject accepted, in characters.
+const MaxSubject = 200
+
+// maxThread is the longest thread name accepted, in characters.
+const maxThread = 200
+
+// Importances are the accepted importance levels, lowest first.
+var Importances = []string{"low", "normal", "high", "urgent"}
+
+// Categories are the accepted message categories. HANDOFF and BLOCKED
+// imply that an acknowledgement is required.
+var Categories = []string{"HANDOFF", "BLOCKED", "DECISION", "INFO"}
+
+// Draft is a message to send.
+type Draft struct {
+	To, Cc, Bcc []string
+	Subject     string
+	Body        string
+	Thread      string // "" starts no named thread
+	Importance  string // "" means normal
+	AckRequired bool
+	Category    string
+	ReplyTo     string // set by Reply
+}
+
+// validate checks everything that does not need the index and normalizes
+// importance and category.
+func (d *Draft) validate() error {
+	d.Subject = strings.TrimSpace(d.Subject)
+	switch {
+	case d.Subject == "":
+		return invalid("the subject is empty", "pass --subject with a short summary of the message")
+	case utf8.RuneCountInString(d.Subject) > MaxSubject:
+		return invalid(fmt.Sprintf("the subject is %d characters long, the limit is %d", utf8.RuneCountInString(d.Subject), MaxSubject),
+			"shorten --subject and put the details in the body")
+	case strings.IndexFunc(d.Subject, unicode.IsControl) >= 0:
+		return invalid("the subject contains a line break or control character", "make --subject one line")
+	case !utf8.ValidString(d.Subject) || !utf8.ValidString(d.Body):
+		return invalid("the message is not valid UTF-8", "send text encoded as UTF-8")
+	}
+	d.Thread = strings.TrimSpace(d.Thread)
+	if utf8.RuneCountInString(d.Thread) > maxThread || strings.IndexFunc(d.Thread, unicode.IsControl) >= 0 {
+		return invalid("the thread must be one line of at most 200 characters", "pass a short --thread name, or an existing message id")
+	}
+	d.Importance = strings.ToLower(strings.TrimSpace(d.Importance))
+	if d.Importance == "" {
+		d.Importance = "normal"
+	}
+	if !slices.Contains(Importances, d.Importance) {
+		return invalid(fmt.Sprintf("unknown importance %q", d.Importance), "use one of: "+strings.Join(Importances, ", "))
+	}
+	if err := d.validateCategory(); err != nil {
+		return err
+	}
+	if d.Category == "HANDOFF" || d.Category == "BLOCKED" {
+		d.AckRequired = true
+	}
+	if len(d.To)+len(d.Cc)+len(d.Bcc) == 0 {
+		return invalid("no recipients", "pass --to NAME[,NAME...] (agentmail agents lists who is registered)")
+	}
+	return nil
+}
+
+func (d *Draft) validateCategory() error {
+	d.Category = strings.ToUpper(strings.TrimSpace(d.Category))
+	if d.Category != "" && !slices.Contains(Categories, d.Category) {
+		return invalid(fmt.Sprintf("unknown category %q", d.Category), "use one of: "+strings.Join(Categories, ", ")+", or none")
+	}
+	return nil
+}
+
+func invalid(msg, hint string) error {
+	return fault.WithHint(fmt.Errorf("%w: %s", ErrInvalidArgument, msg), hint)
+}
+
+// Send delivers a message from the acting agent.
+func (m *Mailbox) Send(ctx context.Context, d Draft) (Message, error) {
+	sent, err := m.SendBatch(ctx, []Draft{d})
+	if err != nil {
+		return Message{}, err
+	}
+	return sent[0], nil
+}
+
+// SendBatch delivers several messages from the acting agent as one archive
+// commit: all of them or none.
+func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, error) {
+	for i := range drafts {
+		if err := drafts[i].validate(); err != nil {
+			return nil, err
+		}
+	}
+	var out []Message
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		from, err := m.actor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		out = make([]Message, 0, len(drafts))
+		for _, d := range drafts {
+			msg, err := m.compose(ctx, tx, from.Name, d)
+			if err != nil {
+				return err
+			}
+			tx.Put(msg)
+			out = append(out, viewOf(msg, from.Name, "", nil, nil))
+			if len(drafts) == 1 {
+				tx.Describe(from.Name, commitSubject(msg))
+			} else {
+				tx.Describe(from.Name, fmt.Sprintf("mail: %s sent %d messages", from.Name, len(drafts)))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// compose resolves the recipients and builds the record.
+func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) (*record.Message, error) {
+	seen := map[string]bool{}
+	resolve := func(list []string) ([]string, error) {
+		var out []string
+		for _, raw := range list {
+			raw = strings.TrimSpace(raw)
+			if raw == "" {
+				continue
+			}
+			a, ok, err := m.lookupAgent(ctx, q, raw)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, m.unknownRecipient(ctx, q, raw)
+			}
+			if !seen[a.Name] {
+				seen[a.Name] = true
+				out = append(out, a.Name)
+			}
+		}
+		return out, nil
+	}
+	to, err := resolve(d.To)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := resolve(d.Cc)
+	if err != nil {
+		return nil, err
+	}
+	bcc, err := resolve(d.Bcc)
+	if err != nil {
+		return nil, err
+	}
+	if len(to)+len(cc)+len(bcc) == 0 {
+		return nil, invalid("no recipients", "pass --to NAME[,NAME...] (agentmail agents lists who is registered)")
+	}
+	clock := m.st.Clock()
+	now := clock.Truncate(time.Second)
+	return &record.Message{
+		Project: m.proj.Slug, ID: ulid.MustNew(ulid.Timestamp(clock), ulid.DefaultEntropy()).String(),
+		Thread: d.Thread, From: from, To: to, Cc: cc, Bcc: bcc,
+		Subject: d.Subject, Importance: d.Importance, AckRequired: d.AckRequired,
+		Category: d.Category, ReplyTo: d.ReplyTo, Created: now, Body: d.Body,
+	}, nil
+}
+
+func (m *Mailbox) unknownRecipient(ctx context.Context, q queryer, name string) error {
+	var all []string
+	if m.pid != 0 {
+		rows, err := q.QueryContext(ctx, `SELECT name FROM agents WHERE project_id = ?`, m.pid)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return err
+			}
+			all = append(all, n)
+		}
+	}
+	msg := fmt.Errorf("%w %s in project %s", ErrUnknownRecipient, name, m.proj.Slug)
+	if close := names.Closest(name, all, 3); len(close) > 0 {
+		msg = fmt.Errorf("%w %s in project %s (did you mean %s?)", ErrUnknownRecipient, name, m.proj.Slug, strings.Join(close, ", "))
+	}
+	return fault.WithHint(msg, "agentmail agents lists who is registered")
+}
+
+// commitSubject is the archive commit's one-line summary:
+// "mail: GreenCastle -> BlueLake, RedCat | Auth API ready". Bcc recipients
+// are left out.
+func commitSubject(msg *record.Message) string {
+	subject := msg.Subject
+	if utf8.RuneCountInString(subject) > 72 {
+		subject = string([]rune(subject)[:71]) + "…"
+	}
+	return fmt.Sprintf("mail: %s -> %s | %s", msg.From, strings.Join(append(append([]string{}, msg.To...), msg.Cc...), ", "), subject)
+}
+
+// ReplyDraft is a reply's own content; everything else comes from the
+// original.
+type ReplyDraft struct {
+	All  bool // reply to the sender and every to/cc recipient
+	Body string
+}
+
+// Reply answers message id (a unique prefix of at least 6 characters) in
+// its thread: to its sender (or, with All, everyone but the acting agent),
+// with "Re: " added once and the original's importance and ack flag.
+func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, error) {
+	var out Message
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		me, err := m.actor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		orig, err := m.visibleMessage(ctx, tx, id, me.Name)
+		if err != nil {
+			return err
+		}
+		to := []string{orig.From}
+		var cc []string
+		if orig.From == me.Name {
+			to = orig.To
+		}
+		if r.All {
+			for _, n := range append(append([]string{}, orig.To...), orig.Cc...) {
+				if n != me.Name && !slices.Contains(to, n) {
+					cc = append(cc, n)
+				}
+			}
+		}
+		subject := orig.Subject
+		if !strings.HasPrefix(strings.ToLower(subject), "re:") {
+			subject = "Re: " + subject
+		}
+		if utf8.RuneCountInString(subject) > MaxSubject {
+			subject = string([]rune(subject)[:MaxSubject])
+		}
+		d := Draft{To: to, Cc: cc, Subject: subject, Body: r.Body, Thread: orig.Thread,
+			Importance: orig.Importance, AckRequired: orig.AckRequired, ReplyTo: orig.ID}
+		if err := d.validate(); err != nil {
+			return err
+		}
+		msg, err := m.compose(ctx, tx, me.Name, d)
+		if err != nil {
+			return err
+		}
+		tx.Put(msg)
+		tx.Describe(me.Name, commitSubject(msg))
+		out = viewOf(msg, me.Name, "", nil, nil)
+		return nil
+	})
+	return out, err
+}
+
+// Mark sets read (and, with ack, acknowledged) times on the acting agent's
+// receipts for the given ids; with all and no ids, on every unread message
+// in its inbox. Existing timestamps are kept; unchanged receipts are not
+// rewritten. It returns the messages as they are afterwards.
+func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Message, error) {
+	var out []Message
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		me, err := m.actor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if all {
+			unread, err := m.inbox(ctx, tx, me.Name, InboxQuery{Unread: true})
+			if err != nil {
+				return err
+			}
+			for _, u := range unread {
+				ids = append(ids, u.ID)
+			}
+		}
+		now := m.st.Now()
+		var changed []string
+		for _, id := range ids {
+			msg, err := m.visibleMessage(ctx, tx, id, me.Name)
+			if err != nil {
+				return err
+			}
+			if msg.kind == "" {
+				return fault.WithHint(fmt.Errorf("%w: %s is not in %s's inbox (it was sent by %s)", ErrNotFound, msg.ID, me.Name, msg.From),
+					"only recipients read or acknowledge a message")
+			}
+			rec := &record.Receipt{Project: m.proj.Slug, Message: msg.ID, Agent: me.Name}
+			if msg.ReadAt != nil {
+				rec.ReadAt = *msg.ReadAt
+			}
+			if msg.AckedAt != nil {
+				rec.AckedAt = *msg.AckedAt
+			}
+			if rec.ReadAt.IsZero() {
+				rec.ReadAt = now
+			}
+			if ack && rec.AckedAt.IsZero() {
+				rec.AckedAt = now
+			}
+			if (msg.ReadAt == nil) != rec.ReadAt.IsZero() || (msg.AckedAt == nil) != rec.AckedAt.IsZero() {
+				tx.Put(rec)
+				changed = append(changed, msg.ID)
+			}
+			msg.ReadAt, msg.AckedAt = timePtr(rec.ReadAt), timePtr(rec.AckedAt)
+			out = append(out, msg.Message)
+		}
+		verb := "read"
+		if ack {
+			verb = "ack"
+		}
+		tx.Describe(me.Name, fmt.Sprintf("%s: %s %s", verb, me.Name, summarizeIDs(changed)))
+		return nil
+	})
+	return out, err
+}
+
+func summarizeIDs(ids []string) string {
+	if len(ids) <= 3 {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:3], ", "), len(ids)-3)
+}
