@@ -1,13 +1,17 @@
 package mailbox
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/agentmail/agentmail/internal/names"
+)
 
 // Sentinel errors callers branch on. Each error returned by this package
 // wraps at most one of them, and most carry a hint (see internal/fault).
 var (
 	ErrNoProject        = errors.New("no project")
 	ErrNotRegistered    = errors.New("not registered")
-	ErrInvalidName      = errors.New("invalid agent name")
+	ErrInvalidName      = names.ErrInvalid
 	ErrNameTaken        = errors.New("name taken")
 	ErrUnknownRecipient = errors.New("unknown recipient")
 	ErrNotFound         = errors.New("not found")

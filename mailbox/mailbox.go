@@ -200,8 +200,7 @@ func (m *Mailbox) parseName(ctx context.Context, q queryer, raw string) (string,
 	if ferr != nil {
 		return "", ferr
 	}
-	return "", fault.WithHint(fmt.Errorf("%w: %v", ErrInvalidName, err),
-		fmt.Sprintf("names are an adjective and a noun, like GreenCastle: try --name %s, or omit --name for a generated one", free))
+	return "", fault.WithHint(err, fmt.Sprintf("try --name %s, or omit --name for a generated one", free))
 }
 
 func (m *Mailbox) freeName(ctx context.Context, q queryer) (string, error) {

@@ -87,8 +87,12 @@ func (e *env) fail(args []string, err error) int {
 		hint = ue.hint
 	}
 	if wantsJSON(args) {
-		doc := map[string]any{"error": map[string]string{"code": code, "message": err.Error(), "hint": hint}}
-		b, _ := json.Marshal(doc)
+		type errorJSON struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Hint    string `json:"hint"`
+		}
+		b, _ := json.Marshal(map[string]errorJSON{"error": {code, err.Error(), hint}})
 		fmt.Fprintln(e.stderr, string(b))
 		return exit
 	}

@@ -48,6 +48,13 @@ var (
 	nounAt      = index(nouns)
 )
 
+// hint ends most messages of Parse.
+const hint = "agent names are an adjective and a noun, like " + example
+
+// maxLen is the length of the longest possible name: two words of at most 8
+// letters (TestWordLists).
+const maxLen = 16
+
 // example is the name used in messages; the tests check it parses.
 const example = "GreenCastle"
 
@@ -106,35 +113,36 @@ func Fold(name string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(name))
-	for i := 0; i < len(name); {
-		r, size := utf8.DecodeRuneInString(name[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteByte(name[i]) // keep invalid bytes distinct
-		} else {
-			b.WriteRune(foldRune(r))
-		}
-		i += size
+	for _, r := range name { // invalid bytes read as utf8.RuneError, as in EqualFold
+		b.WriteRune(foldRune(r))
 	}
 	return b.String()
 }
 
-// foldRune maps every rune of a unicode.SimpleFold orbit to the same rune:
-// the lowercase of the orbit's smallest member.
+// foldRune maps every rune of a unicode.SimpleFold orbit to the same member:
+// the smallest lowercase one, or the smallest one if none is lowercase.
 func foldRune(r rune) rune {
-	least := r
+	least, lower := r, rune(-1)
+	if unicode.IsLower(r) {
+		lower = r
+	}
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		if f < least {
-			least = f
+		least = min(least, f)
+		if unicode.IsLower(f) && (lower < 0 || f < lower) {
+			lower = f
 		}
 	}
-	return unicode.ToLower(least)
+	if lower >= 0 {
+		return lower
+	}
+	return least
 }
 
 // lookup returns the canonical name for s if s is a listed adjective followed
 // by a listed noun in any letter case. The lists split uniquely (see
 // TestUniqueSplit), so the first split that matches is the only one.
 func lookup(s string) (string, bool) {
-	if len(s) < 2 || len(s) > 32 || !asciiLetters(s) {
+	if len(s) > maxLen || !asciiLetters(s) {
 		return "", false
 	}
 	lower := strings.ToLower(s)
@@ -163,25 +171,26 @@ func isASCIILetter(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// quote renders s for a one-line message, shortening long input.
+// quote renders s for a one-line message, shortening long input to its first
+// 32 runes.
 func quote(s string) string {
-	const limit = 40
+	const limit, keep = 40, 32
 	if utf8.RuneCountInString(s) <= limit {
 		return fmt.Sprintf("%q", s)
 	}
-	n := 0
+	end, n := 0, 0
 	for i := range s {
-		if n == limit-8 {
-			return fmt.Sprintf("%q...", s[:i])
+		if n == keep {
+			end = i
+			break
 		}
 		n++
 	}
-	return fmt.Sprintf("%q", s) // unreachable
+	return fmt.Sprintf("%q...", s[:end])
 }
 
 // reason explains why s, which lookup rejected, is not an agent name.
 func reason(s string) string {
-	const hint = "agent names are an adjective and a noun, like " + example
 	if strings.TrimSpace(s) == "" {
 		return "it is empty"
 	}
@@ -220,6 +229,9 @@ func reason(s string) string {
 // structure explains why s, a string of ASCII letters, is not a listed
 // adjective followed by a listed noun.
 func structure(s string) string {
+	if len(s) > maxLen {
+		return "it is too long; " + hint
+	}
 	lower := strings.ToLower(s)
 	adj, adjLen := longestPrefix(lower, adjectiveAt, adjectives)
 	noun, nounLen := longestSuffix(lower, nounAt, nouns)
@@ -229,9 +241,9 @@ func structure(s string) string {
 	case nounLen == len(lower):
 		return fmt.Sprintf("it needs an adjective before %s, like %s", noun, exampleAdjective()+noun)
 	case adjLen > 0:
-		return fmt.Sprintf("%q is not in the noun list", s[adjLen:])
+		return fmt.Sprintf("%s is not in the noun list", quote(s[adjLen:]))
 	case nounLen > 0:
-		return fmt.Sprintf("%q is not in the adjective list", s[:len(s)-nounLen])
+		return fmt.Sprintf("%s is not in the adjective list", quote(s[:len(s)-nounLen]))
 	}
 	// The words the wrong way round: CastleGreen.
 	for i := 1; i < len(lower); i++ {
