@@ -1,7 +1,7 @@
 # agentmail needs cgo (mattn/go-sqlite3) and SQLite's FTS5 module: every Go
 # command here builds with the sqlite_fts5 tag.
 GO      ?= go
-TAGS    := sqlite_fts5
+TAGS    := sqlite_fts5,urfave_cli_no_docs
 BIN     := bin/agentmail
 GOFLAGS_ALL := -tags $(TAGS)
 export CGO_ENABLED := 1

@@ -148,7 +148,7 @@ type classInfo struct {
 // that match '/'.
 func checkSyntax(p string) ([]classInfo, error) {
 	var classes []classInfo
-	depth := 0
+	var altStart []int // where the current alternative of each open brace starts
 	for i := 0; i < len(p); {
 		switch p[i] {
 		case '\\':
@@ -168,19 +168,31 @@ func checkSyntax(p string) ([]classInfo, error) {
 			classes = append(classes, c)
 			i = c.end
 		case '{':
-			depth++
+			altStart = append(altStart, i+1)
 			i++
-		case '}':
-			if depth == 0 {
-				return nil, invalid(p, "unmatched '}' at byte %d; remove it or escape it as '\\}'", i)
+		case ',', '}':
+			if len(altStart) == 0 {
+				if p[i] == '}' {
+					return nil, invalid(p, "unmatched '}' at byte %d; remove it or escape it as '\\}'", i)
+				}
+				i++
+				continue
 			}
-			depth--
+			top := len(altStart) - 1
+			if alt := p[altStart[top]:i]; strings.Trim(alt, "*/") == "" {
+				return nil, invalid(p, "the alternative %q in the braces at byte %d has no character other than '*' and '/'; doublestar reads such alternatives inconsistently, so write each alternative out in full (a{,b} as {a,ab}, a/{**,b} as {a/**,a/b})", alt, altStart[top]-1)
+			}
+			if p[i] == '}' {
+				altStart = altStart[:top]
+			} else {
+				altStart[top] = i + 1
+			}
 			i++
 		default:
 			i++
 		}
 	}
-	if depth > 0 {
+	if len(altStart) > 0 {
 		return nil, invalid(p, "unclosed '{'; close the alternatives with '}' or escape the brace as '\\{'")
 	}
 	if !doublestar.ValidatePattern(p) {

@@ -23,7 +23,6 @@ func adminCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer st.Close()
 				doc := map[string]any{"store": st.Dir(), "archive": st.ArchiveDir(), "project": nil}
 				if p, err := project(c); err == nil {
 					doc["project"] = map[string]string{"key": p.Key, "slug": p.Slug}
@@ -54,7 +53,6 @@ func adminCommands(e *env) []*cli.Command {
 					if err != nil {
 						return err
 					}
-					defer st.Close()
 					if jsonOutput(c) {
 						return e.printJSON(map[string]string{"path": st.ArchiveDir()})
 					}
@@ -82,7 +80,6 @@ func adminCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer st.Close()
 				doc := map[string]any{}
 				if c.Bool("reindex") {
 					rs, err := st.Reindex(c.Context)

@@ -30,7 +30,6 @@ func agentCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				a, err := s.mb.Register(c.Context, mailbox.RegisterInput{
 					Name: c.String("name"), Program: c.String("program"), Model: c.String("model"), Task: c.String("task"),
 				})
@@ -56,7 +55,6 @@ func agentCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				a, err := s.mb.Whoami(c.Context)
 				if err != nil {
 					return err
@@ -87,7 +85,6 @@ func agentCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				list, err := s.mb.Agents(c.Context, c.Bool("active"))
 				if err != nil {
 					return err

@@ -193,6 +193,12 @@ func jsonOutput(c *cli.Context) bool {
 
 // openStore opens the store named by --store or the environment, and
 // prints the notes of what it repaired on its own.
+//
+// Commands do not close the store: closing SQLite's last connection
+// checkpoints the WAL and fsyncs the database and its directory, which would
+// cost every command a few milliseconds. Leaving the WAL to the next process
+// is safe (every transaction is committed by then) and checkpoints happen
+// in bulk when the WAL grows.
 func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 	dir := global(c, "store")
 	if dir == "" {
@@ -241,8 +247,6 @@ type session struct {
 	mb *mailbox.Mailbox
 }
 
-func (s *session) close() { s.st.Close() }
-
 // openMailbox opens the store and the current project's mailbox, acting as
 // the agent named by --agent or the environment.
 func (e *env) openMailbox(c *cli.Context) (*session, error) {
@@ -256,7 +260,6 @@ func (e *env) openMailbox(c *cli.Context) (*session, error) {
 	}
 	mb, err := mailbox.Open(c.Context, st, proj, global(c, "agent", "AGENTMAIL_AGENT", "AGENT_NAME"))
 	if err != nil {
-		st.Close()
 		return nil, err
 	}
 	e.notes(st)

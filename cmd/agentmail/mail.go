@@ -49,7 +49,6 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				m, err := s.mb.Send(c.Context, mailbox.Draft{
 					To: c.StringSlice("to"), Cc: c.StringSlice("cc"), Bcc: c.StringSlice("bcc"),
 					Subject: c.String("subject"), Body: body, Thread: c.String("thread"),
@@ -83,7 +82,6 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				m, err := s.mb.Reply(c.Context, id, mailbox.ReplyDraft{All: c.Bool("all"), Body: body})
 				if err != nil {
 					return err
@@ -120,7 +118,6 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				msgs, err := s.mb.Inbox(c.Context, mailbox.InboxQuery{
 					Unread: c.Bool("unread"), Urgent: c.Bool("urgent"), Category: c.String("category"),
 					Since: since, Limit: c.Int("limit"),
@@ -171,7 +168,6 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				msgs, err := s.mb.Outbox(c.Context, c.Int("limit"))
 				if err != nil {
 					return err
@@ -204,7 +200,6 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				m, err := s.mb.Show(c.Context, id)
 				if err != nil {
 					return err
@@ -231,7 +226,6 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				defer s.close()
 				thread, msgs, err := s.mb.Thread(c.Context, ref)
 				if err != nil {
 					return err
@@ -274,7 +268,6 @@ func markCommand(e *env, name, usage string, ack bool) *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer s.close()
 			msgs, err := s.mb.Mark(c.Context, ids, c.Bool("all"), ack)
 			if err != nil {
 				return err

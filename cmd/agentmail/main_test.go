@@ -51,6 +51,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"jsonget":     cmdJSONGet,
+			"jsonsave":    cmdJSONSave,
 			"frontmatter": cmdFrontMatter,
 			"sendstorm":   cmdSendStorm,
 			"killsends":   cmdKillSends,
@@ -66,31 +67,43 @@ func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: jsonget VAR FILE PATH")
 	}
+	ts.Setenv(args[0], jsonValue(ts, args[1], args[2]))
+}
+
+// jsonsave OUT FILE PATH writes the value at PATH of the JSON document in
+// FILE to the file OUT, byte for byte.
+func cmdJSONSave(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: jsonsave OUT FILE PATH")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(jsonValue(ts, args[1], args[2])), 0o644))
+}
+
+func jsonValue(ts *testscript.TestScript, file, path string) string {
 	var v any
-	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[1])), &v))
-	for _, k := range strings.Split(args[2], ".") {
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(file)), &v))
+	for _, k := range strings.Split(path, ".") {
 		switch x := v.(type) {
 		case map[string]any:
 			var ok bool
 			if v, ok = x[k]; !ok {
-				ts.Fatalf("jsonget: no key %q in %s", k, args[1])
+				ts.Fatalf("json: no key %q in %s", k, file)
 			}
 		case []any:
 			i, err := strconv.Atoi(k)
 			if err != nil || i < 0 || i >= len(x) {
-				ts.Fatalf("jsonget: bad index %q (len %d)", k, len(x))
+				ts.Fatalf("json: bad index %q (len %d)", k, len(x))
 			}
 			v = x[i]
 		default:
-			ts.Fatalf("jsonget: %q: not an object or list", k)
+			ts.Fatalf("json: %q: not an object or list", k)
 		}
 	}
-	s, ok := v.(string)
-	if !ok {
-		b, _ := json.Marshal(v)
-		s = string(b)
+	if s, ok := v.(string); ok {
+		return s
 	}
-	ts.Setenv(args[0], s)
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // frontmatter FILE checks that FILE is a message file: YAML front matter

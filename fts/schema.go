@@ -1,0 +1,131 @@
+package fts
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Table is the name of the FTS5 table that [Schema] creates.
+const Table = "messages_fts"
+
+// Schema is the statement that creates [Table]. Columns 0–5 hold the
+// searchable text of a message, columns 6–8 the identifier sequences described
+// in the package documentation; all of them are written by [Put] only.
+const Schema = `CREATE VIRTUAL TABLE ` + Table + ` USING fts5(
+	subject, body, sender, recipients, thread, category,
+	subject_ids, body_ids, meta_ids,
+	tokenize = 'porter unicode61 remove_diacritics 2'
+)`
+
+// RankSQL is the bm25() call that ranks hits, best first when sorted
+// ascending (bm25 scores are negative). A hit in the subject weighs ten times
+// one in the body; sender, thread and category count double; the identifier
+// columns count nothing, since every identifier hit also hits the text
+// columns. It may only be used in a query with a MATCH on [Table].
+const RankSQL = "bm25(" + Table + ", 10.0, 1.0, 2.0, 1.0, 2.0, 2.0, 0.0, 0.0, 0.0)"
+
+// SnippetSQL is the snippet() call that excerpts a hit's body: about twelve
+// tokens around the best match, matched words between [MarkOpen] and
+// [MarkClose], elisions shown as "…". When only other columns matched it
+// shows the start of the body without markers.
+const SnippetSQL = "snippet(" + Table + ", 1, char(57344), char(57345), '…', 12)"
+
+// HighlightSubjectSQL is the highlight() call that returns a hit's whole
+// subject with matched words between [MarkOpen] and [MarkClose].
+const HighlightSubjectSQL = "highlight(" + Table + ", 0, char(57344), char(57345))"
+
+// allToken is the token every row has in meta_ids; it stands for "every
+// message" as the left operand of a query that only excludes.
+const allToken = "0"
+
+// Document is the searchable text of one message.
+type Document struct {
+	Subject    string
+	Body       string // plain text; see [PlainText]
+	Sender     string
+	Recipients string // names separated by spaces or commas
+	Thread     string
+	Category   string
+}
+
+// NewDocument builds the Document of a message whose body is markdown. The
+// recipients should be those every reader of the index may see (to and cc,
+// not bcc), since search results show which field matched.
+func NewDocument(subject, markdownBody, sender string, recipients []string, thread, category string) Document {
+	return Document{
+		Subject:    subject,
+		Body:       PlainText(markdownBody),
+		Sender:     sender,
+		Recipients: strings.Join(recipients, ", "),
+		Thread:     thread,
+		Category:   category,
+	}
+}
+
+// Execer is the part of *sql.DB, *sql.Tx and *sql.Conn that [Put] and
+// [Delete] use.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+const putSQL = `INSERT OR REPLACE INTO ` + Table + `(rowid, subject, body, sender, recipients, thread, category,
+	subject_ids, body_ids, meta_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// Put stores d as the document of the message with the given rowid,
+// replacing the one stored before, if any. Control characters, invalid UTF-8
+// and the marker runes are replaced by spaces first.
+func Put(ctx context.Context, db Execer, rowid int64, d Document) error {
+	subject, body := clean(d.Subject), clean(d.Body)
+	sender, recipients, thread, category := clean(d.Sender), clean(d.Recipients), clean(d.Thread), clean(d.Category)
+	meta := strings.Join([]string{sender, recipients, thread, category}, " ")
+	_, err := db.ExecContext(ctx, putSQL, rowid, subject, body, sender, recipients, thread, category,
+		exactTokens(subject), exactTokens(body), allToken+" "+exactTokens(meta))
+	return err
+}
+
+// Delete removes the document of the message with the given rowid; it is
+// not an error if there is none.
+func Delete(ctx context.Context, db Execer, rowid int64) error {
+	_, err := db.ExecContext(ctx, `DELETE FROM `+Table+` WHERE rowid = ?`, rowid)
+	return err
+}
+
+// clean replaces invalid UTF-8, control characters other than tab and
+// newline, and the marker runes with spaces, so that indexed text can neither
+// fake a hit marker nor carry terminal escapes into a snippet.
+func clean(s string) string {
+	if !needsClean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || unwanted(r) {
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func needsClean(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if unwanted(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func unwanted(r rune) bool {
+	return (unicode.IsControl(r) && r != '\n' && r != '\t') || r == markOpen || r == markClose
+}

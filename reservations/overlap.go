@@ -1,0 +1,709 @@
+package reservations
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// The path universe. Overlap is decided over the paths a repository can
+// hold: non-empty, valid UTF-8, made of non-empty segments separated by
+// single slashes, with no leading or trailing slash and no NUL byte. The
+// runes allowed inside a segment are nonSlashRanges.
+var nonSlashRanges = []runeRange{{1, '/' - 1}, {'/' + 1, 0xD7FF}, {0xE000, utf8.MaxRune}}
+
+// maxStates bounds the automaton of one pattern.
+const maxStates = 1024
+
+// runeRange is the closed interval of runes [lo, hi].
+type runeRange struct{ lo, hi rune }
+
+// normalizeRanges sorts ranges and merges the overlapping or adjacent ones.
+func normalizeRanges(rs []runeRange) []runeRange {
+	slices.SortFunc(rs, func(a, b runeRange) int { return int(a.lo - b.lo) })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.lo <= out[n-1].hi+1 {
+			out[n-1].hi = max(out[n-1].hi, r.hi)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func containsRune(rs []runeRange, c rune) bool {
+	for _, r := range rs {
+		if r.lo <= c && c <= r.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// intersectRanges returns the intersection of two normalized range lists.
+func intersectRanges(a, b []runeRange) []runeRange {
+	var out []runeRange
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		lo, hi := max(a[i].lo, b[j].lo), min(a[i].hi, b[j].hi)
+		if lo <= hi {
+			out = append(out, runeRange{lo, hi})
+		}
+		if a[i].hi < b[j].hi {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
+}
+
+// rangesMeet reports whether two normalized range lists share a rune.
+func rangesMeet(a, b []runeRange) bool {
+	if len(a) == 1 && len(b) == 1 {
+		return a[0].lo <= b[0].hi && b[0].lo <= a[0].hi
+	}
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		if a[i].lo <= b[j].hi && b[j].lo <= a[i].hi {
+			return true
+		}
+		if a[i].hi < b[j].hi {
+			i++
+		} else {
+			j++
+		}
+	}
+	return false
+}
+
+// charSet is the set of runes an automaton edge consumes: possibly '/', and
+// the segment runes in r (normalized, inside nonSlashRanges).
+type charSet struct {
+	slash bool
+	r     []runeRange
+}
+
+var (
+	setNonSlash = charSet{r: nonSlashRanges}
+	setAny      = charSet{slash: true, r: nonSlashRanges}
+	setSlash    = charSet{slash: true}
+)
+
+// newCharSet restricts a set of runes (normalized ranges) to the universe.
+func newCharSet(rs []runeRange, negate bool) charSet {
+	if negate {
+		var comp []runeRange
+		next := rune(0)
+		for _, r := range rs {
+			if r.lo > next {
+				comp = append(comp, runeRange{next, r.lo - 1})
+			}
+			next = r.hi + 1
+		}
+		if next <= utf8.MaxRune {
+			comp = append(comp, runeRange{next, utf8.MaxRune})
+		}
+		rs = comp
+	}
+	return charSet{slash: containsRune(rs, '/'), r: intersectRanges(rs, nonSlashRanges)}
+}
+
+func literalSet(c rune) charSet {
+	if c == '/' {
+		return setSlash
+	}
+	return newCharSet([]runeRange{{c, c}}, false)
+}
+
+// pickRune chooses a readable rune from a non-empty range list, for
+// witnesses: 'a' if possible, else a letter, digit or common punctuation,
+// else the smallest rune.
+func pickRune(rs []runeRange) rune {
+	for _, pref := range []runeRange{{'a', 'a'}, {'a', 'z'}, {'A', 'Z'}, {'0', '9'}, {'_', '_'}, {'-', '.'}, {'!', '~'}} {
+		if in := intersectRanges(rs, []runeRange{pref}); len(in) > 0 {
+			return in[0].lo
+		}
+	}
+	return rs[0].lo
+}
+
+// edge is a transition of a pattern automaton.
+type edge struct {
+	set charSet
+	to  int32
+}
+
+// Glob is a compiled pattern: a nondeterministic automaton over runes that
+// accepts exactly the paths doublestar.Match accepts (over the path
+// universe: non-empty repo-relative paths without empty segments), plus
+// literal facts used as exact prefilters. A Glob is immutable and safe for
+// concurrent use.
+type Glob struct {
+	pattern string
+	accept  []bool
+	off     []int32 // the edges of state s are edges[off[s]:off[s+1]]; state 0 is the start
+	edges   []edge
+
+	prefix  string // every matching path starts with prefix, or is prefix minus its final '/'
+	suffix  string // every matching path ends with suffix
+	literal bool   // the pattern matches exactly the path prefix
+	subtree bool   // the pattern is prefix+"**" with prefix empty or ending in '/'
+	empty   bool   // the pattern matches no path of the universe
+}
+
+// Compile validates a pattern and compiles it for repeated overlap tests.
+// It accepts every pattern NormalizePattern returns. It does not normalize:
+// it applies the same checks, keeps doublestar's meaning for forms that
+// normalization would rewrite (`a//b` and `a/` match no repository path),
+// and rejects the two that normalization repairs but doublestar reads
+// differently: `.` segments, and negated classes that do not exclude '/'.
+// Errors wrap ErrInvalidPattern.
+func Compile(pattern string) (*Glob, error) {
+	if err := validate(pattern); err != nil {
+		return nil, err
+	}
+	g, err := build(pattern)
+	if err != nil {
+		return nil, err
+	}
+	g.empty = !search(g, universal, nil)
+	return g, nil
+}
+
+// MustCompile is like Compile but panics on an invalid pattern; it is meant
+// for patterns fixed in source code.
+func MustCompile(pattern string) *Glob {
+	g, err := Compile(pattern)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+// universal matches every path; Compile uses it to test emptiness.
+var universal = func() *Glob {
+	g, err := build("**")
+	if err != nil {
+		panic(err)
+	}
+	return g
+}()
+
+// String returns the pattern the Glob was compiled from.
+func (g *Glob) String() string { return g.pattern }
+
+// Match reports whether path matches the pattern, as doublestar.Match does.
+func (g *Glob) Match(path string) bool {
+	ok, err := doublestar.Match(g.pattern, path)
+	return ok && err == nil
+}
+
+// Overlap reports whether some path matches both patterns. Both are
+// normalized with NormalizePattern (without a directory lookup) first; an
+// invalid pattern overlaps nothing. To check many pairs, Compile the
+// patterns once and use Glob.Overlaps.
+func Overlap(a, b string) bool {
+	ga, err := compileNormalized(a)
+	if err != nil {
+		return false
+	}
+	gb, err := compileNormalized(b)
+	if err != nil {
+		return false
+	}
+	return ga.Overlaps(gb)
+}
+
+func compileNormalized(p string) (*Glob, error) {
+	n, err := NormalizePattern(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(n)
+}
+
+// Overlaps reports whether some repository path matches both g and h. The
+// answer is exact: it is decided on the product of the two automata, after
+// exact prefilters (literal prefixes and suffixes, literal patterns, and
+// `dir/**` subtrees) settle the common cases in a few nanoseconds.
+func (g *Glob) Overlaps(h *Glob) bool {
+	if g.empty || h.empty || !g.compatible(h) {
+		return false
+	}
+	switch {
+	case g.subtree && strings.HasPrefix(h.prefix, g.prefix),
+		h.subtree && strings.HasPrefix(g.prefix, h.prefix):
+		// Every path of the other pattern lies in the subtree.
+		return true
+	case g.literal:
+		return h.accepts(g.prefix)
+	case h.literal:
+		return g.accepts(h.prefix)
+	}
+	return search(g, h, nil)
+}
+
+// Witness returns a shortest path that matches both g and h, and whether
+// there is one.
+func (g *Glob) Witness(h *Glob) (path string, ok bool) {
+	if g.empty || h.empty || !g.compatible(h) {
+		return "", false
+	}
+	var w strings.Builder
+	if !search(g, h, &w) {
+		return "", false
+	}
+	return w.String(), true
+}
+
+// compatible is the prefix and suffix prefilter: false when the literal
+// prefixes, or the literal suffixes, of g and h differ at some position, in
+// which case no path matches both. A path of g may be g.prefix without its
+// final '/' (doublestar matches `a/**` against `a`); that shorter path
+// cannot disagree with h.prefix where g.prefix agrees with it, and if
+// h.prefix is longer, h.prefix differs from it at that final position unless
+// h's paths may be shortened the same way, so the test stays exact.
+func (g *Glob) compatible(h *Glob) bool {
+	n := min(len(g.prefix), len(h.prefix))
+	if g.prefix[:n] != h.prefix[:n] {
+		return false
+	}
+	n = min(len(g.suffix), len(h.suffix))
+	return g.suffix[len(g.suffix)-n:] == h.suffix[len(h.suffix)-n:]
+}
+
+// accepts reports whether the automaton accepts path, a path of the
+// universe, by simulating it on the set of active states.
+func (g *Glob) accepts(path string) bool {
+	cur := []int32{0}
+	var next []int32
+	seen := make([]uint32, len(g.accept))
+	stamp := uint32(0)
+	for _, c := range path {
+		stamp++
+		next = next[:0]
+		for _, s := range cur {
+			for _, e := range g.edges[g.off[s]:g.off[s+1]] {
+				if seen[e.to] != stamp && e.set.contains(c) {
+					seen[e.to] = stamp
+					next = append(next, e.to)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return false
+		}
+		cur, next = next, cur
+	}
+	for _, s := range cur {
+		if g.accept[s] {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *charSet) contains(c rune) bool {
+	if c == '/' {
+		return s.slash
+	}
+	return containsRune(s.r, c)
+}
+
+// scratch holds the reusable buffers of one product search.
+type scratch struct {
+	seen   []uint32 // seen[i] == stamp marks product state i as visited
+	stamp  uint32
+	queue  []int32
+	parent []int32 // for witnesses: the state each state was reached from
+	via    []rune  // and the rune it was reached by
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// search explores the product of g, h and the path universe breadth-first
+// and reports whether it reaches a state where both automata accept at the
+// end of a path. When w is not nil it writes the shortest such path to w.
+//
+// A product state is (state of g, state of h, u) where u is 0 at the start
+// of a segment (the next rune may not be '/') and 1 inside one (the path may
+// end, or continue with '/').
+func search(g, h *Glob, w *strings.Builder) bool {
+	ng, nh := len(g.accept), len(h.accept)
+	total := ng * nh * 2
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	if len(sc.seen) < total {
+		sc.seen = make([]uint32, total)
+		sc.stamp = 0
+	}
+	sc.stamp++
+	if sc.stamp == 0 { // wrapped around: old marks could collide
+		clear(sc.seen)
+		sc.stamp = 1
+	}
+	if w != nil && len(sc.parent) < total {
+		sc.parent = make([]int32, total)
+		sc.via = make([]rune, total)
+	}
+	stamp := sc.stamp
+	queue := append(sc.queue[:0], 0)
+	sc.seen[0] = stamp
+	defer func() { sc.queue = queue[:0] }()
+	for qi := 0; qi < len(queue); qi++ {
+		cur := queue[qi]
+		a := int(cur) / (nh * 2)
+		b := int(cur) / 2 % nh
+		inSeg := cur&1 == 1
+		if inSeg && g.accept[a] && h.accept[b] {
+			if w != nil {
+				writePath(w, sc, cur)
+			}
+			return true
+		}
+		for _, ea := range g.edges[g.off[a]:g.off[a+1]] {
+			base := (int(ea.to)*nh)*2 + 0
+			for _, eb := range h.edges[h.off[b]:h.off[b+1]] {
+				if ea.set.slash && eb.set.slash && inSeg {
+					if next := int32(base + int(eb.to)*2); sc.seen[next] != stamp {
+						sc.seen[next] = stamp
+						queue = append(queue, next)
+						if w != nil {
+							sc.parent[next], sc.via[next] = cur, '/'
+						}
+					}
+				}
+				if next := int32(base + int(eb.to)*2 + 1); sc.seen[next] != stamp && rangesMeet(ea.set.r, eb.set.r) {
+					sc.seen[next] = stamp
+					queue = append(queue, next)
+					if w != nil {
+						sc.parent[next], sc.via[next] = cur, pickRune(intersectRanges(ea.set.r, eb.set.r))
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// writePath writes the runes on the search path from the start to end.
+func writePath(w *strings.Builder, sc *scratch, end int32) {
+	var rs []rune
+	for s := end; s != 0; s = sc.parent[s] {
+		rs = append(rs, sc.via[s])
+	}
+	slices.Reverse(rs)
+	w.WriteString(string(rs))
+}
+
+// Automaton construction.
+//
+// The automaton mirrors doublestar.Match step by step. Its states are
+// positions of doublestar's matching loop: the rest of the pattern still to
+// match (after the brace alternatives chosen so far are spliced in, exactly
+// as doublestar splices them), and what is being consumed there. Edges
+// consume one rune; the moves doublestar makes without consuming (skipping
+// an empty `*`, entering `**/`, choosing an alternative) are folded into
+// them, because doublestar only makes them while some of the path is left.
+// When the path ends, doublestar accepts if the rest of the pattern can
+// match the empty string by its own rule (isZeroLengthPattern, which for
+// instance accepts `/**` but not `*/**`); a state accepts exactly when
+// doublestar.Match(rest, "") does.
+
+// nodeKind says what a state is doing at its rest of pattern.
+type nodeKind uint8
+
+const (
+	atRest   nodeKind = iota // about to match rest
+	inStar                   // a `*` before rest has consumed at least one rune
+	dsLoop                   // a `**/` before rest has consumed whole segments
+	dsChunk                  // a `**/` before rest is inside a segment it skips
+	matchAll                 // a final `**` matched: everything that follows matches
+)
+
+type nodeKey struct {
+	kind nodeKind
+	sos  bool // at the start of a pattern segment (doublestar's startOfSegment)
+	rest string
+}
+
+type builder struct {
+	pattern string
+	ids     map[nodeKey]int32
+	keys    []nodeKey
+}
+
+func (b *builder) id(k nodeKey) int32 {
+	if id, ok := b.ids[k]; ok {
+		return id
+	}
+	id := int32(len(b.keys))
+	b.ids[k] = id
+	b.keys = append(b.keys, k)
+	return id
+}
+
+// build compiles a validated pattern.
+func build(pattern string) (*Glob, error) {
+	b := &builder{pattern: pattern, ids: map[nodeKey]int32{}}
+	b.id(nodeKey{kind: atRest, sos: true, rest: pattern})
+	g := &Glob{pattern: pattern}
+	for i := 0; i < len(b.keys); i++ {
+		if len(b.keys) > maxStates {
+			return nil, invalid(pattern, "the pattern is too complex (its automaton exceeds %d states); split it into simpler patterns", maxStates)
+		}
+		k := b.keys[i]
+		g.off = append(g.off, int32(len(g.edges)))
+		switch k.kind {
+		case matchAll:
+			g.accept = append(g.accept, true)
+			g.edges = append(g.edges, edge{setAny, int32(i)})
+		case dsChunk:
+			g.accept = append(g.accept, false)
+			g.edges = append(g.edges,
+				edge{setNonSlash, int32(i)},
+				edge{setSlash, b.id(nodeKey{kind: dsLoop, sos: true, rest: k.rest})})
+		case dsLoop:
+			g.accept = append(g.accept, zeroLength(k.rest))
+			g.edges = append(g.edges,
+				edge{setNonSlash, b.id(nodeKey{kind: dsChunk, sos: true, rest: k.rest})},
+				edge{setSlash, int32(i)})
+			g.edges = b.moves(g.edges, k.rest, true)
+		case inStar:
+			g.accept = append(g.accept, zeroLength(k.rest))
+			g.edges = append(g.edges, edge{setNonSlash, int32(i)})
+			g.edges = b.moves(g.edges, k.rest, false)
+		case atRest:
+			g.accept = append(g.accept, zeroLength(k.rest))
+			g.edges = b.moves(g.edges, k.rest, k.sos)
+		}
+	}
+	g.off = append(g.off, int32(len(g.edges)))
+	g.literalFacts()
+	return g, nil
+}
+
+// zeroLength reports whether doublestar accepts when the path has ended and
+// rest of the pattern is left.
+func zeroLength(rest string) bool { return doublestar.MatchUnvalidated(rest, "") }
+
+// moves appends the edges doublestar's loop can take from rest of pattern
+// with at least one rune of path left; sos is its startOfSegment flag.
+func (b *builder) moves(out []edge, rest string, sos bool) []edge {
+	if rest == "" {
+		return out
+	}
+	switch rest[0] {
+	case '*':
+		after := rest[1:]
+		if len(rest) > 1 && rest[1] == '*' {
+			after = rest[2:]
+			if sos && after == "" {
+				// `**` ends the pattern at a segment start: doublestar
+				// returns true whatever is left of the path.
+				return append(out, edge{setAny, b.id(nodeKey{kind: matchAll})})
+			}
+			if sos && after[0] == '/' {
+				// `**/`: zero or more segments, each a run of non-slashes
+				// and a slash, then the rest at a segment start.
+				after = after[1:]
+				out = append(out,
+					edge{setNonSlash, b.id(nodeKey{kind: dsChunk, sos: true, rest: after})},
+					edge{setSlash, b.id(nodeKey{kind: dsLoop, sos: true, rest: after})})
+				return b.moves(out, after, true)
+			}
+			// elsewhere `**` is a plain `*`
+		}
+		out = append(out, edge{setNonSlash, b.id(nodeKey{kind: inStar, rest: after})})
+		return b.moves(out, after, false)
+	case '?':
+		return append(out, edge{setNonSlash, b.id(nodeKey{kind: atRest, rest: rest[1:]})})
+	case '[':
+		c, _ := parseClass(rest, 0) // validated
+		return append(out, edge{newCharSet(c.ranges, c.negate), b.id(nodeKey{kind: atRest, rest: rest[c.end:]})})
+	case '{':
+		closing := indexMatchedClosingAlt(rest[1:]) + 1
+		after := rest[closing+1:]
+		alts := rest[1:closing]
+		for {
+			comma := indexNextAlt(alts)
+			if comma < 0 {
+				break
+			}
+			out = b.moves(out, alts[:comma]+after, sos)
+			alts = alts[comma+1:]
+		}
+		return b.moves(out, alts+after, sos)
+	case '\\':
+		rest = rest[1:]
+	}
+	c, n := utf8.DecodeRuneInString(rest)
+	return append(out, edge{literalSet(c), b.id(nodeKey{kind: atRest, sos: c == '/', rest: rest[n:]})})
+}
+
+// indexMatchedClosingAlt returns the index of the '}' that closes the brace
+// opened just before s, skipping escapes, classes and nested braces, as
+// doublestar does.
+func indexMatchedClosingAlt(s string) int {
+	depth := 1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[':
+			i = skipClass(s, i)
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// indexNextAlt returns the index of the first ',' of s outside nested
+// braces, escapes and classes, or -1, as doublestar does.
+func indexNextAlt(s string) int {
+	depth := 1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[':
+			i = skipClass(s, i)
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 1 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// skipClass returns the index of the ']' closing the class at s[i], the way
+// doublestar's brace scanner finds it.
+func skipClass(s string, i int) int {
+	for i++; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+		} else if s[i] == ']' {
+			break
+		}
+	}
+	return i
+}
+
+// literalFacts fills in the prefilter facts from the pattern text.
+func (g *Glob) literalFacts() {
+	p := g.pattern
+	var prefix strings.Builder
+	i := 0
+	for ; i < len(p); i++ {
+		c := p[i]
+		if c == '*' || c == '?' || c == '[' || c == '{' {
+			break
+		}
+		if c == '\\' {
+			i++
+			c = p[i]
+		}
+		prefix.WriteByte(c)
+	}
+	g.prefix = prefix.String()
+	g.literal = i == len(p)
+	g.subtree = p[i:] == "**" && (i == 0 || p[i-1] == '/') // `\/` is rejected by validate
+
+	// The suffix: the literal runes after the last metacharacter outside
+	// braces. A final unescaped '/' gives none, since doublestar accepts a
+	// path that ends before a final `**/` or `/**/`.
+	start, lastSlash := 0, false
+	depth := 0
+	for j := 0; j < len(p); j++ {
+		lastSlash = false
+		switch p[j] {
+		case '\\':
+			j++
+		case '[':
+			j = skipClass(p, j)
+			start = j + 1
+		case '{':
+			depth++
+		case '}':
+			depth--
+			start = j + 1
+		case '*', '?':
+			start = j + 1
+		case '/':
+			lastSlash = true
+		}
+		if depth > 0 {
+			start = j + 1
+		}
+	}
+	if !lastSlash {
+		g.suffix = unescape(p[start:])
+	}
+}
+
+// matchesEverySegment reports whether g matches every path of one segment,
+// by a subset construction over the runes that g's edges tell apart.
+func (g *Glob) matchesEverySegment() bool {
+	// One representative rune for each class of segment runes that no edge
+	// distinguishes.
+	var cuts []rune
+	for _, r := range nonSlashRanges {
+		cuts = append(cuts, r.lo, r.hi+1)
+	}
+	for _, e := range g.edges {
+		for _, r := range e.set.r {
+			cuts = append(cuts, r.lo, r.hi+1)
+		}
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	var reps []rune
+	for _, c := range cuts {
+		if containsRune(nonSlashRanges, c) {
+			reps = append(reps, c)
+		}
+	}
+
+	const maxSets = 4096
+	seen := map[string]bool{}
+	work := [][]int32{{0}}
+	for len(work) > 0 {
+		set := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range reps {
+			var next []int32
+			for _, s := range set {
+				for _, e := range g.edges[g.off[s]:g.off[s+1]] {
+					if containsRune(e.set.r, c) && !slices.Contains(next, e.to) {
+						next = append(next, e.to)
+					}
+				}
+			}
+			slices.Sort(next)
+			key := fmt.Sprint(next)
+			if seen[key] {
+				continue
+			}
+			if !slices.ContainsFunc(next, func(s int32) bool { return g.accept[s] }) || len(seen) >= maxSets {
+				return false
+			}
+			seen[key] = true
+			work = append(work, next)
+		}
+	}
+	return true
+}
