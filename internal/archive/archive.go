@@ -11,6 +11,7 @@
 package archive
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -23,8 +24,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -94,16 +93,13 @@ func Init(dir string, when time.Time) error {
 			return fmt.Errorf("init archive: %w", err)
 		}
 	}
-	a := open(tmp)
-	root, err := a.writeTree(nil)
-	if err != nil {
+	tree := newObject(plumbing.TreeObject, nil)
+	commit := newObject(plumbing.CommitObject, encodeCommit(tree.hash, plumbing.ZeroHash,
+		Author{Name: "agentmail", Email: "agentmail@agentmail", When: when}, "init: agentmail archive"))
+	if err := writePack(tmp, []rawObject{tree, commit}); err != nil {
 		return fmt.Errorf("init archive: %w", err)
 	}
-	c, err := a.writeCommit(root, plumbing.ZeroHash, Author{Name: "agentmail", Email: "agentmail@agentmail", When: when}, "init: agentmail archive")
-	if err != nil {
-		return fmt.Errorf("init archive: %w", err)
-	}
-	if err := a.setHead(c); err != nil {
+	if err := open(tmp).setHead(commit.hash); err != nil {
 		return fmt.Errorf("init archive: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
@@ -153,44 +149,66 @@ func (a *Archive) Head() (string, error) {
 	return "", ErrNoHead
 }
 
+// Cache returns raw commit and tree objects by hash, so that a write need
+// not read back the objects the previous write made. Objects are immutable,
+// so a cache can only miss, never be wrong.
+type Cache interface {
+	Object(hash string) ([]byte, bool)
+}
+
+// Result describes a commit.
+type Result struct {
+	Head    string            // the new commit
+	Written map[string][]byte // the commit and trees written, worth caching
+	Stale   []string          // the commit and trees it replaced
+	Objects int               // objects written
+}
+
 // Commit writes changes on top of parent and moves the branch to the new
-// commit if, and only if, it still points at parent. It returns the new
-// commit's hash and the number of objects written.
-func (a *Archive) Commit(parent string, changes []Change, author Author, message string) (string, int, error) {
+// commit if, and only if, it still points at parent. The objects are written
+// as one pack. cache may be nil.
+func (a *Archive) Commit(parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
 	if len(changes) == 0 {
-		return "", 0, errors.New("commit: nothing to write")
+		return Result{}, errors.New("commit: nothing to write")
 	}
+	w := &treeWriter{a: a, cache: cache, written: map[string][]byte{}, blobs: map[plumbing.Hash]bool{}}
 	p := plumbing.NewHash(parent)
-	pc, err := object.GetCommit(a.st, p)
+	pdata, err := w.read(plumbing.CommitObject, p)
 	if err != nil {
-		return "", 0, fmt.Errorf("commit: read parent %s: %w", parent, err)
+		return Result{}, fmt.Errorf("commit: read parent %s: %w", parent, err)
 	}
+	root, err := commitTree(pdata)
+	if err != nil {
+		return Result{}, fmt.Errorf("commit: parent %s: %w", parent, err)
+	}
+	w.stale = append(w.stale, parent)
 	rootChanges := &dirChange{}
 	for _, c := range changes {
 		if err := rootChanges.add(c.Path, c.Data); err != nil {
-			return "", 0, fmt.Errorf("commit: %w", err)
+			return Result{}, fmt.Errorf("commit: %w", err)
 		}
 	}
-	w := &treeWriter{a: a}
-	root, err := w.apply(pc.TreeHash, rootChanges)
+	newRoot, err := w.apply(root, rootChanges)
 	if err != nil {
-		return "", 0, fmt.Errorf("commit: %w", err)
+		return Result{}, fmt.Errorf("commit: %w", err)
 	}
-	c, err := a.writeCommit(root, p, author, message)
-	if err != nil {
-		return "", 0, fmt.Errorf("commit: %w", err)
+	c := newObject(plumbing.CommitObject, encodeCommit(newRoot, p, author, message))
+	w.add(c)
+	if err := writePack(a.dir, w.objs); err != nil {
+		return Result{}, fmt.Errorf("commit: write pack: %w", err)
 	}
+	a.st.ObjectStorage.Reindex() // let go-git see the new pack
 	cur, err := a.Head()
 	if err != nil {
-		return "", 0, fmt.Errorf("commit: %w", err)
+		return Result{}, fmt.Errorf("commit: %w", err)
 	}
 	if cur != parent {
-		return "", 0, fmt.Errorf("commit: %w (expected %s, found %s)", ErrMoved, parent, cur)
+		return Result{}, fmt.Errorf("commit: %w (expected %s, found %s)", ErrMoved, parent, cur)
 	}
-	if err := a.setHead(c); err != nil {
-		return "", 0, fmt.Errorf("commit: %w", err)
+	if err := a.setHead(c.hash); err != nil {
+		return Result{}, fmt.Errorf("commit: %w", err)
 	}
-	return c.String(), w.written + 1, nil
+	return Result{Head: c.hash.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil
 }
 
 // setHead points the branch at h by writing a temporary file and renaming
@@ -215,26 +233,26 @@ func (a *Archive) setHead(h plumbing.Hash) error {
 	return nil
 }
 
-func (a *Archive) writeCommit(tree, parent plumbing.Hash, author Author, message string) (plumbing.Hash, error) {
-	sig := object.Signature{Name: author.Name, Email: author.Email, When: author.When}
-	c := &object.Commit{Author: sig, Committer: sig, Message: message + "\n", TreeHash: tree}
+// encodeCommit renders a commit object.
+func encodeCommit(tree, parent plumbing.Hash, author Author, message string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "tree %s\n", tree)
 	if !parent.IsZero() {
-		c.ParentHashes = []plumbing.Hash{parent}
+		fmt.Fprintf(&b, "parent %s\n", parent)
 	}
-	o := a.st.NewEncodedObject()
-	if err := c.Encode(o); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return a.st.SetEncodedObject(o)
+	sig := fmt.Sprintf("%s <%s> %d +0000", author.Name, author.Email, author.When.Unix())
+	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s\n", sig, sig, message)
+	return b.Bytes()
 }
 
-func (a *Archive) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
-	sort.Sort(object.TreeEntrySorter(entries))
-	o := a.st.NewEncodedObject()
-	if err := (&object.Tree{Entries: entries}).Encode(o); err != nil {
-		return plumbing.ZeroHash, err
+// commitTree returns the tree a raw commit object points at.
+func commitTree(data []byte) (plumbing.Hash, error) {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	h, ok := bytes.CutPrefix(line, []byte("tree "))
+	if !ok || !plumbing.IsHash(string(h)) {
+		return plumbing.ZeroHash, errors.New("malformed commit")
 	}
-	return a.st.SetEncodedObject(o)
+	return plumbing.NewHash(string(h)), nil
 }
 
 // dirChange is the set of changes below one directory.
@@ -266,29 +284,102 @@ func (d *dirChange) add(p string, data []byte) error {
 	return sub.add(rest, data)
 }
 
+// treeWriter builds the objects of one commit.
 type treeWriter struct {
 	a       *Archive
-	written int
+	cache   Cache
+	objs    []rawObject
 	blobs   map[plumbing.Hash]bool
+	written map[string][]byte
+	stale   []string
+}
+
+func (w *treeWriter) add(o rawObject) {
+	w.objs = append(w.objs, o)
+	if o.typ != plumbing.BlobObject {
+		w.written[o.hash.String()] = o.data
+	}
+}
+
+// read returns a raw object from the cache or the repository.
+func (w *treeWriter) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if w.cache != nil {
+		if data, ok := w.cache.Object(h.String()); ok {
+			return data, nil
+		}
+	}
+	return w.a.readObject(typ, h)
+}
+
+// treeEntry is one entry of a git tree.
+type treeEntry struct {
+	name string
+	dir  bool
+	hash plumbing.Hash
+}
+
+func parseTree(data []byte) ([]treeEntry, error) {
+	var entries []treeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp < 0 || nul < sp || len(data) < nul+21 {
+			return nil, errors.New("malformed tree")
+		}
+		var h plumbing.Hash
+		copy(h[:], data[nul+1:nul+21])
+		entries = append(entries, treeEntry{name: string(data[sp+1 : nul]), dir: string(data[:sp]) == "40000", hash: h})
+		data = data[nul+21:]
+	}
+	return entries, nil
+}
+
+// encodeTree renders entries in git's order, which compares directory names
+// as if they ended in "/".
+func encodeTree(entries []treeEntry) []byte {
+	key := func(e treeEntry) string {
+		if e.dir {
+			return e.name + "/"
+		}
+		return e.name
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+	var b bytes.Buffer
+	for _, e := range entries {
+		if e.dir {
+			b.WriteString("40000 ")
+		} else {
+			b.WriteString("100644 ")
+		}
+		b.WriteString(e.name)
+		b.WriteByte(0)
+		b.Write(e.hash[:])
+	}
+	return b.Bytes()
 }
 
 // apply rewrites the tree base (zero for a new directory) with the changes
 // in d and returns the new tree's hash. Only trees on changed paths are read
 // and written.
 func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, error) {
-	var entries []object.TreeEntry
+	var entries []treeEntry
 	subBase := map[string]plumbing.Hash{}
 	if !base.IsZero() {
-		t, err := object.GetTree(w.a.st, base)
+		data, err := w.read(plumbing.TreeObject, base)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
 		}
-		entries = make([]object.TreeEntry, 0, len(t.Entries)+len(d.files)+len(d.dirs))
-		for _, e := range t.Entries {
-			_, isFile := d.files[e.Name]
-			_, isDir := d.dirs[e.Name]
-			if isDir && e.Mode == filemode.Dir {
-				subBase[e.Name] = e.Hash
+		old, err := parseTree(data)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
+		}
+		w.stale = append(w.stale, base.String())
+		entries = make([]treeEntry, 0, len(old)+len(d.files)+len(d.dirs))
+		for _, e := range old {
+			_, isFile := d.files[e.name]
+			_, isDir := d.dirs[e.name]
+			if isDir && e.dir {
+				subBase[e.name] = e.hash
 			}
 			if !isFile && !isDir {
 				entries = append(entries, e)
@@ -296,49 +387,21 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 		}
 	}
 	for name, data := range d.files {
-		h, err := w.writeBlob(data)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", name, err)
+		blob := newObject(plumbing.BlobObject, data)
+		if !w.blobs[blob.hash] { // the same content is often written several times (inbox and outbox copies)
+			w.blobs[blob.hash] = true
+			w.add(blob)
 		}
-		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h})
+		entries = append(entries, treeEntry{name: name, hash: blob.hash})
 	}
 	for name, sub := range d.dirs {
 		h, err := w.apply(subBase[name], sub)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		entries = append(entries, treeEntry{name: name, dir: true, hash: h})
 	}
-	h, err := w.a.writeTree(entries)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
-	}
-	w.written++
-	return h, nil
-}
-
-func (w *treeWriter) writeBlob(data []byte) (plumbing.Hash, error) {
-	o := w.a.st.NewEncodedObject()
-	o.SetType(plumbing.BlobObject)
-	o.SetSize(int64(len(data)))
-	ow, err := o.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := ow.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h := o.Hash()
-	if w.blobs[h] {
-		return h, nil // the same content is often written several times (inbox and outbox copies)
-	}
-	if _, err := w.a.st.SetEncodedObject(o); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if w.blobs == nil {
-		w.blobs = map[plumbing.Hash]bool{}
-	}
-	w.blobs[h] = true
-	w.written++
-	return h, nil
+	t := newObject(plumbing.TreeObject, encodeTree(entries))
+	w.add(t)
+	return t.hash, nil
 }

@@ -36,7 +36,7 @@ func (a *Archive) Pack() error {
 // GC packs every object into one pack and removes what is no longer needed.
 // It needs the git command. The caller must hold the store lock.
 func (a *Archive) GC() error {
-	if err := a.git("repack", "-a", "-d", "-q", "-f", "--no-write-bitmap-index"); err != nil {
+	if err := a.git("repack", "-a", "-d", "-q", "-f", "-F", "--no-write-bitmap-index"); err != nil {
 		return err
 	}
 	if err := a.git("prune", "--expire=now"); err != nil {

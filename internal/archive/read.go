@@ -3,11 +3,10 @@ package archive
 import (
 	"fmt"
 	"io"
-	"path"
+	"os"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Skip tells Changes which directories it need not descend into.
@@ -22,17 +21,33 @@ type Skip func(dir string) bool
 func (a *Archive) Changes(from, to string, skip Skip, fn func(path string, data []byte) error) error {
 	var fromTree plumbing.Hash
 	if from != "" {
-		c, err := object.GetCommit(a.st, plumbing.NewHash(from))
+		t, err := a.commitTree(from)
 		if err != nil {
-			return fmt.Errorf("changes: read commit %s: %w", from, err)
+			return fmt.Errorf("changes: %w", err)
 		}
-		fromTree = c.TreeHash
+		fromTree = t
 	}
-	c, err := object.GetCommit(a.st, plumbing.NewHash(to))
+	toTree, err := a.commitTree(to)
 	if err != nil {
-		return fmt.Errorf("changes: read commit %s: %w", to, err)
+		return fmt.Errorf("changes: %w", err)
 	}
-	return a.diffTrees("", fromTree, c.TreeHash, skip, fn)
+	return a.diffTrees("", fromTree, toTree, skip, fn)
+}
+
+func (a *Archive) commitTree(rev string) (plumbing.Hash, error) {
+	data, err := a.readObject(plumbing.CommitObject, plumbing.NewHash(rev))
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", rev, err)
+	}
+	return commitTree(data)
+}
+
+func (a *Archive) readTree(h plumbing.Hash) ([]treeEntry, error) {
+	data, err := a.readObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	return parseTree(data)
 }
 
 func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn func(string, []byte) error) error {
@@ -41,43 +56,42 @@ func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn fu
 	}
 	old := map[string]plumbing.Hash{}
 	if !from.IsZero() {
-		t, err := object.GetTree(a.st, from)
+		entries, err := a.readTree(from)
 		if err != nil {
-			return fmt.Errorf("changes: read tree %s: %w", path.Join(dir, "."), err)
+			return fmt.Errorf("read tree %s/: %w", dir, err)
 		}
-		for _, e := range t.Entries {
-			old[e.Name] = e.Hash
+		for _, e := range entries {
+			old[e.name] = e.hash
 		}
 	}
-	t, err := object.GetTree(a.st, to)
+	entries, err := a.readTree(to)
 	if err != nil {
-		return fmt.Errorf("changes: read tree %s: %w", path.Join(dir, "."), err)
+		return fmt.Errorf("read tree %s/: %w", dir, err)
 	}
-	for _, e := range t.Entries {
-		p := e.Name
+	for _, e := range entries {
+		p := e.name
 		if dir != "" {
-			p = dir + "/" + e.Name
+			p = dir + "/" + e.name
 		}
-		prev := old[e.Name]
-		if prev == e.Hash {
+		prev := old[e.name]
+		if prev == e.hash {
 			continue
 		}
-		switch e.Mode {
-		case filemode.Dir:
+		if e.dir {
 			if skip != nil && skip(p) {
 				continue
 			}
-			if err := a.diffTrees(p, prev, e.Hash, skip, fn); err != nil {
+			if err := a.diffTrees(p, prev, e.hash, skip, fn); err != nil {
 				return err
 			}
-		case filemode.Regular, filemode.Executable:
-			data, err := a.readBlob(e.Hash)
-			if err != nil {
-				return fmt.Errorf("changes: read %s: %w", p, err)
-			}
-			if err := fn(p, data); err != nil {
-				return err
-			}
+			continue
+		}
+		data, err := a.readObject(plumbing.BlobObject, e.hash)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", p, err)
+		}
+		if err := fn(p, data); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -85,27 +99,37 @@ func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn fu
 
 // ReadFile returns the content of the file at p in commit rev.
 func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
-	c, err := object.GetCommit(a.st, plumbing.NewHash(rev))
+	h, err := a.commitTree(rev)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
-	t, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+	parts := strings.Split(p, "/")
+	for i, name := range parts {
+		entries, err := a.readTree(h)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		found := false
+		for _, e := range entries {
+			if e.name == name && e.dir == (i < len(parts)-1) {
+				h, found = e.hash, true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("read %s: %w", p, os.ErrNotExist)
+		}
 	}
-	e, err := t.FindEntry(p)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	return a.readBlob(e.Hash)
+	return a.readObject(plumbing.BlobObject, h)
 }
 
-func (a *Archive) readBlob(h plumbing.Hash) ([]byte, error) {
-	b, err := object.GetBlob(a.st, h)
+// readObject returns the content of an object from the repository.
+func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	o, err := a.st.EncodedObject(typ, h)
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.Reader()
+	r, err := o.Reader()
 	if err != nil {
 		return nil, err
 	}

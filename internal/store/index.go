@@ -39,6 +39,10 @@ var schema = []string{
 		kind TEXT NOT NULL, read_at TEXT, acked_at TEXT,
 		PRIMARY KEY(project_id, agent, message_id)) WITHOUT ROWID`,
 	`CREATE INDEX recipients_message ON recipients(message_id)`,
+	// objects caches the raw commit and trees of the archive's head along
+	// recently written paths (see archive.Cache); content-addressed, so never
+	// stale, and left alone by rebuilds.
+	`CREATE TABLE objects(hash TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID`,
 }
 
 // derivedTables are emptied by a rebuild; presence is kept.

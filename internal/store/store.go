@@ -38,9 +38,13 @@ var (
 // DefaultLockWait is how long a writer waits for the store lock.
 const DefaultLockWait = 30 * time.Second
 
-// packThreshold is the estimated number of loose objects past which a write
-// packs the archive (git's own gc.auto default).
-const packThreshold = 6700
+// Past maxPacks packs (each write adds one) or packThreshold loose objects
+// (git's own gc.auto default; written by other tools), a write consolidates
+// the archive.
+const (
+	maxPacks      = 64
+	packThreshold = 6700
+)
 
 // Options tune a Store.
 type Options struct {
@@ -315,13 +319,24 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		if err := sqlTx.Commit(); err != nil {
 			return fmt.Errorf("index commit: %w", err)
 		}
-		if s.arc.LooseObjects() > packThreshold {
+		if s.shouldPack() {
 			if err := s.arc.Pack(); err != nil {
 				s.notes = append(s.notes, "could not pack the archive: "+err.Error())
 			}
 		}
 		return nil
 	})
+}
+
+// shouldPack decides whether the archive needs consolidating. Counting
+// files costs a directory read, so only about one write in sixteen looks,
+// chosen by the new head's hash.
+func (s *Store) shouldPack() bool {
+	head, err := s.arc.Head()
+	if err != nil || !strings.HasSuffix(head, "0") {
+		return false
+	}
+	return s.arc.Packs() > maxPacks || s.arc.LooseObjects() > packThreshold
 }
 
 func (s *Store) commit(t *Tx) error {
@@ -343,10 +358,13 @@ func (s *Store) commit(t *Tx) error {
 	if subject == "" {
 		subject = fmt.Sprintf("update: %d records", len(t.recs))
 	}
-	head, _, err := s.arc.Commit(parent, changes, archive.Author{
+	res, err := s.arc.Commit(parent, changes, archive.Author{
 		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
-	}, subject)
+	}, subject, objectCache{t.Tx})
 	if err != nil {
+		return err
+	}
+	if err := cacheObjects(t.Tx, res); err != nil {
 		return err
 	}
 	ix := newIndexer(t.Tx)
@@ -356,5 +374,32 @@ func (s *Store) commit(t *Tx) error {
 			return fmt.Errorf("index: %w", err)
 		}
 	}
-	return setHead(t.Tx, head)
+	return setHead(t.Tx, res.Head)
+}
+
+// objectCache serves archive objects from the index's objects table.
+type objectCache struct{ tx *sql.Tx }
+
+func (c objectCache) Object(hash string) ([]byte, bool) {
+	var data []byte
+	if err := c.tx.QueryRow(`SELECT data FROM objects WHERE hash = ?`, hash).Scan(&data); err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// cacheObjects replaces the objects a commit made stale with the ones it
+// wrote, so the cache holds the head's recently written paths and no more.
+func cacheObjects(tx *sql.Tx, res archive.Result) error {
+	for _, h := range res.Stale {
+		if _, err := tx.Exec(`DELETE FROM objects WHERE hash = ?`, h); err != nil {
+			return fmt.Errorf("object cache: %w", err)
+		}
+	}
+	for h, data := range res.Written {
+		if _, err := tx.Exec(`INSERT OR REPLACE INTO objects(hash, data) VALUES (?, ?)`, h, data); err != nil {
+			return fmt.Errorf("object cache: %w", err)
+		}
+	}
+	return nil
 }

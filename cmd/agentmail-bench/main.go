@@ -1,0 +1,303 @@
+// Command agentmail-bench measures agentmail as users run it: whole
+// processes of the real binary against a store seeded with many messages.
+// It is what `make bench` runs; the figures go into issue notes.
+//
+//	go run -tags sqlite_fts5 ./cmd/agentmail-bench -bin bin/agentmail -messages 100000
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/agentmail", "agentmail binary to measure")
+	messages := flag.Int("messages", 100000, "messages to seed the project with")
+	runs := flag.Int("runs", 40, "runs per whole-process measurement")
+	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards)")
+	flag.Parse()
+	if err := run(*bin, *messages, *runs, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
+		os.Exit(1)
+	}
+}
+
+const project = "bench.example/agentmail/bench"
+
+func run(bin string, messages, runs int, dir string) error {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "agentmail-bench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	ctx := context.Background()
+	fmt.Printf("seeding %d messages into %s ...\n", messages, dir)
+	start := time.Now()
+	seed, err := seedStore(ctx, dir, messages)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	fmt.Printf("seeded in %s\n", time.Since(start).Round(time.Millisecond))
+
+	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+project)}
+	if _, err := b.run("doctor", "--gc"); err != nil {
+		return err
+	}
+	size := dirSize(filepath.Join(dir, "archive.git", "objects"))
+
+	var results []result
+	results = append(results, b.measure("send", 8*time.Millisecond, runs, func(i int) []string {
+		return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench %d", i), "--body", "Benchmark body with a little **markdown**."}
+	}))
+	results = append(results, b.measure("inbox --limit 20", 5*time.Millisecond, runs, func(int) []string {
+		return []string{"inbox", "--agent", agentName(1), "--limit", "20"}
+	}))
+	results = append(results, b.measure("show", 5*time.Millisecond, runs, func(i int) []string {
+		return []string{"show", "--agent", "", seed.ids[(i*7919)%len(seed.ids)]}
+	}))
+	for _, r := range results {
+		fmt.Println(r)
+	}
+
+	rate, err := b.concurrent(8, 50)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-28s %8.0f msg/s   target >= 300 msg/s   %s\n", "8 concurrent senders", rate, verdict(rate >= 300))
+
+	out, err := b.run("doctor", "--reindex", "--json")
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Reindex struct {
+			Messages int     `json:"messages"`
+			Rate     float64 `json:"messages_per_second"`
+		} `json:"reindex"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		return err
+	}
+	fmt.Printf("%-28s %8.0f msg/s   target >= 20000 msg/s %s (%d messages)\n", "doctor --reindex", doc.Reindex.Rate, verdict(doc.Reindex.Rate >= 20000), doc.Reindex.Messages)
+
+	ratio := float64(size) / float64(seed.rawBytes)
+	fmt.Printf("%-28s %8.2fx      target <= 2x          %s (%d MB archive objects for %d MB of messages)\n",
+		"archive size after packing", ratio, verdict(ratio <= 2), size>>20, seed.rawBytes>>20)
+	return nil
+}
+
+type seeded struct {
+	ids      []string
+	rawBytes int64
+}
+
+// seedStore fills a store through the library, in batches of one commit
+// each, with messages spread over the past days so that day directories
+// hold about a thousand messages each, like a busy project.
+func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
+	var s seeded
+	step := 86 * time.Second
+	clock := time.Now().Add(-time.Duration(n) * step)
+	var mu sync.Mutex
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(step)
+		return clock
+	}
+	st, err := store.Open(dir, store.Options{Now: now})
+	if err != nil {
+		return s, err
+	}
+	defer st.Close()
+	proj, err := mailbox.ProjectFromKey(project)
+	if err != nil {
+		return s, err
+	}
+	const agents = 20
+	for i := 0; i < agents; i++ {
+		mb, err := mailbox.Open(ctx, st, proj, "")
+		if err != nil {
+			return s, err
+		}
+		if _, err := mb.Register(ctx, mailbox.RegisterInput{Name: agentName(i), Program: "bench"}); err != nil {
+			return s, err
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const batch = 1000
+	for sent := 0; sent < n; {
+		from := sent / batch % agents
+		mb, err := mailbox.Open(ctx, st, proj, agentName(from))
+		if err != nil {
+			return s, err
+		}
+		drafts := make([]mailbox.Draft, 0, batch)
+		for j := 0; j < batch && sent+j < n; j++ {
+			to := []string{agentName((from + 1 + rng.IntN(agents-1)) % agents)}
+			var cc []string
+			if rng.IntN(4) == 0 {
+				cc = []string{agentName((from + 1 + rng.IntN(agents-1)) % agents)}
+			}
+			drafts = append(drafts, mailbox.Draft{To: to, Cc: cc, Subject: sentence(rng, 3+rng.IntN(6)),
+				Body: paragraph(rng), Importance: mailbox.Importances[rng.IntN(len(mailbox.Importances))], Thread: fmt.Sprintf("topic-%d", rng.IntN(500))})
+		}
+		msgs, err := mb.SendBatch(ctx, drafts)
+		if err != nil {
+			return s, err
+		}
+		for _, m := range msgs {
+			s.ids = append(s.ids, m.ID)
+			s.rawBytes += int64(len(m.Body) + len(m.Subject) + 200) // body, subject and a typical header
+		}
+		sent += len(msgs)
+		fmt.Printf("\r  %d/%d", sent, n)
+	}
+	fmt.Println()
+	return s, nil
+}
+
+// agentName names the i-th benchmark agent: the seeded names are registered
+// through the library, which accepts only adjective+noun names, so map i
+// onto a fixed list.
+func agentName(i int) string { return benchAgents[i] }
+
+var benchAgents = []string{
+	"AmberFox", "BlueLake", "GreenCastle", "RedFox", "SilverFalcon", "AmberOtter", "BlueRiver", "GreenHarbor",
+	"RedRiver", "SilverLake", "AmberCastle", "BlueFalcon", "GreenOtter", "RedHarbor", "SilverFox",
+	"AmberLake", "BlueOtter", "GreenFalcon", "RedCastle", "SilverHarbor",
+}
+
+var words = strings.Fields(`the api auth schema migration test build deploy review merge branch fix bug
+	route handler config cache index query latency timeout retry lock reserve release thread reply
+	frontend backend database worker queue event stream token session user admin metric alert log`)
+
+func sentence(rng *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = words[rng.IntN(len(words))]
+	}
+	return strings.Join(w, " ")
+}
+
+func paragraph(rng *rand.Rand) string {
+	var b strings.Builder
+	for i := 0; i < 2+rng.IntN(6); i++ {
+		b.WriteString(sentence(rng, 8+rng.IntN(12)))
+		b.WriteString(". ")
+		if rng.IntN(3) == 0 {
+			b.WriteString("\n\n")
+		}
+	}
+	return b.String()
+}
+
+type bench struct {
+	bin string
+	env []string
+}
+
+func (b *bench) run(args ...string) ([]byte, error) {
+	cmd := exec.Command(b.bin, args...)
+	cmd.Env = b.env
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return nil, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+type result struct {
+	name        string
+	target      time.Duration
+	median, p90 time.Duration
+	err         error
+}
+
+func (r result) String() string {
+	if r.err != nil {
+		return fmt.Sprintf("%-28s error: %v", r.name, r.err)
+	}
+	return fmt.Sprintf("%-28s %8s median %8s p90   target <= %-8s %s", r.name,
+		r.median.Round(10*time.Microsecond), r.p90.Round(10*time.Microsecond), r.target, verdict(r.median <= r.target))
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISSED"
+}
+
+// measure runs a command runs times, one process after another, and takes
+// the median and 90th percentile of the wall-clock time of each process.
+func (b *bench) measure(name string, target time.Duration, runs int, args func(int) []string) result {
+	times := make([]time.Duration, 0, runs)
+	for i := 0; i < runs; i++ {
+		start := time.Now()
+		if _, err := b.run(args(i)...); err != nil {
+			return result{name: name, err: err}
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	return result{name: name, target: target, median: times[len(times)/2], p90: times[len(times)*9/10]}
+}
+
+// concurrent runs procs senders at once, each sending n messages one
+// process after another, and returns the total rate.
+func (b *bench) concurrent(procs, n int) (float64, error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	start := time.Now()
+	for p := 0; p < procs; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				if _, err := b.run("send", "--agent", agentName(p%len(benchAgents)), "--to", agentName(1), "--subject", "concurrent", "--body", "x"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(procs*n) / time.Since(start).Seconds(), nil
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}

@@ -1,0 +1,153 @@
+package archive
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// A write lands as one pack file (plus its index) rather than as one loose
+// object file per blob, tree and commit: creating files is the dominant cost
+// of a write on common file systems, and a message touches some twenty
+// objects. Packs are consolidated by Pack (git repack --geometric) once they
+// pile up.
+
+// rawObject is a git object to be written.
+type rawObject struct {
+	hash plumbing.Hash
+	typ  plumbing.ObjectType
+	data []byte
+}
+
+func newObject(typ plumbing.ObjectType, data []byte) rawObject {
+	h := plumbing.ComputeHash(typ, data)
+	return rawObject{hash: h, typ: typ, data: data}
+}
+
+// Blobs (message text) are compressed; trees, mostly SHA-1 hashes that do
+// not compress, and commits are stored, which makes a write several times
+// cheaper. doctor --gc recompresses everything.
+var zlibPools = map[plumbing.ObjectType]*sync.Pool{
+	plumbing.BlobObject:   zlibPool(zlib.BestSpeed),
+	plumbing.TreeObject:   zlibPool(zlib.NoCompression),
+	plumbing.CommitObject: zlibPool(zlib.NoCompression),
+}
+
+func zlibPool(level int) *sync.Pool {
+	return &sync.Pool{New: func() any {
+		w, _ := zlib.NewWriterLevel(nil, level)
+		return w
+	}}
+}
+
+// writePack writes objs as objects/pack/pack-<sum>.pack and .idx. The pack
+// is renamed into place before its index, so git and go-git, which find
+// packs through their indexes, never see a partial pack.
+func writePack(dir string, objs []rawObject) error {
+	var pack bytes.Buffer
+	pack.WriteString("PACK")
+	binary.Write(&pack, binary.BigEndian, uint32(2))
+	binary.Write(&pack, binary.BigEndian, uint32(len(objs)))
+	type entry struct {
+		hash   plumbing.Hash
+		offset uint32
+		crc    uint32
+	}
+	entries := make([]entry, len(objs))
+	for i, o := range objs {
+		start := pack.Len()
+		writeObjectHeader(&pack, o.typ, len(o.data))
+		pool := zlibPools[o.typ]
+		zw := pool.Get().(*zlib.Writer)
+		zw.Reset(&pack)
+		zw.Write(o.data)
+		err := zw.Close()
+		pool.Put(zw)
+		if err != nil {
+			return err
+		}
+		entries[i] = entry{o.hash, uint32(start), crc32.ChecksumIEEE(pack.Bytes()[start:])}
+	}
+	if pack.Len() >= 1<<31 {
+		return fmt.Errorf("pack of %d bytes is too large for one write", pack.Len())
+	}
+	sum := sha1.Sum(pack.Bytes())
+	pack.Write(sum[:])
+
+	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].hash[:], entries[j].hash[:]) < 0 })
+	var idx bytes.Buffer
+	idx.Write([]byte{0xff, 't', 'O', 'c'})
+	binary.Write(&idx, binary.BigEndian, uint32(2))
+	var fanout [256]uint32
+	for _, e := range entries {
+		fanout[e.hash[0]]++
+	}
+	var total uint32
+	for i := range fanout {
+		total += fanout[i]
+		binary.Write(&idx, binary.BigEndian, total)
+	}
+	for _, e := range entries {
+		idx.Write(e.hash[:])
+	}
+	for _, e := range entries {
+		binary.Write(&idx, binary.BigEndian, e.crc)
+	}
+	for _, e := range entries {
+		binary.Write(&idx, binary.BigEndian, e.offset)
+	}
+	idx.Write(sum[:])
+	idxSum := sha1.Sum(idx.Bytes())
+	idx.Write(idxSum[:])
+
+	base := filepath.Join(dir, "objects", "pack", fmt.Sprintf("pack-%x", sum))
+	if err := writeFileAtomic(base+".pack", pack.Bytes()); err != nil {
+		return err
+	}
+	return writeFileAtomic(base+".idx", idx.Bytes())
+}
+
+// writeObjectHeader writes a pack entry header: type and size, seven bits a
+// byte, low bits first.
+func writeObjectHeader(b *bytes.Buffer, typ plumbing.ObjectType, size int) {
+	c := byte(typ)<<4 | byte(size&0x0f)
+	size >>= 4
+	for size > 0 {
+		b.WriteByte(c | 0x80)
+		c = byte(size & 0x7f)
+		size >>= 7
+	}
+	b.WriteByte(c)
+}
+
+// writeFileAtomic writes data to a temporary file in the target's directory
+// and renames it into place.
+func writeFileAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-"+filepath.Base(name)+"-")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
