@@ -117,9 +117,12 @@ func Open(dir string) (*Archive, error) {
 }
 
 func open(dir string) *Archive {
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{})
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{KeepDescriptors: true})
 	return &Archive{dir: dir, st: st}
 }
+
+// Close releases the pack files the archive keeps open.
+func (a *Archive) Close() error { return a.st.Close() }
 
 // Dir returns the repository directory.
 func (a *Archive) Dir() string { return a.dir }

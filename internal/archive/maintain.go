@@ -21,8 +21,19 @@ func (a *Archive) LooseObjects() int {
 
 // Packs returns the number of pack files.
 func (a *Archive) Packs() int {
-	m, _ := filepath.Glob(filepath.Join(a.dir, "objects", "pack", "*.pack"))
-	return len(m)
+	f, err := os.Open(filepath.Join(a.dir, "objects", "pack"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	n := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, ".pack") {
+			n++
+		}
+	}
+	return n
 }
 
 // Pack moves loose objects into packs with a geometric progression of pack

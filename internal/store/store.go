@@ -124,8 +124,14 @@ func notWritable(dir string, err error) error {
 	return fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err)
 }
 
-// Close closes the index.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the index and the archive.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if aerr := s.arc.Close(); err == nil {
+		err = aerr
+	}
+	return err
+}
 
 // Dir returns the store directory.
 func (s *Store) Dir() string { return s.dir }
@@ -238,32 +244,61 @@ func (s *Store) catchUp(ctx context.Context) error {
 }
 
 // ingest applies every record changed between commits from and to, and
-// records to as the index's head.
+// records to as the index's head. Reading and decoding the archive runs
+// beside the SQL inserts, on another goroutine.
 func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
+	type item struct {
+		path string
+		rec  record.Record
+		err  error
+	}
+	items := make(chan item, 512)
+	stop := make(chan struct{})
+	var walkErr error
+	go func() {
+		defer close(items)
+		walkErr = s.arc.Changes(from, to, record.SkipCopies, func(path string, data []byte) error {
+			rec, err := record.Decode(path, data)
+			if rec == nil && err == nil {
+				return nil
+			}
+			select {
+			case items <- item{path, rec, err}:
+				return nil
+			case <-stop:
+				return errStopped
+			}
+		})
+	}()
 	ix := newIndexer(tx)
 	defer ix.close()
-	err := s.arc.Changes(from, to, record.SkipCopies, func(path string, data []byte) error {
-		rec, err := record.Decode(path, data)
-		if err != nil {
-			s.notes = append(s.notes, "skipped "+err.Error())
-			return nil
+	var applyErr error
+	for it := range items {
+		if applyErr != nil {
+			continue // drain
 		}
-		if rec == nil {
-			return nil
+		if it.err != nil {
+			s.notes = append(s.notes, "skipped "+it.err.Error())
+			continue
 		}
-		if err := ix.apply(rec); err != nil {
-			return fmt.Errorf("index %s: %w", path, err)
+		if err := ix.apply(it.rec); err != nil {
+			applyErr = fmt.Errorf("index %s: %w", it.path, err)
+			close(stop)
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if applyErr != nil {
+		return 0, applyErr
+	}
+	if walkErr != nil {
+		return 0, fmt.Errorf("%w: %v", ErrCorrupt, walkErr)
 	}
 	if err := setHead(tx, to); err != nil {
 		return 0, err
 	}
 	return ix.messages, nil
 }
+
+var errStopped = errors.New("stopped")
 
 func setHead(tx *sql.Tx, head string) error {
 	_, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, head)
@@ -328,14 +363,8 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	})
 }
 
-// shouldPack decides whether the archive needs consolidating. Counting
-// files costs a directory read, so only about one write in sixteen looks,
-// chosen by the new head's hash.
+// shouldPack decides whether the archive needs consolidating.
 func (s *Store) shouldPack() bool {
-	head, err := s.arc.Head()
-	if err != nil || !strings.HasSuffix(head, "0") {
-		return false
-	}
 	return s.arc.Packs() > maxPacks || s.arc.LooseObjects() > packThreshold
 }
 
