@@ -269,6 +269,12 @@ func (d *dirChange) add(p string, data []byte) error {
 		return fmt.Errorf("invalid archive path %q", p)
 	}
 	dir, rest, nested := strings.Cut(p, "/")
+	if _, isDir := d.dirs[dir]; !nested && isDir {
+		return fmt.Errorf("archive path %q is both a file and a directory", p)
+	}
+	if _, isFile := d.files[dir]; nested && isFile {
+		return fmt.Errorf("archive path %q is both a file and a directory", dir)
+	}
 	if !nested {
 		if d.files == nil {
 			d.files = map[string][]byte{}
