@@ -387,9 +387,14 @@ func (s *Store) commit(t *Tx) error {
 	if subject == "" {
 		subject = fmt.Sprintf("update: %d records", len(t.recs))
 	}
+	cache, err := newObjectCache(t.Tx)
+	if err != nil {
+		return err
+	}
+	defer cache.close()
 	res, err := s.arc.Commit(parent, changes, archive.Author{
 		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
-	}, subject, objectCache{t.Tx})
+	}, subject, cache)
 	if err != nil {
 		return err
 	}
@@ -407,11 +412,22 @@ func (s *Store) commit(t *Tx) error {
 }
 
 // objectCache serves archive objects from the index's objects table.
-type objectCache struct{ tx *sql.Tx }
+type objectCache struct{ get *sql.Stmt }
 
-func (c objectCache) Object(hash string) ([]byte, bool) {
+func newObjectCache(tx *sql.Tx) (*objectCache, error) {
+	st, err := tx.Prepare(`SELECT data FROM objects WHERE hash = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("object cache: %w", err)
+	}
+	return &objectCache{get: st}, nil
+}
+
+func (c *objectCache) close() { c.get.Close() }
+
+// Object implements archive.Cache.
+func (c *objectCache) Object(hash string) ([]byte, bool) {
 	var data []byte
-	if err := c.tx.QueryRow(`SELECT data FROM objects WHERE hash = ?`, hash).Scan(&data); err != nil {
+	if err := c.get.QueryRow(hash).Scan(&data); err != nil {
 		return nil, false
 	}
 	return data, true
@@ -419,16 +435,40 @@ func (c objectCache) Object(hash string) ([]byte, bool) {
 
 // cacheObjects replaces the objects a commit made stale with the ones it
 // wrote, so the cache holds the head's recently written paths and no more.
+// Statements carry many rows each: a write touches a few dozen objects.
 func cacheObjects(tx *sql.Tx, res archive.Result) error {
-	for _, h := range res.Stale {
-		if _, err := tx.Exec(`DELETE FROM objects WHERE hash = ?`, h); err != nil {
+	const chunk = 400 // well below SQLite's limit on bound variables
+	for i := 0; i < len(res.Stale); i += chunk {
+		part := res.Stale[i:min(i+chunk, len(res.Stale))]
+		args := make([]any, len(part))
+		for j, h := range part {
+			args[j] = h
+		}
+		q := `DELETE FROM objects WHERE hash IN (?` + strings.Repeat(",?", len(args)-1) + `)`
+		if _, err := tx.Exec(q, args...); err != nil {
 			return fmt.Errorf("object cache: %w", err)
 		}
 	}
-	for h, data := range res.Written {
-		if _, err := tx.Exec(`INSERT OR REPLACE INTO objects(hash, data) VALUES (?, ?)`, h, data); err != nil {
-			return fmt.Errorf("object cache: %w", err)
+	args := make([]any, 0, 2*chunk)
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
 		}
+		q := `INSERT OR REPLACE INTO objects(hash, data) VALUES (?,?)` + strings.Repeat(",(?,?)", len(args)/2-1)
+		_, err := tx.Exec(q, args...)
+		args = args[:0]
+		return err
+	}
+	for h, data := range res.Written {
+		args = append(args, h, data)
+		if len(args) == 2*chunk {
+			if err := flush(); err != nil {
+				return fmt.Errorf("object cache: %w", err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("object cache: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,56 @@
+package mailbox
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// seeded returns a fixture whose project holds n messages between two
+// agents, sent in batches of a thousand, one batch a day: a busy project.
+// (A write rewrites the day directories it touches, so its cost grows with
+// the messages of that day, not with the archive.)
+func seeded(b *testing.B, n int) *fixture {
+	f := newFixture(&testing.T{}, "GreenCastle", "BlueLake")
+	f.t = &testing.T{}
+	ctx := context.Background()
+	for sent := 0; sent < n; {
+		drafts := make([]Draft, 0, 1000)
+		for i := 0; i < 1000 && sent+i < n; i++ {
+			drafts = append(drafts, Draft{To: []string{"BlueLake"}, Subject: fmt.Sprintf("seed %d", sent+i), Body: "some body text"})
+		}
+		if _, err := f.as("GreenCastle").SendBatch(ctx, drafts); err != nil {
+			b.Fatal(err)
+		}
+		sent += len(drafts)
+		f.advance(24 * time.Hour)
+	}
+	return f
+}
+
+// BenchmarkSend is the in-process cost of one send (one archive commit and
+// its index transaction) in a project of 10,000 messages.
+func BenchmarkSend(b *testing.B) {
+	f := seeded(b, 10000)
+	ctx := context.Background()
+	mb := f.as("GreenCastle")
+	for b.Loop() {
+		if _, err := mb.Send(ctx, Draft{To: []string{"BlueLake"}, Subject: "bench", Body: "x"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInbox is the in-process cost of listing the newest 20 messages
+// of an inbox of 10,000.
+func BenchmarkInbox(b *testing.B) {
+	f := seeded(b, 10000)
+	ctx := context.Background()
+	mb := f.as("BlueLake")
+	for b.Loop() {
+		if _, err := mb.Inbox(ctx, InboxQuery{Limit: 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
