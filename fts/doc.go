@@ -22,23 +22,32 @@
 // POL-358 would be the two words "pol" and "358", and CamelCases would stem to
 // the same word as CamelCase. So the table has three more columns
 // (subject_ids, body_ids, meta_ids) that Put fills with an unstemmed,
-// case-folded, punctuation-preserving copy of the text: every whitespace
-// separated word is split into its letter/digit runs ("parts"), and every
-// run of 1 to 8 consecutive parts, up to 64 bytes, is stored together with
-// the punctuation between them ("src/api/routes.py" also yields "api/routes",
-// "routes.py", "src" and so on). Each such sequence is written as a string of
-// decimal digits, three per byte, which the porter stemmer leaves alone and
-// which no word of prose can equal.
+// case-folded, punctuation-preserving copy of the identifiers in the text.
+// Every whitespace-separated word is split into its runs of letters and
+// digits ("parts"); every run of 2 to 8 consecutive parts is stored with
+// the punctuation between them ("src/api/routes.py:42" yields
+// "src/api/routes.py", "api/routes", "routes.py", "py:42" and so on), and so
+// is every part in mixed case ("HandleRequest"), each up to 64 bytes. A
+// sequence is written as one token of decimal digits, two per byte of
+// printable ASCII and three per other byte, which the porter stemmer leaves
+// alone. Plain search terms never reach these columns; only the exact
+// matches below do. They cost index space: about three times the size of
+// code-heavy text, next to nothing for prose.
 //
-// A query word that looks like an identifier (it has punctuation between
-// letters or digits, like POL-358, src/api/routes.py or snake_case_name, or
-// upper case after its first letter, like CamelCase or iPhone) must then match
-// one of those sequences exactly, ignoring case, as well as the stemmed phrase
-// of its parts in the text columns, which is what ranks and highlights the
-// hit. So POL-358 finds "POL-358", "(POL-358)" and "POL-358/POL-359", but not
-// "POL 358", "POL-3580" or a message that only has "POL 359". The same holds
-// for identifiers inside a quoted phrase. An identifier longer than the
-// stored sequences is matched as a phrase of its parts only, with a note.
+// A query word that looks like an identifier, because it has punctuation
+// between letters or digits (POL-358, src/api/routes.py, snake_case_name) or
+// is in mixed case (CamelCase, iPhone), must then match one of those
+// sequences exactly, as well as the stemmed phrase of its parts in the text
+// columns, which is what ranks and highlights the hit. So POL-358 finds
+// "POL-358", "pol-358", "(POL-358)" and "POL-358/POL-359", but not "POL 358",
+// "POL-3580" or a message that only has "POL 359"; src/api/routes.py does
+// not find "src/api/route.py", nor snake_case_name "snake case name". Case
+// is ignored, except that a mixed-case word only finds mixed-case spellings:
+// HandleRequest finds "handleRequest" but neither "HandleRequests" nor
+// "handlerequest" (the plain word handlerequest, stemmed, finds all three).
+// The same holds for identifiers inside a quoted phrase, and for prefixes:
+// POL-35* finds "POL-358". An identifier longer than the stored sequences is
+// matched as a phrase of its parts only, with a note.
 //
 // # Query language
 //
@@ -56,17 +65,21 @@
 //
 // # Hits
 //
-// A search is then, for example:
+// The caller builds its SELECT from the constants here, for example
 //
-//	SELECT m.seq, fts.HighlightSubjectSQL, fts.SnippetSQL
-//	FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid
-//	WHERE messages_fts MATCH ? AND <filters>
-//	ORDER BY fts.RankSQL, m.created DESC
+//	"SELECT m.seq, " + fts.HighlightSubjectSQL + ", " + fts.SnippetSQL +
+//	" FROM " + fts.Table + " JOIN messages m ON m.seq = " + fts.Table + ".rowid" +
+//	" WHERE " + fts.Table + " MATCH ? AND <filters>" +
+//	" ORDER BY " + fts.RankSQL + ", m.created DESC"
 //
-// with the constants spliced in. When Match is "" the query has no text
-// terms: the caller selects from messages alone, without the FTS table, its
-// rank or its snippets. The snippet and highlight markers are the private-use
-// runes [MarkOpen] and [MarkClose], which Put removes from indexed text so
-// they can only come from FTS5; [HighlightText] turns them into [brackets]
-// for plain text and JSON, [HighlightTerminal] into bold.
+// with Query.Match bound to the parameter. When Match is "" the query has
+// no text terms: the caller selects from messages alone, without the FTS
+// table, its rank or its snippets, and when [Query.Empty] is true it shows
+// no hits at all, only the notes.
+//
+// The snippet and highlight markers are the private-use runes [MarkOpen] and
+// [MarkClose], which Put removes from indexed text, so that they can only
+// come from FTS5 and literal brackets in a message stay literal:
+// [HighlightText] turns them into [brackets] for plain text and JSON,
+// [HighlightTerminal] into bold.
 package fts

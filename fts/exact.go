@@ -1,6 +1,8 @@
 package fts
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -17,8 +19,6 @@ const (
 func isPart(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
 }
-
-func notPart(r rune) bool { return !isPart(r) }
 
 // parts returns the byte ranges of the parts of word.
 func parts(word string) [][2]int {
@@ -39,24 +39,45 @@ func parts(word string) [][2]int {
 	return ps
 }
 
-// encodeExact writes s as three decimal digits per byte: a single unicode61
-// token that the porter stemmer leaves unchanged, and whose prefixes are the
-// encodings of the prefixes of s.
-func encodeExact(s string) string {
-	b := make([]byte, 0, 3*len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		b = append(b, '0'+c/100, '0'+c/10%10, '0'+c%10)
+// exactCode is the code of each byte in an encoded sequence: two decimal
+// digits for the printable ASCII that lower-cased identifiers are made of,
+// three (starting with 0 or 9) for any other byte. No code is a prefix of
+// another, so an encoding is a single unicode61 token of digits, which the
+// porter stemmer leaves unchanged, and the encodings of the prefixes of s are
+// the prefixes of the encoding of s that end on a code.
+var exactCode = func() (codes [256]string) {
+	two, three := 10, 0
+	for c := range codes {
+		if c > ' ' && c < 0x7f && (c < 'A' || c > 'Z') {
+			codes[c] = strconv.Itoa(two)
+			two++
+			continue
+		}
+		codes[c] = fmt.Sprintf("%03d", three)
+		if three++; three == 100 {
+			three = 900
+		}
 	}
-	return string(b)
+	return codes
+}()
+
+// encodeExact encodes s with exactCode.
+func encodeExact(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteString(exactCode[s[i]])
+	}
+	return b.String()
 }
 
 // exactTokens returns the encoded identifier sequences of text, each once,
-// separated by spaces.
+// separated by spaces: for every word, the lower-cased runs of 2 to
+// maxExactParts consecutive parts with what separates them, and every part
+// in mixed case, all up to maxExactBytes long.
 func exactTokens(text string) string {
 	seen := make(map[string]bool)
 	var b strings.Builder
-	for _, word := range strings.Fields(strings.ToLower(text)) {
+	for _, word := range strings.Fields(text) {
 		ps := parts(word)
 		for i := range ps {
 			for j := i; j < len(ps) && j < i+maxExactParts; j++ {
@@ -64,6 +85,10 @@ func exactTokens(text string) string {
 				if len(seq) > maxExactBytes {
 					break
 				}
+				if i == j && !mixedCase(seq) {
+					continue
+				}
+				seq = strings.ToLower(seq)
 				if seen[seq] {
 					continue
 				}
@@ -80,27 +105,28 @@ func exactTokens(text string) string {
 
 // identifier reports whether the query word w is an identifier and, if so,
 // returns the sequence it must match: w lower-cased, without punctuation
-// before its first part or after its last (kept when w is a prefix). fits is
-// false when the sequence is longer than Put stores.
+// before its first part or after its last (kept when w is a prefix). w is
+// one if it has two parts or more, or one in mixed case, as exactTokens
+// stores them. fits is false when the sequence is longer than those.
 func identifier(w string, prefix bool) (seq string, ok, fits bool) {
-	lw := strings.ToLower(w)
-	ps := parts(lw)
+	ps := parts(w)
 	if len(ps) == 0 {
 		return "", false, false
 	}
 	end := ps[len(ps)-1][1]
 	if prefix {
-		end = len(lw)
+		end = len(w)
 	}
-	seq = lw[ps[0][0]:end]
-	if len(ps) == 1 && end == ps[0][1] && !mixedCase(strings.TrimLeftFunc(w, notPart)) {
+	if len(ps) == 1 && end == ps[0][1] && !mixedCase(w[ps[0][0]:end]) {
 		return "", false, false
 	}
-	return seq, true, len(ps) <= maxExactParts && len(seq) <= maxExactBytes
+	seq = w[ps[0][0]:end]
+	return strings.ToLower(seq), true, len(ps) <= maxExactParts && len(seq) <= maxExactBytes
 }
 
-// mixedCase reports whether w has a lower-case letter and an upper-case one
-// after its first rune, as in CamelCase or iPhone but not Hello or HTTP.
+// mixedCase reports whether the part w has a lower-case letter and an
+// upper-case one after its first rune, as in CamelCase or iPhone but not
+// Hello or HTTP.
 func mixedCase(w string) bool {
 	lower, upper := false, false
 	for i, r := range w {

@@ -17,8 +17,8 @@ type Query struct {
 	// Match is the FTS5 expression to bind to `MATCH ?`, or "" when the query
 	// has no text terms. It is always valid FTS5 syntax.
 	Match string
-	// From and To are lower-cased agent names: the sender, or one of the
-	// recipients, must be one of them (compare case-insensitively).
+	// From and To are lower-cased agent names: the sender must be one of
+	// From, and one of the recipients one of To (compare case-insensitively).
 	From, To []string
 	// Thread and Category are as typed; Importance is lower-cased.
 	Thread, Category, Importance []string
@@ -45,7 +45,7 @@ func (q Query) Empty() bool {
 const (
 	maxQueryBytes = 4096 // the rest of a longer query is ignored
 	maxTerms      = 64   // text terms after these are ignored
-	maxDepth      = 8    // groups nested deeper are ignored
+	maxNesting    = 16   // parts of Match nested deeper are ignored
 	maxNotes      = 10   // further notes are counted in one last note
 )
 
@@ -57,7 +57,8 @@ const (
 //	deploy failed       words; all must match (stemmed: "deploying" matches)
 //	"exact phrase"      the words in this order
 //	deplo*              words starting with deplo (also "a phras"*)
-//	a OR b              either side; binds tighter than the implicit AND
+//	a OR b              either side; OR binds tighter than the implicit AND,
+//	                    so a b OR c means a (b OR c)
 //	a AND b             same as a b
 //	-draft, NOT draft   excludes; a query of exclusions only matches
 //	                    every message without them
@@ -69,10 +70,9 @@ const (
 //	is:unread is:unacked
 //	since:YYYY-MM-DD before:YYYY-MM-DD   dates in UTC; since inclusive
 //
-// Operators and field names are case-sensitive and insensitive
-// respectively: OR, AND and NOT only in capitals, Subject: like subject:.
-// An unknown field such as foo:bar, like any other text, is searched as
-// words. Words that look like identifiers (POL-358, src/api/routes.py,
+// OR, AND and NOT are operators only in capitals; field names may be in
+// any case. A field value may be quoted (thread:"release 2"). An unknown
+// field such as foo:bar is text, like anything else that is not syntax. Words that look like identifiers (POL-358, src/api/routes.py,
 // snake_case_name, CamelCase) must match exactly, ignoring case; see the
 // package documentation. Filters are not text: they cannot be negated, and
 // one inside an OR still applies to the whole query (a note says so), except
@@ -95,13 +95,17 @@ func Parse(q string) Query {
 	p.toks = p.lex(q)
 	var top []node
 	for p.pos < len(p.toks) {
-		top = append(top, p.parseOr(ctx{}).n)
+		top = append(top, p.parseAnd(ctx{}).n)
 		if p.at(tClose) {
 			p.pos++
 			p.note(`ignored ")": no matching "("`)
 		}
 	}
-	if root := mkAnd(top); root != nil {
+	root, pruned := prune(mkAnd(top), maxNesting)
+	if pruned {
+		p.note("ignored parts nested more than %d deep", maxNesting)
+	}
+	if root != nil {
 		query.Match = root.compile()
 	}
 	if p.dropped > 0 {
@@ -181,7 +185,7 @@ func (p *parser) lex(q string) []token {
 			i++
 			continue
 		case r == '-' && i+1 < len(q):
-			if next, _ := utf8.DecodeRuneInString(q[i+1:]); !endsWord(next) {
+			if next := firstRune(q[i+1:]); !unicode.IsSpace(next) && next != ')' {
 				toks = append(toks, token{kind: tNot, raw: "-"})
 				i++
 				continue
@@ -190,19 +194,25 @@ func (p *parser) lex(q string) []token {
 		field := fieldAt(q[i:])
 		if field != "" {
 			i += len(field) + 1
-			if i == len(q) || endsWord(rune(q[i])) {
-				if i < len(q) && q[i] == '(' && fields[field] {
-					toks = append(toks, token{kind: tOpen, field: field, raw: q[start : i+1]})
-					i++
-				} else if i < len(q) && q[i] == '(' {
-					p.note("ignored %s: a filter takes one value, not a group", show(q[start:i]))
-				} else {
-					p.note("ignored %s: no value", show(q[start:i]))
-				}
-				continue
-			}
 		}
-		tok, next := p.lexTerm(q, i)
+		if i < len(q) && q[i] == '"' && strings.IndexByte(q[i+1:], '"') < 0 {
+			p.note("ignored %s: unbalanced quote", show(`"`))
+			i++
+		}
+		if i == len(q) || endsWord(firstRune(q[i:])) {
+			switch {
+			case field == "":
+			case i < len(q) && q[i] == '(' && fields[field]:
+				toks = append(toks, token{kind: tOpen, field: field, raw: q[start : i+1]})
+				i++
+			case i < len(q) && q[i] == '(':
+				p.note("ignored %s: a filter takes one value, not a group", show(field+":"))
+			default:
+				p.note("ignored %s: no value", show(field+":"))
+			}
+			continue
+		}
+		tok, next := lexTerm(q, i)
 		tok.field, tok.raw = field, q[start:next]
 		if field == "" && tok.kind == tWord && !tok.prefix {
 			switch tok.text {
@@ -237,31 +247,32 @@ func fieldAt(s string) string {
 	return name
 }
 
-// lexTerm reads the phrase or word at q[i:], which is not white space, and
-// returns it with the index after it.
-func (p *parser) lexTerm(q string, i int) (token, int) {
+// lexTerm reads the phrase or word at q[i:], which starts with neither
+// white space nor an unbalanced quote, and returns it with the index after
+// it.
+func lexTerm(q string, i int) (token, int) {
 	if q[i] == '"' {
-		if j := strings.IndexByte(q[i+1:], '"'); j >= 0 {
-			tok := token{kind: tPhrase, text: q[i+1 : i+1+j]}
-			next := i + 2 + j
-			for next < len(q) && q[next] == '*' {
-				tok.prefix = true
-				next++
-			}
-			return tok, next
+		j := i + 1 + strings.IndexByte(q[i+1:], '"')
+		tok := token{kind: tPhrase, text: q[i+1 : j]}
+		next := j + 1
+		for next < len(q) && q[next] == '*' {
+			tok.prefix = true
+			next++
 		}
-		p.note(`ignored %s: unbalanced quote`, show(`"`))
+		return tok, next
 	}
 	next := i
-	for next < len(q) {
-		r, size := utf8.DecodeRuneInString(q[next:])
-		if endsWord(r) {
-			break
-		}
+	for next < len(q) && !endsWord(firstRune(q[next:])) {
+		_, size := utf8.DecodeRuneInString(q[next:])
 		next += size
 	}
 	text := strings.TrimRight(q[i:next], "*")
 	return token{kind: tWord, text: text, prefix: len(text) < next-i}, next
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // parser reads tokens into a tree of text terms, applying filters to q as
@@ -280,7 +291,6 @@ type parser struct {
 type ctx struct {
 	scope string // "", "subject" or "body"
 	neg   bool   // inside an odd number of negations
-	depth int    // of enclosing groups
 }
 
 // part is what parsing a stretch of tokens yields.
@@ -318,22 +328,42 @@ func (p *parser) atStop() bool {
 	return p.pos == len(p.toks) || p.at(tClose) || p.at(tOr) || p.at(tAnd)
 }
 
-// parseOr reads operands separated by OR, up to ) or the end.
+// parseAnd reads operands, which must all match, up to ) or the end.
+func (p *parser) parseAnd(c ctx) part {
+	var res part
+	var kids []node
+	for p.pos < len(p.toks) && !p.at(tClose) {
+		if p.at(tAnd) || p.at(tOr) {
+			op := p.toks[p.pos]
+			p.pos++
+			switch {
+			case op.kind == tOr || !res.seen: // parseOr takes every OR after an operand
+				p.note("ignored %s: nothing on its left", show(op.raw))
+			case p.atStop():
+				p.note("ignored %s: nothing on its right", show(op.raw))
+			}
+			continue
+		}
+		o := p.parseOr(c)
+		res.seen = true
+		kids = append(kids, o.n)
+		res.filters = append(res.filters, o.filters...)
+	}
+	res.n = mkAnd(kids)
+	return res
+}
+
+// parseOr reads an operand and any more joined to it by OR.
 func (p *parser) parseOr(c ctx) part {
-	ops := []part{p.parseAnd(c)}
+	ops := []part{p.parseUnary(c)}
 	for p.at(tOr) {
 		or := p.toks[p.pos]
 		p.pos++
-		right := p.parseAnd(c)
-		switch left := ops[len(ops)-1]; {
-		case !left.seen && !right.seen:
-			p.note("ignored %s: nothing to combine", show(or.raw))
-		case !right.seen:
+		if p.atStop() {
 			p.note("ignored %s: nothing on its right", show(or.raw))
-		case !left.seen:
-			p.note("ignored %s: nothing on its left", show(or.raw))
+			continue
 		}
-		ops = append(ops, right)
+		ops = append(ops, p.parseUnary(c))
 	}
 	if len(ops) == 1 {
 		return ops[0]
@@ -363,30 +393,6 @@ func (p *parser) parseOr(c ctx) part {
 // listField tells the filters whose values are alternatives, so that an OR
 // of them means what it says.
 var listField = map[string]bool{"from": true, "to": true, "thread": true, "category": true, "importance": true}
-
-// parseAnd reads operands up to OR, ) or the end.
-func (p *parser) parseAnd(c ctx) part {
-	var res part
-	var kids []node
-	for p.pos < len(p.toks) && !p.at(tClose) && !p.at(tOr) {
-		if p.at(tAnd) {
-			and := p.toks[p.pos]
-			p.pos++
-			if !res.seen {
-				p.note("ignored %s: nothing on its left", show(and.raw))
-			} else if p.atStop() {
-				p.note("ignored %s: nothing on its right", show(and.raw))
-			}
-			continue
-		}
-		u := p.parseUnary(c)
-		res.seen = true
-		kids = append(kids, u.n)
-		res.filters = append(res.filters, u.filters...)
-	}
-	res.n = mkAnd(kids)
-	return res
-}
 
 // parseUnary reads an operand with any negations before it.
 func (p *parser) parseUnary(c ctx) part {
@@ -419,27 +425,17 @@ func (p *parser) parsePrimary(c ctx) part {
 	}
 	switch {
 	case t.kind == tOpen:
-		if c.depth == maxDepth {
-			for level := 1; level > 0 && p.pos < len(p.toks); p.pos++ {
-				switch p.toks[p.pos].kind {
-				case tOpen:
-					level++
-				case tClose:
-					level--
-				}
-			}
-			p.note("ignored a group nested more than %d deep", maxDepth)
-			return part{seen: true}
-		}
-		c.depth++
-		res := p.parseOr(c)
-		if p.at(tClose) {
+		res := p.parseAnd(c)
+		switch {
+		case p.at(tClose):
 			p.pos++
-		} else {
+			if !res.seen {
+				p.note(`ignored "()": empty group`)
+			}
+		case res.seen:
 			p.note(`added the missing ")" at the end`)
-		}
-		if !res.seen {
-			p.note(`ignored %s: empty group`, show(t.raw+")"))
+		default:
+			p.note(`ignored %s: unbalanced parenthesis`, show(t.raw))
 		}
 		res.seen = true
 		return res

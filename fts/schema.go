@@ -45,9 +45,9 @@ const allToken = "0"
 type Document struct {
 	Subject    string
 	Body       string // plain text; see [PlainText]
-	Sender     string
-	Recipients string // names separated by spaces or commas
-	Thread     string
+	Sender     string // an agent name
+	Recipients string // agent names, separated by spaces or commas
+	Thread     string // the thread's name or id
 	Category   string
 }
 

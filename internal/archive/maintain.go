@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,7 +20,7 @@ func (a *Archive) LooseObjects() int {
 	return len(entries) * 256
 }
 
-// Packs returns the number of pack files.
+// Packs returns the number of packs.
 func (a *Archive) Packs() int {
 	f, err := os.Open(filepath.Join(a.dir, "objects", "pack"))
 	if err != nil {
@@ -36,33 +37,46 @@ func (a *Archive) Packs() int {
 	return n
 }
 
-// Pack moves loose objects into packs with a geometric progression of pack
-// sizes, so that packing stays cheap as the archive grows and the number of
-// packs stays logarithmic. It needs the git command. The caller must hold the
-// store lock.
-func (a *Archive) Pack() error {
-	return a.git("repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
+// Pack rolls small packs (and any loose objects) into bigger ones with a
+// geometric progression of pack sizes, so that packing stays cheap as the
+// archive grows and the number of packs stays logarithmic. It needs the git
+// command. The caller must hold the store lock and pass its file as hold:
+// git inherits it, so the lock outlives a caller killed while git runs.
+func (a *Archive) Pack(hold *os.File) error {
+	return a.git(hold, "repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
 }
 
-// GC packs every object into one pack and removes what is no longer needed.
-// It needs the git command. The caller must hold the store lock.
-func (a *Archive) GC() error {
-	if err := a.git("repack", "-a", "-d", "-q", "-f", "-F", "--no-write-bitmap-index"); err != nil {
+// GC packs every object into one pack, recompressed, and removes what is no
+// longer needed, including the remains of killed writes. It needs the git
+// command; hold is as for Pack.
+func (a *Archive) GC(hold *os.File) error {
+	a.removeLeftovers()
+	if err := a.git(hold, "repack", "-a", "-d", "-q", "-f", "-F", "--no-write-bitmap-index"); err != nil {
 		return err
 	}
-	if err := a.git("prune", "--expire=now"); err != nil {
-		return err
-	}
+	return a.git(hold, "prune", "--expire=now")
+}
+
+// removeLeftovers deletes temporary files and pack indexes without packs
+// that killed writes left behind. With the store lock held, no write is in
+// progress.
+func (a *Archive) removeLeftovers() {
 	tmps, _ := filepath.Glob(filepath.Join(a.dir, ".ref-main-*"))
-	for _, t := range tmps {
+	more, _ := filepath.Glob(filepath.Join(a.dir, "objects", "pack", ".tmp-*"))
+	for _, t := range append(tmps, more...) {
 		os.Remove(t)
 	}
-	return nil
+	idxs, _ := filepath.Glob(filepath.Join(a.dir, "objects", "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		if _, err := os.Stat(strings.TrimSuffix(idx, ".idx") + ".pack"); errors.Is(err, os.ErrNotExist) {
+			os.Remove(idx)
+		}
+	}
 }
 
 // Fsck runs git fsck on the archive and returns its complaints.
 func (a *Archive) Fsck() error {
-	return a.git("fsck", "--no-progress", "--strict")
+	return a.git(nil, "fsck", "--no-progress", "--strict")
 }
 
 // Size returns the bytes the archive's objects use on disk.
@@ -81,12 +95,15 @@ func (a *Archive) Size() (int64, error) {
 	return n, err
 }
 
-func (a *Archive) git(args ...string) error {
+func (a *Archive) git(hold *os.File, args ...string) error {
 	if _, err := exec.LookPath("git"); err != nil {
 		return fmt.Errorf("git %s: the git command is needed for this and was not found on PATH", args[0])
 	}
 	cmd := exec.Command("git", append([]string{"--git-dir", a.dir}, args...)...)
 	var out bytes.Buffer
+	if hold != nil {
+		cmd.ExtraFiles = []*os.File{hold}
+	}
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	if err := cmd.Run(); err != nil {

@@ -49,9 +49,11 @@ func zlibPool(level int) *sync.Pool {
 	}}
 }
 
-// writePack writes objs as objects/pack/pack-<sum>.pack and .idx. The pack
-// is renamed into place before its index, so git and go-git, which find
-// packs through their indexes, never see a partial pack.
+// writePack writes objs as objects/pack/pack-<sum>.pack and .idx. The index
+// is renamed into place before the pack: git ignores an index without its
+// pack, and go-git, which lists packs by their .pack files, fails on a pack
+// without its index, so a write killed in between leaves only an ignored
+// index behind.
 func writePack(dir string, objs []rawObject) error {
 	var pack bytes.Buffer
 	pack.WriteString("PACK")
@@ -110,10 +112,10 @@ func writePack(dir string, objs []rawObject) error {
 	idx.Write(idxSum[:])
 
 	base := filepath.Join(dir, "objects", "pack", fmt.Sprintf("pack-%x", sum))
-	if err := writeFileAtomic(base+".pack", pack.Bytes()); err != nil {
+	if err := writeFileAtomic(base+".idx", idx.Bytes()); err != nil {
 		return err
 	}
-	return writeFileAtomic(base+".idx", idx.Bytes())
+	return writeFileAtomic(base+".pack", pack.Bytes())
 }
 
 // writeObjectHeader writes a pack entry header: type and size, seven bits a

@@ -58,6 +58,11 @@ func Acquire(path string, wait time.Duration) (*Lock, error) {
 	}
 }
 
+// File returns the locked file. A child process that inherits it holds the
+// lock too, until both have closed it: that is how a helper such as git
+// repack keeps the lock if its parent is killed.
+func (l *Lock) File() *os.File { return l.f }
+
 // Release lets go of the lock.
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {

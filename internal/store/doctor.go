@@ -132,7 +132,7 @@ type ArchiveStats struct {
 func (s *Store) GC() (ArchiveStats, error) {
 	var st ArchiveStats
 	err := s.withLock(func() error {
-		if err := s.arc.GC(); err != nil {
+		if err := s.arc.GC(s.lock.File()); err != nil {
 			return err
 		}
 		var err error

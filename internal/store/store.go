@@ -54,6 +54,7 @@ type Options struct {
 
 // Store is an open store directory.
 type Store struct {
+	lock  *flock.Lock // held during withLock
 	dir   string
 	arc   *archive.Archive
 	db    *sql.DB
@@ -166,6 +167,8 @@ func (s *Store) withLock(fn func() error) error {
 		return notWritable(s.dir, err)
 	}
 	defer l.Release()
+	s.lock = l
+	defer func() { s.lock = nil }()
 	return fn()
 }
 
@@ -355,7 +358,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 			return fmt.Errorf("index commit: %w", err)
 		}
 		if s.shouldPack() {
-			if err := s.arc.Pack(); err != nil {
+			if err := s.arc.Pack(s.lock.File()); err != nil {
 				s.notes = append(s.notes, "could not pack the archive: "+err.Error())
 			}
 		}

@@ -1,0 +1,862 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/flock"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/oklog/ulid/v2"
+)
+
+const slug = "backend-3fa1c2d9"
+
+var t0 = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+func clock() time.Time { return t0 }
+
+func openStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newID(t time.Time, n int) string {
+	var entropy [10]byte
+	entropy[8], entropy[9] = byte(n>>8), byte(n)
+	return ulid.MustNew(ulid.Timestamp(t), strings.NewReader(string(entropy[:]))).String()
+}
+
+func project(s string) *record.Project {
+	return &record.Project{Key: "github.com/org/" + s, Slug: s, Created: t0}
+}
+
+func agent(name string) *record.Agent {
+	return &record.Agent{Project: slug, Name: name, Program: "claude-code", Model: "opus", Task: "task of " + name, Registered: t0}
+}
+
+func message(n int) *record.Message {
+	created := t0.Add(time.Duration(n) * time.Minute)
+	return &record.Message{
+		Project: slug, ID: newID(created, n), From: "GreenCastle",
+		To: []string{"BlueLake"}, Cc: []string{"RedCat"}, Bcc: []string{"QuietOwl"},
+		Subject: fmt.Sprintf("message %d", n), Importance: "normal", Created: created,
+		Body: fmt.Sprintf("body %d\n---\nwith a fence\n", n),
+	}
+}
+
+// setup registers the project and its agents in one update.
+func setup(t *testing.T, s *Store) {
+	t.Helper()
+	put(t, s, "agent: register", project(slug), agent("GreenCastle"), agent("BlueLake"), agent("RedCat"), agent("QuietOwl"))
+}
+
+func put(t *testing.T, s *Store, subject string, recs ...record.Record) {
+	t.Helper()
+	err := s.Update(context.Background(), func(tx *Tx) error {
+		tx.Put(recs...)
+		tx.Describe("GreenCastle", subject)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Update(%s): %v", subject, err)
+	}
+}
+
+func runGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"--git-dir", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func archiveHead(t *testing.T, s *Store) string {
+	t.Helper()
+	return runGit(t, s.ArchiveDir(), "rev-parse", "refs/heads/main")
+}
+
+func indexHead(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var h string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'head'`).Scan(&h); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func commitCount(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	fmt.Sscan(runGit(t, s.ArchiveDir(), "rev-list", "--count", "main"), &n)
+	return n
+}
+
+// dumpQueries read every table of the index with project ids replaced by
+// slugs, in a stable order.
+var dumpQueries = map[string]string{
+	"projects": `SELECT key, slug, created FROM projects ORDER BY slug`,
+	"agents": `SELECT p.slug, a.fold, a.name, a.program, a.model, a.task, a.registered, a.updated
+		FROM agents a LEFT JOIN projects p ON p.id = a.project_id ORDER BY 1, 2`,
+	"messages": `SELECT m.id, p.slug, m.thread, m.named_thread, m.sender, m.to_list, m.cc_list, m.bcc_list,
+		m.subject, m.importance, m.ack_required, m.category, m.reply_to, m.created, m.path, m.body
+		FROM messages m LEFT JOIN projects p ON p.id = m.project_id ORDER BY m.id`,
+	"recipients": `SELECT p.slug, r.agent, r.message_id, r.kind, IFNULL(r.read_at, '-'), IFNULL(r.acked_at, '-')
+		FROM recipients r LEFT JOIN projects p ON p.id = r.project_id ORDER BY 1, 2, 3`,
+	"presence": `SELECT IFNULL(p.slug, '<no project>'), x.fold, x.last_seen
+		FROM presence x LEFT JOIN projects p ON p.id = x.project_id ORDER BY 1, 2`,
+}
+
+func dump(t *testing.T, db *sql.DB, table string) []string {
+	t.Helper()
+	rows, err := db.Query(dumpQueries[table])
+	if err != nil {
+		t.Fatalf("dump %s: %v", table, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var fields []string
+		for _, v := range vals {
+			fields = append(fields, v.String)
+		}
+		out = append(out, strings.Join(fields, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func dumpAll(t *testing.T, db *sql.DB) map[string][]string {
+	t.Helper()
+	all := map[string][]string{}
+	for table := range dumpQueries {
+		all[table] = dump(t, db, table)
+	}
+	return all
+}
+
+func fresh(t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.Fresh(context.Background()); err != nil {
+		t.Fatalf("Fresh: %v", err)
+	}
+}
+
+func setPresence(t *testing.T, s *Store, projectSlug, fold, when string) {
+	t.Helper()
+	_, err := s.DB().Exec(`INSERT INTO presence(project_id, fold, last_seen)
+		VALUES ((SELECT id FROM projects WHERE slug = ?), ?, ?)`, projectSlug, fold, when)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "store")
+	s := openStore(t, dir)
+	if n := s.Notes(); len(n) != 0 {
+		t.Errorf("a brand-new store has notes: %q", n)
+	}
+	if s.Dir() != dir || s.ArchiveDir() != filepath.Join(dir, "archive.git") {
+		t.Errorf("Dir, ArchiveDir = %q, %q", s.Dir(), s.ArchiveDir())
+	}
+	if !archive.Exists(s.ArchiveDir()) {
+		t.Fatal("no archive")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.db")); err != nil {
+		t.Fatalf("no index: %v", err)
+	}
+	runGit(t, s.ArchiveDir(), "fsck", "--strict")
+	if commitCount(t, s) != 1 {
+		t.Errorf("new archive has %d commits", commitCount(t, s))
+	}
+	fresh(t, s)
+	if indexHead(t, s.DB()) != archiveHead(t, s) {
+		t.Error("index head differs from the archive's after Fresh")
+	}
+	if got, want := s.Now(), t0; !got.Equal(want) || got.Location() != time.UTC {
+		t.Errorf("Now() = %v", got)
+	}
+	setup(t, s)
+	h := archiveHead(t, s)
+	before := dumpAll(t, s.DB())
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := openStore(t, dir)
+	if n := s2.Notes(); len(n) != 0 {
+		t.Errorf("reopening a healthy store gives notes: %q", n)
+	}
+	fresh(t, s2)
+	if got := archiveHead(t, s2); got != h {
+		t.Errorf("reopen moved the archive from %s to %s", h, got)
+	}
+	if got := dumpAll(t, s2.DB()); !reflect.DeepEqual(got, before) {
+		t.Errorf("reopened index:\n%v\nwant\n%v", got, before)
+	}
+}
+
+func TestOpenNotWritable(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(parent, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(filepath.Join(parent, "store"), Options{}); !errors.Is(err, ErrNotWritable) {
+		t.Errorf("Open below a regular file: %v, want ErrNotWritable", err)
+	}
+}
+
+func TestUpdateCommitsAndIndexes(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	m := message(1)
+	base := archiveHead(t, s)
+	put(t, s, "mail: GreenCastle -> BlueLake, RedCat | message 1", m)
+
+	// One commit, on the previous head, by the described author.
+	if got := runGit(t, s.ArchiveDir(), "log", "--format=%P|%an <%ae>|%at|%s", "-1", "main"); got != fmt.Sprintf("%s|GreenCastle <greencastle@agentmail>|%d|mail: GreenCastle -> BlueLake, RedCat | message 1", base, t0.Unix()) {
+		t.Errorf("commit = %q", got)
+	}
+	if n := commitCount(t, s); n != 3 {
+		t.Errorf("%d commits, want 3 (init, setup, message)", n)
+	}
+	// Every file of the record is in the archive, byte for byte.
+	for _, f := range m.Files() {
+		if got := runGit(t, s.ArchiveDir(), "cat-file", "-p", "main:"+f.Path); got != strings.TrimSpace(string(f.Data)) {
+			t.Errorf("archive %s = %q, want %q", f.Path, got, f.Data)
+		}
+	}
+	if indexHead(t, s.DB()) != archiveHead(t, s) {
+		t.Error("index head is not the archive head")
+	}
+
+	want := map[string][]string{
+		"projects": {"github.com/org/backend-3fa1c2d9|backend-3fa1c2d9|2026-11-22T09:00:00Z"},
+		"agents": {
+			slug + "|bluelake|BlueLake|claude-code|opus|task of BlueLake|2026-11-22T09:00:00Z|",
+			slug + "|greencastle|GreenCastle|claude-code|opus|task of GreenCastle|2026-11-22T09:00:00Z|",
+			slug + "|quietowl|QuietOwl|claude-code|opus|task of QuietOwl|2026-11-22T09:00:00Z|",
+			slug + "|redcat|RedCat|claude-code|opus|task of RedCat|2026-11-22T09:00:00Z|",
+		},
+		"messages": {m.ID + "|" + slug + "|" + m.ID + "||GreenCastle|BlueLake|RedCat|QuietOwl|message 1|normal|0|||2026-11-22T09:01:00Z|" + m.Path() + "|" + m.Body},
+		"recipients": {
+			slug + "|BlueLake|" + m.ID + "|to|-|-",
+			slug + "|QuietOwl|" + m.ID + "|bcc|-|-",
+			slug + "|RedCat|" + m.ID + "|cc|-|-",
+		},
+		"presence": nil,
+	}
+	if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, want) {
+		t.Errorf("index:\n%q\nwant\n%q", got, want)
+	}
+
+	// A receipt updates its recipient row.
+	put(t, s, "ack: BlueLake", &record.Receipt{Project: slug, Message: m.ID, Agent: "BlueLake", ReadAt: t0, AckedAt: t0.Add(time.Second)})
+	if got := dump(t, s.DB(), "recipients")[0]; got != slug+"|BlueLake|"+m.ID+"|to|2026-11-22T09:00:00Z|2026-11-22T09:00:01Z" {
+		t.Errorf("after receipt: %q", got)
+	}
+	// Reads inside an update see what earlier updates wrote.
+	err := s.Update(context.Background(), func(tx *Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM messages`).Scan(&n); err != nil || n != 1 {
+			return fmt.Errorf("messages in tx: %d, %v", n, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+func TestUpdateErrorWritesNothing(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	boom := errors.New("boom")
+	tests := []struct {
+		name string
+		fn   func(tx *Tx) error
+	}{
+		{"error after put", func(tx *Tx) error { tx.Put(message(1)); return boom }},
+		{"error after put and sql", func(tx *Tx) error {
+			tx.Put(message(2), agent("NewAgent"))
+			if _, err := tx.Exec(`INSERT INTO presence(project_id, fold, last_seen) VALUES (1, 'x', 'y')`); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(`UPDATE agents SET task = 'changed'`); err != nil {
+				return err
+			}
+			return fmt.Errorf("wrapped: %w", boom)
+		}},
+		{"error without put", func(tx *Tx) error { return boom }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head, packs := archiveHead(t, s), s.arc.Packs()
+			before := dumpAll(t, s.DB())
+			if err := s.Update(context.Background(), tt.fn); !errors.Is(err, boom) {
+				t.Fatalf("Update = %v, want the function's error", err)
+			}
+			if got := archiveHead(t, s); got != head {
+				t.Errorf("archive moved from %s to %s", head, got)
+			}
+			if got := s.arc.Packs(); got != packs {
+				t.Errorf("%d packs, was %d: objects were written", got, packs)
+			}
+			if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, before) {
+				t.Errorf("index changed:\n%v\nwant\n%v", got, before)
+			}
+			if indexHead(t, s.DB()) != head {
+				t.Error("index head moved")
+			}
+		})
+	}
+}
+
+func TestUpdateWithoutPut(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	head, n := archiveHead(t, s), commitCount(t, s)
+	err := s.Update(context.Background(), func(tx *Tx) error {
+		tx.Describe("GreenCastle", "nothing")
+		_, err := tx.Exec(`INSERT INTO presence(project_id, fold, last_seen) VALUES ((SELECT id FROM projects), 'greencastle', '2026-11-22T10:00:00Z')`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if archiveHead(t, s) != head || commitCount(t, s) != n {
+		t.Error("an update without records made a commit")
+	}
+	if got := dump(t, s.DB(), "presence"); !reflect.DeepEqual(got, []string{slug + "|greencastle|2026-11-22T10:00:00Z"}) {
+		t.Errorf("presence = %q; the update's SQL was not committed", got)
+	}
+}
+
+// externalCommit writes records straight into the archive, as a process
+// killed between its archive commit and its index commit leaves them.
+func externalCommit(t *testing.T, dir string, recs ...record.Record) string {
+	t.Helper()
+	a, err := archive.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	h, err := a.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []archive.Change
+	for _, r := range recs {
+		for _, f := range r.Files() {
+			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
+		}
+	}
+	res, err := a.Commit(h, changes, archive.Author{Name: "Crashed", Email: "crashed@agentmail", When: t0}, "crashed write", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Head
+}
+
+func TestCatchUpNextProcess(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	s.Close()
+
+	m1, m2 := message(1), message(2)
+	rcpt := &record.Receipt{Project: slug, Message: m1.ID, Agent: "RedCat", ReadAt: t0}
+	h := externalCommit(t, filepath.Join(dir, "archive.git"), m1, m2, rcpt)
+
+	s2 := openStore(t, dir)
+	if indexHead(t, s2.DB()) == h {
+		t.Fatal("index already at the external commit")
+	}
+	fresh(t, s2)
+	if got := indexHead(t, s2.DB()); got != h {
+		t.Errorf("index head %s, want %s", got, h)
+	}
+	if got := dump(t, s2.DB(), "messages"); len(got) != 2 {
+		t.Errorf("messages after catch-up: %q", got)
+	}
+	if got := dump(t, s2.DB(), "recipients"); len(got) != 6 || got[4] != slug+"|RedCat|"+m1.ID+"|cc|2026-11-22T09:00:00Z|-" {
+		t.Errorf("recipients after catch-up: %q", got)
+	}
+	// The caught-up index is the one a rebuild gives.
+	if problems, err := s2.Check(context.Background()); err != nil || len(problems) != 0 {
+		t.Errorf("Check after catch-up: %q, %v", problems, err)
+	}
+
+	// The next write builds on the external commit: nothing is lost.
+	put(t, s2, "after", message(3))
+	if got := runGit(t, s2.ArchiveDir(), "rev-parse", "main^"); got != h {
+		t.Errorf("new commit's parent is %s, want the external commit %s", got, h)
+	}
+	if got := dump(t, s2.DB(), "messages"); len(got) != 3 {
+		t.Errorf("messages: %d, want 3", len(got))
+	}
+}
+
+func TestCatchUpSkipsMalformed(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	s.Close()
+	a, _ := archive.Open(filepath.Join(dir, "archive.git"))
+	h, _ := a.Head()
+	m := message(1)
+	bad := "projects/" + slug + "/messages/2026/11/22/01JD0000000000000000000000-bad.md"
+	changes := []archive.Change{{Path: bad, Data: []byte("no front matter")}}
+	for _, f := range m.Files() {
+		changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
+	}
+	res, err := a.Commit(h, changes, archive.Author{Name: "X", Email: "x@agentmail", When: t0}, "bad", nil)
+	a.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := openStore(t, dir)
+	fresh(t, s2)
+	if indexHead(t, s2.DB()) != res.Head {
+		t.Error("index did not catch up")
+	}
+	if got := dump(t, s2.DB(), "messages"); len(got) != 1 || !strings.HasPrefix(got[0], m.ID) {
+		t.Errorf("messages: %q", got)
+	}
+	notes := s2.Notes()
+	if len(notes) != 1 || !strings.Contains(notes[0], bad) {
+		t.Errorf("notes = %q, want one naming %s", notes, bad)
+	}
+	if n := s2.Notes(); len(n) != 0 {
+		t.Errorf("Notes returned %q a second time", n)
+	}
+}
+
+// TestCatchUpSameProcess: a long-lived Store (agentmail serve, a library
+// user) that has read the archive must still heal when another process
+// commits to the archive and dies before updating the index.
+func TestCatchUpSameProcess(t *testing.T) {
+	t.Skip("BUG: a Store's archive handle caches the list of packs, so catch-up fails with 'archive is damaged: ... object not found' for commits another process wrote after this one first read the archive (archive.go readObject; see archive TestTwoHandles)")
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	if problems, err := s.Check(context.Background()); err != nil || len(problems) != 0 {
+		t.Fatalf("Check: %q, %v", problems, err)
+	}
+	for i := 1; i <= 2; i++ {
+		h := externalCommit(t, s.ArchiveDir(), message(i))
+		if err := s.Fresh(context.Background()); err != nil {
+			t.Fatalf("Fresh after external commit %d: %v", i, err)
+		}
+		if indexHead(t, s.DB()) != h {
+			t.Errorf("index not at external commit %d", i)
+		}
+	}
+	if got := dump(t, s.DB(), "messages"); len(got) != 2 {
+		t.Errorf("%d messages, want 2", len(got))
+	}
+}
+
+func TestReindex(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	for i := 1; i <= 3; i++ {
+		put(t, s, fmt.Sprint(i), message(i))
+	}
+	m2 := message(2)
+	m2.Thread, m2.Category, m2.AckRequired, m2.ReplyTo = "auth", "HANDOFF", true, message(1).ID
+	m2.ID = newID(m2.Created, 99)
+	put(t, s, "threaded", m2)
+	put(t, s, "receipts",
+		&record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0},
+		&record.Receipt{Project: slug, Message: m2.ID, Agent: "QuietOwl", ReadAt: t0, AckedAt: t0.Add(time.Hour)})
+	upd := agent("BlueLake")
+	upd.Task, upd.Updated = "new task", t0.Add(time.Hour)
+	put(t, s, "agent update", upd)
+	setPresence(t, s, slug, "bluelake", "2026-11-22T12:00:00Z")
+
+	before := dumpAll(t, s.DB())
+	head := indexHead(t, s.DB())
+	st, err := s.Reindex(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Messages != 4 {
+		t.Errorf("Reindex counted %d messages, want 4", st.Messages)
+	}
+	if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, before) {
+		t.Errorf("rebuilt index:\n%q\nwant\n%q", got, before)
+	}
+	if indexHead(t, s.DB()) != head {
+		t.Error("index head changed")
+	}
+	if problems, err := s.Check(context.Background()); err != nil || len(problems) != 0 {
+		t.Errorf("Check after Reindex: %q, %v", problems, err)
+	}
+}
+
+// TestReindexKeepsPresenceWithItsProject: presence rows refer to projects by
+// row id; a rebuild must not hand one project's presence to another.
+func TestReindexKeepsPresenceWithItsProject(t *testing.T) {
+	t.Skip("BUG: Reindex renumbers projects in path order, but presence keeps the old project_id, so last-seen times move to another project (doctor.go Reindex / index.go presence keyed by project_id)")
+	s := openStore(t, t.TempDir())
+	// Created in the opposite of path order.
+	put(t, s, "zeta", project("zeta-00000000"))
+	put(t, s, "alpha", project("alpha-00000000"))
+	setPresence(t, s, "zeta-00000000", "greencastle", "2026-11-22T10:00:00Z")
+	setPresence(t, s, "alpha-00000000", "bluelake", "2026-11-22T11:00:00Z")
+	before := dump(t, s.DB(), "presence")
+	if _, err := s.Reindex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, s.DB(), "presence"); !reflect.DeepEqual(got, before) {
+		t.Errorf("presence after Reindex:\n%q\nwant\n%q", got, before)
+	}
+}
+
+func TestOpenRepairsIndex(t *testing.T) {
+	tests := []struct {
+		name     string
+		damage   func(t *testing.T, path string)
+		wantNote string
+	}{
+		{"garbage", func(t *testing.T, path string) {
+			removeIndex(t, path)
+			if err := os.WriteFile(path, []byte(strings.Repeat("this is not a database\n", 200)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "unreadable"},
+		{"short garbage", func(t *testing.T, path string) {
+			removeIndex(t, path)
+			if err := os.WriteFile(path, []byte("garbage"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "unreadable"},
+		{"missing", removeIndex, "missing"},
+		{"other layout", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite3", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(`PRAGMA user_version = 99`); err != nil {
+				t.Fatal(err)
+			}
+		}, "layout 99"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := openStore(t, dir)
+			setup(t, s)
+			put(t, s, "m", message(1))
+			want := dumpAll(t, s.DB())
+			s.Close()
+
+			tt.damage(t, filepath.Join(dir, "index.db"))
+			s2 := openStore(t, dir)
+			notes := s2.Notes()
+			if len(notes) != 1 || !strings.Contains(notes[0], tt.wantNote) {
+				t.Errorf("notes = %q, want one mentioning %q", notes, tt.wantNote)
+			}
+			fresh(t, s2)
+			if got := dumpAll(t, s2.DB()); !reflect.DeepEqual(got, want) {
+				t.Errorf("rebuilt index:\n%q\nwant\n%q", got, want)
+			}
+			if indexHead(t, s2.DB()) != archiveHead(t, s2) {
+				t.Error("rebuilt index is not at the archive head")
+			}
+			// Repaired once, quiet afterwards.
+			s2.Close()
+			s3 := openStore(t, dir)
+			if n := s3.Notes(); len(n) != 0 {
+				t.Errorf("notes after the repair: %q", n)
+			}
+		})
+	}
+}
+
+func TestGarbageIndexNoteNamesCause(t *testing.T) {
+	t.Skip("BUG: the note for an unreadable index prints the error of the reopen (always <nil>) instead of the original one (index.go openIndex: err is reassigned by openDB before the Sprintf)")
+	dir := t.TempDir()
+	openStore(t, dir).Close()
+	path := filepath.Join(dir, "index.db")
+	removeIndex(t, path)
+	os.WriteFile(path, []byte(strings.Repeat("x", 4096)), 0o644)
+	s := openStore(t, dir)
+	notes := s.Notes()
+	if len(notes) != 1 || strings.Contains(notes[0], "<nil>") || !strings.Contains(notes[0], "not a database") {
+		t.Errorf("notes = %q, want the cause (file is not a database)", notes)
+	}
+}
+
+func removeIndex(t *testing.T, path string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	put(t, s, "m1", message(1))
+	put(t, s, "m2", message(2), &record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0})
+	ctx := context.Background()
+	if problems, err := s.Check(ctx); err != nil || len(problems) != 0 {
+		t.Fatalf("Check on a healthy store: %q, %v", problems, err)
+	}
+
+	tests := []struct {
+		name, sql, table string
+	}{
+		{"subject changed", `UPDATE messages SET subject = 'x' WHERE id = '` + message(1).ID + `'`, "messages"},
+		{"body changed", `UPDATE messages SET body = body || ' ' `, "messages"},
+		{"message deleted", `DELETE FROM messages WHERE id = '` + message(2).ID + `'`, "messages"},
+		{"bcc recipient lost", `DELETE FROM recipients WHERE kind = 'bcc'`, "recipients"},
+		{"receipt lost", `UPDATE recipients SET read_at = NULL`, "recipients"},
+		{"agent task changed", `UPDATE agents SET task = 'y' WHERE fold = 'redcat'`, "agents"},
+		{"extra project", `INSERT INTO projects(key, slug, created) VALUES ('k', 'ghost-00000000', '')`, "projects"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := s.DB().Exec(tt.sql); err != nil {
+				t.Fatal(err)
+			}
+			tampered := dumpAll(t, s.DB())
+			problems, err := s.Check(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(problems) != 1 || !strings.Contains(problems[0], "index table "+tt.table+" differs") {
+				t.Errorf("Check = %q, want one problem with table %s", problems, tt.table)
+			}
+			if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, tampered) {
+				t.Error("Check changed the index")
+			}
+			if _, err := s.Reindex(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if problems, err := s.Check(ctx); err != nil || len(problems) != 0 {
+				t.Errorf("Check after Reindex: %q, %v", problems, err)
+			}
+		})
+	}
+
+	// An index behind the archive is reported, not silently caught up.
+	h := externalCommit(t, s.ArchiveDir(), message(3))
+	problems, err := s.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0], "index is at") || !strings.Contains(problems[0], h[:12]) {
+		t.Errorf("Check with the index behind: %q", problems)
+	}
+
+	// A damaged archive is reported.
+	s2 := openStore(t, t.TempDir())
+	setup(t, s2)
+	packs, _ := filepath.Glob(filepath.Join(s2.ArchiveDir(), "objects", "pack", "*.pack"))
+	for _, p := range packs {
+		os.Chmod(p, 0o644)
+		data, _ := os.ReadFile(p)
+		data[len(data)/2] ^= 0xff
+		os.WriteFile(p, data, 0o644)
+	}
+	problems, _ = s2.Check(ctx)
+	found := false
+	for _, p := range problems {
+		found = found || strings.HasPrefix(p, "archive:")
+	}
+	if !found {
+		t.Errorf("Check on a corrupted pack: %q", problems)
+	}
+}
+
+func TestConcurrentUpdates(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	base := commitCount(t, s)
+	s.Close()
+
+	const writers, each = 4, 4
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			st, err := Open(dir, Options{Now: clock, LockWait: 20 * time.Second})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer st.Close()
+			for i := 0; i < each; i++ {
+				n := 100 + w*each + i
+				err := st.Update(context.Background(), func(tx *Tx) error {
+					tx.Put(message(n))
+					tx.Describe("GreenCastle", fmt.Sprintf("mail %d", n))
+					return nil
+				})
+				if err != nil {
+					errs <- fmt.Errorf("writer %d, update %d: %w", w, i, err)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	s2 := openStore(t, dir)
+	fresh(t, s2)
+	if n := commitCount(t, s2); n != base+writers*each {
+		t.Errorf("%d commits, want %d", n, base+writers*each)
+	}
+	subjects := strings.Split(runGit(t, s2.ArchiveDir(), "log", "--format=%s", fmt.Sprintf("-%d", writers*each)), "\n")
+	seen := map[string]bool{}
+	for _, sub := range subjects {
+		if seen[sub] {
+			t.Errorf("commit %q twice", sub)
+		}
+		seen[sub] = true
+	}
+	if len(seen) != writers*each {
+		t.Errorf("%d distinct commits, want %d", len(seen), writers*each)
+	}
+	if got := dump(t, s2.DB(), "messages"); len(got) != writers*each {
+		t.Errorf("%d messages indexed, want %d", len(got), writers*each)
+	}
+	if problems, err := s2.Check(context.Background()); err != nil || len(problems) != 0 {
+		t.Errorf("Check: %q, %v", problems, err)
+	}
+}
+
+// TestConcurrentFirstOpen: several processes start on a store that does not
+// exist yet.
+func TestConcurrentFirstOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s, err := Open(dir, Options{Now: clock, LockWait: 10 * time.Second})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer s.Close()
+			errs[i] = s.Fresh(context.Background())
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("opener %d: %v", i, err)
+		}
+	}
+	s := openStore(t, dir)
+	if n := commitCount(t, s); n != 1 {
+		t.Errorf("%d commits after concurrent creation, want 1", n)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".archive-init-*")); len(m) != 0 {
+		t.Errorf("left behind: %v", m)
+	}
+}
+
+func TestLockBusy(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{Now: clock, LockWait: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fresh(t, s)
+	l, err := flock.Acquire(filepath.Join(dir, "lock"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+
+	start := time.Now()
+	err = s.Update(context.Background(), func(tx *Tx) error { tx.Put(project(slug)); return nil })
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("Update with the lock held: %v, want ErrBusy", err)
+	}
+	if d := time.Since(start); d < 100*time.Millisecond || d > 3*time.Second {
+		t.Errorf("Update gave up after %v, want about 100ms", d)
+	}
+	// An index that is up to date needs no lock to read.
+	if err := s.Fresh(context.Background()); err != nil {
+		t.Errorf("Fresh on an up-to-date index with the lock held: %v", err)
+	}
+	// One that is behind does.
+	externalCommit(t, s.ArchiveDir(), project(slug))
+	if err := s.Fresh(context.Background()); !errors.Is(err, ErrBusy) {
+		t.Errorf("Fresh behind with the lock held: %v, want ErrBusy", err)
+	}
+	l.Release()
+	// (A new Store: the same one trips over TestCatchUpSameProcess's bug.)
+	s2 := openStore(t, dir)
+	if err := s2.Fresh(context.Background()); err != nil {
+		t.Errorf("Fresh after release: %v", err)
+	}
+}
+
+// TestPacksStayBounded: every write adds a pack; the store consolidates
+// them so that readers never have to search an unbounded number.
+func TestPacksStayBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many writes")
+	}
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	for i := 0; i < maxPacks+6; i++ {
+		put(t, s, fmt.Sprint(i), &record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0.Add(time.Duration(i) * time.Second)})
+	}
+	if n := s.arc.Packs(); n > maxPacks {
+		t.Errorf("%d packs after %d writes, want at most %d", n, maxPacks+6, maxPacks)
+	}
+	runGit(t, s.ArchiveDir(), "fsck", "--strict")
+	if n := s.Notes(); len(n) != 0 {
+		t.Errorf("notes: %q", n)
+	}
+}
