@@ -789,7 +789,7 @@ func (c mapCache) update(res Result) {
 // maintain packs the way the store does once packs pile up.
 func maintain(a *Archive) error {
 	if a.Packs() > 64 {
-		return a.Pack()
+		return a.Pack(nil)
 	}
 	return nil
 }
