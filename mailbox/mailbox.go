@@ -90,8 +90,8 @@ func (m *Mailbox) lookupAgent(ctx context.Context, q queryer, name string) (Agen
 		return Agent{}, false, nil
 	}
 	a, err := scanAgent(q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents a
-		LEFT JOIN presence p ON p.project_id = a.project_id AND p.fold = a.fold
-		WHERE a.project_id = ? AND a.fold = ?`, m.pid, names.Fold(name)))
+		LEFT JOIN presence p ON p.slug = ? AND p.fold = a.fold
+		WHERE a.project_id = ? AND a.fold = ?`, m.proj.Slug, m.pid, names.Fold(name)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Agent{}, false, nil
 	}
@@ -120,9 +120,9 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 // touch records that agent ran a command now: the heartbeat behind
 // last-seen, kept only in the index.
 func (m *Mailbox) touch(ctx context.Context, q queryer, agent string) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO presence(project_id, fold, last_seen) VALUES (?, ?, ?)
-		ON CONFLICT(project_id, fold) DO UPDATE SET last_seen = excluded.last_seen`,
-		m.pid, names.Fold(agent), record.FormatTime(m.st.Now()))
+	_, err := q.ExecContext(ctx, `INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)
+		ON CONFLICT(slug, fold) DO UPDATE SET last_seen = excluded.last_seen`,
+		m.proj.Slug, names.Fold(agent), record.FormatTime(m.st.Now()))
 	return err
 }
 
@@ -250,8 +250,8 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 		}
 	}
 	rows, err := m.st.DB().QueryContext(ctx, `SELECT `+agentColumns+` FROM agents a
-		LEFT JOIN presence p ON p.project_id = a.project_id AND p.fold = a.fold
-		WHERE a.project_id = ? ORDER BY a.fold`, m.pid)
+		LEFT JOIN presence p ON p.slug = ? AND p.fold = a.fold
+		WHERE a.project_id = ? ORDER BY a.fold`, m.proj.Slug, m.pid)
 	if err != nil {
 		return nil, err
 	}

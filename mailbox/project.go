@@ -158,18 +158,24 @@ func looksLikeURL(s string) bool { return strings.Contains(s, "://") || scpLikeU
 // https://github.com/Org/Repo both become github.com/Org/Repo.
 func NormalizeURL(u string) string {
 	u = strings.TrimSpace(u)
-	if scheme, rest, ok := strings.Cut(u, "://"); ok {
-		if scheme == "file" {
-			return path.Clean(rest)
-		}
+	scheme, rest, hasScheme := strings.Cut(u, "://")
+	switch {
+	case hasScheme && scheme == "file":
+		return strings.TrimSuffix(path.Clean(rest), ".git")
+	case hasScheme:
 		u = rest
-	} else if at := strings.Index(u, "@"); at >= 0 && strings.Contains(u[at:], ":") {
-		u = u[:at+1] + strings.Replace(u[at+1:], ":", "/", 1) // scp-like user@host:path
-	}
-	if at := strings.LastIndex(strings.SplitN(u, "/", 2)[0], "@"); at >= 0 {
-		u = u[at+1:]
+	case strings.HasPrefix(u, "/") || strings.HasPrefix(u, "."):
+		return strings.TrimSuffix(path.Clean(u), ".git") // a local path
+	default:
+		// scp-like [user@]host:path
+		if host, p, ok := strings.Cut(u, ":"); ok && !strings.Contains(host, "/") {
+			u = host + "/" + p
+		}
 	}
 	host, p, _ := strings.Cut(u, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		host = host[at+1:]
+	}
 	if h, _, ok := strings.Cut(host, ":"); ok {
 		host = h
 	}

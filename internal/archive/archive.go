@@ -268,6 +268,11 @@ func (d *dirChange) add(p string, data []byte) error {
 	if p == "" || strings.HasPrefix(p, "/") || path.Clean(p) != p || strings.Contains(p, "\x00") {
 		return fmt.Errorf("invalid archive path %q", p)
 	}
+	for _, part := range strings.Split(p, "/") {
+		if part == "." || part == ".." || strings.EqualFold(part, ".git") {
+			return fmt.Errorf("invalid archive path %q: git does not allow %q", p, part)
+		}
+	}
 	dir, rest, nested := strings.Cut(p, "/")
 	if _, isDir := d.dirs[dir]; !nested && isDir {
 		return fmt.Errorf("archive path %q is both a file and a directory", p)

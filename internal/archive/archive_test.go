@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -302,7 +303,6 @@ func TestCommitRejects(t *testing.T) {
 // TestCommitRejectsDotNames: git refuses trees with ".", ".." or ".git"
 // entries (fsck hasDot, hasDotdot, hasDotgit); so must the archive.
 func TestCommitRejectsDotNames(t *testing.T) {
-	t.Skip("BUG: Commit accepts paths \".\", \"..\", \"../x\" and \".git\" components, writing trees git fsck --strict rejects (archive.go dirChange.add)")
 	for _, p := range []string{".", "..", "../b", "../../b", ".git", "projects/.git/config", "a/.git"} {
 		t.Run(p, func(t *testing.T) {
 			a := newArchive(t)
@@ -378,7 +378,6 @@ func TestCommitStaleParent(t *testing.T) {
 // TestTwoHandles: two Archive values on one directory, as two processes
 // would have. Each must see the other's commits.
 func TestTwoHandles(t *testing.T) {
-	t.Skip("BUG: an Archive caches the list of packs (go-git requireIndex), so it never sees commits another Archive/process wrote as new packs: object not found (archive.go readObject/treeWriter.read)")
 	a := newArchive(t)
 	b, err := Open(a.Dir())
 	if err != nil {
@@ -769,7 +768,14 @@ var bench struct {
 	setup time.Duration
 }
 
-const benchPrefill = 2000
+// benchPrefill is the number of commits BenchmarkCommit starts from;
+// AGENTMAIL_BENCH_PREFILL overrides it to see how the cost scales.
+var benchPrefill = func() int {
+	if n, err := strconv.Atoi(os.Getenv("AGENTMAIL_BENCH_PREFILL")); err == nil && n >= 0 {
+		return n
+	}
+	return 2000
+}()
 
 // mapCache keeps the objects of the head's changed paths, as the store's
 // objects table does.

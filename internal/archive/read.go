@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -123,9 +124,15 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 	return a.readObject(plumbing.BlobObject, h)
 }
 
-// readObject returns the content of an object from the repository.
+// readObject returns the content of an object from the repository. go-git
+// caches the list of packs, and every write adds one: an object it cannot
+// find may be in a pack another process wrote since, so it looks again.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	o, err := a.st.EncodedObject(typ, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		a.st.ObjectStorage.Reindex()
+		o, err = a.st.EncodedObject(typ, h)
+	}
 	if err != nil {
 		return nil, err
 	}

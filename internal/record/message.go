@@ -205,6 +205,9 @@ func Slugify(s string, max int) string {
 	for _, r := range strings.ToLower(s) {
 		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			if dash && b.Len() > 0 {
+				if b.Len()+2 > max {
+					break
+				}
 				b.WriteByte('-')
 			}
 			dash = false

@@ -31,7 +31,7 @@ func (s *Store) Reindex(ctx context.Context) (ReindexStats, error) {
 			return err
 		}
 		defer tx.Rollback()
-		if err := clearDerived(tx); err != nil {
+		if err := s.clearDerived(tx); err != nil {
 			return err
 		}
 		if st.Messages, err = s.ingest(tx, "", head); err != nil {
@@ -82,7 +82,7 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 		}
 		defer os.RemoveAll(scratch)
 		path := filepath.Join(scratch, "index.db")
-		db, _, err := openIndex(path)
+		db, _, err := openIndex(path, s.opts.Extensions)
 		if err != nil {
 			return err
 		}

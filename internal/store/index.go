@@ -25,8 +25,9 @@ var schema = []string{
 	`CREATE TABLE agents(project_id INTEGER NOT NULL, fold TEXT NOT NULL, name TEXT NOT NULL,
 		program TEXT NOT NULL, model TEXT NOT NULL, task TEXT NOT NULL,
 		registered TEXT NOT NULL, updated TEXT NOT NULL, PRIMARY KEY(project_id, fold)) WITHOUT ROWID`,
-	`CREATE TABLE presence(project_id INTEGER NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
-		PRIMARY KEY(project_id, fold)) WITHOUT ROWID`,
+	// presence is keyed by project slug, not row id: it outlives rebuilds.
+	`CREATE TABLE presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
+		PRIMARY KEY(slug, fold)) WITHOUT ROWID`,
 	`CREATE TABLE messages(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, project_id INTEGER NOT NULL,
 		thread TEXT NOT NULL, named_thread TEXT NOT NULL, sender TEXT NOT NULL,
 		to_list TEXT NOT NULL, cc_list TEXT NOT NULL, bcc_list TEXT NOT NULL,
@@ -58,9 +59,10 @@ func openDB(path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// openIndex opens (creating or rebuilding as needed) the index at path. It
-// returns a note when the index had to be thrown away.
-func openIndex(path string) (*sql.DB, string, error) {
+// openIndex opens (creating or rebuilding as needed) the index at path,
+// with the tables of exts. It returns a note when the index had to be thrown
+// away.
+func openIndex(path string, exts []Extension) (*sql.DB, string, error) {
 	_, statErr := os.Stat(path)
 	missing := errors.Is(statErr, os.ErrNotExist)
 	db, err := openDB(path)
@@ -71,6 +73,7 @@ func openIndex(path string) (*sql.DB, string, error) {
 	note := ""
 	switch {
 	case err != nil && isCorrupt(err):
+		cause := err
 		db.Close()
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			if rerr := os.Remove(path + suffix); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
@@ -80,7 +83,7 @@ func openIndex(path string) (*sql.DB, string, error) {
 		if db, err = openDB(path); err != nil {
 			return nil, "", err
 		}
-		note = fmt.Sprintf("the index was unreadable (%v); rebuilt it from the archive", err)
+		note = fmt.Sprintf("the index was unreadable (%v); rebuilt it from the archive", cause)
 		version = 0
 	case err != nil:
 		db.Close()
@@ -88,16 +91,33 @@ func openIndex(path string) (*sql.DB, string, error) {
 	case missing:
 		note = "the index was missing; built it from the archive"
 	}
+	layout := layoutName(exts)
+	if version == schemaVersion {
+		var have string
+		if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'layout'`).Scan(&have); err != nil || have != layout {
+			version = -1
+		}
+	}
 	if version != schemaVersion {
 		if version != 0 {
-			note = fmt.Sprintf("the index had layout %d, this agentmail uses %d; rebuilt it from the archive", version, schemaVersion)
+			note = "the index was built by another version of agentmail; rebuilt it from the archive"
 		}
-		if err := createSchema(db); err != nil {
+		if err := createSchema(db, exts, layout); err != nil {
 			db.Close()
 			return nil, "", fmt.Errorf("create index: %w", err)
 		}
 	}
 	return db, note, nil
+}
+
+// layoutName identifies the index layout: the core schema and the
+// extensions' names.
+func layoutName(exts []Extension) string {
+	parts := []string{fmt.Sprint(schemaVersion)}
+	for _, e := range exts {
+		parts = append(parts, e.Name())
+	}
+	return strings.Join(parts, "+")
 }
 
 func userVersion(db *sql.DB) (int, error) {
@@ -116,7 +136,7 @@ func isCorrupt(err error) bool {
 
 // createSchema (re)creates every table, inside one transaction, unless a
 // concurrent process already did.
-func createSchema(db *sql.DB) error {
+func createSchema(db *sql.DB, exts []Extension, layout string) error {
 	tx, err := db.Begin()
 	if err != nil {
 		return err
@@ -127,9 +147,15 @@ func createSchema(db *sql.DB) error {
 		return err
 	}
 	if v == schemaVersion {
-		return nil
+		var have string
+		if tx.QueryRow(`SELECT value FROM meta WHERE key = 'layout'`).Scan(&have) == nil && have == layout {
+			return nil
+		}
 	}
-	rows, err := tx.Query(`SELECT type, name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%'`)
+	// Virtual tables' shadow tables go with them.
+	rows, err := tx.Query(`SELECT type, name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%'
+		AND name NOT IN (SELECT m.name || s.suffix FROM sqlite_master m, (SELECT '_data' AS suffix UNION SELECT '_idx'
+		UNION SELECT '_content' UNION SELECT '_docsize' UNION SELECT '_config') s WHERE m.sql LIKE 'CREATE VIRTUAL TABLE%')`)
 	if err != nil {
 		return err
 	}
@@ -143,10 +169,17 @@ func createSchema(db *sql.DB) error {
 		drops = append(drops, fmt.Sprintf("DROP %s IF EXISTS %q", strings.ToUpper(typ), name))
 	}
 	rows.Close()
-	for _, stmt := range append(drops, schema...) {
+	stmts := append(drops, schema...)
+	for _, e := range exts {
+		stmts = append(stmts, e.Schema()...)
+	}
+	for _, stmt := range stmts {
 		if _, err := tx.Exec(stmt); err != nil {
 			return fmt.Errorf("%s: %w", firstLine(stmt), err)
 		}
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('layout', ?)`, layout); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return err
@@ -161,14 +194,15 @@ func firstLine(s string) string {
 
 // indexer applies decoded records to the index inside one transaction.
 type indexer struct {
+	exts     []Extension
 	tx       *sql.Tx
 	projects map[string]int64
 	stmts    map[string]*sql.Stmt
 	messages int
 }
 
-func newIndexer(tx *sql.Tx) *indexer {
-	return &indexer{tx: tx, projects: map[string]int64{}, stmts: map[string]*sql.Stmt{}}
+func newIndexer(tx *sql.Tx, exts []Extension) *indexer {
+	return &indexer{exts: exts, tx: tx, projects: map[string]int64{}, stmts: map[string]*sql.Stmt{}}
 }
 
 func (ix *indexer) exec(query string, args ...any) error {
@@ -213,9 +247,24 @@ func (ix *indexer) projectID(slug string) (int64, error) {
 	return id, nil
 }
 
-// apply writes one record into the index. Applying the same record twice
-// changes nothing, which is what lets a crashed write be replayed.
-func (ix *indexer) apply(rec record.Record) error {
+// prepare runs the extensions' CPU work for a record; it may run on another
+// goroutine than apply.
+func prepare(exts []Extension, rec record.Record) []any {
+	m, ok := rec.(*record.Message)
+	if !ok || len(exts) == 0 {
+		return nil
+	}
+	out := make([]any, len(exts))
+	for i, e := range exts {
+		out[i] = e.Prepare(m)
+	}
+	return out
+}
+
+// apply writes one record into the index, with what prepare returned for
+// it. Applying the same record twice changes nothing, which is what lets a
+// crashed write be replayed.
+func (ix *indexer) apply(rec record.Record, prepared []any) error {
 	switch r := rec.(type) {
 	case *record.Project:
 		if _, err := ix.projectID(r.Slug); err != nil {
@@ -238,12 +287,14 @@ func (ix *indexer) apply(rec record.Record) error {
 			return err
 		}
 		ix.messages++
-		if err := ix.exec(`INSERT INTO messages(id, project_id, thread, named_thread, sender, to_list, cc_list, bcc_list,
-			subject, importance, ack_required, category, reply_to, created, path, body)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-			r.ID, pid, r.ThreadID(), r.Thread, r.From, strings.Join(r.To, ","), strings.Join(r.Cc, ","), strings.Join(r.Bcc, ","),
-			r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Path(), r.Body); err != nil {
+		seq, inserted, err := ix.insertMessage(pid, r)
+		if err != nil || !inserted {
 			return err
+		}
+		for i, e := range ix.exts {
+			if err := e.Apply(ix.tx, seq, prepared[i]); err != nil {
+				return fmt.Errorf("%s: %w", e.Name(), err)
+			}
 		}
 		for kind, names := range map[string][]string{"to": r.To, "cc": r.Cc, "bcc": r.Bcc} {
 			for _, n := range names {
@@ -263,6 +314,29 @@ func (ix *indexer) apply(rec record.Record) error {
 			nullTime(r.ReadAt), nullTime(r.AckedAt), pid, r.Agent, r.Message)
 	}
 	return fmt.Errorf("index: unknown record type %T", rec)
+}
+
+// insertMessage adds a message row unless it is there already, and returns
+// its row id.
+func (ix *indexer) insertMessage(pid int64, r *record.Message) (int64, bool, error) {
+	const q = `INSERT INTO messages(id, project_id, thread, named_thread, sender, to_list, cc_list, bcc_list,
+		subject, importance, ack_required, category, reply_to, created, path, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING RETURNING seq`
+	st := ix.stmts[q]
+	if st == nil {
+		var err error
+		if st, err = ix.tx.Prepare(q); err != nil {
+			return 0, false, err
+		}
+		ix.stmts[q] = st
+	}
+	var seq int64
+	err := st.QueryRow(r.ID, pid, r.ThreadID(), r.Thread, r.From, strings.Join(r.To, ","), strings.Join(r.Cc, ","), strings.Join(r.Bcc, ","),
+		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Path(), r.Body).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return seq, err == nil, err
 }
 
 func nullTime(t time.Time) any {

@@ -48,8 +48,28 @@ const (
 
 // Options tune a Store.
 type Options struct {
-	LockWait time.Duration    // 0 means DefaultLockWait
-	Now      func() time.Time // nil means time.Now
+	LockWait   time.Duration    // 0 means DefaultLockWait
+	Now        func() time.Time // nil means time.Now
+	Extensions []Extension      // derived tables kept beside the index's own
+}
+
+// An Extension keeps derived tables of its own in step with the index: it
+// sees every message as it is indexed, live, on catch-up and on rebuild, in
+// the same transaction. The index records the set of extensions it was
+// built with and is rebuilt when opened with another set, so it is never
+// silently behind.
+type Extension interface {
+	// Name identifies the extension and the version of its tables.
+	Name() string
+	// Schema creates its tables.
+	Schema() []string
+	// Tables lists the tables a rebuild empties.
+	Tables() []string
+	// Prepare does the CPU work for a message; it may run on another
+	// goroutine than Apply.
+	Prepare(m *record.Message) any
+	// Apply stores what Prepare returned for the message with row id seq.
+	Apply(tx *sql.Tx, seq int64, prepared any) error
 }
 
 // Store is an open store directory.
@@ -102,7 +122,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.arc = arc
-	db, note, err := openIndex(filepath.Join(dir, "index.db"))
+	db, note, err := openIndex(filepath.Join(dir, "index.db"), opts.Extensions)
 	if err != nil {
 		if isReadOnly(err) {
 			return nil, notWritable(dir, err)
@@ -236,7 +256,7 @@ func (s *Store) catchUp(ctx context.Context) error {
 		if idx == "" {
 			return err
 		}
-		if err := clearDerived(tx); err != nil {
+		if err := s.clearDerived(tx); err != nil {
 			return err
 		}
 		if _, err := s.ingest(tx, "", head); err != nil {
@@ -251,9 +271,10 @@ func (s *Store) catchUp(ctx context.Context) error {
 // beside the SQL inserts, on another goroutine.
 func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 	type item struct {
-		path string
-		rec  record.Record
-		err  error
+		path     string
+		rec      record.Record
+		prepared []any
+		err      error
 	}
 	items := make(chan item, 512)
 	stop := make(chan struct{})
@@ -265,15 +286,19 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 			if rec == nil && err == nil {
 				return nil
 			}
+			var prepared []any
+			if err == nil {
+				prepared = prepare(s.opts.Extensions, rec)
+			}
 			select {
-			case items <- item{path, rec, err}:
+			case items <- item{path, rec, prepared, err}:
 				return nil
 			case <-stop:
 				return errStopped
 			}
 		})
 	}()
-	ix := newIndexer(tx)
+	ix := newIndexer(tx, s.opts.Extensions)
 	defer ix.close()
 	var applyErr error
 	for it := range items {
@@ -284,7 +309,7 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 			s.notes = append(s.notes, "skipped "+it.err.Error())
 			continue
 		}
-		if err := ix.apply(it.rec); err != nil {
+		if err := ix.apply(it.rec, it.prepared); err != nil {
 			applyErr = fmt.Errorf("index %s: %w", it.path, err)
 			close(stop)
 		}
@@ -308,8 +333,12 @@ func setHead(tx *sql.Tx, head string) error {
 	return err
 }
 
-func clearDerived(tx *sql.Tx) error {
-	for _, t := range derivedTables {
+func (s *Store) clearDerived(tx *sql.Tx) error {
+	tables := append([]string{}, derivedTables...)
+	for _, e := range s.opts.Extensions {
+		tables = append(tables, e.Tables()...)
+	}
+	for _, t := range tables {
 		if _, err := tx.Exec(`DELETE FROM ` + t); err != nil {
 			return fmt.Errorf("clear %s: %w", t, err)
 		}
@@ -404,10 +433,10 @@ func (s *Store) commit(t *Tx) error {
 	if err := cacheObjects(t.Tx, res); err != nil {
 		return err
 	}
-	ix := newIndexer(t.Tx)
+	ix := newIndexer(t.Tx, s.opts.Extensions)
 	defer ix.close()
 	for _, r := range t.recs {
-		if err := ix.apply(r); err != nil {
+		if err := ix.apply(r, prepare(s.opts.Extensions, r)); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 	}

@@ -119,8 +119,7 @@ var dumpQueries = map[string]string{
 		FROM messages m LEFT JOIN projects p ON p.id = m.project_id ORDER BY m.id`,
 	"recipients": `SELECT p.slug, r.agent, r.message_id, r.kind, IFNULL(r.read_at, '-'), IFNULL(r.acked_at, '-')
 		FROM recipients r LEFT JOIN projects p ON p.id = r.project_id ORDER BY 1, 2, 3`,
-	"presence": `SELECT IFNULL(p.slug, '<no project>'), x.fold, x.last_seen
-		FROM presence x LEFT JOIN projects p ON p.id = x.project_id ORDER BY 1, 2`,
+	"presence": `SELECT slug, fold, last_seen FROM presence ORDER BY 1, 2`,
 }
 
 func dump(t *testing.T, db *sql.DB, table string) []string {
@@ -171,8 +170,7 @@ func fresh(t *testing.T, s *Store) {
 
 func setPresence(t *testing.T, s *Store, projectSlug, fold, when string) {
 	t.Helper()
-	_, err := s.DB().Exec(`INSERT INTO presence(project_id, fold, last_seen)
-		VALUES ((SELECT id FROM projects WHERE slug = ?), ?, ?)`, projectSlug, fold, when)
+	_, err := s.DB().Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)`, projectSlug, fold, when)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +305,7 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 		{"error after put", func(tx *Tx) error { tx.Put(message(1)); return boom }},
 		{"error after put and sql", func(tx *Tx) error {
 			tx.Put(message(2), agent("NewAgent"))
-			if _, err := tx.Exec(`INSERT INTO presence(project_id, fold, last_seen) VALUES (1, 'x', 'y')`); err != nil {
+			if _, err := tx.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ('x', 'x', 'y')`); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(`UPDATE agents SET task = 'changed'`); err != nil {
@@ -346,7 +344,7 @@ func TestUpdateWithoutPut(t *testing.T) {
 	head, n := archiveHead(t, s), commitCount(t, s)
 	err := s.Update(context.Background(), func(tx *Tx) error {
 		tx.Describe("GreenCastle", "nothing")
-		_, err := tx.Exec(`INSERT INTO presence(project_id, fold, last_seen) VALUES ((SELECT id FROM projects), 'greencastle', '2026-11-22T10:00:00Z')`)
+		_, err := tx.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ((SELECT slug FROM projects), 'greencastle', '2026-11-22T10:00:00Z')`)
 		return err
 	})
 	if err != nil {
@@ -465,7 +463,6 @@ func TestCatchUpSkipsMalformed(t *testing.T) {
 // user) that has read the archive must still heal when another process
 // commits to the archive and dies before updating the index.
 func TestCatchUpSameProcess(t *testing.T) {
-	t.Skip("BUG: a Store's archive handle caches the list of packs, so catch-up fails with 'archive is damaged: ... object not found' for commits another process wrote after this one first read the archive (archive.go readObject; see archive TestTwoHandles)")
 	dir := t.TempDir()
 	s := openStore(t, dir)
 	setup(t, s)
@@ -524,10 +521,9 @@ func TestReindex(t *testing.T) {
 	}
 }
 
-// TestReindexKeepsPresenceWithItsProject: presence rows refer to projects by
-// row id; a rebuild must not hand one project's presence to another.
+// TestReindexKeepsPresenceWithItsProject: a rebuild renumbers projects; it
+// must not hand one project's presence to another.
 func TestReindexKeepsPresenceWithItsProject(t *testing.T) {
-	t.Skip("BUG: Reindex renumbers projects in path order, but presence keeps the old project_id, so last-seen times move to another project (doctor.go Reindex / index.go presence keyed by project_id)")
 	s := openStore(t, t.TempDir())
 	// Created in the opposite of path order.
 	put(t, s, "zeta", project("zeta-00000000"))
@@ -571,7 +567,7 @@ func TestOpenRepairsIndex(t *testing.T) {
 			if _, err := db.Exec(`PRAGMA user_version = 99`); err != nil {
 				t.Fatal(err)
 			}
-		}, "layout 99"},
+		}, "another version of agentmail"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -606,7 +602,6 @@ func TestOpenRepairsIndex(t *testing.T) {
 }
 
 func TestGarbageIndexNoteNamesCause(t *testing.T) {
-	t.Skip("BUG: the note for an unreadable index prints the error of the reopen (always <nil>) instead of the original one (index.go openIndex: err is reassigned by openDB before the Sprintf)")
 	dir := t.TempDir()
 	openStore(t, dir).Close()
 	path := filepath.Join(dir, "index.db")
