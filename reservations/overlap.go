@@ -16,8 +16,13 @@ import (
 // runes allowed inside a segment are nonSlashRanges.
 var nonSlashRanges = []runeRange{{1, '/' - 1}, {'/' + 1, 0xD7FF}, {0xE000, utf8.MaxRune}}
 
-// maxStates bounds the automaton of one pattern.
-const maxStates = 1024
+// maxStates and maxEdges bound the automaton of one pattern, and so the
+// cost of an overlap test in the worst case (realistic patterns have tens of
+// states and edges; a run of a hundred `*` has thousands of edges).
+const (
+	maxStates = 512
+	maxEdges  = 2048
+)
 
 // runeRange is the closed interval of runes [lo, hi].
 type runeRange struct{ lo, hi rune }
@@ -93,7 +98,8 @@ var (
 	setSlash    = charSet{slash: true}
 )
 
-// newCharSet restricts a set of runes (normalized ranges) to the universe.
+// newCharSet builds the set of the runes in rs (normalized ranges), or of
+// those not in rs if negate, restricted to the path universe.
 func newCharSet(rs []runeRange, negate bool) charSet {
 	if negate {
 		var comp []runeRange
@@ -138,10 +144,11 @@ type edge struct {
 }
 
 // Glob is a compiled pattern: a nondeterministic automaton over runes that
-// accepts exactly the paths doublestar.Match accepts (over the path
-// universe: non-empty repo-relative paths without empty segments), plus
-// literal facts used as exact prefilters. A Glob is immutable and safe for
-// concurrent use.
+// accepts exactly the paths of the universe that doublestar.Match accepts,
+// plus literal facts used as exact prefilters. (The agreement with
+// doublestar is checked by the tests exhaustively on small patterns and
+// paths, and by FuzzOverlap.) A Glob is immutable and safe for concurrent
+// use.
 type Glob struct {
 	pattern string
 	accept  []bool
@@ -157,11 +164,10 @@ type Glob struct {
 
 // Compile validates a pattern and compiles it for repeated overlap tests.
 // It accepts every pattern NormalizePattern returns. It does not normalize:
-// it applies the same checks, keeps doublestar's meaning for forms that
-// normalization would rewrite (`a//b` and `a/` match no repository path),
-// and rejects the two that normalization repairs but doublestar reads
-// differently: `.` segments, and negated classes that do not exclude '/'.
-// Errors wrap ErrInvalidPattern.
+// it applies the same checks, rejects the forms that normalization repairs
+// but doublestar reads differently (`.` segments, a trailing '/', negated
+// classes that do not exclude '/'), and keeps doublestar's meaning for the
+// rest (`a//b` matches no repository path). Errors wrap ErrInvalidPattern.
 func Compile(pattern string) (*Glob, error) {
 	if err := validate(pattern); err != nil {
 		return nil, err
@@ -260,13 +266,13 @@ func (g *Glob) Witness(h *Glob) (path string, ok bool) {
 	return w.String(), true
 }
 
-// compatible is the prefix and suffix prefilter: false when the literal
-// prefixes, or the literal suffixes, of g and h differ at some position, in
-// which case no path matches both. A path of g may be g.prefix without its
-// final '/' (doublestar matches `a/**` against `a`); that shorter path
-// cannot disagree with h.prefix where g.prefix agrees with it, and if
-// h.prefix is longer, h.prefix differs from it at that final position unless
-// h's paths may be shortened the same way, so the test stays exact.
+// compatible is the prefix and suffix prefilter: it returns false when the
+// literal prefixes, or the literal suffixes, of g and h differ at some
+// position, since no path can then match both. It stays exact although a
+// path of g may also be g.prefix without its final '/' (doublestar matches
+// `a/**` against `a`): such a path agrees with g.prefix up to that '/', so it
+// can only start with h.prefix, or be h.prefix shortened the same way, if
+// h.prefix agrees with g.prefix everywhere they overlap.
 func (g *Glob) compatible(h *Glob) bool {
 	n := min(len(g.prefix), len(h.prefix))
 	if g.prefix[:n] != h.prefix[:n] {
@@ -279,17 +285,17 @@ func (g *Glob) compatible(h *Glob) bool {
 // accepts reports whether the automaton accepts path, a path of the
 // universe, by simulating it on the set of active states.
 func (g *Glob) accepts(path string) bool {
-	cur := []int32{0}
-	var next []int32
-	seen := make([]uint32, len(g.accept))
-	stamp := uint32(0)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	cur, next := append(sc.queue[:0], 0), sc.next[:0]
+	defer func() { sc.queue, sc.next = cur[:0], next[:0] }()
 	for _, c := range path {
-		stamp++
+		stamp := sc.fresh(len(g.accept))
 		next = next[:0]
 		for _, s := range cur {
 			for _, e := range g.edges[g.off[s]:g.off[s+1]] {
-				if seen[e.to] != stamp && e.set.contains(c) {
-					seen[e.to] = stamp
+				if sc.seen[e.to] != stamp && e.set.contains(c) {
+					sc.seen[e.to] = stamp
 					next = append(next, e.to)
 				}
 			}
@@ -314,16 +320,30 @@ func (s *charSet) contains(c rune) bool {
 	return containsRune(s.r, c)
 }
 
-// scratch holds the reusable buffers of one product search.
+// scratch holds the reusable buffers of automaton searches.
 type scratch struct {
-	seen   []uint32 // seen[i] == stamp marks product state i as visited
+	seen   []uint32 // seen[i] == stamp marks state i as visited
 	stamp  uint32
 	queue  []int32
+	next   []int32
 	parent []int32 // for witnesses: the state each state was reached from
 	via    []rune  // and the rune it was reached by
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// fresh returns a stamp that marks none of the first n states as seen.
+func (sc *scratch) fresh(n int) uint32 {
+	if len(sc.seen) < n {
+		sc.seen = make([]uint32, n)
+	}
+	sc.stamp++
+	if sc.stamp == 0 { // wrapped around: old marks could collide
+		clear(sc.seen)
+		sc.stamp = 1
+	}
+	return sc.stamp
+}
 
 // search explores the product of g, h and the path universe breadth-first
 // and reports whether it reaches a state where both automata accept at the
@@ -337,20 +357,11 @@ func search(g, h *Glob, w *strings.Builder) bool {
 	total := ng * nh * 2
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	if len(sc.seen) < total {
-		sc.seen = make([]uint32, total)
-		sc.stamp = 0
-	}
-	sc.stamp++
-	if sc.stamp == 0 { // wrapped around: old marks could collide
-		clear(sc.seen)
-		sc.stamp = 1
-	}
+	stamp := sc.fresh(total)
 	if w != nil && len(sc.parent) < total {
 		sc.parent = make([]int32, total)
 		sc.via = make([]rune, total)
 	}
-	stamp := sc.stamp
 	queue := append(sc.queue[:0], 0)
 	sc.seen[0] = stamp
 	defer func() { sc.queue = queue[:0] }()
@@ -366,7 +377,7 @@ func search(g, h *Glob, w *strings.Builder) bool {
 			return true
 		}
 		for _, ea := range g.edges[g.off[a]:g.off[a+1]] {
-			base := (int(ea.to)*nh)*2 + 0
+			base := int(ea.to) * nh * 2
 			for _, eb := range h.edges[h.off[b]:h.off[b+1]] {
 				if ea.set.slash && eb.set.slash && inSeg {
 					if next := int32(base + int(eb.to)*2); sc.seen[next] != stamp {
@@ -413,6 +424,12 @@ func writePath(w *strings.Builder, sc *scratch, end int32) {
 // match the empty string by its own rule (isZeroLengthPattern, which for
 // instance accepts `/**` but not `*/**`); a state accepts exactly when
 // doublestar.Match(rest, "") does.
+//
+// The automaton explores every way to match, where doublestar backtracks
+// only to its latest `*` and latest `**/`. The two agree on the patterns
+// validate accepts: it rejects the forms where the difference shows (a
+// class that matches '/', an alternative of only '*' and '/' after a `*`, an
+// expansion that ends with '/').
 
 // nodeKind says what a state is doing at its rest of pattern.
 type nodeKind uint8
@@ -431,10 +448,10 @@ type nodeKey struct {
 	rest string
 }
 
+// builder numbers the states of an automaton under construction.
 type builder struct {
-	pattern string
-	ids     map[nodeKey]int32
-	keys    []nodeKey
+	ids  map[nodeKey]int32
+	keys []nodeKey
 }
 
 func (b *builder) id(k nodeKey) int32 {
@@ -449,13 +466,10 @@ func (b *builder) id(k nodeKey) int32 {
 
 // build compiles a validated pattern.
 func build(pattern string) (*Glob, error) {
-	b := &builder{pattern: pattern, ids: map[nodeKey]int32{}}
+	b := &builder{ids: map[nodeKey]int32{}}
 	b.id(nodeKey{kind: atRest, sos: true, rest: pattern})
 	g := &Glob{pattern: pattern}
 	for i := 0; i < len(b.keys); i++ {
-		if len(b.keys) > maxStates {
-			return nil, invalid(pattern, "the pattern is too complex (its automaton exceeds %d states); split it into simpler patterns", maxStates)
-		}
 		k := b.keys[i]
 		g.off = append(g.off, int32(len(g.edges)))
 		switch k.kind {
@@ -480,6 +494,9 @@ func build(pattern string) (*Glob, error) {
 		case atRest:
 			g.accept = append(g.accept, zeroLength(k.rest))
 			g.edges = b.moves(g.edges, k.rest, k.sos)
+		}
+		if len(b.keys) > maxStates || len(g.edges) > maxEdges {
+			return nil, invalid(pattern, "the pattern is too complex (its automaton exceeds %d states or %d edges); split it into simpler patterns", maxStates, maxEdges)
 		}
 	}
 	g.off = append(g.off, int32(len(g.edges)))
@@ -624,12 +641,12 @@ func (g *Glob) literalFacts() {
 	g.subtree = p[i:] == "**" && (i == 0 || p[i-1] == '/') // `\/` is rejected by validate
 
 	// The suffix: the literal runes after the last metacharacter outside
-	// braces. A final unescaped '/' gives none, since doublestar accepts a
-	// path that ends before a final `**/` or `/**/`.
-	start, lastSlash := 0, false
-	depth := 0
+	// braces. doublestar only accepts a path that ends before the pattern
+	// does when the rest of the pattern is made of '*', '/' and braces, and
+	// validate rejects patterns that end with '/', so a pattern that ends
+	// with a literal rune only matches paths that end with its suffix.
+	start, depth := 0, 0
 	for j := 0; j < len(p); j++ {
-		lastSlash = false
 		switch p[j] {
 		case '\\':
 			j++
@@ -643,16 +660,12 @@ func (g *Glob) literalFacts() {
 			start = j + 1
 		case '*', '?':
 			start = j + 1
-		case '/':
-			lastSlash = true
 		}
 		if depth > 0 {
 			start = j + 1
 		}
 	}
-	if !lastSlash {
-		g.suffix = unescape(p[start:])
-	}
+	g.suffix = unescape(p[start:])
 }
 
 // matchesEverySegment reports whether g matches every path of one segment,

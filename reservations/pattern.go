@@ -4,7 +4,24 @@
 //
 // Patterns use the syntax of github.com/bmatcuk/doublestar/v4: `**`, `*`,
 // `?`, `[a-z]`, `[!a]`/`[^a]`, nestable `{a,b}` and `\` escapes. They name
-// repo-relative paths with `/` as the separator.
+// repo-relative paths with `/` as the separator, and mean exactly what
+// doublestar.Match makes of them:
+//   - `*` and `?` never match '/'; `**` is special only as a whole segment,
+//     where it matches zero or more segments (`a/**/b` matches `a/b`);
+//     elsewhere it is a `*`;
+//   - `a/**` also matches `a` itself (but `a*/**` does not match `a`);
+//   - dotfiles are not special: `*` matches `.env`, `**` matches `.git/x`;
+//   - `\` makes the next character literal.
+//
+// Two patterns overlap when some path matches both. Paths are those a
+// repository can hold: non-empty, valid UTF-8, non-empty segments separated
+// by single slashes, no leading or trailing slash, no NUL.
+//
+// doublestar's matcher backtracks only partially, which makes a few
+// pattern forms match inconsistently (a class matching '/', empty
+// alternatives after a `*`, alternatives ending in '/'); NormalizePattern
+// rewrites or rejects them, so that every accepted pattern has a regular
+// meaning the overlap test can decide exactly.
 package reservations
 
 import (
@@ -34,13 +51,24 @@ func invalid(pattern, format string, args ...any) error {
 // NormalizePattern validates a reservation pattern and returns its canonical
 // form.
 //
-// It rejects, with an error wrapping ErrInvalidPattern: empty or
-// whitespace-only patterns and patterns with leading or trailing white
-// space, absolute paths (a leading `/` or a Windows drive letter), `..`
-// segments, NUL and other control characters, invalid UTF-8, backslashes
-// used as path separators (a backslash may only escape punctuation such as
-// `\*`), malformed classes and braces, classes that name `/`, and patterns
-// longer than 1024 bytes.
+// It rejects, with an error wrapping ErrInvalidPattern that says what is
+// wrong and how to fix it:
+//   - empty or whitespace-only patterns, leading or trailing white space;
+//   - absolute paths (a leading `/`, a Windows drive letter) and `..`
+//     segments, in any expansion of the braces;
+//   - NUL and other control characters, invalid UTF-8;
+//   - a backslash before a letter, digit, '.', '_' or '/' (a Windows path:
+//     a backslash only escapes punctuation such as `\*`);
+//   - malformed classes and braces (doublestar.ValidatePattern and more:
+//     empty or reversed ranges, unescaped '[', '{' or '}' in a class, a
+//     positive class that matches '/');
+//   - brace forms doublestar.Match handles inconsistently: an alternative
+//     made only of '*' and '/' (or empty) after a '*', as in `x*{,.go}`, and
+//     an alternative that ends the pattern with '/', as in `x/{a/,b}`;
+//     `.` segments inside braces; more than 256 brace expansions;
+//   - patterns longer than 1024 bytes, and patterns too intricate to test
+//     for overlap cheaply (an automaton of more than 512 states or 2048
+//     edges, such as a run of a hundred `*`).
 //
 // It then normalizes:
 //   - a leading `./` and `.` segments are removed, runs of `/` collapse to one;
@@ -54,7 +82,8 @@ func invalid(pattern, format string, args ...any) error {
 //     becomes `[!/a]`: like `*` and `?`, a class never matches the path
 //     separator (doublestar itself would let `[!a]` match `/`).
 //
-// The result is a fixed point: normalizing it again returns it unchanged.
+// The result is a fixed point (normalizing it again returns it unchanged)
+// and Compile accepts it.
 func NormalizePattern(raw string, isDir func(rel string) bool) (string, error) {
 	if err := checkText(raw); err != nil {
 		return "", err
@@ -64,22 +93,66 @@ func NormalizePattern(raw string, isDir func(rel string) bool) (string, error) {
 		return "", err
 	}
 	p := rewriteNegatedClasses(raw, classes)
-	p, trailingSlash, err := cleanSegments(raw, p)
-	if err != nil {
+	if err := checkDotSegments(raw, p, true); err != nil {
 		return "", err
 	}
+	p, dir := cleanSegments(p)
 	switch {
 	case p == "":
 		return "**", nil
-	case trailingSlash:
+	case dir:
 		p += "/**"
 	case isDir != nil && isLiteral(p) && isDir(unescape(p)):
 		p += "/**"
 	}
-	if len(p) > maxPatternLen {
-		return "", invalid(raw, "the pattern is longer than %d bytes; reserve a shorter pattern or several patterns", maxPatternLen)
+	// What normalization leaves must pass every check Compile makes; the
+	// checks above name the raw pattern, these the normalized one.
+	if err := validate(p); err != nil {
+		return "", fmt.Errorf("%w (normalized from %q)", err, raw)
+	}
+	if _, err := build(p); err != nil {
+		return "", err
 	}
 	return p, nil
+}
+
+// endsWithSlash reports whether some expansion of the braces of p ends with
+// an unescaped '/'. doublestar lets such a pattern match a path that ends
+// before a final `**/`, depending on the order it tries alternatives in.
+func endsWithSlash(p string) bool {
+	last := -1 // where the last token starts
+	for i := 0; i < len(p); {
+		last = i
+		switch p[i] {
+		case '\\':
+			i += 2
+		case '[':
+			i = skipClass(p, i) + 1
+		case '{':
+			i += indexMatchedClosingAlt(p[i+1:]) + 2
+		default:
+			i++
+		}
+	}
+	switch {
+	case last < 0:
+		return false
+	case p[last] == '/':
+		return true
+	case p[last] == '{':
+		alts := p[last+1 : len(p)-1]
+		for {
+			comma := indexNextAlt(alts)
+			if comma < 0 {
+				return endsWithSlash(alts)
+			}
+			if endsWithSlash(alts[:comma]) {
+				return true
+			}
+			alts = alts[comma+1:]
+		}
+	}
+	return false
 }
 
 // validate applies every check of NormalizePattern without rewriting the
@@ -95,11 +168,14 @@ func validate(p string) error {
 	}
 	for _, c := range classes {
 		if c.negate && !c.hasSlash {
-			return invalid(p, "the negated class %s also matches '/'; add '/' to it (%s) or normalize the pattern with NormalizePattern", p[c.start:c.end], p[c.start:c.start+2]+"/"+p[c.start+2:c.end])
+			return invalid(p, "the negated class %s also matches '/'; exclude '/' from it, writing the pattern as %q (NormalizePattern does this)", p[c.start:c.end], rewriteNegatedClasses(p, classes))
 		}
 	}
 	if err := checkDotSegments(p, p, false); err != nil {
 		return err
+	}
+	if endsWithSlash(p) {
+		return invalid(p, "the pattern, or an alternative at its end, ends with '/'; end it with '/**' to cover a directory (a/** rather than a/, {a/**,b} rather than {a/,b})")
 	}
 	return nil
 }
@@ -148,7 +224,9 @@ type classInfo struct {
 // that match '/'.
 func checkSyntax(p string) ([]classInfo, error) {
 	var classes []classInfo
-	var altStart []int // where the current alternative of each open brace starts
+	var altStart []int    // where the current alternative of each open brace starts
+	var starBefore []bool // whether a '*' comes before each open brace
+	sawStar := false      // a '*' came before p[i]
 	for i := 0; i < len(p); {
 		switch p[i] {
 		case '\\':
@@ -169,6 +247,10 @@ func checkSyntax(p string) ([]classInfo, error) {
 			i = c.end
 		case '{':
 			altStart = append(altStart, i+1)
+			starBefore = append(starBefore, sawStar)
+			i++
+		case '*':
+			sawStar = true
 			i++
 		case ',', '}':
 			if len(altStart) == 0 {
@@ -179,11 +261,11 @@ func checkSyntax(p string) ([]classInfo, error) {
 				continue
 			}
 			top := len(altStart) - 1
-			if alt := p[altStart[top]:i]; strings.Trim(alt, "*/") == "" {
-				return nil, invalid(p, "the alternative %q in the braces at byte %d has no character other than '*' and '/'; doublestar reads such alternatives inconsistently, so write each alternative out in full (a{,b} as {a,ab}, a/{**,b} as {a/**,a/b})", alt, altStart[top]-1)
+			if alt := p[altStart[top]:i]; starBefore[top] && strings.Trim(alt, "*/") == "" {
+				return nil, invalid(p, "the alternative %q of the braces at byte %d has only '*' and '/' in it, after a '*'; doublestar matches such patterns inconsistently, so write the alternatives out in full (x*{,.go} as {x*,x*.go})", alt, altStart[top]-1)
 			}
 			if p[i] == '}' {
-				altStart = altStart[:top]
+				altStart, starBefore = altStart[:top], starBefore[:top]
 			} else {
 				altStart[top] = i + 1
 			}
@@ -196,8 +278,8 @@ func checkSyntax(p string) ([]classInfo, error) {
 		return nil, invalid(p, "unclosed '{'; close the alternatives with '}' or escape the brace as '\\{'")
 	}
 	if !doublestar.ValidatePattern(p) {
-		// Unreachable for patterns that passed the checks above; kept as a
-		// guard so that no pattern doublestar rejects is ever accepted.
+		// The checks above are stricter than doublestar's; this backstop
+		// makes sure no pattern doublestar rejects is ever accepted.
 		return nil, invalid(p, "doublestar rejects the pattern syntax; check its brackets, braces and escapes")
 	}
 	return classes, nil
@@ -314,14 +396,10 @@ func writeClassRune(b *strings.Builder, r rune) {
 	b.WriteRune(r)
 }
 
-// cleanSegments drops empty and `.` segments outside braces, rejects `..`
-// (and `.` inside braces), collapses runs of '/' inside braces, and reports
-// whether the pattern ended with a '/'. raw is the pattern as given, for
-// error messages.
-func cleanSegments(raw, p string) (string, bool, error) {
-	if err := checkDotSegments(raw, p, true); err != nil {
-		return "", false, err
-	}
+// cleanSegments drops empty and `.` segments outside braces, collapses runs
+// of '/' inside braces, and reports whether the pattern ended with a '/' or
+// a `.` segment (so names a directory).
+func cleanSegments(p string) (string, bool) {
 	var segs []string
 	depth, segStart := 0, 0
 	var cur strings.Builder
@@ -356,62 +434,88 @@ func cleanSegments(raw, p string) (string, bool, error) {
 	}
 	// A trailing '/' or '.' segment names a directory: everything below it.
 	last := p[segStart:]
-	dir := depth == 0 && (last == "" || last == ".")
+	dir := last == "" || last == "."
 	flush(len(p))
-	return strings.Join(segs, "/"), dir && len(segs) > 0, nil
+	return strings.Join(segs, "/"), dir && len(segs) > 0
 }
 
-// checkDotSegments rejects `..` segments anywhere, and `.` segments inside
-// braces (where they cannot be removed). A segment is delimited by the
-// pattern's start or end, '/', and, conservatively, the '{', ',' and '}' of
-// braces; escapes count as the character they escape. allowTopDot permits
-// `.` segments outside braces (NormalizePattern removes them).
-func checkDotSegments(raw, p string, allowTopDot bool) error {
-	depth := 0
-	seg := strings.Builder{}
-	segDepth := 0 // brace depth where the current segment started
-	end := func() error {
-		s := seg.String()
-		seg.Reset()
-		switch {
-		case s == "..":
-			return invalid(raw, "'..' segments are not allowed; name the path relative to the repository root without '..'")
-		case s == "." && (segDepth > 0 || !allowTopDot):
-			return invalid(raw, "'.' segment; remove it (write a/b rather than a/./b)")
-		}
-		return nil
+// maxExpansions bounds the number of brace expansions of a pattern.
+const maxExpansions = 256
+
+// checkDotSegments rejects `..` segments, and `.` segments unless allowDot,
+// in every expansion of the braces of p; escapes count as the character
+// they escape. raw is the pattern as given, for error messages.
+func checkDotSegments(raw, p string, allowDot bool) error {
+	exps, ok := expandBraces(p, maxExpansions)
+	if !ok {
+		return invalid(raw, "the braces expand to more than %d alternatives; split the pattern into several", maxExpansions)
 	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch c {
+	for _, e := range exps {
+		start := 0
+		for i := 0; i <= len(e); i++ {
+			switch {
+			case i < len(e) && e[i] == '\\':
+				i++
+				continue
+			case i < len(e) && e[i] == '[':
+				i = skipClass(e, i)
+				continue
+			case i < len(e) && e[i] != '/':
+				continue
+			}
+			switch unescape(e[start:i]) {
+			case "..":
+				return invalid(raw, "'..' segments are not allowed; name the path relative to the repository root without '..'")
+			case ".":
+				if !allowDot {
+					return invalid(raw, "'.' segment inside braces; remove it (write {a,b} rather than {./a,b})")
+				}
+			}
+			start = i + 1
+		}
+	}
+	return nil
+}
+
+// expandBraces returns the brace expansions of p, or false if there are
+// more than limit of them.
+func expandBraces(p string, limit int) ([]string, bool) {
+	open := -1
+	for i := 0; i < len(p) && open < 0; i++ {
+		switch p[i] {
 		case '\\':
 			i++
-			seg.WriteByte(p[i])
-			continue
 		case '[':
-			cl, _ := parseClass(p, i) // already validated
-			seg.WriteString("[]")
-			i = cl.end - 1
-			continue
-		case '/', '{', ',', '}':
-			if c == ',' && depth == 0 {
-				break
-			}
-			if err := end(); err != nil {
-				return err
-			}
-			switch c {
-			case '{':
-				depth++
-			case '}':
-				depth--
-			}
-			segDepth = depth
-			continue
+			i = skipClass(p, i)
+		case '{':
+			open = i
 		}
-		seg.WriteByte(c)
 	}
-	return end()
+	if open < 0 {
+		return []string{p}, limit > 0
+	}
+	closing := open + 1 + indexMatchedClosingAlt(p[open+1:])
+	var out []string
+	alts := p[open+1 : closing]
+	for {
+		comma := indexNextAlt(alts)
+		alt := alts
+		if comma >= 0 {
+			alt = alts[:comma]
+		}
+		exps, ok := expandBraces(p[:open]+alt+p[closing+1:], limit-len(out))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, exps...)
+		if len(out) > limit {
+			return nil, false
+		}
+		if comma < 0 {
+			return out, true
+		}
+		alts = alts[comma+1:]
+	}
 }
 
 // isLiteral reports whether p has no glob metacharacter outside escapes.

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
@@ -123,7 +124,7 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 		clock = clock.Add(step)
 		return clock
 	}
-	st, err := store.Open(dir, store.Options{Now: now})
+	st, err := store.Open(dir, store.Options{Now: now, Extensions: []store.Extension{fts.Extension{}}})
 	if err != nil {
 		return s, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
@@ -145,7 +146,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
 		},
-		Commands: append(append(mailCommands(e), agentCommands(e)...), adminCommands(e)...),
+		Commands: append(append(append(mailCommands(e), searchCommand(e)), agentCommands(e)...), adminCommands(e)...),
 	}
 	for _, cmd := range app.Commands {
 		addGlobalFlags(cmd)
@@ -191,6 +192,12 @@ func jsonOutput(c *cli.Context) bool {
 	return false
 }
 
+// storeOptions are the options every command opens the store with: the
+// full-text index is kept with the message index.
+func storeOptions() store.Options {
+	return store.Options{Extensions: []store.Extension{fts.Extension{}}}
+}
+
 // openStore opens the store named by --store or the environment, and
 // prints the notes of what it repaired on its own.
 //
@@ -211,7 +218,7 @@ func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
 			"point --store or AGENTMAIL_HOME at a directory")
 	}
-	st, err := store.Open(dir, store.Options{})
+	st, err := store.Open(dir, storeOptions())
 	if err != nil {
 		if errors.Is(err, store.ErrNotWritable) {
 			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")
@@ -276,7 +283,8 @@ func (e *env) printJSON(v any) error {
 
 // reorderArgs moves flags that follow positional arguments in front of them,
 // so that `agentmail show ID --json` works like `agentmail show --json ID`.
-// Everything after "--" is left alone.
+// A single-dash word that is not one of the command's flags is an argument
+// (`agentmail search deploy -draft`). Everything after "--" is left alone.
 func reorderArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -311,7 +319,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 		switch {
 		case a == "--":
 			return append(append(append(out, "--"), rest...), args[i+1:]...)
-		case strings.HasPrefix(a, "-") && a != "-":
+		case strings.HasPrefix(a, "-") && a != "-" && (strings.HasPrefix(a, "--") || isFlag(flags, a)):
 			out = append(out, a)
 			if takesValue(flags, a) && !strings.Contains(a, "=") && i+1 < len(args) {
 				out = append(out, args[i+1])
@@ -334,6 +342,18 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 		}
 	}
 	return nil
+}
+
+func isFlag(flags []cli.Flag, arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func takesValue(flags []cli.Flag, arg string) bool {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentmail/agentmail/fts"
+	"github.com/urfave/cli/v2"
+)
+
+func searchCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "full-text search of the mailbox",
+		ArgsUsage: "QUERY",
+		Description: "Searches subjects, bodies, senders, recipients and threads; best matches first.\n\n" +
+			"   deploy failed          all words (stemmed: deploying matches deploy)\n" +
+			"   \"exact phrase\"         words in this order\n" +
+			"   deplo*                 prefix\n" +
+			"   a OR b, -word, NOT w   either, without\n" +
+			"   (a OR b) c             grouping\n" +
+			"   subject:x body:x       within a field\n" +
+			"   from:NAME to:NAME thread:T category:C importance:high is:unread is:unacked\n" +
+			"   since:2026-11-01 before:2026-12-01\n\n" +
+			"Identifiers such as POL-358, src/api/routes.py and snake_case match exactly. Any text is\n" +
+			"a valid query: what cannot be used is ignored with a note. You see mail you sent or\n" +
+			"received; --all searches the whole project.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "search every message of the project, not only yours"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` results (0: all)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() == 0 {
+				return usagef("usage: agentmail search QUERY (see agentmail search --help)", "no query given")
+			}
+			if c.Int("limit") < 0 {
+				return usagef("pass --limit 0 for all results", "--limit must not be negative")
+			}
+			s, err := e.openMailbox(c)
+			if err != nil {
+				return err
+			}
+			res, err := s.mb.Search(c.Context, strings.Join(c.Args().Slice(), " "), c.Bool("all"), c.Int("limit"))
+			if err != nil {
+				return err
+			}
+			for _, n := range res.Notes {
+				fmt.Fprintln(e.stderr, "note: "+n)
+			}
+			if jsonOutput(c) {
+				type resultJSON struct {
+					ID      string  `json:"id"`
+					Thread  string  `json:"thread"`
+					From    string  `json:"from"`
+					Subject string  `json:"subject"`
+					Created *string `json:"created"`
+					Snippet string  `json:"snippet"`
+					Score   float64 `json:"score"`
+				}
+				docs := make([]resultJSON, len(res.Hits))
+				for i, h := range res.Hits {
+					docs[i] = resultJSON{h.ID, h.Thread, h.From, h.Subject, jsonTime(h.Created), fts.HighlightText(h.Snippet), h.Score}
+				}
+				return e.printJSON(struct {
+					Results []resultJSON `json:"results"`
+					Notes   []string     `json:"notes"`
+				}{docs, append([]string{}, res.Notes...)})
+			}
+			if len(res.Hits) == 0 {
+				fmt.Fprintln(e.stdout, "no results")
+				return nil
+			}
+			highlight := fts.HighlightText
+			if isTerminal(e.stdout) {
+				highlight = fts.HighlightTerminal
+			}
+			now := s.st.Now()
+			for _, h := range res.Hits {
+				fmt.Fprintf(e.stdout, "%s  %-14s %s  (%s)\n", shortID(h.ID), h.From, h.Subject, ago(h.Created, now))
+				if snip := strings.Join(strings.Fields(highlight(h.Snippet)), " "); snip != "" {
+					fmt.Fprintf(e.stdout, "    %s\n", snip)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// isTerminal reports whether w is a terminal, where highlights are bold.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
