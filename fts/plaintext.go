@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -14,8 +15,11 @@ import (
 )
 
 // markdown parses GitHub-flavoured markdown (tables, strikethrough, task
-// lists, bare URLs), which is what agents write.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+// lists, bare URLs), which is what agents write. It is built on first use:
+// most commands never index a message.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.GFM))
+})
 
 // htmlTag matches an HTML comment or tag.
 var htmlTag = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
@@ -36,7 +40,7 @@ func PlainText(md string) (plain string) {
 	}()
 	src := []byte(md)
 	w := plainWriter{src: src}
-	w.children(markdown.Parser().Parse(text.NewReader(src)))
+	w.children(markdown().Parser().Parse(text.NewReader(src)))
 	return strings.TrimSpace(w.b.String())
 }
 

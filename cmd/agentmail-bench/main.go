@@ -74,6 +74,16 @@ func run(bin string, messages, runs int, dir string) error {
 	results = append(results, b.measure("show", 5*time.Millisecond, runs, func(i int) []string {
 		return []string{"show", "--agent", "", seed.ids[(i*7919)%len(seed.ids)]}
 	}))
+	for _, q := range []struct{ name, query string }{
+		{"search common word", "deploy"},
+		{"search rare word", "argon"},
+		{"search phrase", `"retry lock"`},
+		{"search field filter", "subject:schema from:" + strings.ToLower(agentName(2))},
+	} {
+		results = append(results, b.measure(q.name, 10*time.Millisecond, runs, func(int) []string {
+			return []string{"search", "--agent", agentName(1), q.query}
+		}))
+	}
 	for _, r := range results {
 		fmt.Println(r)
 	}
@@ -191,6 +201,9 @@ var words = strings.Fields(`the api auth schema migration test build deploy revi
 	route handler config cache index query latency timeout retry lock reserve release thread reply
 	frontend backend database worker queue event stream token session user admin metric alert log`)
 
+// rareWords appear in about one message in a thousand.
+var rareWords = []string{"argon", "basalt", "cobalt", "dolomite", "erbium"}
+
 func sentence(rng *rand.Rand, n int) string {
 	w := make([]string, n)
 	for i := range w {
@@ -201,6 +214,9 @@ func sentence(rng *rand.Rand, n int) string {
 
 func paragraph(rng *rand.Rand) string {
 	var b strings.Builder
+	if rng.IntN(1000) == 0 {
+		b.WriteString(rareWords[rng.IntN(len(rareWords))] + " ")
+	}
 	for i := 0; i < 2+rng.IntN(6); i++ {
 		b.WriteString(sentence(rng, 8+rng.IntN(12)))
 		b.WriteString(". ")

@@ -57,12 +57,18 @@ var errorCodes = []struct {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	stores         []*store.Store // opened by the command, closed by run
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := newApp(e)
 	err := app.RunContext(context.Background(), reorderArgs(app, args))
+	for _, st := range e.stores {
+		if cerr := st.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close store: %w", cerr)
+		}
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -199,13 +205,9 @@ func storeOptions() store.Options {
 }
 
 // openStore opens the store named by --store or the environment, and
-// prints the notes of what it repaired on its own.
-//
-// Commands do not close the store: closing SQLite's last connection
-// checkpoints the WAL and fsyncs the database and its directory, which would
-// cost every command a few milliseconds. Leaving the WAL to the next process
-// is safe (every transaction is committed by then) and checkpoints happen
-// in bulk when the WAL grows.
+// prints the notes of what it repaired on its own. run closes it when the
+// command is done: a process that exits without closing leaves SQLite's WAL
+// behind, and every later process would replay it on open.
 func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 	dir := global(c, "store")
 	if dir == "" {
@@ -226,6 +228,7 @@ func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 		return nil, err
 	}
 	e.notes(st)
+	e.stores = append(e.stores, st)
 	return st, nil
 }
 

@@ -348,28 +348,46 @@ func parseTree(data []byte) ([]treeEntry, error) {
 	return entries, nil
 }
 
-// encodeTree renders entries in git's order, which compares directory names
-// as if they ended in "/".
-func encodeTree(entries []treeEntry) []byte {
-	key := func(e treeEntry) string {
-		if e.dir {
-			return e.name + "/"
-		}
-		return e.name
+// treeKey is the name git sorts a tree entry by: directories as if they
+// ended in "/".
+func treeKey(e treeEntry) string {
+	if e.dir {
+		return e.name + "/"
 	}
-	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
-	var b bytes.Buffer
+	return e.name
+}
+
+// encodeTree renders entries, which must be in git's order.
+func encodeTree(entries []treeEntry) []byte {
+	n := 0
+	for _, e := range entries {
+		n += len(e.name) + 28
+	}
+	b := make([]byte, 0, n)
 	for _, e := range entries {
 		if e.dir {
-			b.WriteString("40000 ")
+			b = append(b, "40000 "...)
 		} else {
-			b.WriteString("100644 ")
+			b = append(b, "100644 "...)
 		}
-		b.WriteString(e.name)
-		b.WriteByte(0)
-		b.Write(e.hash[:])
+		b = append(b, e.name...)
+		b = append(b, 0)
+		b = append(b, e.hash[:]...)
 	}
-	return b.Bytes()
+	return b
+}
+
+// mergeEntries merges two lists of tree entries in git's order.
+func mergeEntries(a, b []treeEntry) []treeEntry {
+	out := make([]treeEntry, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if treeKey(a[0]) < treeKey(b[0]) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // apply rewrites the tree base (zero for a new directory) with the changes
@@ -400,21 +418,26 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 			}
 		}
 	}
+	var added []treeEntry
 	for name, data := range d.files {
 		blob := newObject(plumbing.BlobObject, data)
 		if !w.blobs[blob.hash] { // the same content is often written several times (inbox and outbox copies)
 			w.blobs[blob.hash] = true
 			w.add(blob)
 		}
-		entries = append(entries, treeEntry{name: name, hash: blob.hash})
+		added = append(added, treeEntry{name: name, hash: blob.hash})
 	}
 	for name, sub := range d.dirs {
 		h, err := w.apply(subBase[name], sub)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries = append(entries, treeEntry{name: name, dir: true, hash: h})
+		added = append(added, treeEntry{name: name, dir: true, hash: h})
 	}
+	// The kept entries are in order already: sort only what changed and
+	// merge, which keeps a write linear in the size of a big directory.
+	sort.Slice(added, func(i, j int) bool { return treeKey(added[i]) < treeKey(added[j]) })
+	entries = mergeEntries(entries, added)
 	t := newObject(plumbing.TreeObject, encodeTree(entries))
 	w.add(t)
 	return t.hash, nil

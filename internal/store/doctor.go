@@ -17,33 +17,63 @@ type ReindexStats struct {
 
 // Reindex rebuilds every derived table from the archive alone, in one
 // transaction: concurrent readers see the old index until it commits.
-// Presence, which the archive does not hold, is kept.
+// Presence, which the archive does not hold, is kept. An index too damaged
+// to rebuild in place is replaced by a new file.
 func (s *Store) Reindex(ctx context.Context) (ReindexStats, error) {
 	var st ReindexStats
 	err := s.withLock(func() error {
 		start := time.Now()
-		head, err := s.archiveHead()
+		n, err := s.rebuild(ctx)
+		if err != nil && isCorrupt(err) {
+			if err = s.replaceIndex(); err == nil {
+				n, err = s.rebuild(ctx)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if err := s.clearDerived(tx); err != nil {
-			return err
-		}
-		if st.Messages, err = s.ingest(tx, "", head); err != nil {
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return err
-		}
-		st.Elapsed = time.Since(start)
+		st = ReindexStats{Messages: n, Elapsed: time.Since(start)}
 		return nil
 	})
 	return st, err
+}
+
+func (s *Store) rebuild(ctx context.Context) (int, error) {
+	head, err := s.archiveHead()
+	if err != nil {
+		return 0, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	if err := s.clearDerived(tx); err != nil {
+		return 0, err
+	}
+	n, err := s.ingest(tx, "", head)
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+// replaceIndex throws the index file away and starts a new, empty one.
+func (s *Store) replaceIndex() error {
+	s.db.Close()
+	path := filepath.Join(s.dir, "index.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("remove damaged index: %w", err)
+		}
+	}
+	db, _, err := openIndex(path, s.opts.Extensions)
+	if err != nil {
+		return err
+	}
+	s.db = db
+	s.notes = append(s.notes, "the index was damaged; replaced it with a new one")
+	return nil
 }
 
 // comparedColumns lists, per derived table, the columns a rebuilt index must

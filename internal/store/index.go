@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -34,6 +34,7 @@ var schema = []string{
 		subject TEXT NOT NULL, importance TEXT NOT NULL, ack_required INTEGER NOT NULL,
 		category TEXT NOT NULL, reply_to TEXT NOT NULL, created TEXT NOT NULL,
 		path TEXT NOT NULL, body TEXT NOT NULL)`,
+	`CREATE INDEX messages_project ON messages(project_id, id)`,
 	`CREATE INDEX messages_thread ON messages(project_id, thread, id)`,
 	`CREATE INDEX messages_sender ON messages(project_id, sender, id)`,
 	`CREATE TABLE recipients(project_id INTEGER NOT NULL, agent TEXT NOT NULL, message_id TEXT NOT NULL,
@@ -50,7 +51,7 @@ var schema = []string{
 var derivedTables = []string{"projects", "agents", "messages", "recipients"}
 
 func openDB(path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, err
