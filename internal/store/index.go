@@ -51,7 +51,7 @@ var schema = []string{
 var derivedTables = []string{"projects", "agents", "messages", "recipients"}
 
 func openDB(path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate"
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, err
@@ -322,7 +322,7 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 func (ix *indexer) insertMessage(pid int64, r *record.Message) (int64, bool, error) {
 	const q = `INSERT INTO messages(id, project_id, thread, named_thread, sender, to_list, cc_list, bcc_list,
 		subject, importance, ack_required, category, reply_to, created, path, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING RETURNING seq`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`
 	st := ix.stmts[q]
 	if st == nil {
 		var err error
@@ -331,12 +331,15 @@ func (ix *indexer) insertMessage(pid int64, r *record.Message) (int64, bool, err
 		}
 		ix.stmts[q] = st
 	}
-	var seq int64
-	err := st.QueryRow(r.ID, pid, r.ThreadID(), r.Thread, r.From, strings.Join(r.To, ","), strings.Join(r.Cc, ","), strings.Join(r.Bcc, ","),
-		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Path(), r.Body).Scan(&seq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+	res, err := st.Exec(r.ID, pid, r.ThreadID(), r.Thread, r.From, strings.Join(r.To, ","), strings.Join(r.Cc, ","), strings.Join(r.Bcc, ","),
+		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Path(), r.Body)
+	if err != nil {
+		return 0, false, err
 	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return 0, false, err
+	}
+	seq, err := res.LastInsertId()
 	return seq, err == nil, err
 }
 
