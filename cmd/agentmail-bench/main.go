@@ -56,7 +56,8 @@ func run(bin string, messages, runs int, dir string) error {
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	fmt.Printf("seeded in %s\n", time.Since(start).Round(time.Millisecond))
+	fmt.Printf("seeded in %s; the common search word %q is in %.1f%% of the bodies\n",
+		time.Since(start).Round(time.Millisecond), vocabulary[10], 100*float64(seed.common)/float64(messages))
 
 	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+project)}
 	if _, err := b.run("doctor", "--gc"); err != nil {
@@ -75,10 +76,10 @@ func run(bin string, messages, runs int, dir string) error {
 		return []string{"show", "--agent", "", seed.ids[(i*7919)%len(seed.ids)]}
 	}))
 	for _, q := range []struct{ name, query string }{
-		{"search common word", "deploy"},
+		{"search common word", vocabulary[10]},
 		{"search rare word", "argon"},
 		{"search phrase", `"retry lock"`},
-		{"search field filter", "subject:schema from:" + strings.ToLower(agentName(2))},
+		{"search field filter", "subject:" + vocabulary[20] + " from:" + strings.ToLower(agentName(2))},
 	} {
 		results = append(results, b.measure(q.name, 10*time.Millisecond, runs, func(int) []string {
 			return []string{"search", "--agent", agentName(1), q.query}
@@ -118,6 +119,7 @@ func run(bin string, messages, runs int, dir string) error {
 type seeded struct {
 	ids      []string
 	rawBytes int64
+	common   int // messages whose body has the common search word
 }
 
 // seedStore fills a store through the library, in batches of one commit
@@ -154,6 +156,7 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	gen := newTextGen(rng)
 	const batch = 1000
 	for sent := 0; sent < n; {
 		from := sent / batch % agents
@@ -168,14 +171,17 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 			if rng.IntN(4) == 0 {
 				cc = []string{agentName((from + 1 + rng.IntN(agents-1)) % agents)}
 			}
-			drafts = append(drafts, mailbox.Draft{To: to, Cc: cc, Subject: sentence(rng, 3+rng.IntN(6)),
-				Body: paragraph(rng), Importance: mailbox.Importances[rng.IntN(len(mailbox.Importances))], Thread: fmt.Sprintf("topic-%d", rng.IntN(500))})
+			drafts = append(drafts, mailbox.Draft{To: to, Cc: cc, Subject: gen.sentence(3 + rng.IntN(6)),
+				Body: gen.paragraph(), Importance: mailbox.Importances[rng.IntN(len(mailbox.Importances))], Thread: fmt.Sprintf("topic-%d", rng.IntN(500))})
 		}
 		msgs, err := mb.SendBatch(ctx, drafts)
 		if err != nil {
 			return s, err
 		}
 		for _, m := range msgs {
+			if slices.Contains(strings.Fields(m.Body), vocabulary[10]) {
+				s.common++
+			}
 			s.ids = append(s.ids, m.ID)
 			s.rawBytes += int64(len(m.Body) + len(m.Subject) + 200) // body, subject and a typical header
 		}
@@ -197,30 +203,59 @@ var benchAgents = []string{
 	"AmberLake", "BlueOtter", "GreenFalcon", "RedCastle", "SilverHarbor",
 }
 
-var words = strings.Fields(`the api auth schema migration test build deploy review merge branch fix bug
+// The seeded text follows Zipf's law over a vocabulary of technical words
+// and made-up ones, like real prose: a few words are in many messages, most
+// in few. The searches below use words at known ranks.
+var vocabulary = func() []string {
+	words := strings.Fields(`the api auth schema migration test build deploy review merge branch fix bug
 	route handler config cache index query latency timeout retry lock reserve release thread reply
 	frontend backend database worker queue event stream token session user admin metric alert log`)
+	syllables := strings.Fields("ka lo mi nu pe ra si to vu ze ba do fe gi ho ju")
+	for i := 0; len(words) < 5000; i++ {
+		w := ""
+		for n := i; ; n /= len(syllables) {
+			w += syllables[n%len(syllables)]
+			if n < len(syllables) {
+				break
+			}
+		}
+		words = append(words, w+"x")
+	}
+	return words
+}()
 
 // rareWords appear in about one message in a thousand.
 var rareWords = []string{"argon", "basalt", "cobalt", "dolomite", "erbium"}
 
-func sentence(rng *rand.Rand, n int) string {
+type textGen struct {
+	rng  *rand.Rand
+	zipf *rand.Zipf
+}
+
+func newTextGen(rng *rand.Rand) *textGen {
+	return &textGen{rng: rng, zipf: rand.NewZipf(rng, 1.2, 2, uint64(len(vocabulary)-1))}
+}
+
+func (g *textGen) sentence(n int) string {
 	w := make([]string, n)
 	for i := range w {
-		w[i] = words[rng.IntN(len(words))]
+		w[i] = vocabulary[g.zipf.Uint64()]
 	}
 	return strings.Join(w, " ")
 }
 
-func paragraph(rng *rand.Rand) string {
+func (g *textGen) paragraph() string {
 	var b strings.Builder
-	if rng.IntN(1000) == 0 {
-		b.WriteString(rareWords[rng.IntN(len(rareWords))] + " ")
+	if g.rng.IntN(1000) == 0 {
+		b.WriteString(rareWords[g.rng.IntN(len(rareWords))] + " ")
 	}
-	for i := 0; i < 2+rng.IntN(6); i++ {
-		b.WriteString(sentence(rng, 8+rng.IntN(12)))
+	if g.rng.IntN(50) == 0 {
+		b.WriteString("retry lock ")
+	}
+	for i := 0; i < 2+g.rng.IntN(6); i++ {
+		b.WriteString(g.sentence(8 + g.rng.IntN(12)))
 		b.WriteString(". ")
-		if rng.IntN(3) == 0 {
+		if g.rng.IntN(3) == 0 {
 			b.WriteString("\n\n")
 		}
 	}
