@@ -95,33 +95,21 @@ func (o orNode) compile() string {
 func (n notNode) compile() string { return andNode{n}.compile() }
 
 // mkAnd combines nodes, nils left out, into one, or nil if there are none.
-func mkAnd(nodes []node) node {
-	var kids andNode
-	for _, n := range nodes {
-		switch n := n.(type) {
-		case nil:
-		case andNode:
-			kids = append(kids, n...)
-		default:
-			kids = append(kids, n)
-		}
-	}
-	switch len(kids) {
-	case 0:
-		return nil
-	case 1:
-		return kids[0]
-	}
-	return kids
-}
+func mkAnd(nodes []node) node { return combine[andNode](nodes) }
 
 // mkOr is mkAnd for OR.
-func mkOr(nodes []node) node {
-	var kids orNode
+func mkOr(nodes []node) node { return combine[orNode](nodes) }
+
+// combine joins nodes under one operator T, flattening nested T nodes.
+func combine[T interface {
+	~[]node
+	node
+}](nodes []node) node {
+	var kids T
 	for _, n := range nodes {
 		switch n := n.(type) {
 		case nil:
-		case orNode:
+		case T:
 			kids = append(kids, n...)
 		default:
 			kids = append(kids, n)

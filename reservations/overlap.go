@@ -565,28 +565,15 @@ func (b *builder) moves(out []edge, rest string, sos bool) []edge {
 // indexMatchedClosingAlt returns the index of the '}' that closes the brace
 // opened just before s, skipping escapes, classes and nested braces, as
 // doublestar does.
-func indexMatchedClosingAlt(s string) int {
-	depth := 1
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '[':
-			i = skipClass(s, i)
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
+func indexMatchedClosingAlt(s string) int { return scanAlt(s, false) }
 
 // indexNextAlt returns the index of the first ',' of s outside nested
 // braces, escapes and classes, or -1, as doublestar does.
-func indexNextAlt(s string) int {
+func indexNextAlt(s string) int { return scanAlt(s, true) }
+
+// scanAlt scans the inside of a brace for its closing '}' or, with comma,
+// for the first ',' at its own level, whichever the caller asks for.
+func scanAlt(s string, comma bool) int {
 	depth := 1
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
@@ -597,9 +584,11 @@ func indexNextAlt(s string) int {
 		case '{':
 			depth++
 		case '}':
-			depth--
+			if depth--; depth == 0 && !comma {
+				return i
+			}
 		case ',':
-			if depth == 1 {
+			if comma && depth == 1 {
 				return i
 			}
 		}
