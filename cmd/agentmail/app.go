@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/reservations"
 	"github.com/urfave/cli/v2"
 )
 
@@ -48,6 +50,10 @@ var errorCodes = []struct {
 	{mailbox.ErrNotFound, "NOT_FOUND", exitError},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
+	{reservations.ErrConflict, "RESERVATION_CONFLICT", exitConflict},
+	{reservations.ErrNotFound, "NOT_FOUND", exitError},
+	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
+	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", exitError},
 	{store.ErrBusy, "STORE_BUSY", exitError},
 	{store.ErrCorrupt, "STORE_CORRUPT", exitError},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", exitError},
@@ -152,7 +158,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
 		},
-		Commands: append(append(append(mailCommands(e), searchCommand(e)), agentCommands(e)...), adminCommands(e)...),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, reserveCommands(e), agentCommands(e), adminCommands(e)),
 	}
 	for _, cmd := range app.Commands {
 		addGlobalFlags(cmd)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -56,6 +57,7 @@ func TestScripts(t *testing.T) {
 			"sendstorm":   cmdSendStorm,
 			"killsends":   cmdKillSends,
 			"countids":    cmdCountIDs,
+			"race":        cmdRace,
 		},
 	})
 }
@@ -261,4 +263,53 @@ func cmdCountIDs(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 	}
+}
+
+// race N ARGS...: runs N (at most 10) `agentmail ARGS...` processes at
+// once, each with "%d" in its arguments replaced by its number and "%n" by
+// an agent name of its own, and prints how many exited 0, 3 (conflict) and
+// otherwise, as "ok=A conflict=B other=C".
+var raceNames = []string{"AmberFox", "BlueRiver", "GreenHarbor", "RedRiver", "SilverLake",
+	"AmberCastle", "BlueFalcon", "GreenOtter", "RedHarbor", "SilverFox"}
+
+func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: race N ARGS...")
+	}
+	n, _ := strconv.Atoi(args[0])
+	if n > len(raceNames) {
+		ts.Fatalf("race: at most %d processes", len(raceNames))
+	}
+	bin, env, dir := agentmailPath(ts), scriptEnv(ts), ts.Getenv("WORK")
+	var mu sync.Mutex
+	counts := map[string]int{}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := make([]string, len(args)-1)
+			for j, s := range args[1:] {
+				a[j] = strings.NewReplacer("%d", strconv.Itoa(i), "%n", raceNames[i]).Replace(s)
+			}
+			cmd := exec.Command(bin, a...)
+			cmd.Env, cmd.Dir = env, filepath.Join(dir, "repo")
+			out, err := cmd.CombinedOutput()
+			key := "ok"
+			var ee *exec.ExitError
+			switch {
+			case err == nil:
+			case errors.As(err, &ee) && ee.ExitCode() == 3:
+				key = "conflict"
+			default:
+				key = "other"
+				ts.Logf("process %d: %v: %s", i, err, out)
+			}
+			mu.Lock()
+			counts[key]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	fmt.Fprintf(ts.Stdout(), "ok=%d conflict=%d other=%d\n", counts["ok"], counts["conflict"], counts["other"])
 }

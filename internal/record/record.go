@@ -166,6 +166,10 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = DecodeMessage(slug, data)
 	case len(rest) == 6 && rest[0] == "receipts":
 		rec, err = decodeReceipt(slug, data)
+	case len(rest) == 2 && rest[0] == "reservations":
+		rec, err = decodeReservation(slug, data)
+	case len(rest) == 2 && rest[0] == "locks":
+		rec, err = decodeLock(slug, data)
 	default:
 		return nil, nil
 	}

@@ -79,10 +79,12 @@ func (s *Store) replaceIndex() error {
 // comparedColumns lists, per derived table, the columns a rebuilt index must
 // reproduce (row ids are allowed to differ).
 var comparedColumns = map[string]string{
-	"projects":   "key, slug, created",
-	"agents":     "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), fold, name, program, model, task, registered, updated",
-	"messages":   "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), thread, named_thread, sender, to_list, cc_list, bcc_list, subject, importance, ack_required, category, reply_to, created, path, body",
-	"recipients": "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, message_id, kind, read_at, acked_at",
+	"projects":     "key, slug, created",
+	"agents":       "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), fold, name, program, model, task, registered, updated",
+	"messages":     "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), thread, named_thread, sender, to_list, cc_list, bcc_list, subject, importance, ack_required, category, reply_to, created, path, body",
+	"recipients":   "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, message_id, kind, read_at, acked_at",
+	"reservations": "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason",
+	"locks":        "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), key, holder, created, expires, released",
 }
 
 // Check verifies the store without changing it: SQLite's integrity check,

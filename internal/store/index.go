@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -41,6 +41,12 @@ var schema = []string{
 		kind TEXT NOT NULL, read_at TEXT, acked_at TEXT,
 		PRIMARY KEY(project_id, agent, message_id)) WITHOUT ROWID`,
 	`CREATE INDEX recipients_message ON recipients(message_id)`,
+	`CREATE TABLE reservations(id TEXT PRIMARY KEY, project_id INTEGER NOT NULL, agent TEXT NOT NULL,
+		pattern TEXT NOT NULL, exclusive INTEGER NOT NULL, reason TEXT NOT NULL, created TEXT NOT NULL,
+		expires TEXT NOT NULL, released TEXT, released_by TEXT NOT NULL, release_reason TEXT NOT NULL)`,
+	`CREATE INDEX reservations_open ON reservations(project_id, released, expires)`,
+	`CREATE TABLE locks(project_id INTEGER NOT NULL, key TEXT NOT NULL, holder TEXT NOT NULL,
+		created TEXT NOT NULL, expires TEXT NOT NULL, released TEXT, PRIMARY KEY(project_id, key)) WITHOUT ROWID`,
 	// objects caches the raw commit and trees of the archive's head along
 	// recently written paths (see archive.Cache); content-addressed, so never
 	// stale, and left alone by rebuilds.
@@ -48,7 +54,7 @@ var schema = []string{
 }
 
 // derivedTables are emptied by a rebuild; presence is kept.
-var derivedTables = []string{"projects", "agents", "messages", "recipients"}
+var derivedTables = []string{"projects", "agents", "messages", "recipients", "reservations", "locks"}
 
 func openDB(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536"
@@ -313,6 +319,23 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 		}
 		return ix.exec(`UPDATE recipients SET read_at = ?, acked_at = ? WHERE project_id = ? AND agent = ? AND message_id = ?`,
 			nullTime(r.ReadAt), nullTime(r.AckedAt), pid, r.Agent, r.Message)
+	case *record.Reservation:
+		pid, err := ix.projectID(r.Project)
+		if err != nil {
+			return err
+		}
+		return ix.exec(`INSERT OR REPLACE INTO reservations(id, project_id, agent, pattern, exclusive, reason,
+			created, expires, released, released_by, release_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, pid, r.Agent, r.Pattern, r.Exclusive, r.Reason, record.FormatTime(r.Created),
+			record.FormatTime(r.Expires), nullTime(r.Released), r.ReleasedBy, r.ReleaseReason)
+	case *record.Lock:
+		pid, err := ix.projectID(r.Project)
+		if err != nil {
+			return err
+		}
+		return ix.exec(`INSERT OR REPLACE INTO locks(project_id, key, holder, created, expires, released)
+			VALUES (?, ?, ?, ?, ?, ?)`, pid, r.Key, r.Holder, record.FormatTime(r.Created),
+			record.FormatTime(r.Expires), nullTime(r.Released))
 	}
 	return fmt.Errorf("index: unknown record type %T", rec)
 }

@@ -1,0 +1,126 @@
+package record
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Reservation is a lease by an agent on a glob pattern of repository paths.
+// Its file is rewritten when it is renewed or released.
+type Reservation struct {
+	Project       string // slug
+	ID            string // ULID
+	Agent         string
+	Pattern       string
+	Exclusive     bool
+	Reason        string
+	Created       time.Time
+	Expires       time.Time
+	Released      time.Time // zero while not released
+	ReleasedBy    string    // who released it, when not its holder
+	ReleaseReason string
+}
+
+// Active reports whether the reservation holds at now.
+func (r *Reservation) Active(now time.Time) bool {
+	return r.Released.IsZero() && now.Before(r.Expires)
+}
+
+type reservationJSON struct {
+	ID            string  `json:"id"`
+	Agent         string  `json:"agent"`
+	Pattern       string  `json:"pattern"`
+	Exclusive     bool    `json:"exclusive"`
+	Reason        string  `json:"reason"`
+	Created       string  `json:"created"`
+	Expires       string  `json:"expires"`
+	Released      *string `json:"released"`
+	ReleasedBy    string  `json:"released_by,omitempty"`
+	ReleaseReason string  `json:"release_reason,omitempty"`
+}
+
+// Files implements Record.
+func (r *Reservation) Files() []File {
+	return []File{{ProjectDir(r.Project) + "/reservations/" + r.ID + ".json", marshal(reservationJSON{
+		r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, FormatTime(r.Created), FormatTime(r.Expires),
+		optTime(r.Released), r.ReleasedBy, r.ReleaseReason,
+	})}}
+}
+
+func decodeReservation(slug string, data []byte) (*Reservation, error) {
+	var v reservationJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	r := &Reservation{Project: slug, ID: v.ID, Agent: v.Agent, Pattern: v.Pattern, Exclusive: v.Exclusive,
+		Reason: v.Reason, ReleasedBy: v.ReleasedBy, ReleaseReason: v.ReleaseReason}
+	var err error
+	if r.Created, err = ParseTime(v.Created); err != nil {
+		return nil, err
+	}
+	if r.Expires, err = ParseTime(v.Expires); err != nil {
+		return nil, err
+	}
+	if v.Released != nil {
+		if r.Released, err = ParseTime(*v.Released); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Lock is the current or last holder of a named lock.
+type Lock struct {
+	Project  string // slug
+	Key      string
+	Holder   string
+	Created  time.Time
+	Expires  time.Time
+	Released time.Time // zero while held
+}
+
+// Held reports whether the lock is held at now.
+func (l *Lock) Held(now time.Time) bool { return l.Released.IsZero() && now.Before(l.Expires) }
+
+type lockJSON struct {
+	Key      string  `json:"key"`
+	Holder   string  `json:"holder"`
+	Created  string  `json:"created"`
+	Expires  string  `json:"expires"`
+	Released *string `json:"released"`
+}
+
+// LockFileName escapes a lock key ("deploy/staging") into one file name.
+func LockFileName(key string) string {
+	return strings.ReplaceAll(url.PathEscape(key), "%2F", "~") + ".json"
+}
+
+// Files implements Record.
+func (l *Lock) Files() []File {
+	return []File{{ProjectDir(l.Project) + "/locks/" + LockFileName(l.Key), marshal(lockJSON{
+		l.Key, l.Holder, FormatTime(l.Created), FormatTime(l.Expires), optTime(l.Released),
+	})}}
+}
+
+func decodeLock(slug string, data []byte) (*Lock, error) {
+	var v lockJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	l := &Lock{Project: slug, Key: v.Key, Holder: v.Holder}
+	var err error
+	if l.Created, err = ParseTime(v.Created); err != nil {
+		return nil, err
+	}
+	if l.Expires, err = ParseTime(v.Expires); err != nil {
+		return nil, err
+	}
+	if v.Released != nil {
+		if l.Released, err = ParseTime(*v.Released); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}

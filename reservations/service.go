@@ -1,0 +1,445 @@
+package reservations
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/oklog/ulid/v2"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrConflict: a pattern overlaps another agent's reservation.
+	ErrConflict = errors.New("reservation conflict")
+	// ErrNotFound: no such reservation of the agent's.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalidArgument: a bad TTL, a revival of an expired lease, a
+	// forced release of a live holder.
+	ErrInvalidArgument = errors.New("invalid argument")
+)
+
+// StaleAfter is how long a holder must have been silent before another
+// agent may take its reservation with a forced release.
+const StaleAfter = 30 * time.Minute
+
+// Reservation is a lease as commands report it.
+type Reservation = record.Reservation
+
+// Conflict is an existing reservation that stands in the way of a pattern.
+type Conflict struct {
+	Pattern       string // the pattern asked for
+	Holder        string
+	HolderPattern string
+	Exclusive     bool
+	Expires       time.Time
+}
+
+// Options shape a reservation.
+type Options struct {
+	TTL            time.Duration
+	Shared         bool
+	Reason         string
+	AllowConflicts bool // grant anyway, still reporting the conflicts
+}
+
+// Result is what Reserve did.
+type Result struct {
+	Granted   []Reservation
+	Conflicts []Conflict
+	Warnings  []string
+}
+
+// Service is one agent's view of a project's reservations.
+type Service struct {
+	st    *store.Store
+	slug  string
+	agent string
+	isDir func(rel string) bool
+}
+
+// New returns the reservations of project slug, acting as agent (a
+// registered name). isDir tells whether a repository path is a directory
+// (a literal directory name reserves everything below it); it may be nil.
+func New(st *store.Store, slug, agent string, isDir func(string) bool) *Service {
+	return &Service{st: st, slug: slug, agent: agent, isDir: isDir}
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (s *Service) projectID(ctx context.Context, q querier) (int64, error) {
+	var pid int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM projects WHERE slug = ?`, s.slug).Scan(&pid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return pid, err
+}
+
+const columns = `id, agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason`
+
+// load returns reservations of the project matching where (a condition on
+// the columns), oldest first.
+func (s *Service) load(ctx context.Context, q querier, where string, args ...any) ([]Reservation, error) {
+	pid, err := s.projectID(ctx, q)
+	if err != nil || pid == 0 {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+columns+` FROM reservations WHERE project_id = ? AND (`+where+`) ORDER BY id`,
+		append([]any{pid}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Reservation
+	for rows.Next() {
+		r := Reservation{Project: s.slug}
+		var created, expires string
+		var released sql.NullString
+		if err := rows.Scan(&r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason); err != nil {
+			return nil, err
+		}
+		r.Created, _ = record.ParseTime(created)
+		r.Expires, _ = record.ParseTime(expires)
+		if released.Valid {
+			r.Released, _ = record.ParseTime(released.String)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// active returns the reservations that hold now.
+func (s *Service) active(ctx context.Context, q querier, now time.Time) ([]Reservation, error) {
+	return s.load(ctx, q, `released IS NULL AND expires > ?`, record.FormatTime(now))
+}
+
+// normalize validates and normalizes patterns, returning warnings for broad
+// ones.
+func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
+	if len(raw) == 0 {
+		return nil, nil, nil, fault.WithHint(fmt.Errorf("%w: no patterns given", ErrInvalidArgument), "name the paths to reserve, e.g. src/api/** or docs/")
+	}
+	var pats []string
+	var globs []*Glob
+	var warnings []string
+	for _, r := range raw {
+		p, err := NormalizePattern(r, s.isDir)
+		if err != nil {
+			return nil, nil, nil, fault.WithHint(err, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile")
+		}
+		if slices.Contains(pats, p) {
+			continue
+		}
+		g, err := Compile(p)
+		if err != nil {
+			return nil, nil, nil, fault.WithHint(err, "simplify the pattern")
+		}
+		if IsBroad(p) {
+			warnings = append(warnings, fmt.Sprintf("%q covers nearly the whole repository", p))
+		}
+		pats, globs = append(pats, p), append(globs, g)
+	}
+	return pats, globs, warnings, nil
+}
+
+// Reserve leases patterns, all or none: if any overlaps another agent's
+// active reservation (and either side is exclusive), nothing is granted and
+// the error wraps ErrConflict, with every conflict in the result. Reserving
+// one's own pattern again extends it. The decision is made under the store
+// lock against the index, so two agents racing for one pattern cannot both
+// win.
+func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Result, error) {
+	if o.TTL <= 0 {
+		return Result{}, fault.WithHint(fmt.Errorf("%w: --ttl must be positive, got %s", ErrInvalidArgument, o.TTL), "pass a duration such as --ttl 1h")
+	}
+	pats, globs, warnings, err := s.normalize(patterns)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Warnings: warnings, Granted: []Reservation{}, Conflicts: []Conflict{}}
+	err = s.st.Update(ctx, func(tx *store.Tx) error {
+		now := s.st.Now()
+		held, err := s.active(ctx, tx, now)
+		if err != nil {
+			return err
+		}
+		own := map[string]Reservation{}
+		for _, h := range held {
+			if h.Agent == s.agent {
+				own[h.Pattern] = h
+				continue
+			}
+			if !h.Exclusive && o.Shared {
+				continue
+			}
+			hg, err := Compile(h.Pattern)
+			if err != nil {
+				continue // written by a newer agentmail; cannot judge it
+			}
+			for i, g := range globs {
+				if g.Overlaps(hg) {
+					res.Conflicts = append(res.Conflicts, Conflict{pats[i], h.Agent, h.Pattern, h.Exclusive, h.Expires})
+				}
+			}
+		}
+		if len(res.Conflicts) > 0 && !o.AllowConflicts {
+			return &ConflictError{Conflicts: res.Conflicts}
+		}
+		for _, p := range pats {
+			r, ok := own[p]
+			if !ok || r.Exclusive != !o.Shared {
+				r = Reservation{Project: s.slug, ID: ulid.MustNew(ulid.Timestamp(s.st.Clock()), ulid.DefaultEntropy()).String(),
+					Agent: s.agent, Pattern: p, Exclusive: !o.Shared, Created: now}
+			}
+			r.Reason = o.Reason
+			r.Expires = latest(r.Expires, now.Add(o.TTL))
+			res.Granted = append(res.Granted, r)
+			tx.Put(&r)
+		}
+		kind := "exclusive"
+		if o.Shared {
+			kind = "shared"
+		}
+		tx.Describe(s.agent, fmt.Sprintf("reserve: %s %s (%s, %s)", s.agent, summarize(pats), kind, o.TTL))
+		return nil
+	})
+	return res, err
+}
+
+// ConflictError lists the conflicts that stopped a reservation.
+type ConflictError struct{ Conflicts []Conflict }
+
+func (e *ConflictError) Error() string {
+	var parts []string
+	for _, c := range e.Conflicts {
+		parts = append(parts, fmt.Sprintf("%s overlaps %s's %s", c.Pattern, c.Holder, c.HolderPattern))
+	}
+	return fmt.Sprintf("%s: %s", ErrConflict, strings.Join(parts, "; "))
+}
+
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func summarize(pats []string) string {
+	if len(pats) <= 3 {
+		return strings.Join(pats, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(pats[:3], ", "), len(pats)-3)
+}
+
+// Selector picks an agent's own reservations: by pattern, by id, or all
+// active ones.
+type Selector struct {
+	Patterns []string
+	IDs      []string
+	All      bool
+}
+
+// pick returns the agent's reservations chosen by sel, among rs.
+func (s *Service) pick(rs []Reservation, sel Selector) ([]Reservation, error) {
+	var out []Reservation
+	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
+		for _, r := range rs {
+			if r.Agent == s.agent {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
+	for _, raw := range sel.Patterns {
+		p, err := NormalizePattern(raw, s.isDir)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.Agent == s.agent && r.Pattern == p })
+		if i < 0 {
+			return nil, fault.WithHint(fmt.Errorf("%w: %s holds no active reservation of %q", ErrNotFound, s.agent, p), "agentmail reservations --mine lists yours")
+		}
+		out = append(out, rs[i])
+	}
+	for _, id := range sel.IDs {
+		i := slices.IndexFunc(rs, func(r Reservation) bool {
+			return strings.EqualFold(r.ID, id) || len(id) >= 6 && strings.HasPrefix(r.ID, strings.ToUpper(id))
+		})
+		if i < 0 {
+			return nil, fault.WithHint(fmt.Errorf("%w: no reservation %s", ErrNotFound, id), "agentmail reservations --mine --expired lists yours")
+		}
+		if rs[i].Agent != s.agent {
+			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, rs[i].ID, rs[i].Agent),
+				"message the holder, or use release --force ID --reason R once it has expired or its holder is silent")
+		}
+		out = append(out, rs[i])
+	}
+	return out, nil
+}
+
+// Renew extends the agent's active reservations chosen by sel by extend.
+// An expired reservation cannot be renewed: it may already be someone
+// else's.
+func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration) ([]Reservation, error) {
+	if extend <= 0 {
+		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive, got %s", ErrInvalidArgument, extend), "pass a duration such as --extend 30m")
+	}
+	var out []Reservation
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		now := s.st.Now()
+		all, err := s.load(ctx, tx, `released IS NULL`)
+		if err != nil {
+			return err
+		}
+		chosen, err := s.pick(all, sel)
+		if err != nil {
+			return err
+		}
+		for _, r := range chosen {
+			if !r.Active(now) {
+				return fault.WithHint(fmt.Errorf("%w: reservation of %s expired at %s", ErrInvalidArgument, r.Pattern, record.FormatTime(r.Expires)),
+					"reserve it again: agentmail reserve "+r.Pattern)
+			}
+			r.Expires = r.Expires.Add(extend)
+			out = append(out, r)
+			tx.Put(&r)
+		}
+		tx.Describe(s.agent, fmt.Sprintf("renew: %s %s (+%s)", s.agent, summarize(patternsOf(out)), extend))
+		return nil
+	})
+	return out, err
+}
+
+// Release ends the agent's active reservations chosen by sel.
+func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, error) {
+	var out []Reservation
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		now := s.st.Now()
+		active, err := s.active(ctx, tx, now)
+		if err != nil {
+			return err
+		}
+		chosen, err := s.pick(active, sel)
+		if err != nil {
+			return err
+		}
+		for _, r := range chosen {
+			r.Released = now
+			out = append(out, r)
+			tx.Put(&r)
+		}
+		tx.Describe(s.agent, fmt.Sprintf("release: %s %s", s.agent, summarize(patternsOf(out))))
+		return nil
+	})
+	return out, err
+}
+
+// ForceRelease ends another agent's reservation id, which must have expired
+// or whose holder must have been silent for StaleAfter.
+func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservation, error) {
+	if strings.TrimSpace(reason) == "" {
+		return Reservation{}, fault.WithHint(fmt.Errorf("%w: a forced release needs a reason", ErrInvalidArgument), "pass --reason, which the holder receives")
+	}
+	var out Reservation
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		now := s.st.Now()
+		open, err := s.load(ctx, tx, `released IS NULL AND (id = ? OR id LIKE ?)`, strings.ToUpper(id), strings.ToUpper(id)+"%")
+		if err != nil {
+			return err
+		}
+		if len(open) != 1 || len(id) < 6 {
+			return fault.WithHint(fmt.Errorf("%w: no unreleased reservation %s", ErrNotFound, id), "agentmail reservations --all --expired lists them")
+		}
+		r := open[0]
+		if r.Active(now) && r.Agent != s.agent {
+			var seen string
+			err := tx.QueryRowContext(ctx, `SELECT last_seen FROM presence WHERE slug = ? AND fold = ?`, s.slug, strings.ToLower(r.Agent)).Scan(&seen)
+			last, _ := record.ParseTime(seen)
+			if err == nil && now.Sub(last) < StaleAfter {
+				return fault.WithHint(fmt.Errorf("%w: %s's reservation of %s is live (holder seen %s ago, expires %s)", ErrInvalidArgument,
+					r.Agent, r.Pattern, now.Sub(last).Round(time.Second), record.FormatTime(r.Expires)),
+					"message the holder and wait, or wait until it expires")
+			}
+		}
+		r.Released, r.ReleasedBy, r.ReleaseReason = now, s.agent, reason
+		out = r
+		tx.Put(&r)
+		tx.Describe(s.agent, fmt.Sprintf("release: %s took %s from %s (%s)", s.agent, r.Pattern, r.Agent, reason))
+		return nil
+	})
+	return out, err
+}
+
+func patternsOf(rs []Reservation) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Pattern
+	}
+	return out
+}
+
+// Filter chooses reservations to list.
+type Filter struct {
+	Agent   string // "" for everyone
+	Expired bool   // include expired and released ones
+}
+
+// List returns reservations, oldest first.
+func (s *Service) List(ctx context.Context, f Filter) ([]Reservation, error) {
+	where, args := `released IS NULL AND expires > ?`, []any{record.FormatTime(s.st.Now())}
+	if f.Expired {
+		where, args = `1`, nil
+	}
+	if f.Agent != "" {
+		where += ` AND lower(agent) = ?`
+		args = append(args, strings.ToLower(f.Agent))
+	}
+	rs, err := s.load(ctx, s.st.DB(), where, args...)
+	if rs == nil {
+		rs = []Reservation{}
+	}
+	return rs, err
+}
+
+// PathHolders is who holds one path.
+type PathHolders struct {
+	Path    string
+	Holders []Reservation
+}
+
+// Check says, for each path, which active reservations cover it. It
+// changes nothing.
+func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, error) {
+	active, err := s.active(ctx, s.st.DB(), s.st.Now())
+	if err != nil {
+		return nil, err
+	}
+	globs := make([]*Glob, len(active))
+	for i, r := range active {
+		globs[i], _ = Compile(r.Pattern)
+	}
+	out := make([]PathHolders, len(paths))
+	for i, p := range paths {
+		out[i] = PathHolders{Path: p, Holders: []Reservation{}}
+		clean := strings.TrimPrefix(p, "./")
+		for j, g := range globs {
+			if g != nil && g.Match(clean) {
+				out[i].Holders = append(out[i].Holders, active[j])
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,246 @@
+package reservations
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
+)
+
+// world is a store with a fake clock and a project with two agents.
+type world struct {
+	t     *testing.T
+	st    *store.Store
+	mu    sync.Mutex
+	clock time.Time
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	st, err := store.Open(t.TempDir(), store.Options{Now: w.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	w.st = st
+	err = st.Update(context.Background(), func(tx *store.Tx) error {
+		tx.Put(&record.Project{Key: "k", Slug: "shop-00000000", Created: w.clock})
+		for _, a := range []string{"GreenCastle", "BlueLake"} {
+			tx.Put(&record.Agent{Project: "shop-00000000", Name: a, Registered: w.clock, Updated: w.clock})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) now() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.clock
+}
+
+func (w *world) advance(d time.Duration) {
+	w.mu.Lock()
+	w.clock = w.clock.Add(d)
+	w.mu.Unlock()
+}
+
+func (w *world) as(agent string) *Service {
+	return New(w.st, "shop-00000000", agent, func(rel string) bool { return rel == "src" || rel == "docs" })
+}
+
+func TestConflicts(t *testing.T) {
+	tests := []struct {
+		name           string
+		held           string
+		heldShared     bool
+		heldBy         string
+		want           string
+		wantShared     bool
+		before         func(w *world, s *Service)
+		wantConflict   bool
+		wantConflictOn string
+	}{
+		{name: "other agent, same pattern", held: "src/**", want: "src/**", wantConflict: true},
+		{name: "own pattern never conflicts", held: "src/**", heldBy: "BlueLake", want: "src/**"},
+		{name: "shared and shared", held: "src/**", heldShared: true, want: "src/a.go", wantShared: true},
+		{name: "shared held, exclusive wanted", held: "src/**", heldShared: true, want: "src/a.go", wantConflict: true},
+		{name: "exclusive held, shared wanted", held: "src/**", want: "src/a.go", wantShared: true, wantConflict: true},
+		{name: "expired", held: "src/**", want: "src/a.go", before: func(w *world, _ *Service) { w.advance(2 * time.Hour) }},
+		{name: "released", held: "src/**", want: "src/a.go", before: func(w *world, s *Service) {
+			if _, err := s.Release(context.Background(), Selector{All: true}); err != nil {
+				w.t.Fatal(err)
+			}
+		}},
+		{name: "directory name covers below it", held: "src", want: "src/deep/x.go", wantConflict: true},
+		{name: "braces", held: "{src,docs}/*.md", want: "docs/x.md", wantConflict: true},
+		{name: "braces, other branch", held: "{src,lib}/*.md", want: "docs/x.md"},
+		{name: "star vs prefix star overlap", held: "src/*.py", want: "src/a*", wantConflict: true},
+		{name: "different extensions", held: "src/*.py", want: "src/*.go"},
+		{name: "double star vs file", held: "**/*.md", want: "docs/x.md", wantConflict: true},
+		{name: "disjoint directories", held: "src/api/**", want: "srcx/api/**"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			ctx := context.Background()
+			holder := tt.heldBy
+			if holder == "" {
+				holder = "GreenCastle"
+			}
+			hs := w.as(holder)
+			if _, err := hs.Reserve(ctx, []string{tt.held}, Options{TTL: time.Hour, Shared: tt.heldShared}); err != nil {
+				t.Fatal(err)
+			}
+			if tt.before != nil {
+				tt.before(w, hs)
+			}
+			res, err := w.as("BlueLake").Reserve(ctx, []string{tt.want}, Options{TTL: time.Hour, Shared: tt.wantShared})
+			if got := errors.Is(err, ErrConflict); got != tt.wantConflict {
+				t.Fatalf("conflict = %v (%v), want %v", got, err, tt.wantConflict)
+			}
+			if tt.wantConflict {
+				if len(res.Granted) != 0 || len(res.Conflicts) == 0 || res.Conflicts[0].Holder != "GreenCastle" {
+					t.Fatalf("result %+v", res)
+				}
+				all, _ := w.as("").List(ctx, Filter{Agent: "BlueLake", Expired: true})
+				if len(all) != 0 {
+					t.Fatalf("a refused reservation was written: %+v", all)
+				}
+			} else if len(res.Granted) != 1 {
+				t.Fatalf("granted %+v", res.Granted)
+			}
+		})
+	}
+}
+
+func TestAllOrNothing(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if _, err := w.as("GreenCastle").Reserve(ctx, []string{"src/api/**"}, Options{TTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.as("BlueLake").Reserve(ctx, []string{"docs/**", "src/api/x.go", "src/api/y.go"}, Options{TTL: time.Hour})
+	if !errors.Is(err, ErrConflict) || len(res.Conflicts) != 2 {
+		t.Fatalf("err %v, conflicts %+v", err, res.Conflicts)
+	}
+	if held, _ := w.as("").List(ctx, Filter{Agent: "BlueLake"}); len(held) != 0 {
+		t.Fatalf("docs/** was granted although the request conflicted: %+v", held)
+	}
+	res, err = w.as("BlueLake").Reserve(ctx, []string{"docs/**", "src/api/x.go"}, Options{TTL: time.Hour, AllowConflicts: true})
+	if err != nil || len(res.Granted) != 2 || len(res.Conflicts) != 1 {
+		t.Fatalf("--allow-conflicts: %+v, %v", res, err)
+	}
+}
+
+func TestTTLRenewAndExpiry(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g := w.as("GreenCastle")
+	if _, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: 10 * time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	// Re-reserving one's own pattern extends it instead of adding one.
+	w.advance(5 * time.Minute)
+	if _, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: 10 * time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	held, _ := g.List(ctx, Filter{})
+	if len(held) != 1 || !held[0].Expires.Equal(w.now().Add(10*time.Minute)) {
+		t.Fatalf("re-reserve: %+v", held)
+	}
+	renewed, err := g.Renew(ctx, Selector{Patterns: []string{"src/**"}}, 30*time.Minute)
+	if err != nil || !renewed[0].Expires.Equal(w.now().Add(40*time.Minute)) {
+		t.Fatalf("renew: %+v, %v", renewed, err)
+	}
+	// Expiry frees the pattern with no command run in between.
+	w.advance(41 * time.Minute)
+	if res, err := w.as("BlueLake").Reserve(ctx, []string{"src/a.go"}, Options{TTL: time.Hour}); err != nil || len(res.Granted) != 1 {
+		t.Fatalf("after expiry: %+v, %v", res, err)
+	}
+	if _, err := g.Renew(ctx, Selector{Patterns: []string{"src/**"}}, time.Hour); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("renewing an expired lease: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: 0}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("zero TTL: %v", err)
+	}
+	if _, err := g.Reserve(ctx, []string{"../x"}, Options{TTL: time.Hour}); !errors.Is(err, ErrInvalidPattern) {
+		t.Fatalf("bad pattern: %v", err)
+	}
+}
+
+func TestForceRelease(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	res, err := w.as("GreenCastle").Reserve(ctx, []string{"src/**"}, Options{TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Granted[0].ID
+	// Without presence the holder counts as silent only after StaleAfter
+	// of no command; give it fresh presence.
+	if _, err := w.st.DB().Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ('shop-00000000', 'greencastle', ?)`, record.FormatTime(w.now())); err != nil {
+		t.Fatal(err)
+	}
+	b := w.as("BlueLake")
+	if _, err := b.Release(ctx, Selector{IDs: []string{id}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("release of another's lease without force: %v", err)
+	}
+	if _, err := b.ForceRelease(ctx, id, "stuck"); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("force release of a live holder: %v", err)
+	}
+	if _, err := b.ForceRelease(ctx, id, ""); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("force release without a reason: %v", err)
+	}
+	w.advance(StaleAfter + time.Minute)
+	r, err := b.ForceRelease(ctx, id, "holder silent")
+	if err != nil || r.ReleasedBy != "BlueLake" || r.Released.IsZero() {
+		t.Fatalf("force release of a stale holder: %+v, %v", r, err)
+	}
+	if _, err := b.ForceRelease(ctx, "01ZZZZZZZZ", "x"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+func TestCheckAndReindex(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if _, err := w.as("GreenCastle").Reserve(ctx, []string{"src/**", "docs/*.md"}, Options{TTL: time.Hour, Reason: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.as("BlueLake").Reserve(ctx, []string{"src/x.go"}, Options{TTL: time.Hour, Shared: true, AllowConflicts: true}); err != nil {
+		t.Fatal(err)
+	}
+	check := func() []int {
+		held, err := w.as("").Check(ctx, []string{"src/x.go", "docs/a.md", "README.md"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []int
+		for _, h := range held {
+			n = append(n, len(h.Holders))
+		}
+		return n
+	}
+	want := []int{2, 1, 0}
+	if got := check(); !slices.Equal(got, want) {
+		t.Fatalf("check = %v, want %v", got, want)
+	}
+	if _, err := w.st.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := check(); !slices.Equal(got, want) {
+		t.Fatalf("after reindex, check = %v, want %v", got, want)
+	}
+	if problems, err := w.st.Check(ctx); err != nil || len(problems) > 0 {
+		t.Fatalf("doctor check: %v, %v", problems, err)
+	}
+}
