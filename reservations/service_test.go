@@ -244,3 +244,53 @@ func TestCheckAndReindex(t *testing.T) {
 		t.Fatalf("doctor check: %v, %v", problems, err)
 	}
 }
+
+func TestLocks(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g, b := w.as("GreenCastle"), w.as("BlueLake")
+	if _, err := g.Acquire(ctx, "deploy/staging", 5*time.Minute, 0); err != nil {
+		t.Fatal(err)
+	}
+	var held *HeldError
+	if _, err := b.Acquire(ctx, "deploy/staging", time.Minute, 0); !errors.As(err, &held) || held.Lock.Holder != "GreenCastle" {
+		t.Fatalf("second acquire: %v", err)
+	}
+	// Re-acquiring one's own lock extends it.
+	w.advance(time.Minute)
+	l, err := g.Acquire(ctx, "deploy/staging", 5*time.Minute, 0)
+	if err != nil || !l.Expires.Equal(w.now().Add(5*time.Minute)) {
+		t.Fatalf("re-acquire: %+v, %v", l, err)
+	}
+	if _, err := b.RenewLock(ctx, "deploy/staging", time.Minute); !errors.Is(err, ErrLockHeld) {
+		t.Fatalf("renew by a non-holder: %v", err)
+	}
+	if _, err := b.ReleaseLock(ctx, "deploy/staging"); !errors.Is(err, ErrLockHeld) {
+		t.Fatalf("release by a non-holder: %v", err)
+	}
+	if list, err := g.Locks(ctx, "deploy/"); err != nil || len(list) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	// The TTL lapses with no command run.
+	w.advance(6 * time.Minute)
+	if list, _ := g.Locks(ctx, ""); len(list) != 0 {
+		t.Fatalf("an expired lock is listed: %+v", list)
+	}
+	if _, err := g.RenewLock(ctx, "deploy/staging", time.Minute); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("renewing a lapsed lock: %v", err)
+	}
+	if _, err := b.Acquire(ctx, "deploy/staging", time.Minute, 0); err != nil {
+		t.Fatalf("acquire after expiry: %v", err)
+	}
+	if _, err := b.ReleaseLock(ctx, "deploy/staging"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Acquire(ctx, "deploy/staging", time.Minute, 0); err != nil {
+		t.Fatalf("acquire after release: %v", err)
+	}
+	for _, bad := range []string{"", "/x", "x/", "a b", "x//y"} {
+		if _, err := g.Acquire(ctx, bad, time.Minute, 0); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("key %q: %v", bad, err)
+		}
+	}
+}

@@ -51,6 +51,7 @@ var errorCodes = []struct {
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
 	{reservations.ErrConflict, "RESERVATION_CONFLICT", exitConflict},
+	{reservations.ErrLockHeld, "LOCK_HELD", exitConflict},
 	{reservations.ErrNotFound, "NOT_FOUND", exitError},
 	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
 	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", exitError},
@@ -84,6 +85,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // fail reports err on stderr, as one line or as a JSON document, and
 // returns the exit code.
 func (e *env) fail(args []string, err error) int {
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status)
+	}
 	code, exit := "ERROR", exitError
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -158,7 +163,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
 		},
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, reserveCommands(e), agentCommands(e), adminCommands(e)),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, reserveCommands(e), []*cli.Command{lockCommands(e)}, agentCommands(e), adminCommands(e)),
 	}
 	for _, cmd := range app.Commands {
 		addGlobalFlags(cmd)

@@ -158,7 +158,7 @@ func agentmailPath(ts *testscript.TestScript) string {
 
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "AGENTMAIL_HOME", "GIT_CONFIG_NOSYSTEM", "TMPDIR"} {
+	for _, k := range []string{"PATH", "HOME", "AGENTMAIL_HOME", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "WORK"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
