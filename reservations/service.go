@@ -174,14 +174,19 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		if err != nil {
 			return err
 		}
+		dirs := make([]string, len(pats))
+		for i, p := range pats {
+			dirs[i] = literalDir(p)
+		}
 		own := map[string]Reservation{}
 		for _, h := range held {
 			if h.Agent == s.agent {
 				own[h.Pattern] = h
 				continue
 			}
-			if !h.Exclusive && o.Shared {
-				continue
+			hd := literalDir(h.Pattern)
+			if !h.Exclusive && o.Shared || !slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, hd) }) {
+				continue // no path can lie in both literal directories
 			}
 			hg, err := Compile(h.Pattern)
 			if err != nil {
@@ -427,18 +432,12 @@ func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, err
 	if err != nil {
 		return nil, err
 	}
-	globs := make([]*Glob, len(active))
-	for i, r := range active {
-		globs[i], _ = Compile(r.Pattern)
-	}
+	ix := newPatternIndex(patternsOf(active))
 	out := make([]PathHolders, len(paths))
 	for i, p := range paths {
 		out[i] = PathHolders{Path: p, Holders: []Reservation{}}
-		clean := strings.TrimPrefix(p, "./")
-		for j, g := range globs {
-			if g != nil && g.Match(clean) {
-				out[i].Holders = append(out[i].Holders, active[j])
-			}
+		for _, j := range ix.match(strings.TrimPrefix(p, "./")) {
+			out[i].Holders = append(out[i].Holders, active[j])
 		}
 	}
 	return out, nil

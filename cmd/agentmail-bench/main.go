@@ -22,6 +22,7 @@ import (
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 func main() {
@@ -85,6 +86,18 @@ func run(bin string, messages, runs int, dir string) error {
 			return []string{"search", "--agent", agentName(1), q.query}
 		}))
 	}
+	results = append(results, b.measure("reserve 50 patterns", 10*time.Millisecond, runs, func(i int) []string {
+		args := []string{"reserve", "--agent", agentName(3), "--ttl", "1h"}
+		for j := 0; j < 50; j++ {
+			args = append(args, fmt.Sprintf("run-%d/part-%d/*.go", i, j))
+		}
+		return args
+	}))
+	checkArgs := []string{"reservations", "check", "--agent", agentName(4)}
+	for j := 0; j < 1000; j++ {
+		checkArgs = append(checkArgs, fmt.Sprintf("area-%d/pkg-%d/file.go", j%len(benchAgents), j))
+	}
+	results = append(results, b.measure("reservations check 1000", 10*time.Millisecond, runs, func(int) []string { return checkArgs }))
 	for _, r := range results {
 		fmt.Println(r)
 	}
@@ -155,6 +168,9 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 			return s, err
 		}
 	}
+	if err := seedReservations(ctx, st, proj.Slug); err != nil {
+		return s, err
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	gen := newTextGen(rng)
 	const batch = 1000
@@ -190,6 +206,21 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 	}
 	fmt.Println()
 	return s, nil
+}
+
+// seedReservations gives the project 1,000 active reservations, 50 for
+// each of the 20 agents, on disjoint directories.
+func seedReservations(ctx context.Context, st *store.Store, slug string) error {
+	for a := range benchAgents {
+		pats := make([]string, 50)
+		for j := range pats {
+			pats[j] = fmt.Sprintf("area-%d/pkg-%d/**", a, j*len(benchAgents)+a)
+		}
+		if _, err := reservations.New(st, slug, agentName(a), nil).Reserve(ctx, pats, reservations.Options{TTL: 1000 * time.Hour}); err != nil {
+			return fmt.Errorf("reserve: %w", err)
+		}
+	}
+	return nil
 }
 
 // agentName names the i-th benchmark agent: the seeded names are registered

@@ -1,0 +1,56 @@
+package reservations
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The literal-directory prefilter and index never change an answer: the
+// index finds exactly the patterns doublestar matches, and mayOverlap is
+// true whenever the patterns overlap.
+func TestPatternIndexAndPrefilter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var patterns []string
+	for len(patterns) < 300 {
+		p, err := NormalizePattern(randomPattern(rng), nil)
+		if err != nil {
+			continue
+		}
+		if _, err := Compile(p); err == nil {
+			patterns = append(patterns, p, "src/"+p, "a/b/"+p)
+		}
+	}
+	ix := newPatternIndex(patterns)
+	for range 2000 {
+		path := randomPath(rng)
+		var want []int
+		for i, p := range patterns {
+			if dsMatch(t, p, path) {
+				want = append(want, i)
+			}
+		}
+		got := ix.match(path)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("index on %q: %v, want %v", path, got, want)
+		}
+	}
+	for i := range 3000 {
+		a, b := patterns[rng.IntN(len(patterns))], patterns[(i*7919)%len(patterns)]
+		if !dirsMeet(literalDir(a), literalDir(b)) && Overlap(a, b) {
+			t.Fatalf("prefilter says %q and %q cannot overlap, but they do", a, b)
+		}
+	}
+}
+
+func TestLiteralDir(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"src/api/*.go", "src/api"}, {"docs/**", "docs"}, {"**/*.md", ""}, {"Makefile", "Makefile"},
+		{"a/b{c,d}/e", "a"}, {`src/\*x`, "src"}, {"*", ""},
+	} {
+		if got := literalDir(tt.in); got != tt.want {
+			t.Errorf("literalDir(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
