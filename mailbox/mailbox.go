@@ -64,12 +64,14 @@ func (m *Mailbox) loadProjectID(q interface {
 
 // Agent is a registered identity.
 type Agent struct {
-	Name       string
-	Program    string
-	Model      string
-	Task       string
-	Registered time.Time
-	LastSeen   time.Time
+	Name         string
+	Program      string
+	Model        string
+	Task         string
+	Registered   time.Time
+	LastSeen     time.Time
+	State        string // active, idle or stale (see Presence); set by Agents
+	Reservations int    // active reservations; set by Agents
 }
 
 const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated)`
@@ -249,6 +251,10 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 			return nil, err
 		}
 	}
+	counts, err := m.reservationCounts(ctx) // before the rows: the index has one connection
+	if err != nil {
+		return nil, err
+	}
 	rows, err := m.st.DB().QueryContext(ctx, `SELECT `+agentColumns+` FROM agents a
 		LEFT JOIN presence p ON p.slug = ? AND p.fold = a.fold
 		WHERE a.project_id = ? ORDER BY a.fold`, m.proj.Slug, m.pid)
@@ -256,14 +262,15 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	cutoff := m.st.Now().Add(-ActiveWindow)
+	now := m.st.Now()
 	list := []Agent{}
 	for rows.Next() {
 		a, err := scanAgent(rows)
 		if err != nil {
 			return nil, err
 		}
-		if !active || !a.LastSeen.Before(cutoff) {
+		a.State, a.Reservations = Presence(a.LastSeen, now), counts[names.Fold(a.Name)]
+		if !active || a.State == "active" {
 			list = append(list, a)
 		}
 	}

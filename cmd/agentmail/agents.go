@@ -92,7 +92,7 @@ func agentCommands(e *env) []*cli.Command {
 				if jsonOutput(c) {
 					docs := make([]agentJSON, len(list))
 					for i, a := range list {
-						docs[i] = agentDoc(a)
+						docs[i] = listedAgentDoc(a)
 					}
 					return e.printJSON(map[string]any{"agents": docs})
 				}
@@ -102,9 +102,9 @@ func agentCommands(e *env) []*cli.Command {
 				}
 				rows := make([][]string, len(list))
 				for i, a := range list {
-					rows[i] = []string{a.Name, ago(a.LastSeen, s.st.Now()), a.Program, truncate(a.Task, 40)}
+					rows[i] = []string{a.Name, a.State, ago(a.LastSeen, s.st.Now()), fmt.Sprint(a.Reservations), a.Program, truncate(a.Task, 40)}
 				}
-				table(e.stdout, "NAME\tLAST SEEN\tPROGRAM\tTASK", rows)
+				table(e.stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tPROGRAM\tTASK", rows)
 				return nil
 			},
 		},

@@ -24,6 +24,7 @@ const (
 	exitError    = 1
 	exitUsage    = 2
 	exitConflict = 3
+	exitTimeout  = 4
 )
 
 // usageError marks a command line that does not parse.
@@ -50,6 +51,7 @@ var errorCodes = []struct {
 	{mailbox.ErrNotFound, "NOT_FOUND", exitError},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
+	{mailbox.ErrTimeout, "TIMEOUT", exitTimeout},
 	{reservations.ErrConflict, "RESERVATION_CONFLICT", exitConflict},
 	{reservations.ErrLockHeld, "LOCK_HELD", exitConflict},
 	{reservations.ErrNotFound, "NOT_FOUND", exitError},
@@ -163,7 +165,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
 		},
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, reserveCommands(e), []*cli.Command{lockCommands(e)}, agentCommands(e), adminCommands(e)),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, agentCommands(e), adminCommands(e)),
 	}
 	for _, cmd := range app.Commands {
 		addGlobalFlags(cmd)

@@ -15,16 +15,26 @@ import (
 // output"): fields may be added, never renamed or removed.
 
 type agentJSON struct {
-	Name       string  `json:"name"`
-	Program    string  `json:"program"`
-	Model      string  `json:"model"`
-	Task       string  `json:"task"`
-	Registered *string `json:"registered"`
-	LastSeen   *string `json:"last_seen"`
+	Name         string  `json:"name"`
+	Program      string  `json:"program"`
+	Model        string  `json:"model"`
+	Task         string  `json:"task"`
+	Registered   *string `json:"registered"`
+	LastSeen     *string `json:"last_seen"`
+	State        string  `json:"state,omitempty"`
+	Reservations *int    `json:"reservations,omitempty"`
 }
 
 func agentDoc(a mailbox.Agent) agentJSON {
-	return agentJSON{a.Name, a.Program, a.Model, a.Task, jsonTime(a.Registered), jsonTime(a.LastSeen)}
+	return agentJSON{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task,
+		Registered: jsonTime(a.Registered), LastSeen: jsonTime(a.LastSeen)}
+}
+
+// listedAgentDoc adds what agents reports beyond the profile.
+func listedAgentDoc(a mailbox.Agent) agentJSON {
+	d := agentDoc(a)
+	d.State, d.Reservations = a.State, &a.Reservations
+	return d
 }
 
 type messageJSON struct {

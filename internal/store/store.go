@@ -192,6 +192,10 @@ func (s *Store) withLock(fn func() error) error {
 	return fn()
 }
 
+// Head returns the archive's current commit: a small file read, for
+// callers that poll for changes.
+func (s *Store) Head() (string, error) { return s.archiveHead() }
+
 // Fresh brings the index up to the archive's head. When they already agree
 // it costs two small reads and takes no lock.
 func (s *Store) Fresh(ctx context.Context) error {

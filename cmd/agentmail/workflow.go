@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/mailbox"
+	"github.com/urfave/cli/v2"
+)
+
+func workflowCommands(e *env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "check",
+			Usage:     "anything for me? silent when there is no unread mail (for an agent's per-step hook)",
+			ArgsUsage: " ",
+			Description: "Prints nothing and exits 0 when there is no unread mail; otherwise one summary line and the\n" +
+				"newest unread subjects. With --json, always a document.",
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				sum, err := s.mb.Check(c.Context, 3)
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					docs := make([]messageJSON, len(sum.Newest))
+					for i, m := range sum.Newest {
+						docs[i] = messageDoc(m)
+					}
+					return e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck, "messages": docs})
+				}
+				if sum.Unread == 0 {
+					return nil
+				}
+				fmt.Fprintf(e.stdout, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", sum.Unread, sum.Urgent, sum.AwaitingAck)
+				for _, m := range sum.Newest {
+					fmt.Fprintf(e.stdout, "  %s  %s: %s\n", shortID(m.ID), m.From, truncate(m.Subject, 60))
+				}
+				return nil
+			},
+		},
+		{
+			Name:      "wait",
+			Usage:     "block until new mail arrives (exit 4 on timeout)",
+			ArgsUsage: " ",
+			Flags: []cli.Flag{
+				&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after this long (exit 4)"},
+				&cli.StringFlag{Name: "thread", Usage: "only mail in this thread"},
+				&cli.StringFlag{Name: "from", Usage: "only mail from this agent"},
+				&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
+			},
+			Action: func(c *cli.Context) error {
+				if err := noArgs(c); err != nil {
+					return err
+				}
+				s, err := e.openMailbox(c)
+				if err != nil {
+					return err
+				}
+				msgs, err := s.mb.Wait(c.Context, mailbox.WaitFilter{Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent")},
+					c.Duration("timeout"), 200*time.Millisecond)
+				if err != nil {
+					return err
+				}
+				if jsonOutput(c) {
+					docs := make([]fullJSON, len(msgs))
+					for i, m := range msgs {
+						docs[i] = fullDoc(m)
+					}
+					return e.printJSON(map[string]any{"messages": docs})
+				}
+				for i, m := range msgs {
+					if i > 0 {
+						fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
+					}
+					printMessage(e.stdout, m, s.st.Now())
+				}
+				return nil
+			},
+		},
+		{
+			Name:  "acks",
+			Usage: "acknowledgements: what you owe, and what others owe you",
+			Subcommands: []*cli.Command{
+				{
+					Name: "pending", Usage: "messages asking for your acknowledgement", ArgsUsage: " ",
+					Action: func(c *cli.Context) error {
+						if err := noArgs(c); err != nil {
+							return err
+						}
+						s, err := e.openMailbox(c)
+						if err != nil {
+							return err
+						}
+						msgs, err := s.mb.PendingAcks(c.Context)
+						if err != nil {
+							return err
+						}
+						if jsonOutput(c) {
+							docs := make([]receivedJSON, len(msgs))
+							for i, m := range msgs {
+								docs[i] = receivedDoc(m)
+							}
+							return e.printJSON(map[string]any{"messages": docs})
+						}
+						if len(msgs) == 0 {
+							fmt.Fprintln(e.stdout, "nothing awaits your acknowledgement")
+							return nil
+						}
+						messageTable(e.stdout, msgs, s.st.Now(), true)
+						return nil
+					},
+				},
+				{
+					Name: "overdue", Usage: "messages you sent that still wait for someone's acknowledgement", ArgsUsage: " ",
+					Flags: []cli.Flag{&cli.DurationFlag{Name: "older", Value: time.Hour, Usage: "only messages sent longer ago than this"}},
+					Action: func(c *cli.Context) error {
+						if err := noArgs(c); err != nil {
+							return err
+						}
+						s, err := e.openMailbox(c)
+						if err != nil {
+							return err
+						}
+						list, err := s.mb.OverdueAcks(c.Context, c.Duration("older"))
+						if err != nil {
+							return err
+						}
+						if jsonOutput(c) {
+							type overdueJSON struct {
+								messageJSON
+								Waiting []string `json:"waiting_for"`
+							}
+							docs := make([]overdueJSON, len(list))
+							for i, o := range list {
+								docs[i] = overdueJSON{messageDoc(o.Message), o.Waiting}
+							}
+							return e.printJSON(map[string]any{"messages": docs})
+						}
+						if len(list) == 0 {
+							fmt.Fprintln(e.stdout, "no overdue acknowledgements")
+							return nil
+						}
+						rows := make([][]string, len(list))
+						for i, o := range list {
+							rows[i] = []string{shortID(o.ID), truncate(o.Subject, 40), ago(o.Created, s.st.Now()), strings.Join(o.Waiting, ",")}
+						}
+						table(e.stdout, "ID\tSUBJECT\tSENT\tWAITING FOR", rows)
+						return nil
+					},
+				},
+			},
+		},
+	}
+}

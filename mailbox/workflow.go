@@ -1,0 +1,213 @@
+package mailbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/names"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/oklog/ulid/v2"
+)
+
+// ErrTimeout: Wait saw no matching mail in time.
+var ErrTimeout = errors.New("timed out")
+
+// StaleAfter is how long an agent must have run no command to count as
+// stale; after ActiveWindow it is idle.
+const StaleAfter = 30 * time.Minute
+
+// Presence returns an agent's state at now: "active", "idle" or "stale".
+func Presence(lastSeen, now time.Time) string {
+	switch d := now.Sub(lastSeen); {
+	case d < ActiveWindow:
+		return "active"
+	case d < StaleAfter:
+		return "idle"
+	}
+	return "stale"
+}
+
+// Summary is what Check reports.
+type Summary struct {
+	Unread      int
+	Urgent      int // unread and high or urgent
+	AwaitingAck int // received, ack requested, not acknowledged
+	Newest      []Message
+}
+
+// Check is the cheap "anything for me?" of an agent's per-step hook: counts
+// of unread, urgent and unacknowledged mail, and the newest unread subjects.
+func (m *Mailbox) Check(ctx context.Context, newest int) (Summary, error) {
+	var s Summary
+	me, err := m.actor(ctx, m.st.DB())
+	if err != nil {
+		return s, err
+	}
+	err = m.st.DB().QueryRowContext(ctx, `SELECT
+		count(*) FILTER (WHERE r.read_at IS NULL),
+		count(*) FILTER (WHERE r.read_at IS NULL AND m.importance IN ('high', 'urgent')),
+		count(*) FILTER (WHERE m.ack_required AND r.acked_at IS NULL)
+		FROM recipients r JOIN messages m ON m.id = r.message_id
+		WHERE r.project_id = ? AND r.agent = ? AND (r.read_at IS NULL OR (m.ack_required AND r.acked_at IS NULL))`,
+		m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck)
+	if err != nil || s.Unread == 0 {
+		return s, err
+	}
+	s.Newest, err = m.inbox(ctx, m.st.DB(), me.Name, InboxQuery{Unread: true, Limit: newest})
+	return s, err
+}
+
+// PendingAcks lists messages the acting agent was asked to acknowledge and
+// has not, oldest first.
+func (m *Mailbox) PendingAcks(ctx context.Context) ([]Message, error) {
+	me, err := m.actor(ctx, m.st.DB())
+	if err != nil {
+		return nil, err
+	}
+	return m.list(ctx, m.st.DB(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
+		WHERE r.project_id = ? AND r.agent = ? AND m.ack_required AND r.acked_at IS NULL ORDER BY m.id`, m.pid, me.Name)
+}
+
+// Overdue is a sent message still waiting for acknowledgements.
+type Overdue struct {
+	Message
+	Waiting []string // recipients who have not acknowledged
+}
+
+// OverdueAcks lists messages the acting agent sent, asking for an
+// acknowledgement, more than older ago, that some recipient has not
+// acknowledged, oldest first.
+func (m *Mailbox) OverdueAcks(ctx context.Context, older time.Duration) ([]Overdue, error) {
+	me, err := m.actor(ctx, m.st.DB())
+	if err != nil {
+		return nil, err
+	}
+	cutoff := record.FormatTime(m.st.Now().Add(-older))
+	msgs, err := m.list(ctx, m.st.DB(), me.Name, `SELECT `+messageColumns+` FROM messages m
+		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = m.sender
+		WHERE m.project_id = ? AND m.sender = ? AND m.ack_required AND m.created <= ?
+		AND EXISTS (SELECT 1 FROM recipients w WHERE w.message_id = m.id AND w.acked_at IS NULL AND w.agent != m.sender)
+		ORDER BY m.id`, m.pid, me.Name, cutoff)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Overdue, 0, len(msgs))
+	for _, msg := range msgs {
+		rows, err := m.st.DB().QueryContext(ctx, `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, me.Name)
+		if err != nil {
+			return nil, err
+		}
+		o := Overdue{Message: msg, Waiting: []string{}}
+		for rows.Next() {
+			var a string
+			if err := rows.Scan(&a); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			o.Waiting = append(o.Waiting, a)
+		}
+		rows.Close()
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// WaitFilter narrows what Wait waits for.
+type WaitFilter struct {
+	Thread string
+	From   string
+	Urgent bool
+}
+
+// Wait blocks until unread mail matching f arrives for the acting agent
+// after the call began, and returns it; ErrTimeout after timeout. It checks
+// the archive's head every poll interval (a file read) and queries only
+// when the head moved.
+func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Duration) ([]Message, error) {
+	me, err := m.actor(ctx, m.st.DB())
+	if err != nil {
+		return nil, err
+	}
+	var from string
+	if f.From != "" {
+		a, ok, err := m.lookupAgent(ctx, m.st.DB(), f.From)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, m.unknownRecipient(ctx, m.st.DB(), f.From)
+		}
+		from = a.Name
+	}
+	since := ulid.MustNew(ulid.Timestamp(m.st.Clock()), ulid.DefaultEntropy()).String()[:10]
+	deadline := time.Now().Add(timeout)
+	lastHead := ""
+	for {
+		head, err := m.st.Head()
+		if err != nil {
+			return nil, err
+		}
+		if head != lastHead {
+			lastHead = head
+			if err := m.st.Fresh(ctx); err != nil {
+				return nil, err
+			}
+			if m.pid == 0 {
+				if err := m.loadProjectID(m.st.DB()); err != nil {
+					return nil, err
+				}
+			}
+			where := []string{"r.project_id = ?", "r.agent = ?", "r.read_at IS NULL", "r.message_id >= ?"}
+			args := []any{m.pid, me.Name, since}
+			if f.Thread != "" {
+				where = append(where, "m.thread = ?")
+				args = append(args, f.Thread)
+			}
+			if from != "" {
+				where = append(where, "m.sender = ?")
+				args = append(args, from)
+			}
+			if f.Urgent {
+				where = append(where, "m.importance IN ('high', 'urgent')")
+			}
+			msgs, err := m.list(ctx, m.st.DB(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
+				WHERE `+strings.Join(where, " AND ")+` ORDER BY m.id`, args...)
+			if err != nil || len(msgs) > 0 {
+				return msgs, err
+			}
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fault.WithHint(fmt.Errorf("%w: no matching mail for %s within %s", ErrTimeout, me.Name, timeout), "wait again, or check agentmail inbox")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(poll, time.Until(deadline))):
+		}
+	}
+}
+
+// reservationCounts returns the number of active reservations per agent
+// (by folded name).
+func (m *Mailbox) reservationCounts(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	rows, err := m.st.DB().QueryContext(ctx, `SELECT agent, count(*) FROM reservations
+		WHERE project_id = ? AND released IS NULL AND expires > ? GROUP BY agent`, m.pid, record.FormatTime(m.st.Now()))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a string
+		var n int
+		if err := rows.Scan(&a, &n); err != nil {
+			return nil, err
+		}
+		out[names.Fold(a)] = n
+	}
+	return out, rows.Err()
+}
