@@ -3,6 +3,7 @@
 package mailbox
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -70,16 +71,17 @@ type Agent struct {
 	Task         string
 	Registered   time.Time
 	LastSeen     time.Time
+	Retired      bool   // receives no mail, left out of broadcasts
 	State        string // active, idle or stale (see Presence); set by Agents
 	Reservations int    // active reservations; set by Agents
 }
 
-const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated)`
+const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated), a.retired`
 
 func scanAgent(sc interface{ Scan(...any) error }) (Agent, error) {
 	var a Agent
 	var reg, seen string
-	if err := sc.Scan(&a.Name, &a.Program, &a.Model, &a.Task, &reg, &seen); err != nil {
+	if err := sc.Scan(&a.Name, &a.Program, &a.Model, &a.Task, &reg, &seen, &a.Retired); err != nil {
 		return a, err
 	}
 	a.Registered, _ = record.ParseTime(reg)
@@ -236,6 +238,59 @@ func (m *Mailbox) ensureProject(tx *store.Tx) error {
 	}
 	tx.Put(&record.Project{Key: m.proj.Key, Slug: m.proj.Slug, Created: m.st.Now()})
 	return nil
+}
+
+// Retire marks agent name as retired (it receives no mail and is left out
+// of broadcasts), or, with retired false, brings it back.
+func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent, error) {
+	var out Agent
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		if m.agent != "" {
+			if _, err := m.actor(ctx, tx); err != nil {
+				return err
+			}
+		}
+		a, ok, err := m.lookupAgent(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return m.unknownRecipient(ctx, tx, name)
+		}
+		if a.Retired == retired {
+			out = a
+			return nil
+		}
+		prof, err := m.profile(ctx, tx, a.Name)
+		if err != nil {
+			return err
+		}
+		prof.Retired, prof.Updated = retired, m.st.Now()
+		tx.Put(prof)
+		verb := "retire"
+		if !retired {
+			verb = "unretire"
+		}
+		tx.Describe(cmp.Or(m.agent, "agentmail"), "agent: "+verb+" "+a.Name)
+		a.Retired = retired
+		out = a
+		return nil
+	})
+	return out, err
+}
+
+// profile loads an agent's full record from the index.
+func (m *Mailbox) profile(ctx context.Context, q queryer, name string) (*record.Agent, error) {
+	r := &record.Agent{Project: m.proj.Slug}
+	var reg, upd string
+	err := q.QueryRowContext(ctx, `SELECT name, program, model, task, registered, updated, retired FROM agents
+		WHERE project_id = ? AND fold = ?`, m.pid, names.Fold(name)).Scan(&r.Name, &r.Program, &r.Model, &r.Task, &reg, &upd, &r.Retired)
+	if err != nil {
+		return nil, err
+	}
+	r.Registered, _ = record.ParseTime(reg)
+	r.Updated, _ = record.ParseTime(upd)
+	return r, nil
 }
 
 // Whoami returns the acting agent's profile.

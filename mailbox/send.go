@@ -143,12 +143,29 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 			if raw == "" {
 				continue
 			}
+			if strings.EqualFold(raw, Broadcast) {
+				all, err := m.broadcastList(ctx, q, from)
+				if err != nil {
+					return nil, err
+				}
+				for _, n := range all {
+					if !seen[n] {
+						seen[n] = true
+						out = append(out, n)
+					}
+				}
+				continue
+			}
 			a, ok, err := m.lookupAgent(ctx, q, raw)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
 				return nil, m.unknownRecipient(ctx, q, raw)
+			}
+			if a.Retired {
+				return nil, fault.WithHint(fmt.Errorf("%w %s: %s is retired and receives no mail", ErrUnknownRecipient, a.Name, a.Name),
+					"agentmail agents lists who is active; agentmail agents unretire "+a.Name+" brings it back")
 			}
 			if !seen[a.Name] {
 				seen[a.Name] = true
@@ -180,6 +197,27 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 		Subject: d.Subject, Importance: d.Importance, AckRequired: d.AckRequired,
 		Category: d.Category, ReplyTo: d.ReplyTo, Created: now, Body: d.Body,
 	}, nil
+}
+
+// Broadcast is the recipient that stands for every other agent of the
+// project that is not retired.
+const Broadcast = "all"
+
+func (m *Mailbox) broadcastList(ctx context.Context, q queryer, from string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM agents WHERE project_id = ? AND NOT retired AND fold != ? ORDER BY fold`, m.pid, names.Fold(from))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }
 
 func (m *Mailbox) unknownRecipient(ctx context.Context, q queryer, name string) error {

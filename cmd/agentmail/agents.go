@@ -77,6 +77,7 @@ func agentCommands(e *env) []*cli.Command {
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "active", Usage: fmt.Sprintf("only agents seen in the last %s", mailbox.ActiveWindow)},
 			},
+			Subcommands: []*cli.Command{retireCommand(e, "retire", true), retireCommand(e, "unretire", false)},
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c); err != nil {
 					return err
@@ -102,7 +103,11 @@ func agentCommands(e *env) []*cli.Command {
 				}
 				rows := make([][]string, len(list))
 				for i, a := range list {
-					rows[i] = []string{a.Name, a.State, ago(a.LastSeen, s.st.Now()), fmt.Sprint(a.Reservations), a.Program, truncate(a.Task, 40)}
+					state := a.State
+					if a.Retired {
+						state = "retired"
+					}
+					rows[i] = []string{a.Name, state, ago(a.LastSeen, s.st.Now()), fmt.Sprint(a.Reservations), a.Program, truncate(a.Task, 40)}
 				}
 				table(e.stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tPROGRAM\tTASK", rows)
 				return nil
@@ -114,5 +119,34 @@ func agentCommands(e *env) []*cli.Command {
 func printField(e *env, k, v string) {
 	if v != "" {
 		fmt.Fprintf(e.stdout, "  %-11s %s\n", k+":", v)
+	}
+}
+
+func retireCommand(e *env, name string, retired bool) *cli.Command {
+	usage := "retire an agent: it receives no mail and is left out of --to all"
+	if !retired {
+		usage = "bring a retired agent back"
+	}
+	return &cli.Command{
+		Name: name, Usage: usage, ArgsUsage: "NAME",
+		Action: func(c *cli.Context) error {
+			who, err := oneArg(c, "NAME")
+			if err != nil {
+				return err
+			}
+			s, err := e.openMailbox(c)
+			if err != nil {
+				return err
+			}
+			a, err := s.mb.Retire(c.Context, who, retired)
+			if err != nil {
+				return err
+			}
+			if jsonOutput(c) {
+				return e.printJSON(map[string]any{"agent": agentDoc(a)})
+			}
+			fmt.Fprintf(e.stdout, "%sd %s\n", name, a.Name)
+			return nil
+		},
 	}
 }

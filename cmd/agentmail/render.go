@@ -21,13 +21,14 @@ type agentJSON struct {
 	Task         string  `json:"task"`
 	Registered   *string `json:"registered"`
 	LastSeen     *string `json:"last_seen"`
+	Retired      bool    `json:"retired"`
 	State        string  `json:"state,omitempty"`
 	Reservations *int    `json:"reservations,omitempty"`
 }
 
 func agentDoc(a mailbox.Agent) agentJSON {
 	return agentJSON{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task,
-		Registered: jsonTime(a.Registered), LastSeen: jsonTime(a.LastSeen)}
+		Registered: jsonTime(a.Registered), LastSeen: jsonTime(a.LastSeen), Retired: a.Retired}
 }
 
 // listedAgentDoc adds what agents reports beyond the profile.

@@ -62,6 +62,7 @@ type Agent struct {
 	Task       string
 	Registered time.Time
 	Updated    time.Time
+	Retired    bool // receives no mail and is left out of broadcasts
 }
 
 type agentJSON struct {
@@ -71,12 +72,13 @@ type agentJSON struct {
 	Task       string `json:"task"`
 	Registered string `json:"registered"`
 	Updated    string `json:"updated"`
+	Retired    bool   `json:"retired,omitempty"`
 }
 
 // Files implements Record.
 func (a *Agent) Files() []File {
 	return []File{{ProjectDir(a.Project) + "/agents/" + a.Name + "/profile.json", marshal(agentJSON{
-		a.Name, a.Program, a.Model, a.Task, FormatTime(a.Registered), FormatTime(a.Updated),
+		a.Name, a.Program, a.Model, a.Task, FormatTime(a.Registered), FormatTime(a.Updated), a.Retired,
 	})}}
 }
 
@@ -207,7 +209,7 @@ func decodeAgent(slug, dirName string, data []byte) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{Project: slug, Name: v.Name, Program: v.Program, Model: v.Model, Task: v.Task, Registered: reg, Updated: upd}, nil
+	return &Agent{Project: slug, Name: v.Name, Program: v.Program, Model: v.Model, Task: v.Task, Registered: reg, Updated: upd, Retired: v.Retired}, nil
 }
 
 func decodeReceipt(slug string, data []byte) (*Receipt, error) {

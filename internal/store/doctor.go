@@ -80,7 +80,7 @@ func (s *Store) replaceIndex() error {
 // reproduce (row ids are allowed to differ).
 var comparedColumns = map[string]string{
 	"projects":     "key, slug, created",
-	"agents":       "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), fold, name, program, model, task, registered, updated",
+	"agents":       "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), fold, name, program, model, task, registered, updated, retired",
 	"messages":     "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), thread, named_thread, sender, to_list, cc_list, bcc_list, subject, importance, ack_required, category, reply_to, created, path, body",
 	"recipients":   "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, message_id, kind, read_at, acked_at",
 	"reservations": "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason",

@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -24,7 +24,8 @@ var schema = []string{
 	`CREATE INDEX projects_key ON projects(key)`,
 	`CREATE TABLE agents(project_id INTEGER NOT NULL, fold TEXT NOT NULL, name TEXT NOT NULL,
 		program TEXT NOT NULL, model TEXT NOT NULL, task TEXT NOT NULL,
-		registered TEXT NOT NULL, updated TEXT NOT NULL, PRIMARY KEY(project_id, fold)) WITHOUT ROWID`,
+		registered TEXT NOT NULL, updated TEXT NOT NULL, retired INTEGER NOT NULL DEFAULT 0,
+		PRIMARY KEY(project_id, fold)) WITHOUT ROWID`,
 	// presence is keyed by project slug, not row id: it outlives rebuilds.
 	`CREATE TABLE presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
 		PRIMARY KEY(slug, fold)) WITHOUT ROWID`,
@@ -283,11 +284,12 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 		if err != nil {
 			return err
 		}
-		return ix.exec(`INSERT INTO agents(project_id, fold, name, program, model, task, registered, updated)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		return ix.exec(`INSERT INTO agents(project_id, fold, name, program, model, task, registered, updated, retired)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(project_id, fold) DO UPDATE SET name = excluded.name, program = excluded.program,
-			model = excluded.model, task = excluded.task, registered = excluded.registered, updated = excluded.updated`,
-			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated))
+			model = excluded.model, task = excluded.task, registered = excluded.registered, updated = excluded.updated,
+			retired = excluded.retired`,
+			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated), r.Retired)
 	case *record.Message:
 		pid, err := ix.projectID(r.Project)
 		if err != nil {
