@@ -29,6 +29,7 @@ type Message struct {
 	Category    string
 	ReplyTo     string
 	Created     time.Time
+	Hold        time.Duration // on a reply: the sender should wait this much longer
 	Path        string
 	Body        string
 	ReadAt      *time.Time
@@ -42,7 +43,7 @@ func viewOf(r *record.Message, viewer, kind string, readAt, ackedAt *time.Time) 
 		ID: r.ID, Thread: r.ThreadID(), From: r.From, To: nonNil(r.To), Cc: nonNil(r.Cc),
 		Bcc:     visibleBcc(r.Bcc, r.From, viewer, kind),
 		Subject: r.Subject, Importance: r.Importance, AckRequired: r.AckRequired,
-		Category: r.Category, ReplyTo: r.ReplyTo, Created: r.Created, Path: r.Path(), Body: r.Body,
+		Category: r.Category, ReplyTo: r.ReplyTo, Created: r.Created, Hold: r.Hold, Path: r.Path(), Body: r.Body,
 		ReadAt: readAt, AckedAt: ackedAt,
 	}
 }
@@ -81,7 +82,7 @@ func timePtr(t time.Time) *time.Time {
 // messageColumns are read by scanMessage; r is the viewer's recipients row
 // (LEFT JOINed, so NULL for a non-recipient).
 const messageColumns = `m.id, m.named_thread, m.sender, m.to_list, m.cc_list, m.bcc_list, m.subject, m.importance,
-	m.ack_required, m.category, m.reply_to, m.created, m.body, r.kind, r.read_at, r.acked_at`
+	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, r.kind, r.read_at, r.acked_at`
 
 type viewed struct {
 	Message
@@ -92,15 +93,17 @@ func (m *Mailbox) scanMessage(sc interface{ Scan(...any) error }, viewer string)
 	var (
 		r                     record.Message
 		to, cc, bcc, created  string
+		holdMS                int64
 		kind, readAt, ackedAt sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.Thread, &r.From, &to, &cc, &bcc, &r.Subject, &r.Importance,
-		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &r.Body, &kind, &readAt, &ackedAt); err != nil {
+		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &holdMS, &r.Body, &kind, &readAt, &ackedAt); err != nil {
 		return viewed{}, err
 	}
 	r.Project = m.proj.Slug
 	r.To, r.Cc, r.Bcc = split(to), split(cc), split(bcc)
 	r.Created, _ = record.ParseTime(created)
+	r.Hold = time.Duration(holdMS) * time.Millisecond
 	return viewed{viewOf(&r, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String}, nil
 }
 
@@ -122,7 +125,7 @@ func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix string) (stri
 		return "", invalid(fmt.Sprintf("id %q is too short", prefix), fmt.Sprintf("give at least %d characters of the message id", MinIDPrefix))
 	}
 	if strings.Trim(p, "0123456789ABCDEFGHJKMNPQRSTVWXYZ") != "" {
-		return "", invalid(fmt.Sprintf("%q is not a message id", prefix), "message ids are 26 characters like 01JD3Y4Q8ZP6TWS0W8V6EXAMPL; a prefix of 6 or more is enough")
+		return "", invalid(fmt.Sprintf("%q is not a message id", prefix), "message ids are 26 characters like 01JD3Y4Q8ZP6TWS0W8V6EXAMPE; a prefix of 6 or more is enough")
 	}
 	rows, err := q.QueryContext(ctx, `SELECT id FROM messages WHERE project_id = ? AND id >= ? AND id < ? ORDER BY id LIMIT 3`, m.pid, p, p+"~")
 	if err != nil {

@@ -38,7 +38,8 @@ type Draft struct {
 	Importance  string // "" means normal
 	AckRequired bool
 	Category    string
-	ReplyTo     string // set by Reply
+	ReplyTo     string        // set by Reply
+	Hold        time.Duration // set by Reply
 }
 
 // validate checks everything that does not need the index and normalizes
@@ -195,7 +196,7 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 		Project: m.proj.Slug, ID: ulid.MustNew(ulid.Timestamp(clock), ulid.DefaultEntropy()).String(),
 		Thread: d.Thread, From: from, To: to, Cc: cc, Bcc: bcc,
 		Subject: d.Subject, Importance: d.Importance, AckRequired: d.AckRequired,
-		Category: d.Category, ReplyTo: d.ReplyTo, Created: now, Body: d.Body,
+		Category: d.Category, ReplyTo: d.ReplyTo, Created: now, Hold: d.Hold, Body: d.Body,
 	}, nil
 }
 
@@ -259,6 +260,7 @@ func commitSubject(msg *record.Message) string {
 type ReplyDraft struct {
 	All  bool // reply to the sender and every to/cc recipient
 	Body string
+	Hold time.Duration // ask a sender waiting with send --wait to wait this much longer
 }
 
 // Reply answers message id (a unique prefix of at least 6 characters) in
@@ -295,7 +297,7 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 			subject = string([]rune(subject)[:MaxSubject])
 		}
 		d := Draft{To: to, Cc: cc, Subject: subject, Body: r.Body, Thread: orig.Thread,
-			Importance: orig.Importance, AckRequired: orig.AckRequired, ReplyTo: orig.ID}
+			Importance: orig.Importance, AckRequired: orig.AckRequired, ReplyTo: orig.ID, Hold: r.Hold}
 		if err := d.validate(); err != nil {
 			return err
 		}

@@ -211,3 +211,59 @@ func (m *Mailbox) reservationCounts(ctx context.Context) (map[string]int, error)
 	}
 	return out, rows.Err()
 }
+
+// WaitReply waits for the first reply to sent, in its thread, from one of
+// its recipients. A reply that asks to hold (reply --hold) extends the
+// deadline by its hold, is reported to onHold, and the wait goes on for a
+// real answer. On timeout the error wraps ErrTimeout.
+func (m *Mailbox) WaitReply(ctx context.Context, sent Message, timeout, poll time.Duration, onHold func(Message)) (Message, error) {
+	recipients := map[string]bool{}
+	for _, n := range append(append(append([]string{}, sent.To...), sent.Cc...), sent.Bcc...) {
+		recipients[n] = true
+	}
+	deadline := time.Now().Add(timeout)
+	after := sent.ID
+	lastHead := ""
+	for {
+		head, err := m.st.Head()
+		if err != nil {
+			return Message{}, err
+		}
+		if head != lastHead {
+			lastHead = head
+			if err := m.st.Fresh(ctx); err != nil {
+				return Message{}, err
+			}
+			msgs, err := m.list(ctx, m.st.DB(), sent.From, `SELECT `+messageColumns+` FROM messages m
+				LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
+				WHERE m.project_id = ? AND m.thread = ? AND m.id > ? AND m.sender != ? ORDER BY m.id`,
+				sent.From, m.pid, sent.Thread, after, sent.From)
+			if err != nil {
+				return Message{}, err
+			}
+			for _, msg := range msgs {
+				after = msg.ID
+				if !recipients[msg.From] {
+					continue
+				}
+				if msg.Hold > 0 {
+					deadline = deadline.Add(msg.Hold)
+					if onHold != nil {
+						onHold(msg)
+					}
+					continue
+				}
+				return msg, nil
+			}
+		}
+		if !time.Now().Before(deadline) {
+			return Message{}, fault.WithHint(fmt.Errorf("%w: no reply to %s in thread %s", ErrTimeout, sent.ID, sent.Thread),
+				"follow it with: agentmail thread "+sent.Thread)
+		}
+		select {
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		case <-time.After(min(poll, time.Until(deadline))):
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/fault"
@@ -72,7 +73,7 @@ type env struct {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := newApp(e)
-	err := app.RunContext(context.Background(), reorderArgs(app, args))
+	err := app.RunContext(context.Background(), reorderArgs(app, bareWait(args)))
 	for _, st := range e.stores {
 		if cerr := st.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close store: %w", cerr)
@@ -295,6 +296,29 @@ func (e *env) printJSON(v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// bareWait gives a --wait with no duration after it (send --wait) the
+// default value, so that the flag can be used bare as the README shows.
+func bareWait(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if a == "--wait" || a == "-wait" {
+			if i+1 >= len(args) || !isDuration(args[i+1]) {
+				a = "--wait=" + defaultReplyWait.String()
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func isDuration(s string) bool {
+	_, err := time.ParseDuration(s)
+	return err == nil
 }
 
 // reorderArgs moves flags that follow positional arguments in front of them,

@@ -36,6 +36,7 @@ func mailCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "importance", Value: "normal", Usage: "low, normal, high or urgent"},
 				&cli.BoolFlag{Name: "ack", Usage: "ask the recipients to acknowledge"},
 				&cli.StringFlag{Name: "category", Usage: "HANDOFF, BLOCKED (both imply --ack), DECISION or INFO"},
+				&cli.DurationFlag{Name: "wait", Usage: "then wait this long (a bare --wait: 2m) for the first reply in the thread; exit 4 on timeout"},
 			}, bodyFlags...),
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c); err != nil {
@@ -57,7 +58,15 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				return e.sent(c, m)
+				if !c.IsSet("wait") {
+					return e.sent(c, m)
+				}
+				if !jsonOutput(c) {
+					if err := e.sent(c, m); err != nil {
+						return err
+					}
+				}
+				return e.awaitReply(c, s, m)
 			},
 		},
 		{
@@ -68,6 +77,7 @@ func mailCommands(e *env) []*cli.Command {
 				"with \"Re: \" added once and the original's importance and ack request. --all also copies every other recipient.",
 			Flags: append([]cli.Flag{
 				&cli.BoolFlag{Name: "all", Usage: "reply to the sender and all recipients"},
+				&cli.DurationFlag{Name: "hold", Usage: "ask a sender waiting with send --wait to wait this much longer (\"checking logs\")"},
 			}, bodyFlags...),
 			Action: func(c *cli.Context) error {
 				id, err := oneArg(c, "ID")
@@ -82,7 +92,10 @@ func mailCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				m, err := s.mb.Reply(c.Context, id, mailbox.ReplyDraft{All: c.Bool("all"), Body: body})
+				if c.Duration("hold") < 0 {
+					return usagef("pass a positive duration such as --hold 10m", "--hold must not be negative")
+				}
+				m, err := s.mb.Reply(c.Context, id, mailbox.ReplyDraft{All: c.Bool("all"), Body: body, Hold: c.Duration("hold")})
 				if err != nil {
 					return err
 				}

@@ -129,7 +129,7 @@ func cmdFrontMatter(ts *testscript.TestScript, neg bool, args []string) {
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		ts.Fatalf("%s: front matter is not a YAML mapping", args[0])
 	}
-	order := []string{"id", "thread", "from", "to", "cc", "bcc", "subject", "importance", "ack_required", "category", "reply_to", "created"}
+	order := []string{"id", "thread", "from", "to", "cc", "bcc", "subject", "importance", "ack_required", "category", "reply_to", "created", "hold"}
 	last := -1
 	for i := 0; i < len(doc.Content[0].Content); i += 2 {
 		k := doc.Content[0].Content[i].Value

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -159,4 +160,42 @@ func workflowCommands(e *env) []*cli.Command {
 			},
 		},
 	}
+}
+
+// defaultReplyWait is how long a bare send --wait waits.
+const defaultReplyWait = 2 * time.Minute
+
+// awaitReply waits after send --wait and prints the reply, or the thread's
+// state on timeout.
+func (e *env) awaitReply(c *cli.Context, s *session, sent mailbox.Message) error {
+	wait := c.Duration("wait")
+	if wait <= 0 {
+		wait = defaultReplyWait
+	}
+	reply, err := s.mb.WaitReply(c.Context, sent, wait, 200*time.Millisecond, func(h mailbox.Message) {
+		fmt.Fprintf(e.stderr, "%s asks to hold %s: %s\n", h.From, h.Hold, strings.TrimSpace(truncate(h.Body, 100)))
+	})
+	if errors.Is(err, mailbox.ErrTimeout) {
+		if _, msgs, terr := s.mb.Thread(c.Context, sent.Thread); terr == nil {
+			if jsonOutput(c) {
+				docs := make([]fullJSON, len(msgs))
+				for i, m := range msgs {
+					docs[i] = fullDoc(m)
+				}
+				e.printJSON(map[string]any{"message": messageDoc(sent), "reply": nil, "thread": docs})
+			} else {
+				fmt.Fprintf(e.stdout, "no reply within %s; thread %s has %d messages\n", wait, sent.Thread, len(msgs))
+			}
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if jsonOutput(c) {
+		return e.printJSON(map[string]any{"message": messageDoc(sent), "reply": fullDoc(reply)})
+	}
+	fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
+	printMessage(e.stdout, reply, s.st.Now())
+	return nil
 }

@@ -27,6 +27,7 @@ type Message struct {
 	Category    string
 	ReplyTo     string
 	Created     time.Time
+	Hold        time.Duration // a reply asking a waiting sender to wait this much longer
 	Body        string
 }
 
@@ -110,6 +111,9 @@ func (m *Message) Encode() []byte {
 		field("reply_to", m.ReplyTo)
 	}
 	field("created", FormatTime(m.Created))
+	if m.Hold > 0 {
+		field("hold", m.Hold.String())
+	}
 	b.WriteString("---\n\n")
 	b.WriteString(m.Body)
 	return b.Bytes()
@@ -172,6 +176,8 @@ func DecodeMessage(slug string, data []byte) (*Message, error) {
 			m.ReplyTo = v
 		case "created":
 			m.Created, err = ParseTime(v)
+		case "hold":
+			m.Hold, err = time.ParseDuration(v)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("front matter %s: %v", k, err)

@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -33,7 +33,7 @@ var schema = []string{
 		thread TEXT NOT NULL, named_thread TEXT NOT NULL, sender TEXT NOT NULL,
 		to_list TEXT NOT NULL, cc_list TEXT NOT NULL, bcc_list TEXT NOT NULL,
 		subject TEXT NOT NULL, importance TEXT NOT NULL, ack_required INTEGER NOT NULL,
-		category TEXT NOT NULL, reply_to TEXT NOT NULL, created TEXT NOT NULL,
+		category TEXT NOT NULL, reply_to TEXT NOT NULL, created TEXT NOT NULL, hold_ms INTEGER NOT NULL DEFAULT 0,
 		path TEXT NOT NULL, body TEXT NOT NULL)`,
 	`CREATE INDEX messages_project ON messages(project_id, id)`,
 	`CREATE INDEX messages_thread ON messages(project_id, thread, id)`,
@@ -346,8 +346,8 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 // its row id.
 func (ix *indexer) insertMessage(pid int64, r *record.Message) (int64, bool, error) {
 	const q = `INSERT INTO messages(id, project_id, thread, named_thread, sender, to_list, cc_list, bcc_list,
-		subject, importance, ack_required, category, reply_to, created, path, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`
+		subject, importance, ack_required, category, reply_to, created, hold_ms, path, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`
 	st := ix.stmts[q]
 	if st == nil {
 		var err error
@@ -357,7 +357,7 @@ func (ix *indexer) insertMessage(pid int64, r *record.Message) (int64, bool, err
 		ix.stmts[q] = st
 	}
 	res, err := st.Exec(r.ID, pid, r.ThreadID(), r.Thread, r.From, strings.Join(r.To, ","), strings.Join(r.Cc, ","), strings.Join(r.Bcc, ","),
-		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Path(), r.Body)
+		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Hold.Milliseconds(), r.Path(), r.Body)
 	if err != nil {
 		return 0, false, err
 	}
