@@ -72,20 +72,22 @@ type Agent struct {
 	Registered   time.Time
 	LastSeen     time.Time
 	Retired      bool   // receives no mail, left out of broadcasts
+	Policy       string // contact policy: open, auto, contacts_only, block_all
 	State        string // active, idle or stale (see Presence); set by Agents
 	Reservations int    // active reservations; set by Agents
 }
 
-const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated), a.retired`
+const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated), a.retired, a.policy`
 
 func scanAgent(sc interface{ Scan(...any) error }) (Agent, error) {
 	var a Agent
 	var reg, seen string
-	if err := sc.Scan(&a.Name, &a.Program, &a.Model, &a.Task, &reg, &seen, &a.Retired); err != nil {
+	if err := sc.Scan(&a.Name, &a.Program, &a.Model, &a.Task, &reg, &seen, &a.Retired, &a.Policy); err != nil {
 		return a, err
 	}
 	a.Registered, _ = record.ParseTime(reg)
 	a.LastSeen, _ = record.ParseTime(seen)
+	a.Policy = cmpPolicy(a.Policy)
 	return a, nil
 }
 
@@ -177,6 +179,9 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 			rec.Program = keep(in.Program, prev.Program)
 			rec.Model = keep(in.Model, prev.Model)
 			rec.Task = keep(in.Task, prev.Task)
+			if prev.Policy != DefaultPolicy {
+				rec.Policy = prev.Policy
+			}
 		}
 		tx.Put(rec)
 		tx.Describe(rec.Name, "agent: "+verb+" "+rec.Name)
@@ -283,8 +288,8 @@ func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent,
 func (m *Mailbox) profile(ctx context.Context, q queryer, name string) (*record.Agent, error) {
 	r := &record.Agent{Project: m.proj.Slug}
 	var reg, upd string
-	err := q.QueryRowContext(ctx, `SELECT name, program, model, task, registered, updated, retired FROM agents
-		WHERE project_id = ? AND fold = ?`, m.pid, names.Fold(name)).Scan(&r.Name, &r.Program, &r.Model, &r.Task, &reg, &upd, &r.Retired)
+	err := q.QueryRowContext(ctx, `SELECT name, program, model, task, registered, updated, retired, policy FROM agents
+		WHERE project_id = ? AND fold = ?`, m.pid, names.Fold(name)).Scan(&r.Name, &r.Program, &r.Model, &r.Task, &reg, &upd, &r.Retired, &r.Policy)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,7 @@ type Draft struct {
 	Category    string
 	ReplyTo     string        // set by Reply
 	Hold        time.Duration // set by Reply
+	AsHuman     bool          // from the human overseer (HumanSender): needs no agent, passes every policy
 }
 
 // validate checks everything that does not need the index and normalizes
@@ -111,8 +112,13 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 	}
 	var out []Message
 	err := m.st.Update(ctx, func(tx *store.Tx) error {
-		from, err := m.actor(ctx, tx)
-		if err != nil {
+		from := Agent{Name: HumanSender}
+		if !slices.ContainsFunc(drafts, func(d Draft) bool { return d.AsHuman }) {
+			var err error
+			if from, err = m.actor(ctx, tx); err != nil {
+				return err
+			}
+		} else if err := m.ensureProject(tx); err != nil {
 			return err
 		}
 		out = make([]Message, 0, len(drafts))
@@ -150,7 +156,11 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 					return nil, err
 				}
 				for _, n := range all {
-					if !seen[n] {
+					a, _, err := m.lookupAgent(ctx, q, n)
+					if err != nil {
+						return nil, err
+					}
+					if !seen[n] && m.deliverable(ctx, q, from, a, d.Thread) == nil {
 						seen[n] = true
 						out = append(out, n)
 					}
@@ -167,6 +177,9 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 			if a.Retired {
 				return nil, fault.WithHint(fmt.Errorf("%w %s: %s is retired and receives no mail", ErrUnknownRecipient, a.Name, a.Name),
 					"agentmail agents lists who is active; agentmail agents unretire "+a.Name+" brings it back")
+			}
+			if err := m.deliverable(ctx, q, from, a, d.Thread); err != nil {
+				return nil, err
 			}
 			if !seen[a.Name] {
 				seen[a.Name] = true

@@ -53,6 +53,8 @@ var errorCodes = []struct {
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
 	{mailbox.ErrTimeout, "TIMEOUT", exitTimeout},
+	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", exitError},
+	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", exitError},
 	{reservations.ErrConflict, "RESERVATION_CONFLICT", exitConflict},
 	{reservations.ErrLockHeld, "LOCK_HELD", exitConflict},
 	{reservations.ErrNotFound, "NOT_FOUND", exitError},
@@ -166,7 +168,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
 		},
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, agentCommands(e), adminCommands(e)),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, agentCommands(e), adminCommands(e)),
 	}
 	for _, cmd := range app.Commands {
 		addGlobalFlags(cmd)

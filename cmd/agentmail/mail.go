@@ -36,6 +36,7 @@ func mailCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "importance", Value: "normal", Usage: "low, normal, high or urgent"},
 				&cli.BoolFlag{Name: "ack", Usage: "ask the recipients to acknowledge"},
 				&cli.StringFlag{Name: "category", Usage: "HANDOFF, BLOCKED (both imply --ack), DECISION or INFO"},
+				&cli.BoolFlag{Name: "as-human", Usage: "send as the human overseer (sender Human): no agent needed, every contact policy passes"},
 				&cli.DurationFlag{Name: "wait", Usage: "then wait this long (a bare --wait: 2m) for the first reply in the thread; exit 4 on timeout"},
 			}, bodyFlags...),
 			Action: func(c *cli.Context) error {
@@ -54,6 +55,7 @@ func mailCommands(e *env) []*cli.Command {
 					To: c.StringSlice("to"), Cc: c.StringSlice("cc"), Bcc: c.StringSlice("bcc"),
 					Subject: c.String("subject"), Body: body, Thread: c.String("thread"),
 					Importance: c.String("importance"), AckRequired: c.Bool("ack"), Category: c.String("category"),
+					AsHuman: c.Bool("as-human"),
 				})
 				if err != nil {
 					return err

@@ -22,13 +22,14 @@ type agentJSON struct {
 	Registered   *string `json:"registered"`
 	LastSeen     *string `json:"last_seen"`
 	Retired      bool    `json:"retired"`
+	Policy       string  `json:"policy"`
 	State        string  `json:"state,omitempty"`
 	Reservations *int    `json:"reservations,omitempty"`
 }
 
 func agentDoc(a mailbox.Agent) agentJSON {
 	return agentJSON{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task,
-		Registered: jsonTime(a.Registered), LastSeen: jsonTime(a.LastSeen), Retired: a.Retired}
+		Registered: jsonTime(a.Registered), LastSeen: jsonTime(a.LastSeen), Retired: a.Retired, Policy: a.Policy}
 }
 
 // listedAgentDoc adds what agents reports beyond the profile.

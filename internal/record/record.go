@@ -62,7 +62,8 @@ type Agent struct {
 	Task       string
 	Registered time.Time
 	Updated    time.Time
-	Retired    bool // receives no mail and is left out of broadcasts
+	Retired    bool   // receives no mail and is left out of broadcasts
+	Policy     string // contact policy: open, auto (""), contacts_only, block_all
 }
 
 type agentJSON struct {
@@ -73,12 +74,13 @@ type agentJSON struct {
 	Registered string `json:"registered"`
 	Updated    string `json:"updated"`
 	Retired    bool   `json:"retired,omitempty"`
+	Policy     string `json:"policy,omitempty"`
 }
 
 // Files implements Record.
 func (a *Agent) Files() []File {
 	return []File{{ProjectDir(a.Project) + "/agents/" + a.Name + "/profile.json", marshal(agentJSON{
-		a.Name, a.Program, a.Model, a.Task, FormatTime(a.Registered), FormatTime(a.Updated), a.Retired,
+		a.Name, a.Program, a.Model, a.Task, FormatTime(a.Registered), FormatTime(a.Updated), a.Retired, a.Policy,
 	})}}
 }
 
@@ -172,6 +174,8 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodeReservation(slug, data)
 	case len(rest) == 2 && rest[0] == "locks":
 		rec, err = decodeLock(slug, data)
+	case len(rest) == 2 && rest[0] == "contacts":
+		rec, err = decodeContact(slug, data)
 	default:
 		return nil, nil
 	}
@@ -209,7 +213,7 @@ func decodeAgent(slug, dirName string, data []byte) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{Project: slug, Name: v.Name, Program: v.Program, Model: v.Model, Task: v.Task, Registered: reg, Updated: upd, Retired: v.Retired}, nil
+	return &Agent{Project: slug, Name: v.Name, Program: v.Program, Model: v.Model, Task: v.Task, Registered: reg, Updated: upd, Retired: v.Retired, Policy: v.Policy}, nil
 }
 
 func decodeReceipt(slug string, data []byte) (*Receipt, error) {

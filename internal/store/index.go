@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -24,7 +24,7 @@ var schema = []string{
 	`CREATE INDEX projects_key ON projects(key)`,
 	`CREATE TABLE agents(project_id INTEGER NOT NULL, fold TEXT NOT NULL, name TEXT NOT NULL,
 		program TEXT NOT NULL, model TEXT NOT NULL, task TEXT NOT NULL,
-		registered TEXT NOT NULL, updated TEXT NOT NULL, retired INTEGER NOT NULL DEFAULT 0,
+		registered TEXT NOT NULL, updated TEXT NOT NULL, retired INTEGER NOT NULL DEFAULT 0, policy TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY(project_id, fold)) WITHOUT ROWID`,
 	// presence is keyed by project slug, not row id: it outlives rebuilds.
 	`CREATE TABLE presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
@@ -48,6 +48,9 @@ var schema = []string{
 	`CREATE INDEX reservations_open ON reservations(project_id, released, expires)`,
 	`CREATE TABLE locks(project_id INTEGER NOT NULL, key TEXT NOT NULL, holder TEXT NOT NULL,
 		created TEXT NOT NULL, expires TEXT NOT NULL, released TEXT, PRIMARY KEY(project_id, key)) WITHOUT ROWID`,
+	`CREATE TABLE contacts(project_id INTEGER NOT NULL, requester TEXT NOT NULL, target TEXT NOT NULL,
+		state TEXT NOT NULL, reason TEXT NOT NULL, requested TEXT NOT NULL, decided TEXT, expires TEXT,
+		PRIMARY KEY(project_id, requester, target)) WITHOUT ROWID`,
 	// objects caches the raw commit and trees of the archive's head along
 	// recently written paths (see archive.Cache); content-addressed, so never
 	// stale, and left alone by rebuilds.
@@ -55,7 +58,7 @@ var schema = []string{
 }
 
 // derivedTables are emptied by a rebuild; presence is kept.
-var derivedTables = []string{"projects", "agents", "messages", "recipients", "reservations", "locks"}
+var derivedTables = []string{"projects", "agents", "messages", "recipients", "reservations", "locks", "contacts"}
 
 func openDB(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536"
@@ -284,12 +287,12 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 		if err != nil {
 			return err
 		}
-		return ix.exec(`INSERT INTO agents(project_id, fold, name, program, model, task, registered, updated, retired)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		return ix.exec(`INSERT INTO agents(project_id, fold, name, program, model, task, registered, updated, retired, policy)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(project_id, fold) DO UPDATE SET name = excluded.name, program = excluded.program,
 			model = excluded.model, task = excluded.task, registered = excluded.registered, updated = excluded.updated,
-			retired = excluded.retired`,
-			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated), r.Retired)
+			retired = excluded.retired, policy = excluded.policy`,
+			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated), r.Retired, r.Policy)
 	case *record.Message:
 		pid, err := ix.projectID(r.Project)
 		if err != nil {
@@ -330,6 +333,14 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 			created, expires, released, released_by, release_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, pid, r.Agent, r.Pattern, r.Exclusive, r.Reason, record.FormatTime(r.Created),
 			record.FormatTime(r.Expires), nullTime(r.Released), r.ReleasedBy, r.ReleaseReason)
+	case *record.Contact:
+		pid, err := ix.projectID(r.Project)
+		if err != nil {
+			return err
+		}
+		return ix.exec(`INSERT OR REPLACE INTO contacts(project_id, requester, target, state, reason, requested, decided, expires)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, pid, r.From, r.To, r.State, r.Reason, record.FormatTime(r.Requested),
+			nullTime(r.Decided), nullTime(r.Expires))
 	case *record.Lock:
 		pid, err := ix.projectID(r.Project)
 		if err != nil {

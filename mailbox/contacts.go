@@ -1,0 +1,260 @@
+package mailbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/names"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/reservations"
+)
+
+// Errors of the contact policy.
+var (
+	ErrContactRequired = errors.New("contact required")
+	ErrContactBlocked  = errors.New("contact blocked")
+)
+
+// Policies are the contact policies an agent may choose. An agent that has
+// chosen none has the policy DefaultPolicy: mail from any agent of the
+// project is delivered. (Applying auto to everyone by default would make
+// every first message between two agents of a project need a handshake,
+// which the basic mail flow does not have; see the issue notes.)
+var Policies = []string{"open", "auto", "contacts_only", "block_all"}
+
+// DefaultPolicy names the policy of an agent that has chosen none.
+const DefaultPolicy = "default"
+
+// ContactTTL is how long an approved contact lasts.
+const ContactTTL = 30 * 24 * time.Hour
+
+// recentMail is how recent an exchange of mail lets auto deliver.
+const recentMail = 24 * time.Hour
+
+// HumanSender is the sender of mail from the human overseer (send
+// --as-human): it needs no registration and passes every policy.
+const HumanSender = "Human"
+
+// SetPolicy sets the acting agent's contact policy.
+func (m *Mailbox) SetPolicy(ctx context.Context, policy string) (Agent, error) {
+	policy = strings.ToLower(strings.TrimSpace(policy))
+	if !slices.Contains(Policies, policy) {
+		return Agent{}, invalid(fmt.Sprintf("unknown policy %q", policy), "use one of: "+strings.Join(Policies, ", "))
+	}
+	var out Agent
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		me, err := m.actor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		prof, err := m.profile(ctx, tx, me.Name)
+		if err != nil {
+			return err
+		}
+		if prof.Policy != policy {
+			prof.Policy, prof.Updated = policy, m.st.Now()
+			tx.Put(prof)
+			tx.Describe(me.Name, fmt.Sprintf("agent: %s sets contact policy %s", me.Name, policy))
+		}
+		me.Policy = policy
+		out = me
+		return nil
+	})
+	return out, err
+}
+
+func cmpPolicy(p string) string {
+	if p == "" {
+		return DefaultPolicy
+	}
+	return p
+}
+
+// Contact is a contact request and its answer.
+type Contact = record.Contact
+
+// RequestContact asks agent to for permission to write to it.
+func (m *Mailbox) RequestContact(ctx context.Context, to, reason string) (Contact, error) {
+	var out Contact
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		me, err := m.actor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		target, ok, err := m.lookupAgent(ctx, tx, to)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return m.unknownRecipient(ctx, tx, to)
+		}
+		out = Contact{Project: m.proj.Slug, From: me.Name, To: target.Name, State: "requested", Reason: reason, Requested: m.st.Now()}
+		tx.Put(&out)
+		tx.Describe(me.Name, fmt.Sprintf("contact: %s asks %s", me.Name, target.Name))
+		return nil
+	})
+	return out, err
+}
+
+// DecideContact approves or denies from's request to write to the acting
+// agent. An approval lasts ContactTTL.
+func (m *Mailbox) DecideContact(ctx context.Context, from string, approve bool) (Contact, error) {
+	var out Contact
+	err := m.st.Update(ctx, func(tx *store.Tx) error {
+		me, err := m.actor(ctx, tx)
+		if err != nil {
+			return err
+		}
+		c, ok, err := m.contact(ctx, tx, from, me.Name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fault.WithHint(fmt.Errorf("%w: no contact request from %s to %s", ErrNotFound, from, me.Name), "agentmail contacts list shows requests")
+		}
+		now := m.st.Now()
+		c.State, c.Decided, c.Expires = "denied", now, time.Time{}
+		if approve {
+			c.State, c.Expires = "approved", now.Add(ContactTTL)
+		}
+		out = c
+		tx.Put(&c)
+		tx.Describe(me.Name, fmt.Sprintf("contact: %s %s %s", me.Name, c.State, c.From))
+		return nil
+	})
+	return out, err
+}
+
+// Contacts lists the requests to and from the acting agent.
+func (m *Mailbox) Contacts(ctx context.Context) ([]Contact, error) {
+	me, err := m.actor(ctx, m.st.DB())
+	if err != nil {
+		return nil, err
+	}
+	return m.contacts(ctx, m.st.DB(), `requester = ? OR target = ?`, me.Name, me.Name)
+}
+
+func (m *Mailbox) contact(ctx context.Context, q queryer, from, to string) (Contact, bool, error) {
+	fa, ok, err := m.lookupAgent(ctx, q, from)
+	if err != nil || !ok {
+		return Contact{}, false, err
+	}
+	cs, err := m.contacts(ctx, q, `requester = ? AND target = ?`, fa.Name, to)
+	if err != nil || len(cs) == 0 {
+		return Contact{}, false, err
+	}
+	return cs[0], true, nil
+}
+
+func (m *Mailbox) contacts(ctx context.Context, q queryer, where string, args ...any) ([]Contact, error) {
+	rows, err := q.QueryContext(ctx, `SELECT requester, target, state, reason, requested, decided, expires FROM contacts
+		WHERE project_id = ? AND (`+where+`) ORDER BY requested`, append([]any{m.pid}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Contact{}
+	for rows.Next() {
+		c := Contact{Project: m.proj.Slug}
+		var requested string
+		var decided, expires sql.NullString
+		if err := rows.Scan(&c.From, &c.To, &c.State, &c.Reason, &requested, &decided, &expires); err != nil {
+			return nil, err
+		}
+		c.Requested, _ = record.ParseTime(requested)
+		if decided.Valid {
+			c.Decided, _ = record.ParseTime(decided.String)
+		}
+		if expires.Valid {
+			c.Expires, _ = record.ParseTime(expires.String)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// deliverable applies the recipient's contact policy to mail from sender
+// in thread (the thread named by the sender, or "").
+func (m *Mailbox) deliverable(ctx context.Context, q queryer, from string, to Agent, thread string) error {
+	if from == HumanSender || names.Fold(from) == names.Fold(to.Name) {
+		return nil
+	}
+	policy := cmpPolicy(to.Policy)
+	switch policy {
+	case "open", DefaultPolicy:
+		return nil
+	case "block_all":
+		return fault.WithHint(fmt.Errorf("%w: %s accepts no mail (policy block_all)", ErrContactBlocked, to.Name),
+			"ask a human to pass the message on (agentmail send --as-human)")
+	}
+	now := m.st.Now()
+	if c, ok, err := m.contact(ctx, q, from, to.Name); err != nil {
+		return err
+	} else if ok && c.State == "approved" && now.Before(c.Expires) {
+		return nil
+	}
+	if policy == "auto" {
+		ok, err := m.related(ctx, q, from, to.Name, thread, now)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return fault.WithHint(fmt.Errorf("%w: %s accepts mail only from contacts (policy %s)", ErrContactRequired, to.Name, policy),
+		fmt.Sprintf("ask first: agentmail contacts request %s --reason \"...\"", to.Name))
+}
+
+// related reports whether from and to share the thread, exchanged mail in
+// the last day, or hold overlapping reservations: what lets the auto
+// policy deliver without a contact.
+func (m *Mailbox) related(ctx context.Context, q queryer, from, to, thread string, now time.Time) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM messages x JOIN recipients r ON r.message_id = x.id
+		WHERE x.project_id = ? AND (
+			(x.thread = ? AND (x.sender = ? OR r.agent = ?)) OR
+			(x.created >= ? AND ((x.sender = ? AND r.agent = ?) OR (x.sender = ? AND r.agent = ?))))`,
+		m.pid, thread, to, to, record.FormatTime(now.Add(-recentMail)), from, to, to, from).Scan(&n)
+	if err != nil || n > 0 {
+		return n > 0, err
+	}
+	mine, err := m.activePatterns(ctx, q, from, now)
+	if err != nil || len(mine) == 0 {
+		return false, err
+	}
+	theirs, err := m.activePatterns(ctx, q, to, now)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range mine {
+		for _, b := range theirs {
+			if reservations.Overlap(a, b) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+func (m *Mailbox) activePatterns(ctx context.Context, q queryer, agent string, now time.Time) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT pattern FROM reservations WHERE project_id = ? AND agent = ?
+		AND released IS NULL AND expires > ?`, m.pid, agent, record.FormatTime(now))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
