@@ -99,9 +99,12 @@ func TestAmbiguousAndShortIDs(t *testing.T) {
 		if err != nil || got.ID != m.ID {
 			t.Errorf("Show(full id %s) = %v, %v", m.ID, got.ID, err)
 		}
-		if got, err := mb.Show(ctx, m.ID[:20]); err != nil || got.ID != m.ID {
-			t.Errorf("Show(unique prefix of %s) = %v, %v", m.ID, got.ID, err)
-		}
+	}
+	// A message sent hours later has a unique 8-character prefix.
+	f.advance(10 * time.Hour)
+	c := f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "c"})
+	if got, err := mb.Show(ctx, c.ID[:8]); err != nil || got.ID != c.ID {
+		t.Errorf("Show(unique prefix of %s) = %v, %v", c.ID, got.ID, err)
 	}
 }
 
