@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
@@ -60,6 +61,12 @@ var errorCodes = []struct {
 	{reservations.ErrNotFound, "NOT_FOUND", exitError},
 	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
 	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", exitError},
+	{guard.ErrBlocked, "GUARD_BLOCKED", exitError}, // design §7: a blocking hook exits 1
+	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", exitError},
+	{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", exitError},
+	{guard.ErrNoBinary, "NO_BINARY", exitError},
+	{guard.ErrNotRepository, "NO_PROJECT", exitError},
+	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
 	{store.ErrBusy, "STORE_BUSY", exitError},
 	{store.ErrCorrupt, "STORE_CORRUPT", exitError},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", exitError},
@@ -168,7 +175,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
 		},
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e)),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e)),
 	}
 	for _, cmd := range app.Commands {
 		addGlobalFlags(cmd)

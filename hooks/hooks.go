@@ -1,0 +1,95 @@
+// Package hooks holds the POSIX shell templates of the git hooks that
+// `agentmail guard install` writes, embedded in the binary.
+//
+// A hook runs the hook it replaced (kept beside it as NAME.agentmail-orig)
+// first, honours AGENTMAIL_BYPASS, picks the mode from AGENTMAIL_GUARD_MODE
+// (or AGENT_MAIL_GUARD_MODE) or the one recorded at install time, and then
+// execs `agentmail guard check --hook NAME --mode MODE`: on the usual path it
+// starts no process besides agentmail itself.
+package hooks
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+)
+
+//go:embed commit.sh pre-push.sh
+var templates embed.FS
+
+// Marker is the line that identifies a hook written by agentmail guard.
+const Marker = "# agentmail-guard: this hook was written by `agentmail guard install`"
+
+// OrigSuffix is appended to a hook's name to keep the hook it replaced.
+const OrigSuffix = ".agentmail-orig"
+
+// Names lists the hooks agentmail guard knows, in the order it reports them.
+var Names = []string{"pre-commit", "pre-merge-commit", "pre-push"}
+
+// Params fill a template.
+type Params struct {
+	Hook      string // pre-commit, pre-merge-commit or pre-push
+	Agentmail string // the agentmail binary the hook runs (an absolute path, or a name looked up on PATH)
+	Mode      string // block or warn: the mode when the environment names none
+}
+
+// Render returns the hook script for p.
+func Render(p Params) ([]byte, error) {
+	file := "commit.sh"
+	switch p.Hook {
+	case "pre-commit", "pre-merge-commit":
+	case "pre-push":
+		file = "pre-push.sh"
+	default:
+		return nil, fmt.Errorf("render hook: unknown hook %q", p.Hook)
+	}
+	if p.Mode != "block" && p.Mode != "warn" {
+		return nil, fmt.Errorf("render hook: unknown mode %q", p.Mode)
+	}
+	if p.Agentmail == "" || strings.ContainsAny(p.Agentmail, "\x00\n") {
+		return nil, fmt.Errorf("render hook: unusable agentmail path %q", p.Agentmail)
+	}
+	tmpl, err := templates.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("render hook: %w", err)
+	}
+	r := strings.NewReplacer("@HOOK@", p.Hook, "@AGENTMAIL@", shellQuote(p.Agentmail), "@MODE@", p.Mode)
+	return []byte(r.Replace(string(tmpl))), nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Settings are what a rendered hook records.
+type Settings struct {
+	Agentmail string
+	Mode      string
+}
+
+// Parse reads the settings back from a hook agentmail wrote; ok is false
+// for any other script.
+func Parse(script []byte) (s Settings, ok bool) {
+	text := string(script)
+	if !strings.Contains(text, Marker) {
+		return Settings{}, false
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if v, found := strings.CutPrefix(line, "agentmail="); found {
+			s.Agentmail = unquote(v)
+		}
+		if v, found := strings.CutPrefix(line, "mode=${AGENTMAIL_GUARD_MODE:-${AGENT_MAIL_GUARD_MODE:-"); found {
+			s.Mode = strings.TrimSuffix(v, "}}")
+		}
+	}
+	return s, true
+}
+
+// unquote undoes shellQuote.
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		return strings.ReplaceAll(s[1:len(s)-1], `'\''`, "'")
+	}
+	return s
+}
