@@ -47,12 +47,11 @@ func (m *Mailbox) Check(ctx context.Context, newest int) (Summary, error) {
 	if err != nil {
 		return s, err
 	}
+	// Each count reads one partial index of the recipients table only.
 	err = m.st.DB().QueryRowContext(ctx, `SELECT
-		count(*) FILTER (WHERE r.read_at IS NULL),
-		count(*) FILTER (WHERE r.read_at IS NULL AND m.importance IN ('high', 'urgent')),
-		count(*) FILTER (WHERE m.ack_required AND r.acked_at IS NULL)
-		FROM recipients r JOIN messages m ON m.id = r.message_id
-		WHERE r.project_id = ? AND r.agent = ? AND (r.read_at IS NULL OR (m.ack_required AND r.acked_at IS NULL))`,
+		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND read_at IS NULL),
+		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND read_at IS NULL AND urgent),
+		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND ack_required AND acked_at IS NULL)`,
 		m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck)
 	if err != nil || s.Unread == 0 {
 		return s, err

@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -40,8 +40,12 @@ var schema = []string{
 	`CREATE INDEX messages_sender ON messages(project_id, sender, id)`,
 	`CREATE TABLE recipients(project_id INTEGER NOT NULL, agent TEXT NOT NULL, message_id TEXT NOT NULL,
 		kind TEXT NOT NULL, read_at TEXT, acked_at TEXT,
+		urgent INTEGER NOT NULL DEFAULT 0, ack_required INTEGER NOT NULL DEFAULT 0,
 		PRIMARY KEY(project_id, agent, message_id)) WITHOUT ROWID`,
 	`CREATE INDEX recipients_message ON recipients(message_id)`,
+	// What agentmail check counts, without touching the messages.
+	`CREATE INDEX recipients_unread ON recipients(project_id, agent, urgent) WHERE read_at IS NULL`,
+	`CREATE INDEX recipients_unacked ON recipients(project_id, agent) WHERE ack_required AND acked_at IS NULL`,
 	`CREATE TABLE reservations(id TEXT PRIMARY KEY, project_id INTEGER NOT NULL, agent TEXT NOT NULL,
 		pattern TEXT NOT NULL, exclusive INTEGER NOT NULL, reason TEXT NOT NULL, created TEXT NOT NULL,
 		expires TEXT NOT NULL, released TEXT, released_by TEXT NOT NULL, release_reason TEXT NOT NULL)`,
@@ -310,8 +314,9 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 		}
 		for kind, names := range map[string][]string{"to": r.To, "cc": r.Cc, "bcc": r.Bcc} {
 			for _, n := range names {
-				if err := ix.exec(`INSERT INTO recipients(project_id, agent, message_id, kind) VALUES (?, ?, ?, ?)
-					ON CONFLICT DO NOTHING`, pid, n, r.ID, kind); err != nil {
+				if err := ix.exec(`INSERT INTO recipients(project_id, agent, message_id, kind, urgent, ack_required)
+					VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+					pid, n, r.ID, kind, r.Importance == "high" || r.Importance == "urgent", r.AckRequired); err != nil {
 					return err
 				}
 			}
