@@ -91,10 +91,7 @@ func agentCommands(e *env) []*cli.Command {
 					return err
 				}
 				if jsonOutput(c) {
-					docs := make([]agentJSON, len(list))
-					for i, a := range list {
-						docs[i] = listedAgentDoc(a)
-					}
+					docs := mapSlice(list, listedAgentDoc)
 					return e.printJSON(map[string]any{"agents": docs})
 				}
 				if len(list) == 0 {

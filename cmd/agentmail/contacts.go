@@ -114,10 +114,7 @@ func contactCommands(e *env) []*cli.Command {
 							return err
 						}
 						if jsonOutput(c) {
-							docs := make([]contactJSON, len(cs))
-							for i, ct := range cs {
-								docs[i] = contactDoc(ct)
-							}
+							docs := mapSlice(cs, contactDoc)
 							return e.printJSON(map[string]any{"contacts": docs})
 						}
 						if len(cs) == 0 {

@@ -116,10 +116,7 @@ func lockCommands(e *env) *cli.Command {
 						return err
 					}
 					if jsonOutput(c) {
-						docs := make([]lockJSON, len(locks))
-						for i, l := range locks {
-							docs[i] = lockDoc(l)
-						}
+						docs := mapSlice(locks, lockDoc)
 						return e.printJSON(map[string]any{"locks": docs})
 					}
 					if len(locks) == 0 {

@@ -188,10 +188,7 @@ func mailCommands(e *env) []*cli.Command {
 					return err
 				}
 				if jsonOutput(c) {
-					docs := make([]messageJSON, len(msgs))
-					for i, m := range msgs {
-						docs[i] = messageDoc(m)
-					}
+					docs := mapSlice(msgs, messageDoc)
 					return e.printJSON(map[string]any{"messages": docs})
 				}
 				if len(msgs) == 0 {
@@ -246,10 +243,7 @@ func mailCommands(e *env) []*cli.Command {
 					return err
 				}
 				if jsonOutput(c) {
-					docs := make([]fullJSON, len(msgs))
-					for i, m := range msgs {
-						docs[i] = fullDoc(m)
-					}
+					docs := mapSlice(msgs, fullDoc)
 					return e.printJSON(map[string]any{"thread": thread, "messages": docs})
 				}
 				fmt.Fprintf(e.stdout, "thread %s: %d messages\n", thread, len(msgs))
@@ -288,10 +282,7 @@ func markCommand(e *env, name, usage string, ack bool) *cli.Command {
 				return err
 			}
 			if jsonOutput(c) {
-				docs := make([]fullJSON, len(msgs))
-				for i, m := range msgs {
-					docs[i] = fullDoc(m)
-				}
+				docs := mapSlice(msgs, fullDoc)
 				doc := map[string]any{"messages": docs, "message": nil}
 				if len(docs) > 0 {
 					doc["message"] = docs[0]

@@ -82,6 +82,16 @@ func receivedDoc(m mailbox.Message) receivedJSON {
 
 func fullDoc(m mailbox.Message) fullJSON { return fullJSON{receivedDoc(m), m.Body} }
 
+// mapSlice applies f to each element of s, for turning results into JSON
+// documents.
+func mapSlice[T, D any](s []T, f func(T) D) []D {
+	out := make([]D, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
+}
+
 func optString(s string) *string {
 	if s == "" {
 		return nil

@@ -31,10 +31,7 @@ func workflowCommands(e *env) []*cli.Command {
 					return err
 				}
 				if jsonOutput(c) {
-					docs := make([]messageJSON, len(sum.Newest))
-					for i, m := range sum.Newest {
-						docs[i] = messageDoc(m)
-					}
+					docs := mapSlice(sum.Newest, messageDoc)
 					return e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck, "messages": docs})
 				}
 				if sum.Unread == 0 {
@@ -71,10 +68,7 @@ func workflowCommands(e *env) []*cli.Command {
 					return err
 				}
 				if jsonOutput(c) {
-					docs := make([]fullJSON, len(msgs))
-					for i, m := range msgs {
-						docs[i] = fullDoc(m)
-					}
+					docs := mapSlice(msgs, fullDoc)
 					return e.printJSON(map[string]any{"messages": docs})
 				}
 				for i, m := range msgs {
@@ -105,10 +99,7 @@ func workflowCommands(e *env) []*cli.Command {
 							return err
 						}
 						if jsonOutput(c) {
-							docs := make([]receivedJSON, len(msgs))
-							for i, m := range msgs {
-								docs[i] = receivedDoc(m)
-							}
+							docs := mapSlice(msgs, receivedDoc)
 							return e.printJSON(map[string]any{"messages": docs})
 						}
 						if len(msgs) == 0 {
@@ -178,10 +169,7 @@ func (e *env) awaitReply(c *cli.Context, s *session, sent mailbox.Message) error
 	if errors.Is(err, mailbox.ErrTimeout) {
 		if _, msgs, terr := s.mb.Thread(c.Context, sent.Thread); terr == nil {
 			if jsonOutput(c) {
-				docs := make([]fullJSON, len(msgs))
-				for i, m := range msgs {
-					docs[i] = fullDoc(m)
-				}
+				docs := mapSlice(msgs, fullDoc)
 				e.printJSON(map[string]any{"message": messageDoc(sent), "reply": nil, "thread": docs})
 			} else {
 				fmt.Fprintf(e.stdout, "no reply within %s; thread %s has %d messages\n", wait, sent.Thread, len(msgs))
