@@ -24,10 +24,11 @@ const ActiveWindow = 5 * time.Minute
 
 // Mailbox is one project's mail in an open store.
 type Mailbox struct {
-	st    *store.Store
-	proj  Project
-	pid   int64 // 0 until the project has a record
-	agent string
+	st       *store.Store
+	proj     Project
+	pid      int64 // 0 until the project has a record
+	agent    string
+	presence PresenceRules
 }
 
 // Open returns the mailbox of proj, acting as agent ("" for nobody: read-only
@@ -36,7 +37,7 @@ func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Ma
 	if err := st.Fresh(ctx); err != nil {
 		return nil, err
 	}
-	m := &Mailbox{st: st, proj: proj, agent: strings.TrimSpace(agent)}
+	m := &Mailbox{st: st, proj: proj, agent: strings.TrimSpace(agent), presence: DefaultPresence}
 	if err := m.loadProjectID(st.DB()); err != nil {
 		return nil, err
 	}
@@ -303,8 +304,8 @@ func (m *Mailbox) Whoami(ctx context.Context) (Agent, error) {
 	return m.actor(ctx, m.st.DB())
 }
 
-// Agents lists the project's agents by name; with active, only those seen
-// within ActiveWindow.
+// Agents lists the project's agents by name, with their presence; with
+// active, only the active ones.
 func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 	if m.agent != "" {
 		if _, err := m.actor(ctx, m.st.DB()); err != nil {
@@ -329,7 +330,7 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.State, a.Reservations = Presence(a.LastSeen, now), counts[names.Fold(a.Name)]
+		a.State, a.Reservations = m.presence.State(a.LastSeen, now), counts[names.Fold(a.Name)]
 		if !active || a.State == "active" {
 			list = append(list, a)
 		}

@@ -17,19 +17,31 @@ import (
 var ErrTimeout = errors.New("timed out")
 
 // StaleAfter is how long an agent must have run no command to count as
-// stale; after ActiveWindow it is idle.
+// stale by default; after ActiveWindow it is idle.
 const StaleAfter = 30 * time.Minute
 
-// Presence returns an agent's state at now: "active", "idle" or "stale".
-func Presence(lastSeen, now time.Time) string {
+// PresenceRules are the thresholds of an agent's presence: no command for
+// Idle makes it idle, for Stale stale.
+type PresenceRules struct {
+	Idle, Stale time.Duration
+}
+
+// DefaultPresence is ActiveWindow and StaleAfter.
+var DefaultPresence = PresenceRules{Idle: ActiveWindow, Stale: StaleAfter}
+
+// State returns an agent's presence at now: "active", "idle" or "stale".
+func (p PresenceRules) State(lastSeen, now time.Time) string {
 	switch d := now.Sub(lastSeen); {
-	case d < ActiveWindow:
+	case d < p.Idle:
 		return "active"
-	case d < StaleAfter:
+	case d < p.Stale:
 		return "idle"
 	}
 	return "stale"
 }
+
+// SetPresence changes the presence thresholds the mailbox reports with.
+func (m *Mailbox) SetPresence(p PresenceRules) { m.presence = p }
 
 // Summary is what Check reports.
 type Summary struct {

@@ -75,7 +75,7 @@ func agentCommands(e *env) []*cli.Command {
 			Usage:     "list the project's agents and when each was last seen",
 			ArgsUsage: " ",
 			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "active", Usage: fmt.Sprintf("only agents seen in the last %s", mailbox.ActiveWindow)},
+				&cli.BoolFlag{Name: "active", Usage: fmt.Sprintf("only agents seen in the last %s ($AGENTMAIL_IDLE_AFTER)", mailbox.ActiveWindow)},
 			},
 			Subcommands: []*cli.Command{retireCommand(e, "retire", true), retireCommand(e, "unretire", false)},
 			Action: func(c *cli.Context) error {

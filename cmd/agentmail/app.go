@@ -274,6 +274,24 @@ func project(c *cli.Context) (mailbox.Project, error) {
 	return mailbox.ResolveProject(wd)
 }
 
+// presenceRules reads AGENTMAIL_IDLE_AFTER and AGENTMAIL_STALE_AFTER.
+func presenceRules() (mailbox.PresenceRules, error) {
+	rules := mailbox.DefaultPresence
+	for _, v := range []struct {
+		name string
+		to   *time.Duration
+	}{{"AGENTMAIL_IDLE_AFTER", &rules.Idle}, {"AGENTMAIL_STALE_AFTER", &rules.Stale}} {
+		if s := os.Getenv(v.name); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return rules, usagef("set it to a duration such as 10m", "%s=%q is not a positive duration", v.name, s)
+			}
+			*v.to = d
+		}
+	}
+	return rules, nil
+}
+
 // session is an open mailbox for one command.
 type session struct {
 	st *store.Store
@@ -295,6 +313,11 @@ func (e *env) openMailbox(c *cli.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	rules, err := presenceRules()
+	if err != nil {
+		return nil, err
+	}
+	mb.SetPresence(rules)
 	e.notes(st)
 	return &session{st: st, mb: mb}, nil
 }
