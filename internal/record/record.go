@@ -100,7 +100,9 @@ type receiptJSON struct {
 	AckedAt *string `json:"acked_at"`
 }
 
-// Files implements Record.
+// Files implements Record. Receipts fan out by the day of the message's
+// id (a ULID); message ids are validated before any receipt is made, and
+// an unreadable one files under 0000/00/00 rather than failing a write.
 func (r *Receipt) Files() []File {
 	day, err := idDay(r.Message)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -183,7 +182,7 @@ func (s *Store) archiveStats() (ArchiveStats, error) {
 	return ArchiveStats{LooseObjects: s.arc.LooseObjects(), Packs: s.arc.Packs(), Bytes: n}, err
 }
 
-// describe is used in error messages.
+// String describes the archive's storage in one line.
 func (s ArchiveStats) String() string {
-	return strings.TrimSpace(fmt.Sprintf("%d loose objects, %d packs, %d bytes", s.LooseObjects, s.Packs, s.Bytes))
+	return fmt.Sprintf("%d loose objects, %d packs, %d bytes", s.LooseObjects, s.Packs, s.Bytes)
 }
