@@ -85,6 +85,13 @@ func openIndex(path string, exts []Extension) (*sql.DB, string, error) {
 		return nil, "", err
 	}
 	version, err := userVersion(db)
+	// Switching a new database to WAL needs a moment of exclusive access,
+	// and SQLite answers "locked" at once rather than waiting when another
+	// process is doing the same: try again for a while.
+	for wait := time.Duration(0); err != nil && isBusy(err) && wait < 5*time.Second; wait += 10 * time.Millisecond {
+		time.Sleep(10 * time.Millisecond)
+		version, err = userVersion(db)
+	}
 	note := ""
 	switch {
 	case err != nil && isCorrupt(err):
@@ -139,6 +146,11 @@ func userVersion(db *sql.DB) (int, error) {
 	var v int
 	err := db.QueryRow(`PRAGMA user_version`).Scan(&v)
 	return v, err
+}
+
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 func isCorrupt(err error) bool {
