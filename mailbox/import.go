@@ -247,33 +247,10 @@ func (m *Mailbox) importMessage(im ImportedMessage, resolve func(string) (string
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	resolveAll := func(list []string) ([]string, error) {
-		var out []string
-		for _, raw := range list {
-			if raw = strings.TrimSpace(raw); raw == "" {
-				continue
-			}
-			n, err := resolve(raw)
-			if err != nil {
-				return nil, err
-			}
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
-			}
-		}
-		return out, nil
-	}
-	to, err := resolveAll(d.To)
-	if err != nil {
-		return nil, err
-	}
-	cc, err := resolveAll(d.Cc)
-	if err != nil {
-		return nil, err
-	}
-	bcc, err := resolveAll(d.Bcc)
+	to, cc, bcc, err := recipientLists(d, func(raw string) ([]string, error) {
+		n, err := resolve(raw)
+		return []string{n}, err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -142,61 +142,40 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 
 // compose resolves the recipients and builds the record.
 func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) (*record.Message, error) {
-	seen := map[string]bool{}
-	resolve := func(list []string) ([]string, error) {
-		var out []string
-		for _, raw := range list {
-			raw = strings.TrimSpace(raw)
-			if raw == "" {
-				continue
-			}
-			if strings.EqualFold(raw, Broadcast) {
-				all, err := m.broadcastList(ctx, q, from)
-				if err != nil {
-					return nil, err
-				}
-				for _, n := range all {
-					a, _, err := m.lookupAgent(ctx, q, n)
-					if err != nil {
-						return nil, err
-					}
-					if !seen[n] && m.deliverable(ctx, q, from, a, d.Thread) == nil {
-						seen[n] = true
-						out = append(out, n)
-					}
-				}
-				continue
-			}
-			a, ok, err := m.lookupAgent(ctx, q, raw)
+	to, cc, bcc, err := recipientLists(d, func(raw string) ([]string, error) {
+		if strings.EqualFold(raw, Broadcast) {
+			all, err := m.broadcastList(ctx, q, from)
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
-				return nil, m.unknownRecipient(ctx, q, raw)
+			var out []string
+			for _, n := range all {
+				a, _, err := m.lookupAgent(ctx, q, n)
+				if err != nil {
+					return nil, err
+				}
+				if m.deliverable(ctx, q, from, a, d.Thread) == nil {
+					out = append(out, n)
+				}
 			}
-			if a.Retired {
-				return nil, fault.WithHint(fmt.Errorf("%w %s: %s is retired and receives no mail", ErrUnknownRecipient, a.Name, a.Name),
-					"agentmail agents lists who is active; agentmail agents unretire "+a.Name+" brings it back")
-			}
-			if err := m.deliverable(ctx, q, from, a, d.Thread); err != nil {
-				return nil, err
-			}
-			if !seen[a.Name] {
-				seen[a.Name] = true
-				out = append(out, a.Name)
-			}
+			return out, nil
 		}
-		return out, nil
-	}
-	to, err := resolve(d.To)
-	if err != nil {
-		return nil, err
-	}
-	cc, err := resolve(d.Cc)
-	if err != nil {
-		return nil, err
-	}
-	bcc, err := resolve(d.Bcc)
+		a, ok, err := m.lookupAgent(ctx, q, raw)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, m.unknownRecipient(ctx, q, raw)
+		}
+		if a.Retired {
+			return nil, fault.WithHint(fmt.Errorf("%w %s: %s is retired and receives no mail", ErrUnknownRecipient, a.Name, a.Name),
+				"agentmail agents lists who is active; agentmail agents unretire "+a.Name+" brings it back")
+		}
+		if err := m.deliverable(ctx, q, from, a, d.Thread); err != nil {
+			return nil, err
+		}
+		return []string{a.Name}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +190,42 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 		Subject: d.Subject, Importance: d.Importance, AckRequired: d.AckRequired,
 		Category: d.Category, ReplyTo: d.ReplyTo, Created: now, Hold: d.Hold, Body: d.Body,
 	}, nil
+}
+
+// recipientLists resolves the to, cc and bcc lists of d with resolve (one
+// name as given to the agent names it stands for), dropping blanks and
+// agents already listed, so that each agent appears once, in its first list.
+func recipientLists(d Draft, resolve func(raw string) ([]string, error)) (to, cc, bcc []string, err error) {
+	seen := map[string]bool{}
+	list := func(raw []string) ([]string, error) {
+		var out []string
+		for _, r := range raw {
+			if r = strings.TrimSpace(r); r == "" {
+				continue
+			}
+			names, err := resolve(r)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range names {
+				if !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+		}
+		return out, nil
+	}
+	if to, err = list(d.To); err != nil {
+		return nil, nil, nil, err
+	}
+	if cc, err = list(d.Cc); err != nil {
+		return nil, nil, nil, err
+	}
+	if bcc, err = list(d.Bcc); err != nil {
+		return nil, nil, nil, err
+	}
+	return to, cc, bcc, nil
 }
 
 // Broadcast is the recipient that stands for every other agent of the
