@@ -23,10 +23,7 @@ func agentCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "task", Usage: "what the agent is working on"},
 			},
 			Action: func(c *cli.Context) error {
-				if err := noArgs(c); err != nil {
-					return err
-				}
-				s, err := e.openMailbox(c)
+				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}
@@ -48,10 +45,7 @@ func agentCommands(e *env) []*cli.Command {
 			Usage:     "show the acting agent's profile",
 			ArgsUsage: " ",
 			Action: func(c *cli.Context) error {
-				if err := noArgs(c); err != nil {
-					return err
-				}
-				s, err := e.openMailbox(c)
+				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}
@@ -79,10 +73,7 @@ func agentCommands(e *env) []*cli.Command {
 			},
 			Subcommands: []*cli.Command{retireCommand(e, "retire", true), retireCommand(e, "unretire", false)},
 			Action: func(c *cli.Context) error {
-				if err := noArgs(c); err != nil {
-					return err
-				}
-				s, err := e.openMailbox(c)
+				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}

@@ -292,6 +292,14 @@ func presenceRules() (mailbox.PresenceRules, error) {
 	return rules, nil
 }
 
+// openMailboxNoArgs is openMailbox for commands that take no arguments.
+func (e *env) openMailboxNoArgs(c *cli.Context) (*session, error) {
+	if err := noArgs(c); err != nil {
+		return nil, err
+	}
+	return e.openMailbox(c)
+}
+
 // session is an open mailbox for one command.
 type session struct {
 	st *store.Store

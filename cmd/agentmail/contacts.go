@@ -102,10 +102,7 @@ func contactCommands(e *env) []*cli.Command {
 				{
 					Name: "list", Usage: "requests to and from you", ArgsUsage: " ",
 					Action: func(c *cli.Context) error {
-						if err := noArgs(c); err != nil {
-							return err
-						}
-						s, err := e.openMailbox(c)
+						s, err := e.openMailboxNoArgs(c)
 						if err != nil {
 							return err
 						}

@@ -104,10 +104,7 @@ func lockCommands(e *env) *cli.Command {
 				Name: "list", Usage: "locks held now", ArgsUsage: " ",
 				Flags: []cli.Flag{&cli.StringFlag{Name: "prefix", Usage: "only keys starting with `P`, e.g. deploy/"}},
 				Action: func(c *cli.Context) error {
-					if err := noArgs(c); err != nil {
-						return err
-					}
-					s, err := e.openMailbox(c)
+					s, err := e.openMailboxNoArgs(c)
 					if err != nil {
 						return err
 					}

@@ -176,10 +176,7 @@ func mailCommands(e *env) []*cli.Command {
 				&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
 			},
 			Action: func(c *cli.Context) error {
-				if err := noArgs(c); err != nil {
-					return err
-				}
-				s, err := e.openMailbox(c)
+				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}

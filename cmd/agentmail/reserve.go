@@ -196,10 +196,7 @@ func reserveCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "expired", Usage: "include expired and released ones"},
 			},
 			Action: func(c *cli.Context) error {
-				if err := noArgs(c); err != nil {
-					return err
-				}
-				s, err := e.openMailbox(c)
+				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}

@@ -19,10 +19,7 @@ func workflowCommands(e *env) []*cli.Command {
 			Description: "Prints nothing and exits 0 when there is no unread mail; otherwise one summary line and the\n" +
 				"newest unread subjects. With --json, always a document.",
 			Action: func(c *cli.Context) error {
-				if err := noArgs(c); err != nil {
-					return err
-				}
-				s, err := e.openMailbox(c)
+				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}
@@ -55,10 +52,7 @@ func workflowCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
 			},
 			Action: func(c *cli.Context) error {
-				if err := noArgs(c); err != nil {
-					return err
-				}
-				s, err := e.openMailbox(c)
+				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}
@@ -87,10 +81,7 @@ func workflowCommands(e *env) []*cli.Command {
 				{
 					Name: "pending", Usage: "messages asking for your acknowledgement", ArgsUsage: " ",
 					Action: func(c *cli.Context) error {
-						if err := noArgs(c); err != nil {
-							return err
-						}
-						s, err := e.openMailbox(c)
+						s, err := e.openMailboxNoArgs(c)
 						if err != nil {
 							return err
 						}
@@ -114,10 +105,7 @@ func workflowCommands(e *env) []*cli.Command {
 					Name: "overdue", Usage: "messages you sent that still wait for someone's acknowledgement", ArgsUsage: " ",
 					Flags: []cli.Flag{&cli.DurationFlag{Name: "older", Value: time.Hour, Usage: "only messages sent longer ago than this"}},
 					Action: func(c *cli.Context) error {
-						if err := noArgs(c); err != nil {
-							return err
-						}
-						s, err := e.openMailbox(c)
+						s, err := e.openMailboxNoArgs(c)
 						if err != nil {
 							return err
 						}
