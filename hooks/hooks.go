@@ -9,12 +9,13 @@
 package hooks
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"strings"
 )
 
-//go:embed commit.sh pre-push.sh
+//go:embed commit.sh pre-push.sh check.sh
 var templates embed.FS
 
 // Marker is the line that identifies a hook written by agentmail guard.
@@ -35,11 +36,11 @@ type Params struct {
 
 // Render returns the hook script for p.
 func Render(p Params) ([]byte, error) {
-	file := "commit.sh"
+	file, gitCmd := "commit.sh", "commit"
 	switch p.Hook {
 	case "pre-commit", "pre-merge-commit":
 	case "pre-push":
-		file = "pre-push.sh"
+		file, gitCmd = "pre-push.sh", "push"
 	default:
 		return nil, fmt.Errorf("render hook: unknown hook %q", p.Hook)
 	}
@@ -49,12 +50,19 @@ func Render(p Params) ([]byte, error) {
 	if p.Agentmail == "" || strings.ContainsAny(p.Agentmail, "\x00\n") {
 		return nil, fmt.Errorf("render hook: unusable agentmail path %q", p.Agentmail)
 	}
-	tmpl, err := templates.ReadFile(file)
+	head, err := templates.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("render hook: %w", err)
 	}
-	r := strings.NewReplacer("@HOOK@", p.Hook, "@AGENTMAIL@", shellQuote(p.Agentmail), "@MODE@", p.Mode)
-	return []byte(r.Replace(string(tmpl))), nil
+	// Hooks stay one self-contained file each (no sourcing on the hot
+	// path); the part they share is one template appended here.
+	tail, err := templates.ReadFile("check.sh")
+	if err != nil {
+		return nil, fmt.Errorf("render hook: %w", err)
+	}
+	tail = tail[bytes.IndexByte(tail, '\n')+1:] // drop the template's own comment
+	r := strings.NewReplacer("@HOOK@", p.Hook, "@AGENTMAIL@", shellQuote(p.Agentmail), "@MODE@", p.Mode, "@GITCMD@", gitCmd)
+	return []byte(r.Replace(string(head) + string(tail))), nil
 }
 
 // shellQuote quotes s for a POSIX shell.
