@@ -22,15 +22,30 @@ var (
 	ErrContactBlocked  = errors.New("contact blocked")
 )
 
-// Policies are the contact policies an agent may choose. An agent that has
-// chosen none has the policy DefaultPolicy: mail from any agent of the
-// project is delivered. (Applying auto to everyone by default would make
-// every first message between two agents of a project need a handshake,
-// which the basic mail flow does not have; see the issue notes.)
+// Policies are the contact policies an agent may choose:
+//
+//   - open: mail from any agent of the project is delivered.
+//   - auto: mail is delivered when sender and recipient share a thread,
+//     hold overlapping reservations or exchanged mail in the last 24 hours,
+//     when the recipient approved the sender as a contact, and for project
+//     broadcasts (send --to all); anything else needs a contact request.
+//   - contacts_only: only approved contacts.
+//   - block_all: nobody.
+//
+// Mail from the human overseer (HumanSender) passes every policy.
 var Policies = []string{"open", "auto", "contacts_only", "block_all"}
 
-// DefaultPolicy names the policy of an agent that has chosen none.
-const DefaultPolicy = "default"
+// DefaultPolicy is the policy of an agent that has chosen none.
+const DefaultPolicy = "auto"
+
+// validPolicy normalizes policy and checks that it is one of Policies.
+func validPolicy(policy string) (string, error) {
+	policy = strings.ToLower(strings.TrimSpace(policy))
+	if !slices.Contains(Policies, policy) {
+		return "", invalid(fmt.Sprintf("unknown policy %q", policy), "use one of: "+strings.Join(Policies, ", "))
+	}
+	return policy, nil
+}
 
 // ContactTTL is how long an approved contact lasts.
 const ContactTTL = 30 * 24 * time.Hour
@@ -44,12 +59,12 @@ const HumanSender = "Human"
 
 // SetPolicy sets the acting agent's contact policy.
 func (m *Mailbox) SetPolicy(ctx context.Context, policy string) (Agent, error) {
-	policy = strings.ToLower(strings.TrimSpace(policy))
-	if !slices.Contains(Policies, policy) {
-		return Agent{}, invalid(fmt.Sprintf("unknown policy %q", policy), "use one of: "+strings.Join(Policies, ", "))
+	policy, err := validPolicy(policy)
+	if err != nil {
+		return Agent{}, err
 	}
 	var out Agent
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err = m.st.Update(ctx, func(tx *store.Tx) error {
 		me, err := m.actor(ctx, tx)
 		if err != nil {
 			return err
@@ -94,6 +109,9 @@ func (m *Mailbox) RequestContact(ctx context.Context, to, reason string) (Contac
 		}
 		if !ok {
 			return m.unknownRecipient(ctx, tx, to)
+		}
+		if cmpPolicy(target.Policy) == "block_all" {
+			return blocked(target.Name, "no mail and no contact requests")
 		}
 		out = Contact{Project: m.proj.Slug, From: me.Name, To: target.Name, State: "requested", Reason: reason, Requested: m.st.Now()}
 		tx.Put(&out)
@@ -181,18 +199,18 @@ func (m *Mailbox) contacts(ctx context.Context, q queryer, where string, args ..
 }
 
 // deliverable applies the recipient's contact policy to mail from sender
-// in thread (the thread named by the sender, or "").
-func (m *Mailbox) deliverable(ctx context.Context, q queryer, from string, to Agent, thread string) error {
+// in thread (the thread named by the sender, or ""); broadcast says the
+// mail goes to the whole project (send --to all).
+func (m *Mailbox) deliverable(ctx context.Context, q queryer, from string, to Agent, thread string, broadcast bool) error {
 	if from == HumanSender || names.Fold(from) == names.Fold(to.Name) {
 		return nil
 	}
 	policy := cmpPolicy(to.Policy)
-	switch policy {
-	case "open", DefaultPolicy:
+	switch {
+	case policy == "open", policy == "auto" && broadcast:
 		return nil
-	case "block_all":
-		return fault.WithHint(fmt.Errorf("%w: %s accepts no mail (policy block_all)", ErrContactBlocked, to.Name),
-			"ask a human to pass the message on (agentmail send --as-human)")
+	case policy == "block_all":
+		return blocked(to.Name, "no mail")
 	}
 	now := m.st.Now()
 	if c, ok, err := m.contact(ctx, q, from, to.Name); err != nil {
@@ -200,28 +218,41 @@ func (m *Mailbox) deliverable(ctx context.Context, q queryer, from string, to Ag
 	} else if ok && c.State == "approved" && now.Before(c.Expires) {
 		return nil
 	}
+	accepts := "approved contacts"
 	if policy == "auto" {
 		ok, err := m.related(ctx, q, from, to.Name, thread, now)
 		if err != nil || ok {
 			return err
 		}
+		accepts = "agents it already works with (a shared thread, mail in the last 24 h, overlapping reservations) or approved contacts"
 	}
-	return fault.WithHint(fmt.Errorf("%w: %s accepts mail only from contacts (policy %s)", ErrContactRequired, to.Name, policy),
-		fmt.Sprintf("ask first: agentmail contacts request %s --reason \"...\"", to.Name))
+	return fault.WithHint(fmt.Errorf("%w: %s accepts mail only from %s (policy %s)", ErrContactRequired, to.Name, accepts, policy),
+		fmt.Sprintf("ask first: agentmail contacts request %s --reason \"...\", then send once %s approves", to.Name, to.Name))
 }
 
-// related reports whether from and to share the thread, exchanged mail in
-// the last day, or hold overlapping reservations: what lets the auto
-// policy deliver without a contact.
+// blocked is the error for an agent with the policy block_all, which
+// accepts what (no mail, ...).
+func blocked(name, what string) error {
+	return fault.WithHint(fmt.Errorf("%w: %s accepts %s (policy block_all)", ErrContactBlocked, name, what),
+		"ask a human to pass the message on (agentmail send --as-human)")
+}
+
+// related reports whether from and to both took part in the thread (as
+// sender or recipient), exchanged mail in the last day, or hold
+// overlapping reservations: what lets the auto policy deliver without a
+// contact.
 func (m *Mailbox) related(ctx context.Context, q queryer, from, to, thread string, now time.Time) (bool, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM messages x JOIN recipients r ON r.message_id = x.id
-		WHERE x.project_id = ? AND (
-			(x.thread = ? AND (x.sender = ? OR r.agent = ?)) OR
-			(x.created >= ? AND ((x.sender = ? AND r.agent = ?) OR (x.sender = ? AND r.agent = ?))))`,
-		m.pid, thread, to, to, record.FormatTime(now.Add(-recentMail)), from, to, to, from).Scan(&n)
-	if err != nil || n > 0 {
-		return n > 0, err
+	var ok bool
+	err := q.QueryRowContext(ctx, `SELECT
+		EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
+			WHERE x.project_id = ?1 AND x.created >= ?2 AND ((x.sender = ?3 AND r.agent = ?4) OR (x.sender = ?4 AND r.agent = ?3)))
+		OR (?5 != '' AND EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
+				WHERE x.project_id = ?1 AND x.thread = ?5 AND (x.sender = ?4 OR r.agent = ?4))
+			AND EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
+				WHERE x.project_id = ?1 AND x.thread = ?5 AND (x.sender = ?3 OR r.agent = ?3)))`,
+		m.pid, record.FormatTime(now.Add(-recentMail)), from, to, thread).Scan(&ok)
+	if err != nil || ok {
+		return ok, err
 	}
 	mine, err := m.activePatterns(ctx, q, from, now)
 	if err != nil || len(mine) == 0 {

@@ -139,11 +139,18 @@ type RegisterInput struct {
 	Program string
 	Model   string
 	Task    string
+	Policy  string // contact policy; "" keeps the current one (DefaultPolicy for a new agent)
 }
 
 // Register creates an identity, or updates the acting agent's own profile
 // when it registers its own name again.
 func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error) {
+	if in.Policy != "" {
+		var err error
+		if in.Policy, err = validPolicy(in.Policy); err != nil {
+			return Agent{}, err
+		}
+	}
 	var out Agent
 	err := m.st.Update(ctx, func(tx *store.Tx) error {
 		if err := m.ensureProject(tx); err != nil {
@@ -162,7 +169,7 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 			return err
 		}
 		now := m.st.Now()
-		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now}
+		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now, Policy: in.Policy}
 		prev, exists, err := m.lookupAgent(ctx, tx, name)
 		if err != nil {
 			return err
@@ -180,13 +187,13 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 			rec.Program = keep(in.Program, prev.Program)
 			rec.Model = keep(in.Model, prev.Model)
 			rec.Task = keep(in.Task, prev.Task)
-			if prev.Policy != DefaultPolicy {
+			if in.Policy == "" {
 				rec.Policy = prev.Policy
 			}
 		}
 		tx.Put(rec)
 		tx.Describe(rec.Name, "agent: "+verb+" "+rec.Name)
-		out = Agent{Name: rec.Name, Program: rec.Program, Model: rec.Model, Task: rec.Task, Registered: rec.Registered, LastSeen: now}
+		out = Agent{Name: rec.Name, Program: rec.Program, Model: rec.Model, Task: rec.Task, Registered: rec.Registered, LastSeen: now, Policy: cmpPolicy(rec.Policy)}
 		return m.touch(ctx, tx, rec.Name)
 	})
 	return out, err

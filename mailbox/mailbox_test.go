@@ -20,6 +20,9 @@ type fixture struct {
 	clock time.Time
 }
 
+// newFixture opens a store with a fake clock and registers agents with the
+// open contact policy: the tests that use it are about mail, and
+// TestContactPolicy covers the policies.
 func newFixture(t *testing.T, agents ...string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
@@ -33,7 +36,7 @@ func newFixture(t *testing.T, agents ...string) *fixture {
 		t.Fatal(err)
 	}
 	for _, a := range agents {
-		if _, err := f.as("").Register(context.Background(), RegisterInput{Name: a}); err != nil {
+		if _, err := f.as("").Register(context.Background(), RegisterInput{Name: a, Policy: "open"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -154,7 +154,7 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 				if err != nil {
 					return nil, err
 				}
-				if m.deliverable(ctx, q, from, a, d.Thread) == nil {
+				if m.deliverable(ctx, q, from, a, d.Thread, true) == nil {
 					out = append(out, n)
 				}
 			}
@@ -171,7 +171,7 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 			return nil, fault.WithHint(fmt.Errorf("%w %s: %s is retired and receives no mail", ErrUnknownRecipient, a.Name, a.Name),
 				"agentmail agents lists who is active; agentmail agents unretire "+a.Name+" brings it back")
 		}
-		if err := m.deliverable(ctx, q, from, a, d.Thread); err != nil {
+		if err := m.deliverable(ctx, q, from, a, d.Thread, false); err != nil {
 			return nil, err
 		}
 		return []string{a.Name}, nil

@@ -48,23 +48,28 @@ type Summary struct {
 	Unread      int
 	Urgent      int // unread and high or urgent
 	AwaitingAck int // received, ack requested, not acknowledged
-	Newest      []Message
+	// ContactRequests counts requests to write to the agent that it has
+	// neither approved nor denied.
+	ContactRequests int
+	Newest          []Message
 }
 
 // Check is the cheap "anything for me?" of an agent's per-step hook: counts
-// of unread, urgent and unacknowledged mail, and the newest unread subjects.
+// of unread, urgent and unacknowledged mail and of open contact requests,
+// and the newest unread subjects.
 func (m *Mailbox) Check(ctx context.Context, newest int) (Summary, error) {
 	var s Summary
 	me, err := m.actor(ctx, m.st.DB())
 	if err != nil {
 		return s, err
 	}
-	// Each count reads one partial index of the recipients table only.
+	// Each count reads one index (partial indexes of recipients; contacts is small).
 	err = m.st.DB().QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND read_at IS NULL),
 		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND read_at IS NULL AND urgent),
-		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND ack_required AND acked_at IS NULL)`,
-		m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck)
+		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND ack_required AND acked_at IS NULL),
+		(SELECT count(*) FROM contacts WHERE project_id = ?1 AND target = ?2 AND state = 'requested')`,
+		m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck, &s.ContactRequests)
 	if err != nil || s.Unread == 0 {
 		return s, err
 	}

@@ -168,7 +168,7 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 		if err != nil {
 			return s, err
 		}
-		if _, err := mb.Register(ctx, mailbox.RegisterInput{Name: agentName(i), Program: "bench"}); err != nil {
+		if _, err := mb.Register(ctx, mailbox.RegisterInput{Name: agentName(i), Program: "bench", Policy: "open"}); err != nil {
 			return s, err
 		}
 	}

@@ -21,6 +21,7 @@ func agentCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "program", Usage: "the program running the agent, e.g. claude-code"},
 				&cli.StringFlag{Name: "model", Usage: "the model behind it"},
 				&cli.StringFlag{Name: "task", Usage: "what the agent is working on"},
+				&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open, auto (default), contacts_only, block_all (see agentmail policy --help)"},
 			},
 			Action: func(c *cli.Context) error {
 				s, err := e.openMailboxNoArgs(c)
@@ -29,6 +30,7 @@ func agentCommands(e *env) []*cli.Command {
 				}
 				a, err := s.mb.Register(c.Context, mailbox.RegisterInput{
 					Name: c.String("name"), Program: c.String("program"), Model: c.String("model"), Task: c.String("task"),
+					Policy: c.String("policy"),
 				})
 				if err != nil {
 					return err

@@ -234,3 +234,11 @@ func printMessage(w io.Writer, m mailbox.Message, now time.Time) {
 		fmt.Fprintln(w)
 	}
 }
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

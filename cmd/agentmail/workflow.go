@@ -16,8 +16,9 @@ func workflowCommands(e *env) []*cli.Command {
 			Name:      "check",
 			Usage:     "anything for me? silent when there is no unread mail (for an agent's per-step hook)",
 			ArgsUsage: " ",
-			Description: "Prints nothing and exits 0 when there is no unread mail; otherwise one summary line and the\n" +
-				"newest unread subjects. With --json, always a document.",
+			Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
+				"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +
+				"requests. With --json, always a document.",
 			Action: func(c *cli.Context) error {
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
@@ -29,14 +30,17 @@ func workflowCommands(e *env) []*cli.Command {
 				}
 				if jsonOutput(c) {
 					docs := mapSlice(sum.Newest, messageDoc)
-					return e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck, "messages": docs})
+					return e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck,
+						"contact_requests": sum.ContactRequests, "messages": docs})
 				}
-				if sum.Unread == 0 {
-					return nil
+				if sum.Unread > 0 {
+					fmt.Fprintf(e.stdout, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", sum.Unread, sum.Urgent, sum.AwaitingAck)
 				}
-				fmt.Fprintf(e.stdout, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", sum.Unread, sum.Urgent, sum.AwaitingAck)
 				for _, m := range sum.Newest {
 					fmt.Fprintf(e.stdout, "  %s  %s: %s\n", shortID(m.ID), m.From, truncate(m.Subject, 60))
+				}
+				if sum.ContactRequests > 0 {
+					fmt.Fprintf(e.stdout, "%d contact %s waiting for your answer: agentmail contacts list\n", sum.ContactRequests, plural(sum.ContactRequests, "request", "requests"))
 				}
 				return nil
 			},

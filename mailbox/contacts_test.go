@@ -1,0 +1,154 @@
+package mailbox
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agentmail/agentmail/reservations"
+)
+
+// TestContactPolicy walks every branch of the contact policies: what
+// GreenCastle may send BlueLake (recipient) given BlueLake's policy and
+// the history between them.
+func TestContactPolicy(t *testing.T) {
+	ctx := context.Background()
+	type world = func(f *fixture)
+	send := func(from, to, thread string) world {
+		return func(f *fixture) {
+			f.t.Helper()
+			if _, err := f.as(from).Send(ctx, Draft{To: []string{to}, Subject: "setup", Body: "b", Thread: thread}); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
+	reserve := func(agent, pattern string) world {
+		return func(f *fixture) {
+			f.t.Helper()
+			if _, err := reservations.New(f.st, f.proj.Slug, agent, nil).Reserve(ctx, []string{pattern}, reservations.Options{TTL: time.Hour, Shared: true}); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
+	contact := func(approve bool) world {
+		return func(f *fixture) {
+			f.t.Helper()
+			if _, err := f.as("GreenCastle").RequestContact(ctx, "BlueLake", "api questions"); err != nil {
+				f.t.Fatal(err)
+			}
+			if _, err := f.as("BlueLake").DecideContact(ctx, "GreenCastle", approve); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
+	wait := func(d time.Duration) world { return func(f *fixture) { f.advance(d) } }
+	setPolicy := func(p string) world {
+		return func(f *fixture) {
+			f.t.Helper()
+			if _, err := f.as("BlueLake").SetPolicy(ctx, p); err != nil {
+				f.t.Fatal(err)
+			}
+		}
+	}
+
+	tests := []struct {
+		name    string
+		policy  string // BlueLake's; "" leaves the default
+		setup   []world
+		thread  string
+		asHuman bool
+		want    error
+	}{
+		{name: "default is auto: strangers need a contact", want: ErrContactRequired},
+		{name: "auto: recent mail from the recipient", setup: []world{send("BlueLake", "GreenCastle", "")}},
+		{name: "auto: recent mail to the recipient", setup: []world{send("GreenCastle", "RedFox", ""), send("BlueLake", "RedFox", "")}, want: ErrContactRequired},
+		{name: "auto: mail older than a day", setup: []world{send("BlueLake", "GreenCastle", ""), wait(25 * time.Hour)}, want: ErrContactRequired},
+		{name: "auto: shared thread, however old", setup: []world{send("BlueLake", "GreenCastle", "auth"), wait(72 * time.Hour)}, thread: "auth"},
+		{name: "auto: the recipient's thread alone is not shared", setup: []world{send("BlueLake", "RedFox", "auth"), wait(72 * time.Hour)}, thread: "auth", want: ErrContactRequired},
+		{name: "auto: overlapping reservations", setup: []world{reserve("GreenCastle", "src/api/**"), reserve("BlueLake", "src/api/*.go")}},
+		{name: "auto: disjoint reservations", setup: []world{reserve("GreenCastle", "src/api/**"), reserve("BlueLake", "docs/**")}, want: ErrContactRequired},
+		{name: "auto: approved contact", setup: []world{contact(true)}},
+		{name: "auto: denied contact", setup: []world{contact(false)}, want: ErrContactRequired},
+		{name: "auto: expired contact", setup: []world{contact(true), wait(ContactTTL + time.Hour)}, want: ErrContactRequired},
+		{name: "explicit auto", policy: "auto", want: ErrContactRequired},
+		{name: "open", policy: "open"},
+		{name: "contacts_only: recent mail is not enough", policy: "contacts_only", setup: []world{send("BlueLake", "GreenCastle", "")}, want: ErrContactRequired},
+		{name: "contacts_only: approved contact", policy: "contacts_only", setup: []world{contact(true)}},
+		{name: "block_all", policy: "block_all", want: ErrContactBlocked},
+		{name: "block_all: even an approved contact", setup: []world{contact(true), setPolicy("block_all")}, want: ErrContactBlocked},
+		{name: "block_all: the human overseer passes", policy: "block_all", asHuman: true},
+		{name: "auto: the human overseer passes", asHuman: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, "RedFox")
+			for _, name := range []string{"GreenCastle", "BlueLake"} {
+				// GreenCastle's own policy is open so that the setup
+				// can write to it.
+				in := RegisterInput{Name: name, Policy: "open"}
+				if name == "BlueLake" {
+					in.Policy = tt.policy
+				}
+				if _, err := f.as("").Register(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, w := range tt.setup {
+				w(f)
+			}
+			msg, err := f.as("GreenCastle").Send(ctx, Draft{To: []string{"BlueLake"}, Subject: "hello", Body: "b", Thread: tt.thread, AsHuman: tt.asHuman})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("send: err = %v, want %v", err, tt.want)
+			}
+			if err == nil && !slices.Equal(msg.To, []string{"BlueLake"}) {
+				t.Fatalf("delivered to %v, want BlueLake", msg.To)
+			}
+		})
+	}
+}
+
+// TestContactRequestToBlockAll checks that an agent that accepts no mail
+// takes no contact requests either.
+func TestContactRequestToBlockAll(t *testing.T) {
+	f := newFixture(t, "GreenCastle")
+	if _, err := f.as("").Register(context.Background(), RegisterInput{Name: "BlueLake", Policy: "block_all"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.as("GreenCastle").RequestContact(context.Background(), "BlueLake", "please"); !errors.Is(err, ErrContactBlocked) {
+		t.Fatalf("err = %v, want ErrContactBlocked", err)
+	}
+}
+
+// TestBroadcastPolicy checks who a broadcast (send --to all) reaches: every
+// active agent whose policy is open or auto (a project broadcast needs no
+// contact under auto), never retired or block_all agents, and
+// contacts_only agents only when they approved the sender.
+func TestBroadcastPolicy(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	policies := map[string]string{"BlueLake": "", "RedFox": "open", "SilverOtter": "contacts_only", "AmberCastle": "block_all", "GreenHarbor": "", "BlueRiver": "contacts_only"}
+	for _, name := range append([]string{"GreenCastle"}, slices.Sorted(maps.Keys(policies))...) {
+		if _, err := f.as("").Register(ctx, RegisterInput{Name: name, Policy: policies[name]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.as("GreenCastle").Retire(ctx, "GreenHarbor", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.as("GreenCastle").RequestContact(ctx, "BlueRiver", "broadcasts"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.as("BlueRiver").DecideContact(ctx, "GreenCastle", true); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := f.as("GreenCastle").Send(ctx, Draft{To: []string{Broadcast}, Subject: "deploy at noon", Body: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"BlueLake", "BlueRiver", "RedFox"}; !slices.Equal(msg.To, want) {
+		t.Fatalf("broadcast reached %v, want %v", msg.To, want)
+	}
+}
