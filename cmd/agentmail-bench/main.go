@@ -66,8 +66,9 @@ func run(bin string, messages, runs int, dir string) error {
 	}
 	size := dirSize(filepath.Join(dir, "archive.git", "objects"))
 
-	// The floor: a process that opens nothing.
-	results := []result{b.measure("agentmail --help (floor)", 0, runs, func(int) []string { return []string{"--help"} })}
+	// The floors: programs that do nothing, and agentmail opening nothing.
+	results := referenceFloors(runs)
+	results = append(results, b.measure("agentmail --help (floor)", 0, runs, func(int) []string { return []string{"--help"} }))
 	results = append(results, b.measure("send", 8*time.Millisecond, runs, func(i int) []string {
 		return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench %d", i), "--body", "Benchmark body with a little **markdown**."}
 	}))
@@ -295,6 +296,48 @@ func (g *textGen) paragraph() string {
 		}
 	}
 	return b.String()
+}
+
+// referenceFloors measures the start-up of two programs that do nothing,
+// one pure Go and one linked with cgo as agentmail must be (go-sqlite3):
+// what no agentmail command can go below on this machine.
+func referenceFloors(runs int) []result {
+	progs := []struct{ name, cgo, src string }{
+		{"go program doing nothing", "0", "package main\n\nfunc main() {}\n"},
+		{"cgo program doing nothing", "1", "package main\n\n// #include <stdlib.h>\nimport \"C\"\n\nvar _ = C.free\n\nfunc main() {}\n"},
+	}
+	var out []result
+	for _, p := range progs {
+		bin, err := buildProgram(p.src, p.cgo)
+		if err != nil {
+			out = append(out, result{name: p.name, err: err})
+			continue
+		}
+		defer os.RemoveAll(filepath.Dir(bin))
+		out = append(out, (&bench{bin: bin}).measure(p.name, 0, runs, func(int) []string { return nil }))
+	}
+	return out
+}
+
+// buildProgram builds the Go program src with CGO_ENABLED=cgo and returns
+// the binary, in a temporary directory of its own.
+func buildProgram(src, cgo string) (string, error) {
+	dir, err := os.MkdirTemp("", "agentmail-bench-floor-")
+	if err != nil {
+		return "", err
+	}
+	files := map[string]string{"main.go": src, "go.mod": "module floor\n\ngo 1.22\n"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.Command("go", "build", "-o", "prog", ".")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED="+cgo, "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build a reference program: %v: %s", err, out)
+	}
+	return filepath.Join(dir, "prog"), nil
 }
 
 type bench struct {
