@@ -6,20 +6,17 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	mdparser "github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
 // markdown parses GitHub-flavoured markdown (tables, strikethrough, task
-// lists, bare URLs), which is what agents write. It is built on first use:
+// lists; see gfm.go), which is what agents write. It is built on first use:
 // most commands never index a message.
-var markdown = sync.OnceValue(func() goldmark.Markdown {
-	return goldmark.New(goldmark.WithExtensions(extension.GFM))
-})
+var markdown = sync.OnceValue(newMarkdownParser)
 
 // htmlTag matches an HTML comment or tag.
 var htmlTag = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
@@ -31,7 +28,9 @@ var htmlTag = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
 // by its URL in parentheses, unless the two are the same. HTML tags and
 // comments are dropped, the text between them kept; entities and backslash
 // escapes are resolved. PlainText accepts any input and never panics.
-func PlainText(md string) (plain string) {
+func PlainText(md string) string { return plainText(markdown(), md) }
+
+func plainText(p mdparser.Parser, md string) (plain string) {
 	defer func() {
 		// goldmark has no known panics; should one appear, index the source.
 		if recover() != nil {
@@ -40,7 +39,7 @@ func PlainText(md string) (plain string) {
 	}()
 	src := []byte(md)
 	w := plainWriter{src: src}
-	w.children(markdown().Parser().Parse(text.NewReader(src)))
+	w.children(p.Parse(text.NewReader(src)))
 	return strings.TrimSpace(w.b.String())
 }
 

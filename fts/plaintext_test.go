@@ -15,6 +15,7 @@ func TestPlainText(t *testing.T) {
 		{"[link text](https://x.y/z?a=1) and ![alt](img.png)", "link text (https://x.y/z?a=1) and alt (img.png)"},
 		{"[https://x.y](https://x.y) [](https://empty.label) [ref][r]\n\n[r]: /ref/path", "https://x.y https://empty.label ref (/ref/path)"},
 		{"<https://auto.link> and www.bare.link and https://bare.url/x.", "https://auto.link and www.bare.link and https://bare.url/x."},
+		{"https://x.y/a&amp;b https://x.y/~a~b", "https://x.y/a&b https://x.y/ab"}, // bare URLs are plain text
 		{"call `a**b_c*` now", "call a**b_c* now"},
 		{"```go\nfunc f() { return a**b }\n\n// _x_\n```\nafter", "func f() { return a**b }\n\n// _x_\nafter"},
 		{"    indented **code**\n\npara", "indented **code**\npara"},

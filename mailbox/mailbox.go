@@ -106,7 +106,7 @@ func (m *Mailbox) lookupAgent(ctx context.Context, q queryer, name string) (Agen
 }
 
 // actor returns the acting agent, which must be registered, and refreshes
-// its last-seen time.
+// its last-seen time unless the stored one is recent (see PresenceRules.Refresh).
 func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 	if m.agent == "" {
 		return Agent{}, fault.WithHint(fmt.Errorf("%w: no agent given", ErrNotRegistered),
@@ -120,7 +120,12 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 		return Agent{}, fault.WithHint(fmt.Errorf("%w: %s is not registered in project %s", ErrNotRegistered, m.agent, m.proj.Slug),
 			"register it with: agentmail register --name "+m.agent+" (or check --agent / AGENTMAIL_AGENT)")
 	}
-	a.LastSeen = m.st.Now()
+	now := m.st.Now()
+	seen := a.LastSeen
+	a.LastSeen = now
+	if d := now.Sub(seen); d >= 0 && d < m.presence.Refresh() {
+		return a, nil
+	}
 	return a, m.touch(ctx, q, a.Name)
 }
 

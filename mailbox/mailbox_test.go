@@ -293,3 +293,42 @@ func TestRegister(t *testing.T) {
 		t.Fatalf("agents: %+v, %v", list, err)
 	}
 }
+
+// TestPresenceRefresh checks that a command rewrites the stored last-seen
+// time only once it is PresenceRules.Refresh old, and always reports now.
+func TestPresenceRefresh(t *testing.T) {
+	f := newFixture(t, "BlueLake")
+	ctx := context.Background()
+	stored := func() time.Time {
+		t.Helper()
+		var s string
+		if err := f.st.DB().QueryRow(`SELECT last_seen FROM presence WHERE fold = 'bluelake'`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		when, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return when
+	}
+	refresh := DefaultPresence.Refresh()
+	f.advance(time.Hour)
+	for _, step := range []struct {
+		advance   time.Duration
+		rewritten bool
+	}{{0, true}, {refresh - time.Second, false}, {time.Second, true}, {0, false}, {time.Second, false}} {
+		before := stored()
+		f.advance(step.advance)
+		a, err := f.as("BlueLake").Whoami(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := before
+		if step.rewritten {
+			want = f.now()
+		}
+		if got := stored(); !got.Equal(want) || !a.LastSeen.Equal(f.now()) {
+			t.Errorf("after %v: stored %v, reported %v; want stored %v, reported %v", step.advance, got, a.LastSeen, want, f.now())
+		}
+	}
+}

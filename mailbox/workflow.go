@@ -40,6 +40,11 @@ func (p PresenceRules) State(lastSeen, now time.Time) string {
 	return "stale"
 }
 
+// Refresh is how old a stored last-seen time may be before a command
+// rewrites it: a sixtieth of Idle (5s by default), so that the presence
+// heartbeat is not a write per command yet lags by too little to matter.
+func (p PresenceRules) Refresh() time.Duration { return p.Idle / 60 }
+
 // SetPresence changes the presence thresholds the mailbox reports with.
 func (m *Mailbox) SetPresence(p PresenceRules) { m.presence = p }
 

@@ -20,7 +20,8 @@ const randomTries = 64
 // a random start, so it finds a free name whenever one exists and returns
 // ErrExhausted only when all are taken.
 func Generate(r *rand.Rand, taken func(folded string) bool) (string, error) {
-	total := len(adjectives) * len(nouns)
+	l := lists()
+	total := len(l.adjectives) * len(l.nouns)
 	intN := rand.IntN
 	if r != nil {
 		intN = r.IntN
@@ -45,5 +46,6 @@ func Generate(r *rand.Rand, taken func(folded string) bool) (string, error) {
 
 // combination returns the i-th name, adjective-major in list order.
 func combination(i int) string {
-	return adjectives[i/len(nouns)] + nouns[i%len(nouns)]
+	l := lists()
+	return l.adjectives[i/len(l.nouns)] + l.nouns[i%len(l.nouns)]
 }

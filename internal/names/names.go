@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -39,14 +40,19 @@ var adjectivesText string
 //go:embed nouns.txt
 var nounsText string
 
-var (
+// wordLists are the two word lists, built on first use: most commands
+// never parse or generate a name.
+type wordLists struct {
 	// adjectives and nouns are the word lists in file order, canonical case.
-	adjectives = words(adjectivesText)
-	nouns      = words(nounsText)
+	adjectives, nouns []string
 	// adjectiveAt and nounAt map a lowercased word to its index in the list.
-	adjectiveAt = index(adjectives)
-	nounAt      = index(nouns)
-)
+	adjectiveAt, nounAt map[string]int
+}
+
+var lists = sync.OnceValue(func() wordLists {
+	adjectives, nouns := words(adjectivesText), words(nounsText)
+	return wordLists{adjectives: adjectives, nouns: nouns, adjectiveAt: index(adjectives), nounAt: index(nouns)}
+})
 
 // hint ends most messages of Parse.
 const hint = "agent names are an adjective and a noun, like " + example
@@ -145,14 +151,14 @@ func lookup(s string) (string, bool) {
 	if len(s) > maxLen || !asciiLetters(s) {
 		return "", false
 	}
-	lower := strings.ToLower(s)
+	lower, l := strings.ToLower(s), lists()
 	for i := 1; i < len(lower); i++ {
-		a, ok := adjectiveAt[lower[:i]]
+		a, ok := l.adjectiveAt[lower[:i]]
 		if !ok {
 			continue
 		}
-		if n, ok := nounAt[lower[i:]]; ok {
-			return adjectives[a] + nouns[n], true
+		if n, ok := l.nounAt[lower[i:]]; ok {
+			return l.adjectives[a] + l.nouns[n], true
 		}
 	}
 	return "", false
@@ -232,9 +238,9 @@ func structure(s string) string {
 	if len(s) > maxLen {
 		return "it is too long; " + hint
 	}
-	lower := strings.ToLower(s)
-	adj, adjLen := longestPrefix(lower, adjectiveAt, adjectives)
-	noun, nounLen := longestSuffix(lower, nounAt, nouns)
+	lower, l := strings.ToLower(s), lists()
+	adj, adjLen := longestPrefix(lower, l.adjectiveAt, l.adjectives)
+	noun, nounLen := longestSuffix(lower, l.nounAt, l.nouns)
 	switch {
 	case adjLen == len(lower):
 		return fmt.Sprintf("it needs a noun after %s, like %s", adj, adj+exampleNoun())
@@ -247,10 +253,10 @@ func structure(s string) string {
 	}
 	// The words the wrong way round: CastleGreen.
 	for i := 1; i < len(lower); i++ {
-		n, ok1 := nounAt[lower[:i]]
-		a, ok2 := adjectiveAt[lower[i:]]
+		n, ok1 := l.nounAt[lower[:i]]
+		a, ok2 := l.adjectiveAt[lower[i:]]
 		if ok1 && ok2 {
-			return fmt.Sprintf("the adjective comes first, as in %s", adjectives[a]+nouns[n])
+			return fmt.Sprintf("the adjective comes first, as in %s", l.adjectives[a]+l.nouns[n])
 		}
 	}
 	return "it is not an adjective and a noun from the name lists, like " + example

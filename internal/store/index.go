@@ -64,9 +64,25 @@ var schema = []string{
 // derivedTables are emptied by a rebuild; presence is kept.
 var derivedTables = []string{"projects", "agents", "messages", "recipients", "reservations", "locks", "contacts"}
 
+// driverName is go-sqlite3 with the WAL kept between connections: SQLite
+// otherwise deletes the -wal and -shm files when the last connection
+// closes, and every agentmail process, being the last, created and deleted
+// both. Emptied at close (journal_size_limit), a kept WAL is inert even if
+// index.db is deleted beside it; a stale -shm is rebuilt by the next opener.
+const driverName = "sqlite3_agentmail"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		if _, err := c.Exec("PRAGMA journal_size_limit = 0", nil); err != nil {
+			return err
+		}
+		return c.SetFileControlInt("main", sqlite3.SQLITE_FCNTL_PERSIST_WAL, 1)
+	}})
+}
+
 func openDB(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
 	}
