@@ -59,6 +59,16 @@ type Summary struct {
 	Newest          []Message
 }
 
+// checkQuery counts an agent's (?1, ?2) unread and urgent unread mail in one
+// pass over the covering partial index of unread receipts, its unacknowledged
+// mail over the other one, and the contact requests waiting for it: time in
+// proportion to what is waiting, not to all mail received (TestCheckPlan).
+const checkQuery = `SELECT u.n, u.urgent,
+	(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND ack_required AND acked_at IS NULL),
+	(SELECT count(*) FROM contacts WHERE project_id = ?1 AND target = ?2 AND state = 'requested')
+	FROM (SELECT count(*) AS n, coalesce(sum(urgent), 0) AS urgent FROM recipients
+		WHERE project_id = ?1 AND agent = ?2 AND read_at IS NULL) u`
+
 // Check is the cheap "anything for me?" of an agent's per-step hook: counts
 // of unread, urgent and unacknowledged mail and of open contact requests,
 // and the newest unread subjects.
@@ -68,13 +78,7 @@ func (m *Mailbox) Check(ctx context.Context, newest int) (Summary, error) {
 	if err != nil {
 		return s, err
 	}
-	// Each count reads one index (partial indexes of recipients; contacts is small).
-	err = m.st.DB().QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND read_at IS NULL),
-		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND read_at IS NULL AND urgent),
-		(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND ack_required AND acked_at IS NULL),
-		(SELECT count(*) FROM contacts WHERE project_id = ?1 AND target = ?2 AND state = 'requested')`,
-		m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck, &s.ContactRequests)
+	err = m.st.DB().QueryRowContext(ctx, checkQuery, m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck, &s.ContactRequests)
 	if err != nil || s.Unread == 0 {
 		return s, err
 	}

@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -43,9 +43,12 @@ var schema = []string{
 		urgent INTEGER NOT NULL DEFAULT 0, ack_required INTEGER NOT NULL DEFAULT 0,
 		PRIMARY KEY(project_id, agent, message_id)) WITHOUT ROWID`,
 	`CREATE INDEX recipients_message ON recipients(message_id)`,
-	// What agentmail check counts, without touching the messages.
-	`CREATE INDEX recipients_unread ON recipients(project_id, agent, urgent) WHERE read_at IS NULL`,
-	`CREATE INDEX recipients_unacked ON recipients(project_id, agent) WHERE ack_required AND acked_at IS NULL`,
+	// What agentmail check counts and lists, in time proportional to the
+	// unread (unacknowledged) mail rather than to all mail received. The
+	// indexes cover the columns of their WHERE clauses: without read_at
+	// (acked_at) in the index SQLite visits the table for every entry.
+	`CREATE INDEX recipients_unread ON recipients(project_id, agent, message_id, urgent, read_at) WHERE read_at IS NULL`,
+	`CREATE INDEX recipients_unacked ON recipients(project_id, agent, message_id, ack_required, acked_at) WHERE ack_required AND acked_at IS NULL`,
 	`CREATE TABLE reservations(id TEXT PRIMARY KEY, project_id INTEGER NOT NULL, agent TEXT NOT NULL,
 		pattern TEXT NOT NULL, exclusive INTEGER NOT NULL, reason TEXT NOT NULL, created TEXT NOT NULL,
 		expires TEXT NOT NULL, released TEXT, released_by TEXT NOT NULL, release_reason TEXT NOT NULL)`,
