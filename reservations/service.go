@@ -134,18 +134,16 @@ func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
 	var globs []*Glob
 	var warnings []string
 	for _, r := range raw {
-		p, err := NormalizePattern(r, s.isDir)
+		g, err := normalizeCompile(r, s.isDir)
 		if err != nil {
 			return nil, nil, nil, fault.WithHint(err, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile")
 		}
+		p := g.pattern
 		if slices.Contains(pats, p) {
 			continue
 		}
-		g, err := Compile(p)
-		if err != nil {
-			return nil, nil, nil, fault.WithHint(err, "simplify the pattern")
-		}
-		if IsBroad(p) {
+		// p is normalized already, so this is IsBroad(p).
+		if g.matchesEverySegment() {
 			warnings = append(warnings, fmt.Sprintf("%q covers nearly the whole repository", p))
 		}
 		pats, globs = append(pats, p), append(globs, g)

@@ -14,13 +14,13 @@ import (
 
 // world is a store with a fake clock and a project with two agents.
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	st    *store.Store
 	mu    sync.Mutex
 	clock time.Time
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	w := &world{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	st, err := store.Open(t.TempDir(), store.Options{Now: w.now})
 	if err != nil {
