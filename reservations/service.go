@@ -3,6 +3,7 @@ package reservations
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -91,12 +92,9 @@ const columns = `id, agent, pattern, exclusive, reason, created, expires, releas
 // load returns reservations of the project matching where (a condition on
 // the columns), oldest first.
 func (s *Service) load(ctx context.Context, q querier, where string, args ...any) ([]Reservation, error) {
-	pid, err := s.projectID(ctx, q)
-	if err != nil || pid == 0 {
-		return nil, err
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+columns+` FROM reservations WHERE project_id = ? AND (`+where+`) ORDER BY id`,
-		append([]any{pid}, args...)...)
+	rows, err := q.QueryContext(ctx, `SELECT `+columns+` FROM reservations
+		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND (`+where+`) ORDER BY id`,
+		append([]any{s.slug}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +117,51 @@ func (s *Service) load(ctx context.Context, q querier, where string, args ...any
 	return out, rows.Err()
 }
 
+// activeWhere selects the reservations that hold at a time, its argument.
+const activeWhere = `released IS NULL AND expires > ?`
+
 // active returns the reservations that hold now.
 func (s *Service) active(ctx context.Context, q querier, now time.Time) ([]Reservation, error) {
-	return s.load(ctx, q, `released IS NULL AND expires > ?`, record.FormatTime(now))
+	return s.load(ctx, q, activeWhere, record.FormatTime(now))
+}
+
+// rivals returns, oldest first, the other agents' active reservations whose
+// literal directory meets one of dirs (only the exclusive ones when
+// exclusiveOnly): those that may overlap patterns with these literal
+// directories. With thousands of active reservations, most lie in unrelated
+// directories, so it reads only their patterns first.
+func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []string, exclusiveOnly bool) ([]Reservation, error) {
+	where := activeWhere + ` AND agent != ?`
+	if exclusiveOnly {
+		where += ` AND exclusive`
+	}
+	rows, err := q.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
+		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+where,
+		s.slug, record.FormatTime(now), s.agent)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var near []int64
+	for rows.Next() {
+		var rowid int64
+		var pattern string
+		if err := rows.Scan(&rowid, &pattern); err != nil {
+			return nil, err
+		}
+		hd := literalDir(pattern)
+		if slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, hd) }) {
+			near = append(near, rowid)
+		}
+	}
+	if err := rows.Err(); err != nil || len(near) == 0 {
+		return nil, err
+	}
+	ids, err := json.Marshal(near)
+	if err != nil {
+		return nil, err
+	}
+	return s.load(ctx, q, `rowid IN (SELECT value FROM json_each(?))`, string(ids))
 }
 
 // normalize validates and normalizes patterns, returning warnings for broad
@@ -168,24 +208,15 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 	res := Result{Warnings: warnings, Granted: []Reservation{}, Conflicts: []Conflict{}}
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
 		now := s.st.Now()
-		held, err := s.active(ctx, tx, now)
-		if err != nil {
-			return err
-		}
 		dirs := make([]string, len(pats))
 		for i, p := range pats {
 			dirs[i] = literalDir(p)
 		}
-		own := map[string]Reservation{}
-		for _, h := range held {
-			if h.Agent == s.agent {
-				own[h.Pattern] = h
-				continue
-			}
-			hd := literalDir(h.Pattern)
-			if !h.Exclusive && o.Shared || !slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, hd) }) {
-				continue // no path can lie in both literal directories
-			}
+		rivals, err := s.rivals(ctx, tx, now, dirs, o.Shared)
+		if err != nil {
+			return err
+		}
+		for _, h := range rivals {
 			hg, err := Compile(h.Pattern)
 			if err != nil {
 				continue // written by a newer agentmail; cannot judge it
@@ -198,6 +229,19 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		}
 		if len(res.Conflicts) > 0 && !o.AllowConflicts {
 			return &ConflictError{Conflicts: res.Conflicts}
+		}
+		patsJSON, err := json.Marshal(pats)
+		if err != nil {
+			return err
+		}
+		mine, err := s.load(ctx, tx, activeWhere+` AND agent = ? AND pattern IN (SELECT value FROM json_each(?))`,
+			record.FormatTime(now), s.agent, string(patsJSON))
+		if err != nil {
+			return err
+		}
+		own := map[string]Reservation{}
+		for _, h := range mine {
+			own[h.Pattern] = h
 		}
 		for _, p := range pats {
 			r, ok := own[p]
