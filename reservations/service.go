@@ -142,6 +142,7 @@ func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []s
 		return nil, err
 	}
 	defer rows.Close()
+	meet := newDirSet(dirs)
 	var near []int64
 	for rows.Next() {
 		var rowid int64
@@ -149,8 +150,7 @@ func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []s
 		if err := rows.Scan(&rowid, &pattern); err != nil {
 			return nil, err
 		}
-		hd := literalDir(pattern)
-		if slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, hd) }) {
+		if meet.meets(literalDir(pattern)) {
 			near = append(near, rowid)
 		}
 	}
