@@ -139,7 +139,7 @@ func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []s
 		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+where,
 		s.slug, record.FormatTime(now), s.agent)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read reservations: %w", err)
 	}
 	defer rows.Close()
 	meet := newDirSet(dirs)
@@ -148,20 +148,27 @@ func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []s
 		var rowid int64
 		var pattern string
 		if err := rows.Scan(&rowid, &pattern); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read reservations: %w", err)
 		}
 		if meet.meets(literalDir(pattern)) {
 			near = append(near, rowid)
 		}
 	}
-	if err := rows.Err(); err != nil || len(near) == 0 {
-		return nil, err
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	if len(near) == 0 {
+		return nil, nil
 	}
 	ids, err := json.Marshal(near)
 	if err != nil {
 		return nil, err
 	}
-	return s.load(ctx, q, `rowid IN (SELECT value FROM json_each(?))`, string(ids))
+	rs, err := s.load(ctx, q, `rowid IN (SELECT value FROM json_each(?))`, string(ids))
+	if err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	return rs, nil
 }
 
 // normalize validates and normalizes patterns, returning warnings for broad
@@ -237,7 +244,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		mine, err := s.load(ctx, tx, activeWhere+` AND agent = ? AND pattern IN (SELECT value FROM json_each(?))`,
 			record.FormatTime(now), s.agent, string(patsJSON))
 		if err != nil {
-			return err
+			return fmt.Errorf("read %s's reservations: %w", s.agent, err)
 		}
 		own := map[string]Reservation{}
 		for _, h := range mine {
