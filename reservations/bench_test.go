@@ -55,18 +55,32 @@ func BenchmarkNormalize50(b *testing.B) {
 	}
 }
 
-// BenchmarkCheck1000 says who holds each of 1,000 paths among 1,000 active
-// reservations.
+// BenchmarkCheck1000 says who holds each of 1,000 paths, each held by one
+// of 1,000 reservations, with and without 2,000 more reservations elsewhere
+// (what cmd/agentmail-bench's reserve runs leave behind).
 func BenchmarkCheck1000(b *testing.B) {
-	w := benchWorld(b)
 	paths := make([]string, 1000)
 	for j := range paths {
 		paths[j] = fmt.Sprintf("area-%d/pkg-%d/file.go", j%20, j)
 	}
-	svc := w.as("")
-	for b.Loop() {
-		if _, err := svc.Check(context.Background(), paths); err != nil {
-			b.Fatal(err)
-		}
+	for _, elsewhere := range []int{0, 2000} {
+		b.Run(fmt.Sprintf("elsewhere=%d", elsewhere), func(b *testing.B) {
+			w := benchWorld(b)
+			for i := 0; i < elsewhere; i += 50 {
+				pats := make([]string, 50)
+				for j := range pats {
+					pats[j] = fmt.Sprintf("run-%d/part-%d/*.go", i, j)
+				}
+				if _, err := w.as("RedFox").Reserve(context.Background(), pats, Options{TTL: time.Hour}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			svc := w.as("")
+			for b.Loop() {
+				if _, err := svc.Check(context.Background(), paths); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package reservations
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,29 +93,47 @@ const columns = `id, agent, pattern, exclusive, reason, created, expires, releas
 // load returns reservations of the project matching where (a condition on
 // the columns), oldest first.
 func (s *Service) load(ctx context.Context, q querier, where string, args ...any) ([]Reservation, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+columns+` FROM reservations
+	var out []Reservation
+	err := s.each(ctx, q, where, args, func(_ int64, r Reservation) { out = append(out, r) })
+	return out, err
+}
+
+// each calls fn with the rowid and contents of each reservation of the
+// project matching where, oldest first.
+func (s *Service) each(ctx context.Context, q querier, where string, args []any, fn func(rowid int64, r Reservation)) error {
+	rows, err := q.QueryContext(ctx, `SELECT rowid, `+columns+` FROM reservations
 		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND (`+where+`) ORDER BY id`,
 		append([]any{s.slug}, args...)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []Reservation
 	for rows.Next() {
 		r := Reservation{Project: s.slug}
+		var rowid int64
 		var created, expires string
 		var released sql.NullString
-		if err := rows.Scan(&r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason); err != nil {
-			return nil, err
+		if err := rows.Scan(&rowid, &r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason); err != nil {
+			return err
 		}
 		r.Created, _ = record.ParseTime(created)
 		r.Expires, _ = record.ParseTime(expires)
 		if released.Valid {
 			r.Released, _ = record.ParseTime(released.String)
 		}
-		out = append(out, r)
+		fn(rowid, r)
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// jsonArray renders vs as a JSON array, for json_each: a list of values
+// as one statement argument, however long.
+func jsonArray[T any](vs []T) string {
+	b, err := json.Marshal(vs)
+	if err != nil {
+		panic(err) // strings and integers always marshal
+	}
+	return string(b)
 }
 
 // activeWhere selects the reservations that hold at a time, its argument.
@@ -160,11 +179,7 @@ func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []s
 	if len(near) == 0 {
 		return nil, nil
 	}
-	ids, err := json.Marshal(near)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := s.load(ctx, q, `rowid IN (SELECT value FROM json_each(?))`, string(ids))
+	rs, err := s.load(ctx, q, `rowid IN (SELECT value FROM json_each(?))`, jsonArray(near))
 	if err != nil {
 		return nil, fmt.Errorf("read reservations: %w", err)
 	}
@@ -237,12 +252,8 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		if len(res.Conflicts) > 0 && !o.AllowConflicts {
 			return &ConflictError{Conflicts: res.Conflicts}
 		}
-		patsJSON, err := json.Marshal(pats)
-		if err != nil {
-			return err
-		}
 		mine, err := s.load(ctx, tx, activeWhere+` AND agent = ? AND pattern IN (SELECT value FROM json_each(?))`,
-			record.FormatTime(now), s.agent, string(patsJSON))
+			record.FormatTime(now), s.agent, jsonArray(pats))
 		if err != nil {
 			return fmt.Errorf("read %s's reservations: %w", s.agent, err)
 		}
@@ -475,18 +486,72 @@ type PathHolders struct {
 }
 
 // Check says, for each path, which active reservations cover it. It
-// changes nothing.
+// changes nothing. It reads every active pattern, but whole reservations
+// only for those that hold one of the paths, both from one snapshot of the
+// index.
 func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, error) {
-	active, err := s.active(ctx, s.st.DB(), s.st.Now())
+	conn, err := s.st.DB().Conn(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read reservations: %w", err)
 	}
-	ix := newPatternIndex(patternsOf(active))
+	defer conn.Close()
+	// A deferred transaction only reads (Update's transactions take the
+	// write lock at once).
+	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
+			// Never let the pool hand out a connection inside a transaction.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	now := record.FormatTime(s.st.Now())
+	rows, err := conn.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
+		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+activeWhere+` ORDER BY id`, s.slug, now)
+	if err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	defer rows.Close()
+	var rowids []int64
+	var patterns []string
+	for rows.Next() {
+		var rowid int64
+		var pattern string
+		if err := rows.Scan(&rowid, &pattern); err != nil {
+			return nil, fmt.Errorf("read reservations: %w", err)
+		}
+		rowids, patterns = append(rowids, rowid), append(patterns, pattern)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	ix := newPatternIndex(patterns)
+	matches := make([][]int, len(paths))
+	var holding []int64
+	seen := map[int]bool{}
+	for i, p := range paths {
+		matches[i] = ix.match(strings.TrimPrefix(p, "./"))
+		for _, j := range matches[i] {
+			if !seen[j] {
+				seen[j] = true
+				holding = append(holding, rowids[j])
+			}
+		}
+	}
+	held := map[int64]Reservation{}
+	if len(holding) > 0 {
+		if err := s.each(ctx, conn, `rowid IN (SELECT value FROM json_each(?))`, []any{jsonArray(holding)}, func(rowid int64, r Reservation) {
+			held[rowid] = r
+		}); err != nil {
+			return nil, fmt.Errorf("read reservations: %w", err)
+		}
+	}
 	out := make([]PathHolders, len(paths))
 	for i, p := range paths {
 		out[i] = PathHolders{Path: p, Holders: []Reservation{}}
-		for _, j := range ix.match(strings.TrimPrefix(p, "./")) {
-			out[i].Holders = append(out[i].Holders, active[j])
+		for _, j := range matches[i] {
+			out[i].Holders = append(out[i].Holders, held[rowids[j]])
 		}
 	}
 	return out, nil
