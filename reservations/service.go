@@ -529,7 +529,7 @@ func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, err
 	ix := newPatternIndex(patterns)
 	matches := make([][]int, len(paths))
 	var holding []int64
-	seen := map[int]bool{}
+	seen := make([]bool, len(rowids))
 	for i, p := range paths {
 		matches[i] = ix.match(strings.TrimPrefix(p, "./"))
 		for _, j := range matches[i] {
@@ -539,7 +539,7 @@ func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, err
 			}
 		}
 	}
-	held := map[int64]Reservation{}
+	held := make(map[int64]Reservation, len(holding))
 	if len(holding) > 0 {
 		if err := s.each(ctx, conn, `rowid IN (SELECT value FROM json_each(?))`, []any{jsonArray(holding)}, func(rowid int64, r Reservation) {
 			held[rowid] = r
