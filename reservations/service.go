@@ -126,12 +126,13 @@ func (s *Service) each(ctx context.Context, q querier, where string, args []any,
 	return rows.Err()
 }
 
-// jsonArray renders vs as a JSON array, for json_each: a list of values
-// as one statement argument, however long.
-func jsonArray[T any](vs []T) string {
+// jsonArray renders integers or strings as a JSON array, for json_each: a
+// list of values as one statement argument, however long. Strings must be
+// valid UTF-8 (normalized patterns are), which JSON keeps as it is.
+func jsonArray[T int64 | string](vs []T) string {
 	b, err := json.Marshal(vs)
 	if err != nil {
-		panic(err) // strings and integers always marshal
+		panic(err) // integers and strings always marshal
 	}
 	return string(b)
 }
