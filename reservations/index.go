@@ -34,6 +34,40 @@ func within(path, dir string) bool {
 // lie in both directories, so one must contain the other.
 func dirsMeet(a, b string) bool { return within(a, b) || within(b, a) }
 
+// dirSet answers dirsMeet against every directory of a set at once, with a
+// lookup per level of the directory asked about instead of a test per
+// directory of the set.
+type dirSet struct {
+	dirs  map[string]bool // the directories
+	above map[string]bool // the directories and all that contain them, "" too
+}
+
+func newDirSet(dirs []string) dirSet {
+	s := dirSet{dirs: map[string]bool{}, above: map[string]bool{}}
+	for _, d := range dirs {
+		s.dirs[d], s.above[d], s.above[""] = true, true, true
+		for i := 0; i < len(d); i++ {
+			if d[i] == '/' {
+				s.above[d[:i]] = true
+			}
+		}
+	}
+	return s
+}
+
+// meets reports whether dirsMeet(d, dir) holds for some directory d of s.
+func (s dirSet) meets(dir string) bool {
+	if s.above[dir] || s.dirs[""] {
+		return true // dir contains or is some d, or some d is the root
+	}
+	for i := 0; i < len(dir); i++ {
+		if dir[i] == '/' && s.dirs[dir[:i]] {
+			return true // some d contains dir
+		}
+	}
+	return false
+}
+
 // patternIndex finds the patterns that may match a path by their literal
 // directories, so matching many paths against many patterns tests each
 // path against a few candidates only.

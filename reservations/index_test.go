@@ -3,6 +3,7 @@ package reservations
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,30 @@ func TestPatternIndexAndPrefilter(t *testing.T) {
 		a, b := patterns[rng.IntN(len(patterns))], patterns[(i*7919)%len(patterns)]
 		if !dirsMeet(literalDir(a), literalDir(b)) && Overlap(a, b) {
 			t.Fatalf("prefilter says %q and %q cannot overlap, but they do", a, b)
+		}
+	}
+}
+
+// dirSet.meets is dirsMeet against each directory of the set.
+func TestDirSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	segs := []string{"a", "b", "ab", "a.b", ""}
+	dir := func() string {
+		parts := make([]string, rng.IntN(4))
+		for i := range parts {
+			parts[i] = segs[rng.IntN(len(segs))]
+		}
+		return strings.Join(parts, "/")
+	}
+	for range 3000 {
+		dirs := make([]string, rng.IntN(4))
+		for i := range dirs {
+			dirs[i] = dir()
+		}
+		set, d := newDirSet(dirs), dir()
+		want := slices.ContainsFunc(dirs, func(x string) bool { return dirsMeet(x, d) })
+		if got := set.meets(d); got != want {
+			t.Fatalf("newDirSet(%q).meets(%q) = %v, want %v", dirs, d, got, want)
 		}
 	}
 }

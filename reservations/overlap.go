@@ -119,11 +119,23 @@ func newCharSet(rs []runeRange, negate bool) charSet {
 }
 
 func literalSet(c rune) charSet {
-	if c == '/' {
+	switch {
+	case c == '/':
 		return setSlash
+	case 0 < c && c < utf8.RuneSelf:
+		return asciiSets[c]
 	}
 	return newCharSet([]runeRange{{c, c}}, false)
 }
+
+// asciiSets holds the sets of single ASCII runes but '/', shared by every
+// automaton (sets are never modified): literal runes are most of a pattern.
+var asciiSets = func() (t [utf8.RuneSelf]charSet) {
+	for c := rune(1); c < utf8.RuneSelf; c++ {
+		t[c] = newCharSet([]runeRange{{c, c}}, false)
+	}
+	return t
+}()
 
 // pickRune chooses a readable rune from a non-empty range list, for
 // witnesses: 'a' if possible, else a letter, digit or common punctuation,
@@ -172,6 +184,11 @@ func Compile(pattern string) (*Glob, error) {
 	if err := validate(pattern); err != nil {
 		return nil, err
 	}
+	return compileValid(pattern)
+}
+
+// compileValid compiles a pattern that validate accepts.
+func compileValid(pattern string) (*Glob, error) {
 	g, err := build(pattern)
 	if err != nil {
 		return nil, err
@@ -224,13 +241,8 @@ func Overlap(a, b string) bool {
 	return ga.Overlaps(gb)
 }
 
-func compileNormalized(p string) (*Glob, error) {
-	n, err := NormalizePattern(p, nil)
-	if err != nil {
-		return nil, err
-	}
-	return Compile(n)
-}
+// compileNormalized normalizes p without a directory lookup and compiles it.
+func compileNormalized(p string) (*Glob, error) { return normalizeCompile(p, nil) }
 
 // Overlaps reports whether some repository path matches both g and h. The
 // answer is exact: it is decided on the product of the two automata, after
@@ -466,9 +478,11 @@ func (b *builder) id(k nodeKey) int32 {
 
 // build compiles a validated pattern.
 func build(pattern string) (*Glob, error) {
-	b := &builder{ids: map[nodeKey]int32{}}
+	// A typical pattern has about one state and one edge per byte.
+	n := len(pattern) + 2
+	b := &builder{ids: make(map[nodeKey]int32, n), keys: make([]nodeKey, 0, n)}
 	b.id(nodeKey{kind: atRest, sos: true, rest: pattern})
-	g := &Glob{pattern: pattern}
+	g := &Glob{pattern: pattern, accept: make([]bool, 0, n), off: make([]int32, 0, n+1), edges: make([]edge, 0, n)}
 	for i := 0; i < len(b.keys); i++ {
 		k := b.keys[i]
 		g.off = append(g.off, int32(len(g.edges)))
@@ -660,6 +674,10 @@ func (g *Glob) literalFacts() {
 // matchesEverySegment reports whether g matches every path of one segment,
 // by a subset construction over the runes that g's edges tell apart.
 func (g *Glob) matchesEverySegment() bool {
+	if g.prefix != "" || g.suffix != "" {
+		// A segment that starts, or ends, with another rune does not match.
+		return false
+	}
 	// One representative rune for each class of segment runes that no edge
 	// distinguishes.
 	var cuts []rune

@@ -85,21 +85,31 @@ func invalid(pattern, format string, args ...any) error {
 // The result is a fixed point (normalizing it again returns it unchanged)
 // and Compile accepts it.
 func NormalizePattern(raw string, isDir func(rel string) bool) (string, error) {
-	if err := checkText(raw); err != nil {
-		return "", err
-	}
-	classes, err := checkSyntax(raw)
+	g, err := normalizeCompile(raw, isDir)
 	if err != nil {
 		return "", err
 	}
+	return g.pattern, nil
+}
+
+// normalizeCompile normalizes raw as NormalizePattern does and returns the
+// normalized pattern compiled, as Compile would.
+func normalizeCompile(raw string, isDir func(rel string) bool) (*Glob, error) {
+	if err := checkText(raw); err != nil {
+		return nil, err
+	}
+	classes, err := checkSyntax(raw)
+	if err != nil {
+		return nil, err
+	}
 	p := rewriteNegatedClasses(raw, classes)
 	if err := checkDotSegments(raw, p, true); err != nil {
-		return "", err
+		return nil, err
 	}
 	p, dir := cleanSegments(p)
 	switch {
 	case p == "":
-		return "**", nil
+		p = "**"
 	case dir:
 		p += "/**"
 	case isDir != nil && isLiteral(p) && isDir(unescape(p)):
@@ -108,12 +118,9 @@ func NormalizePattern(raw string, isDir func(rel string) bool) (string, error) {
 	// What normalization leaves must pass every check Compile makes; the
 	// checks above name the raw pattern, these the normalized one.
 	if err := validate(p); err != nil {
-		return "", fmt.Errorf("%w (normalized from %q)", err, raw)
+		return nil, fmt.Errorf("%w (normalized from %q)", err, raw)
 	}
-	if _, err := build(p); err != nil {
-		return "", err
-	}
-	return p, nil
+	return compileValid(p)
 }
 
 // endsWithSlash reports whether some expansion of the braces of p ends with
@@ -555,13 +562,6 @@ func unescape(p string) string {
 // patterns too intricate to decide cheaply (thousands of automaton state
 // sets) it reports false.
 func IsBroad(pattern string) bool {
-	p, err := NormalizePattern(pattern, nil)
-	if err != nil {
-		return false
-	}
-	g, err := Compile(p)
-	if err != nil {
-		return false
-	}
-	return g.matchesEverySegment()
+	g, err := compileNormalized(pattern)
+	return err == nil && g.matchesEverySegment()
 }

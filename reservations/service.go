@@ -3,6 +3,8 @@ package reservations
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -91,37 +93,98 @@ const columns = `id, agent, pattern, exclusive, reason, created, expires, releas
 // load returns reservations of the project matching where (a condition on
 // the columns), oldest first.
 func (s *Service) load(ctx context.Context, q querier, where string, args ...any) ([]Reservation, error) {
-	pid, err := s.projectID(ctx, q)
-	if err != nil || pid == 0 {
-		return nil, err
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+columns+` FROM reservations WHERE project_id = ? AND (`+where+`) ORDER BY id`,
-		append([]any{pid}, args...)...)
+	var out []Reservation
+	err := s.each(ctx, q, where, args, func(_ int64, r Reservation) { out = append(out, r) })
+	return out, err
+}
+
+// each calls fn with the rowid and contents of each reservation of the
+// project matching where, oldest first.
+func (s *Service) each(ctx context.Context, q querier, where string, args []any, fn func(rowid int64, r Reservation)) error {
+	rows, err := q.QueryContext(ctx, `SELECT rowid, `+columns+` FROM reservations
+		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND (`+where+`) ORDER BY id`,
+		append([]any{s.slug}, args...)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []Reservation
 	for rows.Next() {
 		r := Reservation{Project: s.slug}
+		var rowid int64
 		var created, expires string
 		var released sql.NullString
-		if err := rows.Scan(&r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason); err != nil {
-			return nil, err
+		if err := rows.Scan(&rowid, &r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason); err != nil {
+			return err
 		}
 		r.Created, _ = record.ParseTime(created)
 		r.Expires, _ = record.ParseTime(expires)
 		if released.Valid {
 			r.Released, _ = record.ParseTime(released.String)
 		}
-		out = append(out, r)
+		fn(rowid, r)
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
+
+// jsonArray renders integers or strings as a JSON array, for json_each: a
+// list of values as one statement argument, however long. Strings must be
+// valid UTF-8 (normalized patterns are), which JSON keeps as it is.
+func jsonArray[T int64 | string](vs []T) string {
+	b, err := json.Marshal(vs)
+	if err != nil {
+		panic(err) // integers and strings always marshal
+	}
+	return string(b)
+}
+
+// activeWhere selects the reservations that hold at a time, its argument.
+const activeWhere = `released IS NULL AND expires > ?`
 
 // active returns the reservations that hold now.
 func (s *Service) active(ctx context.Context, q querier, now time.Time) ([]Reservation, error) {
-	return s.load(ctx, q, `released IS NULL AND expires > ?`, record.FormatTime(now))
+	return s.load(ctx, q, activeWhere, record.FormatTime(now))
+}
+
+// rivals returns, oldest first, the other agents' active reservations whose
+// literal directory meets one of dirs (only the exclusive ones when
+// exclusiveOnly): those that may overlap patterns with these literal
+// directories. With thousands of active reservations, most lie in unrelated
+// directories, so it reads only their patterns first.
+func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []string, exclusiveOnly bool) ([]Reservation, error) {
+	where := activeWhere + ` AND agent != ?`
+	if exclusiveOnly {
+		where += ` AND exclusive`
+	}
+	rows, err := q.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
+		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+where,
+		s.slug, record.FormatTime(now), s.agent)
+	if err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	defer rows.Close()
+	meet := newDirSet(dirs)
+	var near []int64
+	for rows.Next() {
+		var rowid int64
+		var pattern string
+		if err := rows.Scan(&rowid, &pattern); err != nil {
+			return nil, fmt.Errorf("read reservations: %w", err)
+		}
+		if meet.meets(literalDir(pattern)) {
+			near = append(near, rowid)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	if len(near) == 0 {
+		return nil, nil
+	}
+	rs, err := s.load(ctx, q, `rowid IN (SELECT value FROM json_each(?))`, jsonArray(near))
+	if err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	return rs, nil
 }
 
 // normalize validates and normalizes patterns, returning warnings for broad
@@ -134,18 +197,16 @@ func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
 	var globs []*Glob
 	var warnings []string
 	for _, r := range raw {
-		p, err := NormalizePattern(r, s.isDir)
+		g, err := normalizeCompile(r, s.isDir)
 		if err != nil {
 			return nil, nil, nil, fault.WithHint(err, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile")
 		}
+		p := g.pattern
 		if slices.Contains(pats, p) {
 			continue
 		}
-		g, err := Compile(p)
-		if err != nil {
-			return nil, nil, nil, fault.WithHint(err, "simplify the pattern")
-		}
-		if IsBroad(p) {
+		// p is normalized already, so this is IsBroad(p).
+		if g.matchesEverySegment() {
 			warnings = append(warnings, fmt.Sprintf("%q covers nearly the whole repository", p))
 		}
 		pats, globs = append(pats, p), append(globs, g)
@@ -170,24 +231,15 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 	res := Result{Warnings: warnings, Granted: []Reservation{}, Conflicts: []Conflict{}}
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
 		now := s.st.Now()
-		held, err := s.active(ctx, tx, now)
-		if err != nil {
-			return err
-		}
 		dirs := make([]string, len(pats))
 		for i, p := range pats {
 			dirs[i] = literalDir(p)
 		}
-		own := map[string]Reservation{}
-		for _, h := range held {
-			if h.Agent == s.agent {
-				own[h.Pattern] = h
-				continue
-			}
-			hd := literalDir(h.Pattern)
-			if !h.Exclusive && o.Shared || !slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, hd) }) {
-				continue // no path can lie in both literal directories
-			}
+		rivals, err := s.rivals(ctx, tx, now, dirs, o.Shared)
+		if err != nil {
+			return err
+		}
+		for _, h := range rivals {
 			hg, err := Compile(h.Pattern)
 			if err != nil {
 				continue // written by a newer agentmail; cannot judge it
@@ -200,6 +252,15 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		}
 		if len(res.Conflicts) > 0 && !o.AllowConflicts {
 			return &ConflictError{Conflicts: res.Conflicts}
+		}
+		mine, err := s.load(ctx, tx, activeWhere+` AND agent = ? AND pattern IN (SELECT value FROM json_each(?))`,
+			record.FormatTime(now), s.agent, jsonArray(pats))
+		if err != nil {
+			return fmt.Errorf("read %s's reservations: %w", s.agent, err)
+		}
+		own := map[string]Reservation{}
+		for _, h := range mine {
+			own[h.Pattern] = h
 		}
 		for _, p := range pats {
 			r, ok := own[p]
@@ -426,18 +487,72 @@ type PathHolders struct {
 }
 
 // Check says, for each path, which active reservations cover it. It
-// changes nothing.
+// changes nothing. It reads every active pattern, but whole reservations
+// only for those that hold one of the paths, both from one snapshot of the
+// index.
 func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, error) {
-	active, err := s.active(ctx, s.st.DB(), s.st.Now())
+	conn, err := s.st.DB().Conn(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read reservations: %w", err)
 	}
-	ix := newPatternIndex(patternsOf(active))
+	defer conn.Close()
+	// A deferred transaction only reads (Update's transactions take the
+	// write lock at once).
+	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
+			// Never let the pool hand out a connection inside a transaction.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	now := record.FormatTime(s.st.Now())
+	rows, err := conn.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
+		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+activeWhere+` ORDER BY id`, s.slug, now)
+	if err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	defer rows.Close()
+	var rowids []int64
+	var patterns []string
+	for rows.Next() {
+		var rowid int64
+		var pattern string
+		if err := rows.Scan(&rowid, &pattern); err != nil {
+			return nil, fmt.Errorf("read reservations: %w", err)
+		}
+		rowids, patterns = append(rowids, rowid), append(patterns, pattern)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	ix := newPatternIndex(patterns)
+	matches := make([][]int, len(paths))
+	var holding []int64
+	seen := make([]bool, len(rowids))
+	for i, p := range paths {
+		matches[i] = ix.match(strings.TrimPrefix(p, "./"))
+		for _, j := range matches[i] {
+			if !seen[j] {
+				seen[j] = true
+				holding = append(holding, rowids[j])
+			}
+		}
+	}
+	held := make(map[int64]Reservation, len(holding))
+	if len(holding) > 0 {
+		if err := s.each(ctx, conn, `rowid IN (SELECT value FROM json_each(?))`, []any{jsonArray(holding)}, func(rowid int64, r Reservation) {
+			held[rowid] = r
+		}); err != nil {
+			return nil, fmt.Errorf("read reservations: %w", err)
+		}
+	}
 	out := make([]PathHolders, len(paths))
 	for i, p := range paths {
 		out[i] = PathHolders{Path: p, Holders: []Reservation{}}
-		for _, j := range ix.match(strings.TrimPrefix(p, "./")) {
-			out[i].Holders = append(out[i].Holders, active[j])
+		for _, j := range matches[i] {
+			out[i].Holders = append(out[i].Holders, held[rowids[j]])
 		}
 	}
 	return out, nil

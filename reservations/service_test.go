@@ -3,6 +3,8 @@ package reservations
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -14,13 +16,13 @@ import (
 
 // world is a store with a fake clock and a project with two agents.
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	st    *store.Store
 	mu    sync.Mutex
 	clock time.Time
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	w := &world{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	st, err := store.Open(t.TempDir(), store.Options{Now: w.now})
 	if err != nil {
@@ -292,5 +294,64 @@ func TestLocks(t *testing.T) {
 		if _, err := g.Acquire(ctx, bad, time.Minute, 0); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("key %q: %v", bad, err)
 		}
+	}
+}
+
+// Check answers as matching every path against every active reservation
+// would, holders in the same order: reading whole reservations only for
+// the patterns that match changes nothing.
+func TestCheckMatchesAllActive(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 8))
+	agents := []string{"GreenCastle", "BlueLake", "RedFox"}
+	for i := range 120 {
+		var pats []string
+		for range 1 + rng.IntN(3) {
+			pats = append(pats, randomPattern(rng))
+		}
+		ttl := time.Hour
+		if i%5 == 0 {
+			ttl = time.Minute // expired below
+		}
+		o := Options{TTL: ttl, Shared: i%3 == 0, AllowConflicts: true}
+		svc := w.as(agents[i%len(agents)])
+		res, err := svc.Reserve(ctx, pats, o)
+		if err != nil {
+			continue // an invalid random pattern
+		}
+		if i%7 == 0 {
+			if _, err := svc.Release(ctx, Selector{IDs: []string{res.Granted[0].ID}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w.advance(2 * time.Minute)
+	active, err := w.as("").List(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := newPatternIndex(patternsOf(active))
+	paths := make([]string, 400)
+	for i := range paths {
+		paths[i] = randomPath(rng)
+	}
+	got, err := w.as("").Check(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for i, p := range paths {
+		want := []Reservation{}
+		for _, j := range ix.match(p) {
+			want = append(want, active[j])
+		}
+		matched += len(want)
+		if got[i].Path != p || !reflect.DeepEqual(got[i].Holders, want) {
+			t.Fatalf("check %q: holders %v, want %v", p, got[i].Holders, want)
+		}
+	}
+	if len(active) < 50 || matched < 100 {
+		t.Fatalf("too easy: %d active reservations, %d holders in all", len(active), matched)
 	}
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,11 +112,15 @@ func reserveCommands(e *env) []*cli.Command {
 					}
 				} else {
 					now := s.st.Now()
-					for _, r := range res.Granted {
-						fmt.Fprintf(e.stdout, "reserved %s (%s, expires %s)\n", r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
-					}
-					for _, k := range res.Conflicts {
-						fmt.Fprintf(e.stdout, "conflict: %s overlaps %s held by %s (%s, expires %s)\n", k.Pattern, k.HolderPattern, k.Holder, kind(k.Exclusive), ago(k.Expires, now))
+					if perr := e.buffered(func(w io.Writer) {
+						for _, r := range res.Granted {
+							fmt.Fprintf(w, "reserved %s (%s, expires %s)\n", r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
+						}
+						for _, k := range res.Conflicts {
+							fmt.Fprintf(w, "conflict: %s overlaps %s held by %s (%s, expires %s)\n", k.Pattern, k.HolderPattern, k.Holder, kind(k.Exclusive), ago(k.Expires, now))
+						}
+					}); perr != nil {
+						return perr
 					}
 				}
 				return err
@@ -234,8 +240,7 @@ func reserveCommands(e *env) []*cli.Command {
 					}
 					rows[i] = []string{r.ID, r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
 				}
-				table(e.stdout, "ID\tAGENT\tPATTERN\tKIND\tSTATE\tREASON", rows)
-				return nil
+				return e.buffered(func(w io.Writer) { table(w, "ID\tAGENT\tPATTERN\tKIND\tSTATE\tREASON", rows) })
 			},
 			Subcommands: []*cli.Command{{
 				Name:      "check",
@@ -265,15 +270,16 @@ func reserveCommands(e *env) []*cli.Command {
 						return e.printJSON(map[string]any{"paths": docs})
 					}
 					now := s.st.Now()
-					for _, h := range held {
-						if len(h.Holders) == 0 {
-							fmt.Fprintf(e.stdout, "%s: free\n", h.Path)
+					return e.buffered(func(w io.Writer) {
+						for _, h := range held {
+							if len(h.Holders) == 0 {
+								fmt.Fprintf(w, "%s: free\n", h.Path)
+							}
+							for _, r := range h.Holders {
+								fmt.Fprintf(w, "%s: %s (%s, %s, expires %s)\n", h.Path, r.Agent, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
+							}
 						}
-						for _, r := range h.Holders {
-							fmt.Fprintf(e.stdout, "%s: %s (%s, %s, expires %s)\n", h.Path, r.Agent, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
-						}
-					}
-					return nil
+					})
 				},
 			}},
 		},
@@ -295,11 +301,20 @@ func (e *env) reservationsOut(c *cli.Context, key string, rs []reservations.Rese
 	if jsonOutput(c) {
 		return e.printJSON(map[string]any{key: reservationDocs(rs), "conflicts": []conflictJSON{}})
 	}
-	if len(rs) == 0 {
-		fmt.Fprintln(e.stdout, "nothing "+key)
-	}
-	for _, r := range rs {
-		fmt.Fprintf(e.stdout, "%s %s (%s, expires %s)\n", key, r.Pattern, strings.ToLower(kind(r.Exclusive)), ago(r.Expires, now))
-	}
-	return nil
+	return e.buffered(func(w io.Writer) {
+		if len(rs) == 0 {
+			fmt.Fprintln(w, "nothing "+key)
+		}
+		for _, r := range rs {
+			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, strings.ToLower(kind(r.Exclusive)), ago(r.Expires, now))
+		}
+	})
+}
+
+// buffered runs print with a buffer in front of stdout, written out once at
+// the end: a line per path or reservation must not cost a system call each.
+func (e *env) buffered(print func(w io.Writer)) error {
+	w := bufio.NewWriter(e.stdout)
+	print(w)
+	return w.Flush()
 }
