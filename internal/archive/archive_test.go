@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -882,5 +883,80 @@ func BenchmarkCommit(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestGeometricSplit(t *testing.T) {
+	for _, c := range []struct {
+		objects []int
+		want    int
+	}{
+		{nil, 0},
+		{[]int{20}, 0},
+		{[]int{20, 20, 20}, 3},
+		{[]int{1, 2, 4, 8}, 0},               // already a progression
+		{[]int{20, 20, 20, 1000}, 3},         // the big pack stays
+		{[]int{20, 20, 20, 100, 1000}, 4},    // 60 rolled up would break 100
+		{[]int{3, 20, 20, 100, 150, 400}, 6}, // rolling up grows into the next ones
+		{[]int{3, 20, 20, 100, 150, 1000}, 5},
+	} {
+		packs := make([]packFile, len(c.objects))
+		for i, n := range c.objects {
+			packs[i].objects = n
+		}
+		if got := geometricSplit(packs); got != c.want {
+			t.Errorf("geometricSplit(%v) = %d, want %d", c.objects, got, c.want)
+		}
+	}
+}
+
+// Pack rolls the small packs into one and leaves a big pack untouched.
+func TestPackLeavesBigPack(t *testing.T) {
+	a := newArchive(t)
+	var big []Change
+	for i := 0; i < 200; i++ {
+		big = append(big, Change{Path: fmt.Sprintf("projects/p/messages/2026/11/20/m%d.md", i), Data: []byte(fmt.Sprintf("message %d\n", i))})
+	}
+	packs := func() []string {
+		p, _ := filepath.Glob(filepath.Join(a.Dir(), "objects", "pack", "pack-*.pack"))
+		return p
+	}
+	before := packs()
+	if _, err := a.Commit(head(t, a), big, author("GreenCastle"), "big", nil); err != nil {
+		t.Fatal(err)
+	}
+	var bigPack string
+	for _, p := range packs() {
+		if !slices.Contains(before, p) {
+			bigPack = p
+		}
+	}
+	want := map[string]string{}
+	for i := 0; i < 10; i++ {
+		p := fmt.Sprintf("projects/p/messages/2026/11/21/m%d.md", i)
+		want[p] = fmt.Sprintf("small %d\n", i)
+		commit(t, a, p, p, want[p])
+	}
+	if err := a.Pack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Packs(); n != 2 { // the big one and the rest rolled up
+		t.Errorf("Packs() = %d after Pack, want 2", n)
+	}
+	if _, err := os.Stat(bigPack); err != nil {
+		t.Errorf("Pack removed the big pack: %v", err)
+	}
+	a, _ = Open(a.Dir())
+	h := head(t, a)
+	for p, c := range want {
+		if got, err := a.ReadFile(h, p); err != nil || string(got) != c {
+			t.Errorf("ReadFile(%s) = %q, %v", p, got, err)
+		}
+	}
+	if got, err := a.ReadFile(h, "projects/p/messages/2026/11/20/m7.md"); err != nil || string(got) != "message 7\n" {
+		t.Errorf("ReadFile(m7) = %q, %v", got, err)
+	}
+	if err := a.Fsck(); err != nil {
+		t.Error(err)
 	}
 }
