@@ -2,10 +2,12 @@ package archive
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -958,5 +960,24 @@ func TestPackLeavesBigPack(t *testing.T) {
 	}
 	if err := a.Fsck(); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestWriteStored(t *testing.T) {
+	for _, n := range []int{0, 1, 0xffff, 0x10000, 200000} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		var b bytes.Buffer
+		writeStored(&b, data)
+		r, err := zlib.NewReader(&b)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%d bytes: read back %d bytes, %v", n, len(got), err)
+		}
 	}
 }
