@@ -981,3 +981,25 @@ func TestWriteStored(t *testing.T) {
 		}
 	}
 }
+
+// Names that sort differently as files and as directories ("a" sorts as
+// "a/" when it is a directory), added one commit at a time, must give trees
+// in git's order.
+func TestCommitKeepsGitOrder(t *testing.T) {
+	a := newArchive(t)
+	paths := []string{"d/a.b", "d/a/x", "d/a-", "d/a0", "d/b", "d/a/y", "d/0", "d/a.b.c", "d/ab/z", "d/a+"}
+	for _, p := range paths {
+		commit(t, a, p, p, p+"\n")
+	}
+	commit(t, a, "replace", "d/a.b", "new\n")
+	if err := a.Fsck(); err != nil {
+		t.Fatal(err)
+	}
+	got := lsTree(t, a.Dir(), "main")
+	if len(got) != len(paths) {
+		t.Errorf("ls-tree lists %d files, want %d: %v", len(got), len(paths), got)
+	}
+	if got["d/a.b"] != blobHash([]byte("new\n")) {
+		t.Errorf("d/a.b = %s, want the replaced content", got["d/a.b"])
+	}
+}
