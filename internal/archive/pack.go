@@ -80,6 +80,11 @@ func writeStored(b *bytes.Buffer, data []byte) {
 // index behind.
 func writePack(dir string, objs []rawObject) error {
 	var pack bytes.Buffer
+	size := 12 + sha1.Size
+	for _, o := range objs {
+		size += len(o.data) + 32 // headers and framing; a hint, the buffer grows if need be
+	}
+	pack.Grow(size)
 	pack.WriteString("PACK")
 	binary.Write(&pack, binary.BigEndian, uint32(2))
 	binary.Write(&pack, binary.BigEndian, uint32(len(objs)))
