@@ -1003,3 +1003,25 @@ func TestCommitKeepsGitOrder(t *testing.T) {
 		t.Errorf("d/a.b = %s, want the replaced content", got["d/a.b"])
 	}
 }
+
+// The ref is swapped with a spare file that is rewritten in place; whatever
+// a killed write or another tool left in the spare, the ref comes out whole.
+func TestSetHeadSpare(t *testing.T) {
+	a := newArchive(t)
+	spare := filepath.Join(a.Dir(), ".ref-main-spare")
+	for i, junk := range []string{"", strings.Repeat("x", 100), "short"} {
+		if junk != "" {
+			if err := os.WriteFile(spare, []byte(junk), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := commit(t, a, "step", fmt.Sprintf("f%d", i), "x\n")
+		got, err := os.ReadFile(filepath.Join(a.Dir(), "refs", "heads", "main"))
+		if err != nil || string(got) != h+"\n" {
+			t.Errorf("after commit %d (spare %q): ref holds %q, %v; want %s", i, junk, got, err, h)
+		}
+	}
+	if err := a.Fsck(); err != nil {
+		t.Error(err)
+	}
+}
