@@ -43,11 +43,15 @@ func newObject(typ plumbing.ObjectType, data []byte) rawObject {
 	return rawObject{hash: h, typ: typ, data: data}
 }
 
-// Blobs (message text) are compressed. Trees, mostly SHA-1 hashes that do
-// not compress, and commits are stored as they are, in deflate's stored
-// blocks written here: a write is several times cheaper for it, and it
-// needs none of the ~700 KB a flate writer allocates. A roll-up deltifies
-// the trees and doctor --gc recompresses everything.
+// Blobs (message text) of compressBlobs bytes or more are compressed.
+// Smaller blobs, trees (mostly SHA-1 hashes that do not compress) and
+// commits are stored as they are, in deflate's stored blocks written here:
+// a write is several times cheaper for it, and one that writes only short
+// messages needs none of the ~900 KB a flate writer allocates, which a
+// short-lived process pays for in page faults. A roll-up deltifies the
+// trees and doctor --gc recompresses everything.
+const compressBlobs = 1 << 10
+
 var blobWriters = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
 	return w
@@ -97,7 +101,7 @@ func writePack(dir string, objs []rawObject) error {
 	for i, o := range objs {
 		start := pack.Len()
 		writeObjectHeader(&pack, o.typ, len(o.data))
-		if o.typ == plumbing.BlobObject {
+		if o.typ == plumbing.BlobObject && len(o.data) >= compressBlobs {
 			zw := blobWriters.Get().(*zlib.Writer)
 			zw.Reset(&pack)
 			zw.Write(o.data)
