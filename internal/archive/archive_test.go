@@ -1025,3 +1025,46 @@ func TestSetHeadSpare(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// BenchmarkCommitBusyDay measures one message-like commit into day
+// directories that already hold a thousand messages each, as a busy
+// project's do: the three day trees dominate the cost of a write.
+func BenchmarkCommitBusyDay(b *testing.B) {
+	day := t0.Format("2006/01/02")
+	changes := func(i int) []Change {
+		name := fmt.Sprintf("01JD%022d-subject-of-message-%d.md", i, i)
+		body := []byte(fmt.Sprintf("---\nid: 01JD%022d\nfrom: GreenCastle\nto: [BlueLake]\nsubject: \"subject %d\"\n---\n\nbody text\n", i, i))
+		return []Change{
+			{Path: "projects/backend-3fa1c2d9/messages/" + day + "/" + name, Data: body},
+			{Path: "projects/backend-3fa1c2d9/agents/GreenCastle/outbox/" + day + "/" + name, Data: body},
+			{Path: "projects/backend-3fa1c2d9/agents/BlueLake/inbox/" + day + "/" + name, Data: body},
+		}
+	}
+	a := newArchive(b)
+	var seed []Change
+	for i := 0; i < 1000; i++ {
+		seed = append(seed, changes(i)...)
+	}
+	cache := mapCache{}
+	res, err := a.Commit(head(b, a), seed, author("GreenCastle"), "seed", cache)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cache.update(res)
+	h := res.Head
+	for i := 0; b.Loop(); i++ {
+		res, err := a.Commit(h, changes(1000+i), author("GreenCastle"), "bench", cache)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cache.update(res)
+		h = res.Head
+		if a.Packs() > 64 {
+			b.StopTimer()
+			if err := maintain(a); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	}
+}
