@@ -96,7 +96,7 @@ func Init(dir string, when time.Time) error {
 	tree := newObject(plumbing.TreeObject, nil)
 	commit := newObject(plumbing.CommitObject, encodeCommit(tree.hash, plumbing.ZeroHash,
 		Author{Name: "agentmail", Email: "agentmail@agentmail", When: when}, "init: agentmail archive"))
-	if err := writePack(tmp, []rawObject{tree, commit}); err != nil {
+	if _, _, err := writePack(tmp, []rawObject{tree, commit}); err != nil {
 		return fmt.Errorf("init archive: %w", err)
 	}
 	if err := open(tmp).setHead(commit.hash); err != nil {
@@ -165,6 +165,8 @@ type Result struct {
 	Written map[string][]byte // the commit and trees written, worth caching
 	Stale   []string          // the commit and trees it replaced
 	Objects int               // objects written
+	Pack    string            // the checksum naming the pack written
+	Offsets map[string]int64  // where the commit and trees written start in it (see ReadStored)
 }
 
 // Commit writes changes on top of parent and moves the branch to the new
@@ -197,7 +199,8 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 	}
 	c := newObject(plumbing.CommitObject, encodeCommit(newRoot, p, author, message))
 	w.add(c)
-	if err := writePack(a.dir, w.objs); err != nil {
+	pack, offsets, err := writePack(a.dir, w.objs)
+	if err != nil {
 		return Result{}, fmt.Errorf("commit: write pack: %w", err)
 	}
 	a.st.ObjectStorage.Reindex() // let go-git see the new pack
@@ -211,7 +214,12 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 	if err := a.setHead(c.hash); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
-	return Result{Head: c.hash.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil
+	res := Result{Head: c.hash.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs),
+		Pack: pack, Offsets: make(map[string]int64, len(w.written))}
+	for h := range w.written {
+		res.Offsets[h] = offsets[plumbing.NewHash(h)]
+	}
+	return res, nil
 }
 
 // setHead points the branch at h. The new ref is written to a spare file

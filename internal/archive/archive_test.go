@@ -1068,3 +1068,41 @@ func BenchmarkCommitBusyDay(b *testing.B) {
 		}
 	}
 }
+
+// ReadStored reads back the trees and commit a commit wrote, from where
+// Result says they are, and nothing else.
+func TestReadStored(t *testing.T) {
+	a := newArchive(t)
+	big := strings.Repeat("x", 200)
+	var changes []Change
+	for i := 0; i < 2000; i++ { // a directory tree of more than 64 KB: several stored blocks
+		changes = append(changes, Change{Path: fmt.Sprintf("d/%s-%04d", big[:40], i), Data: []byte{byte(i)}})
+	}
+	res, err := a.Commit(head(t, a), changes, author("GreenCastle"), "big", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Offsets) != len(res.Written) {
+		t.Fatalf("%d offsets for %d objects written", len(res.Offsets), len(res.Written))
+	}
+	sawBig := false
+	for h, want := range res.Written {
+		got, ok := a.ReadStored(res.Pack, res.Offsets[h], h)
+		if !ok || !bytes.Equal(got, want) {
+			t.Errorf("ReadStored(%s) = %d bytes, %v; want %d bytes", h, len(got), ok, len(want))
+		}
+		sawBig = sawBig || len(want) > 0xffff
+		if _, ok := a.ReadStored(res.Pack, res.Offsets[h]+1, h); ok {
+			t.Errorf("ReadStored(%s) at a wrong offset succeeded", h)
+		}
+		if _, ok := a.ReadStored(res.Pack, res.Offsets[h], res.Head+"0"); ok && h != res.Head {
+			t.Errorf("ReadStored(%s) under another name succeeded", h)
+		}
+	}
+	if !sawBig {
+		t.Error("no tree took more than one stored block")
+	}
+	if _, ok := a.ReadStored(strings.Repeat("0", 40), 12, res.Head); ok {
+		t.Error("ReadStored from a missing pack succeeded")
+	}
+}

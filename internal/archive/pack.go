@@ -81,8 +81,9 @@ func writeStored(b *bytes.Buffer, data []byte) {
 // is renamed into place before the pack: git ignores an index without its
 // pack, and go-git, which lists packs by their .pack files, fails on a pack
 // without its index, so a write killed in between leaves only an ignored
-// index behind.
-func writePack(dir string, objs []rawObject) error {
+// index behind. It returns the pack's checksum, which names it, and where
+// each object starts in it.
+func writePack(dir string, objs []rawObject) (string, map[plumbing.Hash]int64, error) {
 	var pack bytes.Buffer
 	size := 12 + sha1.Size
 	for _, o := range objs {
@@ -108,7 +109,7 @@ func writePack(dir string, objs []rawObject) error {
 			err := zw.Close()
 			blobWriters.Put(zw)
 			if err != nil {
-				return err
+				return "", nil, err
 			}
 		} else {
 			writeStored(&pack, o.data)
@@ -116,7 +117,7 @@ func writePack(dir string, objs []rawObject) error {
 		entries[i] = entry{o.hash, uint32(start), crc32.ChecksumIEEE(pack.Bytes()[start:])}
 	}
 	if pack.Len() >= 1<<31 {
-		return fmt.Errorf("pack of %d bytes is too large for one write", pack.Len())
+		return "", nil, fmt.Errorf("pack of %d bytes is too large for one write", pack.Len())
 	}
 	sum := sha1.Sum(pack.Bytes())
 	pack.Write(sum[:])
@@ -149,9 +150,16 @@ func writePack(dir string, objs []rawObject) error {
 
 	base := filepath.Join(dir, "objects", "pack", fmt.Sprintf("pack-%x", sum))
 	if err := writeFileAtomic(base+".idx", idx.Bytes()); err != nil {
-		return err
+		return "", nil, err
 	}
-	return writeFileAtomic(base+".pack", pack.Bytes())
+	if err := writeFileAtomic(base+".pack", pack.Bytes()); err != nil {
+		return "", nil, err
+	}
+	offsets := make(map[plumbing.Hash]int64, len(entries))
+	for _, e := range entries {
+		offsets[e.hash] = int64(e.offset)
+	}
+	return fmt.Sprintf("%x", sum), offsets, nil
 }
 
 // writeObjectHeader writes a pack entry header: type and size, seven bits a
@@ -188,4 +196,74 @@ func writeFileAtomic(name string, data []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// ReadStored returns the tree or commit hash that Commit wrote at offset
+// in the pack named by the checksum pack (see Result), or false when it is
+// not there: the pack has been rolled up since, or the object is not one
+// Commit stored. What it returns has been checked against hash.
+func (a *Archive) ReadStored(pack string, offset int64, hash string) ([]byte, bool) {
+	f, err := os.Open(filepath.Join(a.dir, "objects", "pack", "pack-"+pack+".pack"))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var head [10]byte
+	n, _ := f.ReadAt(head[:], offset)
+	typ, size, hl := readObjectHeader(head[:n])
+	if hl == 0 || (typ != plumbing.TreeObject && typ != plumbing.CommitObject) {
+		return nil, false
+	}
+	blocks := max(1, (size+0xfffe)/0xffff)
+	buf := make([]byte, 2+size+5*blocks+4)
+	if _, err := f.ReadAt(buf, offset+int64(hl)); err != nil {
+		return nil, false
+	}
+	data, ok := readStored(buf, size)
+	if !ok || newObject(typ, data).hash.String() != hash {
+		return nil, false
+	}
+	return data, true
+}
+
+// readObjectHeader parses a pack entry header (see writeObjectHeader) and
+// returns its length, 0 if b holds none.
+func readObjectHeader(b []byte) (plumbing.ObjectType, int, int) {
+	if len(b) == 0 {
+		return 0, 0, 0
+	}
+	typ, size, shift := plumbing.ObjectType(b[0]>>4&7), int(b[0]&0x0f), 4
+	i := 0
+	for b[i]&0x80 != 0 {
+		if i++; i >= len(b) {
+			return 0, 0, 0
+		}
+		size |= int(b[i]&0x7f) << shift
+		shift += 7
+	}
+	return typ, size, i + 1
+}
+
+// readStored undoes writeStored: it returns the size bytes a zlib stream of
+// stored blocks holds, moving them down over the block headers in z.
+func readStored(z []byte, size int) ([]byte, bool) {
+	if len(z) < 2 || z[0] != 0x78 || z[1] != 0x01 {
+		return nil, false
+	}
+	n, src := 0, 2
+	for {
+		if src+5 > len(z) || z[src]&^1 != 0 {
+			return nil, false
+		}
+		final := z[src] == 1
+		l := int(binary.LittleEndian.Uint16(z[src+1:]))
+		if ^uint16(l) != binary.LittleEndian.Uint16(z[src+3:]) || src+5+l > len(z) || n+l > size {
+			return nil, false
+		}
+		n += copy(z[n:], z[src+5:src+5+l])
+		if src += 5 + l; final {
+			break
+		}
+	}
+	return z[:n], n == size
 }
