@@ -391,8 +391,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 			return fmt.Errorf("index commit: %w", err)
 		}
 		if s.shouldPack() {
-			// Should the cache keep references to packs rolled up, they
-			// only miss.
+			// Should this fail, references to the packs rolled up only miss.
 			if err := s.materialize(ctx); err != nil {
 				s.notes = append(s.notes, "could not keep the object cache: "+err.Error())
 			}
