@@ -1106,3 +1106,16 @@ func TestReadStored(t *testing.T) {
 		t.Error("ReadStored from a missing pack succeeded")
 	}
 }
+
+func TestReadStoredRejectsOddNames(t *testing.T) {
+	a := newArchive(t)
+	h := head(t, a)
+	for _, pack := range []string{"", "../../HEAD", strings.Repeat("z", 40)} {
+		if _, ok := a.ReadStored(pack, 0, h); ok {
+			t.Errorf("ReadStored(%q) succeeded", pack)
+		}
+	}
+	if _, ok := a.ReadStored(strings.Repeat("0", 40), -1, h); ok {
+		t.Error("ReadStored at a negative offset succeeded")
+	}
+}

@@ -203,6 +203,9 @@ func writeFileAtomic(name string, data []byte) error {
 // not there: the pack has been rolled up since, or the object is not one
 // Commit stored. What it returns has been checked against hash.
 func (a *Archive) ReadStored(pack string, offset int64, hash string) ([]byte, bool) {
+	if !plumbing.IsHash(pack) || offset < 0 {
+		return nil, false
+	}
 	f, err := os.Open(filepath.Join(a.dir, "objects", "pack", "pack-"+pack+".pack"))
 	if err != nil {
 		return nil, false
