@@ -96,7 +96,7 @@ func Init(dir string, when time.Time) error {
 	tree := newObject(plumbing.TreeObject, nil)
 	commit := newObject(plumbing.CommitObject, encodeCommit(tree.hash, plumbing.ZeroHash,
 		Author{Name: "agentmail", Email: "agentmail@agentmail", When: when}, "init: agentmail archive"))
-	if err := writePack(tmp, []rawObject{tree, commit}); err != nil {
+	if _, _, err := writePack(tmp, []rawObject{tree, commit}); err != nil {
 		return fmt.Errorf("init archive: %w", err)
 	}
 	if err := open(tmp).setHead(commit.hash); err != nil {
@@ -165,6 +165,8 @@ type Result struct {
 	Written map[string][]byte // the commit and trees written, worth caching
 	Stale   []string          // the commit and trees it replaced
 	Objects int               // objects written
+	Pack    string            // the checksum naming the pack written
+	Offsets map[string]int64  // where the commit and trees written start in it (see ReadStored)
 }
 
 // Commit writes changes on top of parent and moves the branch to the new
@@ -197,7 +199,8 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 	}
 	c := newObject(plumbing.CommitObject, encodeCommit(newRoot, p, author, message))
 	w.add(c)
-	if err := writePack(a.dir, w.objs); err != nil {
+	pack, offsets, err := writePack(a.dir, w.objs)
+	if err != nil {
 		return Result{}, fmt.Errorf("commit: write pack: %w", err)
 	}
 	a.st.ObjectStorage.Reindex() // let go-git see the new pack
@@ -211,29 +214,49 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 	if err := a.setHead(c.hash); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
-	return Result{Head: c.hash.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil
+	res := Result{Head: c.hash.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs),
+		Pack: pack, Offsets: make(map[string]int64, len(w.written))}
+	for h := range w.written {
+		res.Offsets[h] = offsets[plumbing.NewHash(h)]
+	}
+	return res, nil
 }
 
-// setHead points the branch at h by writing a temporary file and renaming
-// it, so a reader never sees a partly written ref.
+// setHead points the branch at h. The new ref is written to a spare file
+// beside it and the two are swapped in one step, so a reader never sees a
+// partly written ref; the old ref becomes the next write's spare and is
+// overwritten in place, so a write allocates no file (creating one costs
+// ~0.1-1 ms, far more than the rest of the update). A reader still holding
+// the old ref open a whole write later reads a newer complete ref at worst.
+// Where the file system cannot swap, the spare is renamed over the ref.
 func (a *Archive) setHead(h plumbing.Hash) error {
-	f, err := os.CreateTemp(a.dir, ".ref-main-")
+	ref := filepath.Join(a.dir, filepath.FromSlash(Branch))
+	spare := filepath.Join(a.dir, ".ref-main-spare")
+	err := overwrite(spare, []byte(h.String()+"\n"))
+	if err == nil && exchange(spare, ref) != nil {
+		err = os.Rename(spare, ref)
+	}
 	if err != nil {
 		return fmt.Errorf("update %s: %w", Branch, err)
 	}
-	_, werr := f.WriteString(h.String() + "\n")
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), filepath.Join(a.dir, filepath.FromSlash(Branch)))
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("update %s: %w", Branch, werr)
-	}
 	return nil
+}
+
+// overwrite writes data over the file name, creating it if need be. A ref
+// is always as long as the last, so the file is rewritten in place.
+func overwrite(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if fi, serr := f.Stat(); err == nil && (serr != nil || fi.Size() != int64(len(data))) {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // encodeCommit renders a commit object.
@@ -334,18 +357,28 @@ type treeEntry struct {
 
 func parseTree(data []byte) ([]treeEntry, error) {
 	var entries []treeEntry
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		nul := bytes.IndexByte(data, 0)
-		if sp < 0 || nul < sp || len(data) < nul+21 {
-			return nil, errors.New("malformed tree")
+	for i := 0; i < len(data); {
+		name, dir, h, next, err := nextEntry(data, i)
+		if err != nil {
+			return nil, err
 		}
-		var h plumbing.Hash
-		copy(h[:], data[nul+1:nul+21])
-		entries = append(entries, treeEntry{name: string(data[sp+1 : nul]), dir: string(data[:sp]) == "40000", hash: h})
-		data = data[nul+21:]
+		entries = append(entries, treeEntry{name: string(name), dir: dir, hash: h})
+		i = next
 	}
 	return entries, nil
+}
+
+// nextEntry parses the entry of the encoded tree data that starts at i and
+// returns where the next one starts.
+func nextEntry(data []byte, i int) (name []byte, dir bool, h plumbing.Hash, next int, err error) {
+	rest := data[i:]
+	sp := bytes.IndexByte(rest, ' ')
+	nul := bytes.IndexByte(rest, 0)
+	if sp < 0 || nul < sp || len(rest) < nul+21 {
+		return nil, false, h, 0, errors.New("malformed tree")
+	}
+	copy(h[:], rest[nul+1:nul+21])
+	return rest[sp+1 : nul], string(rest[:sp]) == "40000", h, i + nul + 21, nil
 }
 
 // treeKey is the name git sorts a tree entry by: directories as if they
@@ -357,68 +390,68 @@ func treeKey(e treeEntry) string {
 	return e.name
 }
 
-// encodeTree renders entries, which must be in git's order.
-func encodeTree(entries []treeEntry) []byte {
-	n := 0
-	for _, e := range entries {
-		n += len(e.name) + 28
-	}
-	b := make([]byte, 0, n)
-	for _, e := range entries {
-		if e.dir {
-			b = append(b, "40000 "...)
-		} else {
-			b = append(b, "100644 "...)
+// compareKey compares e with the entry (name, dir) in git's order, as
+// treeKey would, without building the keys.
+func compareKey(e treeEntry, name []byte, dir bool) int {
+	n := min(len(e.name), len(name))
+	for i := 0; i < n; i++ {
+		if e.name[i] != name[i] {
+			return int(e.name[i]) - int(name[i])
 		}
-		b = append(b, e.name...)
-		b = append(b, 0)
-		b = append(b, e.hash[:]...)
 	}
-	return b
+	// Past the common part: the next name byte, "/" for a directory whose
+	// name ends there, or -1 where the key ends. Names hold no "/".
+	a, b := -1, -1
+	if len(e.name) > n {
+		a = int(e.name[n])
+	} else if e.dir {
+		a = '/'
+	}
+	if len(name) > n {
+		b = int(name[n])
+	} else if dir {
+		b = '/'
+	}
+	return a - b
 }
 
-// mergeEntries merges two lists of tree entries in git's order.
-func mergeEntries(a, b []treeEntry) []treeEntry {
-	out := make([]treeEntry, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if treeKey(a[0]) < treeKey(b[0]) {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
+// appendEntry appends the encoding of e to b.
+func appendEntry(b []byte, e treeEntry) []byte {
+	if e.dir {
+		b = append(b, "40000 "...)
+	} else {
+		b = append(b, "100644 "...)
 	}
-	return append(append(out, a...), b...)
+	b = append(b, e.name...)
+	b = append(b, 0)
+	return append(b, e.hash[:]...)
 }
 
 // apply rewrites the tree base (zero for a new directory) with the changes
 // in d and returns the new tree's hash. Only trees on changed paths are read
-// and written.
+// and written, and a big directory is not decoded: its unchanged entries are
+// copied as they are, in runs, around the ones added or replaced.
 func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, error) {
-	var entries []treeEntry
-	subBase := map[string]plumbing.Hash{}
+	var old []byte
 	if !base.IsZero() {
-		data, err := w.read(plumbing.TreeObject, base)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
-		}
-		old, err := parseTree(data)
-		if err != nil {
+		var err error
+		if old, err = w.read(plumbing.TreeObject, base); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
 		}
 		w.stale = append(w.stale, base.String())
-		entries = make([]treeEntry, 0, len(old)+len(d.files)+len(d.dirs))
-		for _, e := range old {
-			_, isFile := d.files[e.name]
-			_, isDir := d.dirs[e.name]
-			if isDir && e.dir {
-				subBase[e.name] = e.hash
-			}
-			if !isFile && !isDir {
-				entries = append(entries, e)
-			}
-		}
 	}
-	var added []treeEntry
+	subBase := map[string]plumbing.Hash{}
+	for i := 0; i < len(old) && len(d.dirs) > 0; {
+		name, dir, h, next, err := nextEntry(old, i)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
+		}
+		if _, ok := d.dirs[string(name)]; ok && dir {
+			subBase[string(name)] = h
+		}
+		i = next
+	}
+	added := make([]treeEntry, 0, len(d.files)+len(d.dirs))
 	for name, data := range d.files {
 		blob := newObject(plumbing.BlobObject, data)
 		if !w.blobs[blob.hash] { // the same content is often written several times (inbox and outbox copies)
@@ -434,11 +467,35 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 		}
 		added = append(added, treeEntry{name: name, dir: true, hash: h})
 	}
-	// The kept entries are in order already: sort only what changed and
-	// merge, which keeps a write linear in the size of a big directory.
 	sort.Slice(added, func(i, j int) bool { return treeKey(added[i]) < treeKey(added[j]) })
-	entries = mergeEntries(entries, added)
-	t := newObject(plumbing.TreeObject, encodeTree(entries))
+	size := len(old)
+	for _, e := range added {
+		size += len("100644 \x00") + len(e.name) + len(e.hash)
+	}
+	out := make([]byte, 0, size)
+	run := 0 // where the current run of kept entries starts
+	for i := 0; i < len(old); {
+		name, dir, _, next, err := nextEntry(old, i)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
+		}
+		for len(added) > 0 && compareKey(added[0], name, dir) < 0 {
+			out = appendEntry(append(out, old[run:i]...), added[0])
+			run, added = i, added[1:]
+		}
+		_, isFile := d.files[string(name)]
+		_, isDir := d.dirs[string(name)]
+		if isFile || isDir { // replaced
+			out = append(out, old[run:i]...)
+			run = next
+		}
+		i = next
+	}
+	out = append(out, old[run:]...)
+	for _, e := range added {
+		out = appendEntry(out, e)
+	}
+	t := newObject(plumbing.TreeObject, out)
 	w.add(t)
 	return t.hash, nil
 }

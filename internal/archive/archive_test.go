@@ -2,14 +2,17 @@ package archive
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -882,5 +885,237 @@ func BenchmarkCommit(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestGeometricSplit(t *testing.T) {
+	for _, c := range []struct {
+		objects []int
+		want    int
+	}{
+		{nil, 0},
+		{[]int{20}, 0},
+		{[]int{20, 20, 20}, 3},
+		{[]int{1, 2, 4, 8}, 0},               // already a progression
+		{[]int{20, 20, 20, 1000}, 3},         // the big pack stays
+		{[]int{20, 20, 20, 100, 1000}, 4},    // 60 rolled up would break 100
+		{[]int{3, 20, 20, 100, 150, 400}, 6}, // rolling up grows into the next ones
+		{[]int{3, 20, 20, 100, 150, 1000}, 5},
+	} {
+		packs := make([]packFile, len(c.objects))
+		for i, n := range c.objects {
+			packs[i].objects = n
+		}
+		if got := geometricSplit(packs); got != c.want {
+			t.Errorf("geometricSplit(%v) = %d, want %d", c.objects, got, c.want)
+		}
+	}
+}
+
+// Pack rolls the small packs into one and leaves a big pack untouched.
+func TestPackLeavesBigPack(t *testing.T) {
+	a := newArchive(t)
+	var big []Change
+	for i := 0; i < 200; i++ {
+		big = append(big, Change{Path: fmt.Sprintf("projects/p/messages/2026/11/20/m%d.md", i), Data: []byte(fmt.Sprintf("message %d\n", i))})
+	}
+	packs := func() []string {
+		p, _ := filepath.Glob(filepath.Join(a.Dir(), "objects", "pack", "pack-*.pack"))
+		return p
+	}
+	before := packs()
+	if _, err := a.Commit(head(t, a), big, author("GreenCastle"), "big", nil); err != nil {
+		t.Fatal(err)
+	}
+	var bigPack string
+	for _, p := range packs() {
+		if !slices.Contains(before, p) {
+			bigPack = p
+		}
+	}
+	want := map[string]string{}
+	for i := 0; i < 10; i++ {
+		p := fmt.Sprintf("projects/p/messages/2026/11/21/m%d.md", i)
+		want[p] = fmt.Sprintf("small %d\n", i)
+		commit(t, a, p, p, want[p])
+	}
+	if err := a.Pack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Packs(); n != 2 { // the big one and the rest rolled up
+		t.Errorf("Packs() = %d after Pack, want 2", n)
+	}
+	if _, err := os.Stat(bigPack); err != nil {
+		t.Errorf("Pack removed the big pack: %v", err)
+	}
+	a, _ = Open(a.Dir())
+	h := head(t, a)
+	for p, c := range want {
+		if got, err := a.ReadFile(h, p); err != nil || string(got) != c {
+			t.Errorf("ReadFile(%s) = %q, %v", p, got, err)
+		}
+	}
+	if got, err := a.ReadFile(h, "projects/p/messages/2026/11/20/m7.md"); err != nil || string(got) != "message 7\n" {
+		t.Errorf("ReadFile(m7) = %q, %v", got, err)
+	}
+	if err := a.Fsck(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWriteStored(t *testing.T) {
+	for _, n := range []int{0, 1, 0xffff, 0x10000, 200000} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		var b bytes.Buffer
+		writeStored(&b, data)
+		r, err := zlib.NewReader(&b)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%d bytes: read back %d bytes, %v", n, len(got), err)
+		}
+	}
+}
+
+// Names that sort differently as files and as directories ("a" sorts as
+// "a/" when it is a directory), added one commit at a time, must give trees
+// in git's order.
+func TestCommitKeepsGitOrder(t *testing.T) {
+	a := newArchive(t)
+	paths := []string{"d/a.b", "d/a/x", "d/a-", "d/a0", "d/b", "d/a/y", "d/0", "d/a.b.c", "d/ab/z", "d/a+"}
+	for _, p := range paths {
+		commit(t, a, p, p, p+"\n")
+	}
+	commit(t, a, "replace", "d/a.b", "new\n")
+	if err := a.Fsck(); err != nil {
+		t.Fatal(err)
+	}
+	got := lsTree(t, a.Dir(), "main")
+	if len(got) != len(paths) {
+		t.Errorf("ls-tree lists %d files, want %d: %v", len(got), len(paths), got)
+	}
+	if got["d/a.b"] != blobHash([]byte("new\n")) {
+		t.Errorf("d/a.b = %s, want the replaced content", got["d/a.b"])
+	}
+}
+
+// The ref is swapped with a spare file that is rewritten in place; whatever
+// a killed write or another tool left in the spare, the ref comes out whole.
+func TestSetHeadSpare(t *testing.T) {
+	a := newArchive(t)
+	spare := filepath.Join(a.Dir(), ".ref-main-spare")
+	for i, junk := range []string{"", strings.Repeat("x", 100), "short"} {
+		if junk != "" {
+			if err := os.WriteFile(spare, []byte(junk), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := commit(t, a, "step", fmt.Sprintf("f%d", i), "x\n")
+		got, err := os.ReadFile(filepath.Join(a.Dir(), "refs", "heads", "main"))
+		if err != nil || string(got) != h+"\n" {
+			t.Errorf("after commit %d (spare %q): ref holds %q, %v; want %s", i, junk, got, err, h)
+		}
+	}
+	if err := a.Fsck(); err != nil {
+		t.Error(err)
+	}
+}
+
+// BenchmarkCommitBusyDay measures one message-like commit into day
+// directories that already hold a thousand messages each, as a busy
+// project's do: the three day trees dominate the cost of a write.
+func BenchmarkCommitBusyDay(b *testing.B) {
+	day := t0.Format("2006/01/02")
+	changes := func(i int) []Change {
+		name := fmt.Sprintf("01JD%022d-subject-of-message-%d.md", i, i)
+		body := []byte(fmt.Sprintf("---\nid: 01JD%022d\nfrom: GreenCastle\nto: [BlueLake]\nsubject: \"subject %d\"\n---\n\nbody text\n", i, i))
+		return []Change{
+			{Path: "projects/backend-3fa1c2d9/messages/" + day + "/" + name, Data: body},
+			{Path: "projects/backend-3fa1c2d9/agents/GreenCastle/outbox/" + day + "/" + name, Data: body},
+			{Path: "projects/backend-3fa1c2d9/agents/BlueLake/inbox/" + day + "/" + name, Data: body},
+		}
+	}
+	a := newArchive(b)
+	var seed []Change
+	for i := 0; i < 1000; i++ {
+		seed = append(seed, changes(i)...)
+	}
+	cache := mapCache{}
+	res, err := a.Commit(head(b, a), seed, author("GreenCastle"), "seed", cache)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cache.update(res)
+	h := res.Head
+	for i := 0; b.Loop(); i++ {
+		res, err := a.Commit(h, changes(1000+i), author("GreenCastle"), "bench", cache)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cache.update(res)
+		h = res.Head
+		if a.Packs() > 64 {
+			b.StopTimer()
+			if err := maintain(a); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	}
+}
+
+// ReadStored reads back the trees and commit a commit wrote, from where
+// Result says they are, and nothing else.
+func TestReadStored(t *testing.T) {
+	a := newArchive(t)
+	big := strings.Repeat("x", 200)
+	var changes []Change
+	for i := 0; i < 2000; i++ { // a directory tree of more than 64 KB: several stored blocks
+		changes = append(changes, Change{Path: fmt.Sprintf("d/%s-%04d", big[:40], i), Data: []byte{byte(i)}})
+	}
+	res, err := a.Commit(head(t, a), changes, author("GreenCastle"), "big", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Offsets) != len(res.Written) {
+		t.Fatalf("%d offsets for %d objects written", len(res.Offsets), len(res.Written))
+	}
+	sawBig := false
+	for h, want := range res.Written {
+		got, ok := a.ReadStored(res.Pack, res.Offsets[h], h)
+		if !ok || !bytes.Equal(got, want) {
+			t.Errorf("ReadStored(%s) = %d bytes, %v; want %d bytes", h, len(got), ok, len(want))
+		}
+		sawBig = sawBig || len(want) > 0xffff
+		if _, ok := a.ReadStored(res.Pack, res.Offsets[h]+1, h); ok {
+			t.Errorf("ReadStored(%s) at a wrong offset succeeded", h)
+		}
+		if _, ok := a.ReadStored(res.Pack, res.Offsets[h], res.Head+"0"); ok && h != res.Head {
+			t.Errorf("ReadStored(%s) under another name succeeded", h)
+		}
+	}
+	if !sawBig {
+		t.Error("no tree took more than one stored block")
+	}
+	if _, ok := a.ReadStored(strings.Repeat("0", 40), 12, res.Head); ok {
+		t.Error("ReadStored from a missing pack succeeded")
+	}
+}
+
+func TestReadStoredRejectsOddNames(t *testing.T) {
+	a := newArchive(t)
+	h := head(t, a)
+	for _, pack := range []string{"", "../../HEAD", strings.Repeat("z", 40)} {
+		if _, ok := a.ReadStored(pack, 0, h); ok {
+			t.Errorf("ReadStored(%q) succeeded", pack)
+		}
+	}
+	if _, ok := a.ReadStored(strings.Repeat("0", 40), -1, h); ok {
+		t.Error("ReadStored at a negative offset succeeded")
 	}
 }

@@ -2,12 +2,17 @@ package archive
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // LooseObjects estimates the number of loose objects the way git gc --auto
@@ -37,13 +42,194 @@ func (a *Archive) Packs() int {
 	return n
 }
 
-// Pack rolls small packs (and any loose objects) into bigger ones with a
-// geometric progression of pack sizes, so that packing stays cheap as the
-// archive grows and the number of packs stays logarithmic. It needs the git
-// command. The caller must hold the store lock and pass its file as hold:
-// git inherits it, so the lock outlives a caller killed while git runs.
+// Pack rolls the small packs, and any loose objects, into one new pack and
+// leaves the bigger packs alone, so that pack sizes follow a geometric
+// progression (each pack holds at least twice the objects of all smaller
+// ones together, as git repack --geometric=2 keeps them) and the number of
+// packs stays logarithmic. Unlike git repack, it walks no history: git
+// pack-objects gets the objects to roll up by name and searches deltas
+// among them only, so a roll-up costs what it rolls up, however large the
+// archive. A narrow delta window suffices: what deltifies well is the
+// versions of one directory, and they sort next to each other by size. It needs the git command. The caller must hold the store lock
+// and pass its file as hold: git inherits it, so the lock outlives a caller
+// killed while git runs.
 func (a *Archive) Pack(hold *os.File) error {
-	return a.git(hold, "repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index")
+	packs, err := a.packFiles()
+	if err != nil {
+		return fmt.Errorf("pack: %w", err)
+	}
+	roll := packs[:geometricSplit(packs)]
+	loose, err := a.looseObjectNames()
+	if err != nil {
+		return fmt.Errorf("pack: %w", err)
+	}
+	if len(loose) == 0 && len(roll) < 2 {
+		return nil
+	}
+	var in bytes.Buffer
+	for _, name := range loose {
+		in.WriteString(name + "\n")
+	}
+	for _, p := range roll {
+		idx, err := os.ReadFile(p.base + ".idx")
+		if err != nil {
+			return fmt.Errorf("pack: %w", err)
+		}
+		for i := 0; i < p.objects; i++ {
+			fmt.Fprintf(&in, "%x\n", idx[idxHeader+20*i:idxHeader+20*(i+1)])
+		}
+	}
+	packDir := filepath.Join(a.dir, "objects", "pack")
+	tmp := filepath.Join(packDir, ".tmp-roll")
+	out, err := a.git(hold, &in, "pack-objects", "-q", "--delta-base-offset", "--window=2", tmp)
+	if err != nil {
+		return err
+	}
+	sum := strings.TrimSpace(out)
+	if !plumbing.IsHash(sum) {
+		return fmt.Errorf("git pack-objects: unexpected output %q", out)
+	}
+	// Everything but the pack first: readers list packs by their .pack file.
+	made, _ := filepath.Glob(tmp + "-" + sum + ".*")
+	sort.Slice(made, func(i, j int) bool {
+		return !strings.HasSuffix(made[i], ".pack") && strings.HasSuffix(made[j], ".pack")
+	})
+	newBase := filepath.Join(packDir, "pack-"+sum)
+	for _, f := range made {
+		if err := os.Rename(f, newBase+filepath.Ext(f)); err != nil {
+			return fmt.Errorf("pack: %w", err)
+		}
+	}
+	for _, p := range roll {
+		if p.base != newBase {
+			removePack(p.base)
+		}
+	}
+	if len(loose) > 0 {
+		if _, err := a.git(hold, nil, "prune-packed", "-q"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// packFile is one pack of the archive.
+type packFile struct {
+	base    string // path without extension
+	objects int
+}
+
+// packFiles lists the packs that may be rolled up, fewest objects first:
+// packs marked .keep or .promisor and packs with an index git no longer
+// writes (version 1) are left out.
+func (a *Archive) packFiles() ([]packFile, error) {
+	names, err := filepath.Glob(filepath.Join(a.dir, "objects", "pack", "pack-*.pack"))
+	if err != nil {
+		return nil, err
+	}
+	var packs []packFile
+	for _, name := range names {
+		base := strings.TrimSuffix(name, ".pack")
+		if exists(base+".keep") || exists(base+".promisor") {
+			continue
+		}
+		n, err := idxObjects(base + ".idx")
+		if err != nil {
+			return nil, err
+		}
+		if n >= 0 {
+			packs = append(packs, packFile{base: base, objects: n})
+		}
+	}
+	sort.Slice(packs, func(i, j int) bool { return packs[i].objects < packs[j].objects })
+	return packs, nil
+}
+
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// idxHeader is the size of a version 2 pack index's header and fan-out
+// table; the sorted object names follow.
+const idxHeader = 8 + 256*4
+
+// idxObjects returns the number of objects a pack index lists, or -1 for an
+// index of another version than 2 or one cut short.
+func idxObjects(name string) (int, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	head := make([]byte, idxHeader)
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return -1, nil
+	}
+	n := int(binary.BigEndian.Uint32(head[idxHeader-4:]))
+	if fi, err := f.Stat(); err != nil || fi.Size() < int64(idxHeader+20*n) {
+		return -1, nil
+	}
+	return n, nil
+}
+
+// geometricSplit returns how many of packs (fewest objects first) must be
+// rolled into one for the rest, with the new pack, to form a geometric
+// progression of factor two; git repack --geometric=2 decides the same way.
+func geometricSplit(packs []packFile) int {
+	weight := func(i int) int { return packs[i].objects }
+	if len(packs) == 0 {
+		return 0
+	}
+	// The heaviest packs that already form a progression stay.
+	split := len(packs) - 1
+	for ; split > 0; split-- {
+		if weight(split) < 2*weight(split-1) {
+			break
+		}
+	}
+	if split > 0 {
+		split++
+	}
+	// The rolled-up pack may be heavy enough to break the progression:
+	// then the next packs join it.
+	total := 0
+	for i := 0; i < split; i++ {
+		total += weight(i)
+	}
+	for ; split < len(packs) && weight(split) < 2*total; split++ {
+		total += weight(split)
+	}
+	return split
+}
+
+// removePack deletes a pack that has been rolled up, its .pack file first
+// so that no reader finds a pack without its index.
+func removePack(base string) {
+	for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap"} {
+		os.Remove(base + ext)
+	}
+}
+
+// looseObjectNames lists the loose objects' names.
+func (a *Archive) looseObjectNames() ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(a.dir, "objects", "[0-9a-f][0-9a-f]"))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if name := filepath.Base(d) + e.Name(); plumbing.IsHash(name) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names, nil
 }
 
 // GC packs every object into one pack, recompressed, and removes what is no
@@ -51,10 +237,11 @@ func (a *Archive) Pack(hold *os.File) error {
 // command; hold is as for Pack.
 func (a *Archive) GC(hold *os.File) error {
 	a.removeLeftovers()
-	if err := a.git(hold, "repack", "-a", "-d", "-q", "-f", "-F", "--no-write-bitmap-index"); err != nil {
+	if _, err := a.git(hold, nil, "repack", "-a", "-d", "-q", "-f", "-F", "--no-write-bitmap-index"); err != nil {
 		return err
 	}
-	return a.git(hold, "prune", "--expire=now")
+	_, err := a.git(hold, nil, "prune", "--expire=now")
+	return err
 }
 
 // removeLeftovers deletes temporary files and pack indexes without packs
@@ -76,7 +263,8 @@ func (a *Archive) removeLeftovers() {
 
 // Fsck runs git fsck on the archive and returns its complaints.
 func (a *Archive) Fsck() error {
-	return a.git(nil, "fsck", "--no-progress", "--strict")
+	_, err := a.git(nil, nil, "fsck", "--no-progress", "--strict")
+	return err
 }
 
 // Size returns the bytes the archive's objects use on disk.
@@ -95,19 +283,22 @@ func (a *Archive) Size() (int64, error) {
 	return n, err
 }
 
-func (a *Archive) git(hold *os.File, args ...string) error {
+// git runs a git command on the archive with stdin (which may be nil) and
+// returns its output.
+func (a *Archive) git(hold *os.File, stdin io.Reader, args ...string) (string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
-		return fmt.Errorf("git %s: the git command is needed for this and was not found on PATH", args[0])
+		return "", fmt.Errorf("git %s: the git command is needed for this and was not found on PATH", args[0])
 	}
 	cmd := exec.Command("git", append([]string{"--git-dir", a.dir}, args...)...)
-	var out bytes.Buffer
+	var out, errOut bytes.Buffer
 	if hold != nil {
 		cmd.ExtraFiles = []*os.File{hold}
 	}
+	cmd.Stdin = stdin
 	cmd.Stdout = &out
-	cmd.Stderr = &out
+	cmd.Stderr = &errOut
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(out.String()))
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(errOut.String()+out.String()))
 	}
-	return nil
+	return out.String(), nil
 }

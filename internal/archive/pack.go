@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
+	"hash/adler32"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -42,29 +43,53 @@ func newObject(typ plumbing.ObjectType, data []byte) rawObject {
 	return rawObject{hash: h, typ: typ, data: data}
 }
 
-// Blobs (message text) are compressed; trees, mostly SHA-1 hashes that do
-// not compress, and commits are stored, which makes a write several times
-// cheaper. doctor --gc recompresses everything.
-var zlibPools = map[plumbing.ObjectType]*sync.Pool{
-	plumbing.BlobObject:   zlibPool(zlib.BestSpeed),
-	plumbing.TreeObject:   zlibPool(zlib.NoCompression),
-	plumbing.CommitObject: zlibPool(zlib.NoCompression),
-}
+// Blobs (message text) of compressBlobs bytes or more are compressed.
+// Smaller blobs, trees (mostly SHA-1 hashes that do not compress) and
+// commits are stored as they are, in deflate's stored blocks written here:
+// a write is several times cheaper for it, and one that writes only short
+// messages needs none of the ~900 KB a flate writer allocates, which a
+// short-lived process pays for in page faults. A roll-up deltifies the
+// trees and doctor --gc recompresses everything.
+const compressBlobs = 1 << 10
 
-func zlibPool(level int) *sync.Pool {
-	return &sync.Pool{New: func() any {
-		w, _ := zlib.NewWriterLevel(nil, level)
-		return w
-	}}
+var blobWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
+
+// writeStored writes data to b as a zlib stream of stored deflate blocks.
+func writeStored(b *bytes.Buffer, data []byte) {
+	b.Write([]byte{0x78, 0x01}) // deflate, 32 KB window, no dictionary
+	sum := adler32.Checksum(data)
+	for {
+		n := min(len(data), 0xffff)
+		final := byte(0)
+		if n == len(data) {
+			final = 1
+		}
+		b.WriteByte(final) // block type 00: stored
+		binary.Write(b, binary.LittleEndian, [2]uint16{uint16(n), ^uint16(n)})
+		b.Write(data[:n])
+		if data = data[n:]; final == 1 {
+			break
+		}
+	}
+	binary.Write(b, binary.BigEndian, sum)
 }
 
 // writePack writes objs as objects/pack/pack-<sum>.pack and .idx. The index
 // is renamed into place before the pack: git ignores an index without its
 // pack, and go-git, which lists packs by their .pack files, fails on a pack
 // without its index, so a write killed in between leaves only an ignored
-// index behind.
-func writePack(dir string, objs []rawObject) error {
+// index behind. It returns the pack's checksum, which names it, and where
+// each object starts in it.
+func writePack(dir string, objs []rawObject) (string, map[plumbing.Hash]int64, error) {
 	var pack bytes.Buffer
+	size := 12 + sha1.Size
+	for _, o := range objs {
+		size += len(o.data) + 32 // headers and framing; a hint, the buffer grows if need be
+	}
+	pack.Grow(size)
 	pack.WriteString("PACK")
 	binary.Write(&pack, binary.BigEndian, uint32(2))
 	binary.Write(&pack, binary.BigEndian, uint32(len(objs)))
@@ -77,19 +102,22 @@ func writePack(dir string, objs []rawObject) error {
 	for i, o := range objs {
 		start := pack.Len()
 		writeObjectHeader(&pack, o.typ, len(o.data))
-		pool := zlibPools[o.typ]
-		zw := pool.Get().(*zlib.Writer)
-		zw.Reset(&pack)
-		zw.Write(o.data)
-		err := zw.Close()
-		pool.Put(zw)
-		if err != nil {
-			return err
+		if o.typ == plumbing.BlobObject && len(o.data) >= compressBlobs {
+			zw := blobWriters.Get().(*zlib.Writer)
+			zw.Reset(&pack)
+			zw.Write(o.data)
+			err := zw.Close()
+			blobWriters.Put(zw)
+			if err != nil {
+				return "", nil, err
+			}
+		} else {
+			writeStored(&pack, o.data)
 		}
 		entries[i] = entry{o.hash, uint32(start), crc32.ChecksumIEEE(pack.Bytes()[start:])}
 	}
 	if pack.Len() >= 1<<31 {
-		return fmt.Errorf("pack of %d bytes is too large for one write", pack.Len())
+		return "", nil, fmt.Errorf("pack of %d bytes is too large for one write", pack.Len())
 	}
 	sum := sha1.Sum(pack.Bytes())
 	pack.Write(sum[:])
@@ -122,9 +150,16 @@ func writePack(dir string, objs []rawObject) error {
 
 	base := filepath.Join(dir, "objects", "pack", fmt.Sprintf("pack-%x", sum))
 	if err := writeFileAtomic(base+".idx", idx.Bytes()); err != nil {
-		return err
+		return "", nil, err
 	}
-	return writeFileAtomic(base+".pack", pack.Bytes())
+	if err := writeFileAtomic(base+".pack", pack.Bytes()); err != nil {
+		return "", nil, err
+	}
+	offsets := make(map[plumbing.Hash]int64, len(entries))
+	for _, e := range entries {
+		offsets[e.hash] = int64(e.offset)
+	}
+	return fmt.Sprintf("%x", sum), offsets, nil
 }
 
 // writeObjectHeader writes a pack entry header: type and size, seven bits a
@@ -161,4 +196,77 @@ func writeFileAtomic(name string, data []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// ReadStored returns the tree or commit hash that Commit wrote at offset
+// in the pack named by the checksum pack (see Result), or false when it is
+// not there: the pack has been rolled up since, or the object is not one
+// Commit stored. What it returns has been checked against hash.
+func (a *Archive) ReadStored(pack string, offset int64, hash string) ([]byte, bool) {
+	if !plumbing.IsHash(pack) || offset < 0 {
+		return nil, false
+	}
+	f, err := os.Open(filepath.Join(a.dir, "objects", "pack", "pack-"+pack+".pack"))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var head [10]byte
+	n, _ := f.ReadAt(head[:], offset)
+	typ, size, hl := readObjectHeader(head[:n])
+	if hl == 0 || (typ != plumbing.TreeObject && typ != plumbing.CommitObject) {
+		return nil, false
+	}
+	blocks := max(1, (size+0xfffe)/0xffff)
+	buf := make([]byte, 2+size+5*blocks+4)
+	if _, err := f.ReadAt(buf, offset+int64(hl)); err != nil {
+		return nil, false
+	}
+	data, ok := readStored(buf, size)
+	if !ok || newObject(typ, data).hash.String() != hash {
+		return nil, false
+	}
+	return data, true
+}
+
+// readObjectHeader parses a pack entry header (see writeObjectHeader) and
+// returns its length, 0 if b holds none.
+func readObjectHeader(b []byte) (plumbing.ObjectType, int, int) {
+	if len(b) == 0 {
+		return 0, 0, 0
+	}
+	typ, size, shift := plumbing.ObjectType(b[0]>>4&7), int(b[0]&0x0f), 4
+	i := 0
+	for b[i]&0x80 != 0 {
+		if i++; i >= len(b) {
+			return 0, 0, 0
+		}
+		size |= int(b[i]&0x7f) << shift
+		shift += 7
+	}
+	return typ, size, i + 1
+}
+
+// readStored undoes writeStored: it returns the size bytes a zlib stream of
+// stored blocks holds, moving them down over the block headers in z.
+func readStored(z []byte, size int) ([]byte, bool) {
+	if len(z) < 2 || z[0] != 0x78 || z[1] != 0x01 {
+		return nil, false
+	}
+	n, src := 0, 2
+	for {
+		if src+5 > len(z) || z[src]&^1 != 0 {
+			return nil, false
+		}
+		final := z[src] == 1
+		l := int(binary.LittleEndian.Uint16(z[src+1:]))
+		if ^uint16(l) != binary.LittleEndian.Uint16(z[src+3:]) || src+5+l > len(z) || n+l > size {
+			return nil, false
+		}
+		n += copy(z[n:], z[src+5:src+5+l])
+		if src += 5 + l; final {
+			break
+		}
+	}
+	return z[:n], n == size
 }

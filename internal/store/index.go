@@ -59,9 +59,12 @@ var schema = []string{
 		state TEXT NOT NULL, reason TEXT NOT NULL, requested TEXT NOT NULL, decided TEXT, expires TEXT,
 		PRIMARY KEY(project_id, requester, target)) WITHOUT ROWID`,
 	// objects caches the raw commit and trees of the archive's head along
-	// recently written paths (see archive.Cache); content-addressed, so never
-	// stale, and left alone by rebuilds.
-	`CREATE TABLE objects(hash TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID`,
+	// recently written paths (see archive.Cache): each row holds the object
+	// (data), or names the pack and offset where a write left it (pack not
+	// empty, data NULL). Content-addressed, so never stale, and left alone
+	// by rebuilds.
+	`CREATE TABLE objects(hash TEXT PRIMARY KEY, data BLOB, pack TEXT NOT NULL DEFAULT '',
+		pack_offset INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
 }
 
 // derivedTables are emptied by a rebuild; presence is kept.

@@ -878,3 +878,79 @@ func TestPacksStayBounded(t *testing.T) {
 		t.Errorf("notes: %q", n)
 	}
 }
+
+// Big trees are cached as references to the pack a write left them in; a
+// roll-up turns those into data first, so the cache never points at a pack
+// that is gone, and every cached object is what git has under its name.
+func TestObjectCacheAcrossRollUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many writes")
+	}
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	var msgs []record.Record
+	for i := 0; i < 200; i++ { // a day directory of well over packRefMin
+		msgs = append(msgs, message(i))
+	}
+	put(t, s, "many", msgs...)
+	check := func(stage string) (refs int) {
+		t.Helper()
+		rows, err := s.DB().Query(`SELECT hash, pack FROM objects`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hashes []string
+		for rows.Next() {
+			var h, pack string
+			if err := rows.Scan(&h, &pack); err != nil {
+				t.Fatal(err)
+			}
+			hashes = append(hashes, h)
+			if pack != "" {
+				refs++
+			}
+		}
+		rows.Close()
+		tx, err := s.DB().Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		cache, err := newObjectCache(tx, s.arc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cache.close()
+		for _, h := range hashes {
+			got, ok := cache.Object(h)
+			if !ok {
+				t.Errorf("%s: cached %s does not resolve", stage, h)
+				continue
+			}
+			typ := runGit(t, s.ArchiveDir(), "cat-file", "-t", h)
+			if want := runGit(t, s.ArchiveDir(), "cat-file", typ, h); typ == "commit" && strings.TrimSpace(string(got)) != want {
+				t.Errorf("%s: cached commit %s differs from git's", stage, h)
+			}
+		}
+		return refs
+	}
+	if check("after a big write") == 0 {
+		t.Error("no big tree was cached as a reference")
+	}
+	for i := 0; ; i++ {
+		packs := s.arc.Packs()
+		put(t, s, fmt.Sprint(i), message(200+i))
+		if s.arc.Packs() < packs {
+			break
+		}
+		if i > maxPacks {
+			t.Fatal("no roll-up")
+		}
+	}
+	check("right after a roll-up")
+	put(t, s, "after", message(300))
+	runGit(t, s.ArchiveDir(), "fsck", "--strict")
+	if n := s.Notes(); len(n) != 0 {
+		t.Errorf("notes: %q", n)
+	}
+}
