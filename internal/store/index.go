@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
