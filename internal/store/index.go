@@ -67,7 +67,7 @@ var schema = []string{
 var derivedTables = []string{"projects", "agents", "messages", "recipients", "reservations", "locks", "contacts"}
 
 func openDB(path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536"
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536&_stmt_cache_size=32"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, err
