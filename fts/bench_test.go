@@ -20,3 +20,19 @@ func BenchmarkRow(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlainText compares PlainText on prose, which skips the markdown
+// parser, with parsing the same text.
+func BenchmarkPlainText(b *testing.B) {
+	prose := strings.Repeat("The deploy of the api branch failed again, so we retry the lock. Review the schema migration before the merge. \n\n", 4)
+	b.Run("prose", func(b *testing.B) {
+		for b.Loop() {
+			PlainText(prose)
+		}
+	})
+	b.Run("parsed", func(b *testing.B) {
+		for b.Loop() {
+			plainMarkdown(prose)
+		}
+	})
+}
