@@ -155,9 +155,11 @@ func (s *search) filtered(ctx context.Context) ([]Hit, error) {
 	return s.hits(ctx, sql, args, nil)
 }
 
-// ranked runs a query with text terms in two steps, so that the costly
-// parts are paid for the shown hits only: the first ranks the visible hits
-// by bm25, the second reads those to show, with their snippets.
+// ranked runs a query with text terms. With many text hits it takes two
+// steps, so that the costly parts are paid for the shown hits only: the
+// first ranks the visible hits by bm25, checking them against the set of
+// messages the viewer may see rather than reading each one's message; the
+// second reads those to show, with their snippets.
 func (s *search) ranked(ctx context.Context, match string) ([]Hit, error) {
 	db := s.m.st.DB()
 	var n int
@@ -165,7 +167,17 @@ func (s *search) ranked(ctx context.Context, match string) ([]Hit, error) {
 		` MATCH ? LIMIT ?)`, match, manyHits).Scan(&n); err != nil {
 		return nil, err
 	}
-	from, where, args := s.rankedFrom(match, n == manyHits)
+	many := n == manyHits
+	from, where, args := s.rankedFrom(match, many)
+	if !many {
+		// So few hits cost less to read, excerpt and rank in one query.
+		sql := `SELECT ` + messageColumns + `, ` + fts.SnippetSQL + `, -` + fts.RankSQL + `, m.seq FROM ` + from +
+			` WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + fts.RankSQL + `, m.id DESC`
+		if s.limit > 0 {
+			sql += fmt.Sprintf(" LIMIT %d", s.limit)
+		}
+		return s.hits(ctx, sql, args, nil)
+	}
 	rows, err := db.QueryContext(ctx, `SELECT `+fts.Table+`.rowid, `+fts.RankSQL+` FROM `+from+
 		` WHERE `+strings.Join(where, " AND ")+` ORDER BY `+fts.RankSQL, args...)
 	if err != nil {
