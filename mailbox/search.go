@@ -163,12 +163,18 @@ func (s *search) filtered(ctx context.Context) ([]Hit, error) {
 func (s *search) ranked(ctx context.Context, match string) ([]Hit, error) {
 	db := s.m.st.DB()
 	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts.Table+` WHERE `+fts.Table+
-		` MATCH ? LIMIT ?)`, match, manyHits).Scan(&n); err != nil {
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts.Table+` WHERE `+fts.Table+
+		` MATCH ? LIMIT ?)`, match, manyHits).Scan(&n)
+	if err != nil {
 		return nil, err
 	}
-	many := n == manyHits
-	from, where, args := s.rankedFrom(match, many)
+	many, sole := n == manyHits, false
+	if many && !s.scoped && len(s.where) == 0 {
+		if sole, err = s.soleProject(ctx); err != nil {
+			return nil, err
+		}
+	}
+	from, where, args := s.rankedFrom(match, many, sole)
 	if !many {
 		// So few hits cost less to read, excerpt and rank in one query.
 		sql := `SELECT ` + messageColumns + `, ` + fts.SnippetSQL + `, -` + fts.RankSQL + `, m.seq FROM ` + from +
@@ -246,8 +252,9 @@ const maxLookups = 100
 const manyHits = 1000
 
 // rankedFrom returns the FROM clause, the conditions and the arguments of
-// the first step of a ranked search, for many text hits or few.
-func (s *search) rankedFrom(match string, many bool) (string, []string, []any) {
+// the first step of a ranked search, for many text hits or few; sole says
+// that the index holds the project's messages only.
+func (s *search) rankedFrom(match string, many, sole bool) (string, []string, []any) {
 	joinM := !many || len(s.where) > 0
 	from := fts.Table
 	var args []any
@@ -268,11 +275,20 @@ func (s *search) rankedFrom(match string, many bool) (string, []string, []any) {
 	case joinM:
 		where = append(where, "m.project_id = ?")
 		args = append(args, s.m.pid)
-	default:
+	case !sole:
 		where = append(where, "+"+fts.Table+".rowid IN (SELECT seq FROM messages WHERE project_id = ?)")
 		args = append(args, s.m.pid)
 	}
 	return from, append(where, s.where...), append(args, s.args...)
+}
+
+// soleProject reports whether every message of the index is the project's,
+// so that a search of the whole project need not check which are.
+func (s *search) soleProject(ctx context.Context) (bool, error) {
+	var other bool
+	err := s.m.st.DB().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE project_id < ?)
+		OR EXISTS (SELECT 1 FROM messages WHERE project_id > ?)`, s.m.pid, s.m.pid).Scan(&other)
+	return !other, err
 }
 
 // hits runs a query of messageColumns, a snippet, a score and m.seq. With

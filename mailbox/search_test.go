@@ -67,7 +67,43 @@ func TestSearchMatchesReference(t *testing.T) {
 			f.advance(time.Hour)
 		}
 	}
-	other := f.proj
+	queries := []string{"alpha", "beta", "gamma", "note3", "about", "alpha -beta", "beta from:greencastle",
+		"alpha to:redfox", "gamma importance:high", "alpha is:unread", "zeta", "from:bluelake"}
+	compare := func(when string) {
+		for _, agent := range []string{"BlueLake", ""} {
+			mb := f.as(agent)
+			for _, query := range queries {
+				for _, all := range []bool{false, true} {
+					for _, limit := range []int{0, 1, 7, 150} {
+						if agent == "" && strings.Contains(query, "is:") {
+							continue
+						}
+						got, err := mb.Search(ctx, query, all, limit)
+						if err != nil {
+							t.Fatalf("%s: %s %q all=%v limit %d: %v", when, agent, query, all, limit, err)
+						}
+						if fts.Parse(query).Match == "" {
+							continue
+						}
+						want, err := referenceSearch(ctx, mb, query, all, limit)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if want == nil {
+							want = []Hit{}
+						}
+						if !reflect.DeepEqual(got.Hits, want) {
+							t.Errorf("%s: %s %q all=%v limit %d: %d hits, want %d, or in another order",
+								when, agent, query, all, limit, len(got.Hits), len(want))
+						}
+					}
+				}
+			}
+		}
+	}
+	compare("one project")
+
+	home := f.proj
 	var err error
 	if f.proj, err = ProjectFromKey("example.com/acme/other"); err != nil {
 		t.Fatal(err)
@@ -76,37 +112,6 @@ func TestSearchMatchesReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.send("GreenCastle", Draft{To: []string{"GreenCastle"}, Subject: "alpha", Body: "alpha beta"})
-	f.proj = other
-
-	queries := []string{"alpha", "beta", "gamma", "note3", "about", "alpha -beta", "beta from:greencastle",
-		"alpha to:redfox", "gamma importance:high", "alpha is:unread", "zeta", "from:bluelake"}
-	for _, agent := range []string{"BlueLake", ""} {
-		mb := f.as(agent)
-		for _, query := range queries {
-			for _, all := range []bool{false, true} {
-				for _, limit := range []int{0, 1, 7, 150} {
-					if agent == "" && strings.Contains(query, "is:") {
-						continue
-					}
-					got, err := mb.Search(ctx, query, all, limit)
-					if err != nil {
-						t.Fatalf("%s %q all=%v limit %d: %v", agent, query, all, limit, err)
-					}
-					if fts.Parse(query).Match == "" {
-						continue
-					}
-					want, err := referenceSearch(ctx, mb, query, all, limit)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if want == nil {
-						want = []Hit{}
-					}
-					if !reflect.DeepEqual(got.Hits, want) {
-						t.Errorf("%s %q all=%v limit %d: %d hits, want %d, or in another order", agent, query, all, limit, len(got.Hits), len(want))
-					}
-				}
-			}
-		}
-	}
+	f.proj = home
+	compare("two projects")
 }
