@@ -20,23 +20,22 @@ func isPart(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
 }
 
-// parts returns the byte ranges of the parts of word.
-func parts(word string) [][2]int {
-	var ps [][2]int
+// parts appends the byte ranges of the parts of word to dst.
+func parts(dst [][2]int, word string) [][2]int {
 	start := -1
 	for i, r := range word {
 		switch {
 		case isPart(r) && start < 0:
 			start = i
 		case !isPart(r) && start >= 0:
-			ps = append(ps, [2]int{start, i})
+			dst = append(dst, [2]int{start, i})
 			start = -1
 		}
 	}
 	if start >= 0 {
-		ps = append(ps, [2]int{start, len(word)})
+		dst = append(dst, [2]int{start, len(word)})
 	}
-	return ps
+	return dst
 }
 
 // exactCode is the code of each byte in an encoded sequence: two decimal
@@ -75,10 +74,18 @@ func encodeExact(s string) string {
 // maxExactParts consecutive parts with what separates them, and every part
 // in mixed case, all up to maxExactBytes long.
 func exactTokens(text string) string {
-	seen := make(map[string]bool)
+	var seen map[string]bool
 	var b strings.Builder
-	for _, word := range strings.Fields(text) {
-		ps := parts(word)
+	var buf [16][2]int
+	for word := range strings.FieldsSeq(text) {
+		ps := parts(buf[:0], word)
+		// Most words of prose are one part in one case: nothing to store.
+		if len(ps) == 0 || len(ps) == 1 && !mixedCase(word[ps[0][0]:ps[0][1]]) {
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]bool)
+		}
 		for i := range ps {
 			for j := i; j < len(ps) && j < i+maxExactParts; j++ {
 				seq := word[ps[i][0]:ps[j][1]]
@@ -109,7 +116,7 @@ func exactTokens(text string) string {
 // one if it has two parts or more, or one in mixed case, as exactTokens
 // stores them. fits is false when the sequence is longer than those.
 func identifier(w string, prefix bool) (seq string, ok, fits bool) {
-	ps := parts(w)
+	ps := parts(nil, w)
 	if len(ps) == 0 {
 		return "", false, false
 	}

@@ -22,15 +22,16 @@ func (Extension) Schema() []string { return []string{Schema} }
 // Tables implements store.Extension.
 func (Extension) Tables() []string { return []string{Table} }
 
-// Prepare implements store.Extension: it reduces the body to plain text and
-// extracts identifiers, the costly part, off the SQL goroutine. Bcc
-// recipients are left out: every reader may see the indexed recipients.
+// Prepare implements store.Extension: it reduces the body to plain text,
+// cleans the text and extracts identifiers, the costly part, off the SQL
+// goroutine. Bcc recipients are left out: every reader may see the indexed
+// recipients.
 func (Extension) Prepare(m *record.Message) any {
 	recipients := append(append([]string{}, m.To...), m.Cc...)
-	return NewDocument(m.Subject, m.Body, m.From, recipients, m.ThreadID(), m.Category)
+	return NewDocument(m.Subject, m.Body, m.From, recipients, m.ThreadID(), m.Category).row()
 }
 
 // Apply implements store.Extension.
 func (Extension) Apply(tx *sql.Tx, seq int64, prepared any) error {
-	return Put(context.Background(), tx, seq, prepared.(Document))
+	return prepared.(row).put(context.Background(), tx, seq)
 }

@@ -28,8 +28,53 @@ var htmlTag = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
 // by its URL in parentheses, unless the two are the same. HTML tags and
 // comments are dropped, the text between them kept; entities and backslash
 // escapes are resolved. PlainText accepts any input and never panics.
-func PlainText(md string) string { return plainText(markdown(), md) }
+func PlainText(md string) string {
+	if plain, ok := plainProse(md); ok {
+		return plain
+	}
+	return plainText(markdown(), md)
+}
 
+// plainProse is PlainText, without parsing, for text that markdown leaves
+// alone but for its line breaks: letters, digits, spaces, newlines and the
+// punctuation . , ; ? ! ' with no line starting with a space or a digit
+// (code, lists), none ending in two spaces (a hard break) and no "www." (a
+// link). Paragraphs become lines and spaces at line ends go. ok is false for
+// any other text.
+func plainProse(md string) (plain string, ok bool) {
+	for i := 0; i < len(md); i++ {
+		switch c := md[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', strings.IndexByte(",;?!'", c) >= 0:
+		case c == '\n':
+			if i >= 2 && md[i-2:i] == "  " {
+				return "", false
+			}
+		case c == '.':
+			if i >= 3 && strings.EqualFold(md[i-3:i], "www") {
+				return "", false
+			}
+		case '0' <= c && c <= '9', c == ' ':
+			if i == 0 || md[i-1] == '\n' {
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(md))
+	for line := range strings.SplitSeq(md, "\n") {
+		if line = strings.TrimRight(line, " "); line != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line)
+		}
+	}
+	return b.String(), true
+}
+
+// plainText is PlainText for any text, parsed as markdown by p.
 func plainText(p mdparser.Parser, md string) (plain string) {
 	defer func() {
 		// goldmark has no known panics; should one appear, index the source.

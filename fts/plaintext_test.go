@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,31 @@ func TestHighlight(t *testing.T) {
 	}
 	if got, want := Highlight(MarkClose+"x"+MarkOpen+MarkOpen+"y"+MarkClose+MarkClose, "<", ">"), "x<y>"; got != want {
 		t.Errorf("Highlight = %q, want %q", got, want)
+	}
+}
+
+// TestPlainProse checks the shortcut of PlainText against the markdown
+// parser on random text made of what the shortcut accepts and a little more.
+func TestPlainProse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "aBw1 .,;?!' \n\nW9-"
+	taken := 0
+	for i := 0; i < 50000; i++ {
+		b := make([]byte, rng.IntN(60))
+		for j := range b {
+			b[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		md := string(b)
+		got, ok := plainProse(md)
+		if !ok {
+			continue
+		}
+		taken++
+		if want := plainText(markdown(), md); got != want {
+			t.Fatalf("plainProse(%q) = %q, want %q", md, got, want)
+		}
+	}
+	if taken < 1000 {
+		t.Fatalf("only %d texts took the shortcut", taken)
 	}
 }

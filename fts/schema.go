@@ -78,11 +78,24 @@ const putSQL = `INSERT OR REPLACE INTO ` + Table + `(rowid, subject, body, sende
 // replacing the one stored before, if any. Control characters, invalid UTF-8
 // and the marker runes are replaced by spaces first.
 func Put(ctx context.Context, db Execer, rowid int64, d Document) error {
+	return d.row().put(ctx, db, rowid)
+}
+
+// row is a Document as Put stores it, the values of putSQL after the rowid:
+// the text columns cleaned, then the identifier sequences. Making it is the
+// costly part of Put, which Extension does off the SQL goroutine.
+type row [9]string
+
+func (d Document) row() row {
 	subject, body := clean(d.Subject), clean(d.Body)
 	sender, recipients, thread, category := clean(d.Sender), clean(d.Recipients), clean(d.Thread), clean(d.Category)
 	meta := strings.Join([]string{sender, recipients, thread, category}, " ")
-	_, err := db.ExecContext(ctx, putSQL, rowid, subject, body, sender, recipients, thread, category,
-		exactTokens(subject), exactTokens(body), allToken+" "+exactTokens(meta))
+	return row{subject, body, sender, recipients, thread, category,
+		exactTokens(subject), exactTokens(body), allToken + " " + exactTokens(meta)}
+}
+
+func (r row) put(ctx context.Context, db Execer, rowid int64) error {
+	_, err := db.ExecContext(ctx, putSQL, rowid, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
 	return err
 }
 

@@ -25,8 +25,15 @@ type fixture struct {
 // TestContactPolicy covers the policies.
 func newFixture(t *testing.T, agents ...string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, store.Options{}, agents...)
+}
+
+// newFixtureWith is newFixture with store options other than the clock.
+func newFixtureWith(t *testing.T, opts store.Options, agents ...string) *fixture {
+	t.Helper()
 	f := &fixture{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	st, err := store.Open(t.TempDir(), store.Options{Now: f.now})
+	opts.Now = f.now
+	st, err := store.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

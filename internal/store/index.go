@@ -14,7 +14,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 9
+const schemaVersion = 10
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -38,7 +38,9 @@ var schema = []string{
 	`CREATE INDEX messages_project ON messages(project_id, id)`,
 	`CREATE INDEX messages_thread ON messages(project_id, thread, id)`,
 	`CREATE INDEX messages_sender ON messages(project_id, sender, id)`,
-	`CREATE TABLE recipients(project_id INTEGER NOT NULL, agent TEXT NOT NULL, message_id TEXT NOT NULL,
+	// seq is the message's messages.seq, so that the seqs of an agent's mail
+	// (which search checks hits against) are read from this table alone.
+	`CREATE TABLE recipients(project_id INTEGER NOT NULL, agent TEXT NOT NULL, message_id TEXT NOT NULL, seq INTEGER NOT NULL,
 		kind TEXT NOT NULL, read_at TEXT, acked_at TEXT,
 		urgent INTEGER NOT NULL DEFAULT 0, ack_required INTEGER NOT NULL DEFAULT 0,
 		PRIMARY KEY(project_id, agent, message_id)) WITHOUT ROWID`,
@@ -87,7 +89,7 @@ func init() {
 }
 
 func openDB(path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536"
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536&_stmt_cache_size=32"
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
@@ -348,9 +350,9 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 		}
 		for kind, names := range map[string][]string{"to": r.To, "cc": r.Cc, "bcc": r.Bcc} {
 			for _, n := range names {
-				if err := ix.exec(`INSERT INTO recipients(project_id, agent, message_id, kind, urgent, ack_required)
-					VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-					pid, n, r.ID, kind, r.Importance == "high" || r.Importance == "urgent", r.AckRequired); err != nil {
+				if err := ix.exec(`INSERT INTO recipients(project_id, agent, message_id, seq, kind, urgent, ack_required)
+					VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+					pid, n, r.ID, seq, kind, r.Importance == "high" || r.Importance == "urgent", r.AckRequired); err != nil {
 					return err
 				}
 			}

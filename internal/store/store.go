@@ -337,14 +337,23 @@ func setHead(tx *sql.Tx, head string) error {
 	return err
 }
 
+// clearDerived empties the derived tables. The extensions' tables are
+// dropped and created again, since deleting from a virtual table such as
+// FTS5's goes row by row.
 func (s *Store) clearDerived(tx *sql.Tx) error {
-	tables := append([]string{}, derivedTables...)
-	for _, e := range s.opts.Extensions {
-		tables = append(tables, e.Tables()...)
+	stmts := make([]string, 0, len(derivedTables))
+	for _, t := range derivedTables {
+		stmts = append(stmts, `DELETE FROM `+t)
 	}
-	for _, t := range tables {
-		if _, err := tx.Exec(`DELETE FROM ` + t); err != nil {
-			return fmt.Errorf("clear %s: %w", t, err)
+	for _, e := range s.opts.Extensions {
+		for _, t := range e.Tables() {
+			stmts = append(stmts, `DROP TABLE `+t)
+		}
+		stmts = append(stmts, e.Schema()...)
+	}
+	for _, stmt := range stmts {
+		if _, err := tx.Exec(stmt); err != nil {
+			return fmt.Errorf("clear: %s: %w", firstLine(stmt), err)
 		}
 	}
 	return nil
