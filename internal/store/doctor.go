@@ -50,7 +50,7 @@ func (s *Store) rebuild(ctx context.Context) (int, error) {
 	if err := s.clearDerived(tx); err != nil {
 		return 0, err
 	}
-	n, err := s.ingest(tx, "", head)
+	n, err := s.ingestAll(tx, head)
 	if err != nil {
 		return 0, err
 	}

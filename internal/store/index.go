@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,26 @@ var schema = []string{
 
 // derivedTables are emptied by a rebuild; presence is kept.
 var derivedTables = []string{"projects", "agents", "messages", "recipients", "reservations", "locks", "contacts"}
+
+// schemaIndex is a CREATE INDEX statement of the schema.
+type schemaIndex struct{ name, create string }
+
+// derivedIndexes returns the schema's secondary indexes on derived tables.
+func derivedIndexes() []schemaIndex {
+	var out []schemaIndex
+	for _, stmt := range schema {
+		// CREATE INDEX name ON table(columns) [WHERE ...]
+		f := strings.Fields(stmt)
+		if len(f) < 5 || f[0] != "CREATE" || f[1] != "INDEX" || f[3] != "ON" {
+			continue
+		}
+		table, _, _ := strings.Cut(f[4], "(")
+		if slices.Contains(derivedTables, table) {
+			out = append(out, schemaIndex{name: f[2], create: stmt})
+		}
+	}
+	return out
+}
 
 // driverName is go-sqlite3 with the WAL kept between connections: SQLite
 // otherwise deletes the -wal and -shm files when the last connection

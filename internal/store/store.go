@@ -254,16 +254,20 @@ func (s *Store) catchUp(ctx context.Context) error {
 		return fmt.Errorf("catch up: %w", err)
 	}
 	defer tx.Rollback()
+	if idx == "" {
+		// A new index: its derived tables are empty.
+		if _, err := s.ingestAll(tx, head); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
 	if _, err := s.ingest(tx, idx, head); err != nil {
 		// The index's commit may be gone (an archive replaced by hand):
 		// start over from nothing.
-		if idx == "" {
-			return err
-		}
 		if err := s.clearDerived(tx); err != nil {
 			return err
 		}
-		if _, err := s.ingest(tx, "", head); err != nil {
+		if _, err := s.ingestAll(tx, head); err != nil {
 			return err
 		}
 	}
@@ -271,36 +275,59 @@ func (s *Store) catchUp(ctx context.Context) error {
 }
 
 // ingest applies every record changed between commits from and to, and
-// records to as the index's head. Reading and decoding the archive runs
-// beside the SQL inserts, on another goroutine.
+// records to as the index's head. Three goroutines share the work, each
+// feeding the next in order: reading the archive (inflating objects),
+// decoding and preparing records (front matter, plain text, FTS tokens),
+// and the SQL inserts, which must stay on one connection.
 func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
+	type file struct {
+		path string
+		data []byte
+	}
 	type item struct {
 		path     string
 		rec      record.Record
 		prepared []any
 		err      error
 	}
+	files := make(chan file, 512)
 	items := make(chan item, 512)
 	stop := make(chan struct{})
 	var walkErr error
 	go func() {
-		defer close(items)
+		defer close(files)
 		walkErr = s.arc.Changes(from, to, record.SkipCopies, func(path string, data []byte) error {
-			rec, err := record.Decode(path, data)
-			if rec == nil && err == nil {
+			select {
+			case files <- file{path, data}:
 				return nil
+			case <-stop:
+				return errStopped
+			}
+		})
+	}()
+	go func() {
+		// items is closed only once files is, so that walkErr is final
+		// when the range over items below ends.
+		defer close(items)
+		stopped := false
+		for f := range files {
+			if stopped {
+				continue // drain
+			}
+			rec, err := record.Decode(f.path, f.data)
+			if rec == nil && err == nil {
+				continue
 			}
 			var prepared []any
 			if err == nil {
 				prepared = prepare(s.opts.Extensions, rec)
 			}
 			select {
-			case items <- item{path, rec, prepared, err}:
-				return nil
+			case items <- item{f.path, rec, prepared, err}:
 			case <-stop:
-				return errStopped
+				stopped = true
 			}
-		})
+		}
 	}()
 	ix := newIndexer(tx, s.opts.Extensions)
 	defer ix.close()
@@ -331,6 +358,29 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 }
 
 var errStopped = errors.New("stopped")
+
+// ingestAll fills the empty derived tables from the whole archive up to
+// head. Their secondary indexes are dropped first and built again at the
+// end: SQLite builds an index from all rows at once much faster than it
+// keeps one up to date through every insert.
+func (s *Store) ingestAll(tx *sql.Tx, head string) (int, error) {
+	indexes := derivedIndexes()
+	for _, ix := range indexes {
+		if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {
+			return 0, fmt.Errorf("drop index %s: %w", ix.name, err)
+		}
+	}
+	n, err := s.ingest(tx, "", head)
+	if err != nil {
+		return 0, err
+	}
+	for _, ix := range indexes {
+		if _, err := tx.Exec(ix.create); err != nil {
+			return 0, fmt.Errorf("create index %s: %w", ix.name, err)
+		}
+	}
+	return n, nil
+}
 
 func setHead(tx *sql.Tx, head string) error {
 	_, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, head)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -502,6 +503,7 @@ func TestReindex(t *testing.T) {
 	setPresence(t, s, slug, "bluelake", "2026-11-22T12:00:00Z")
 
 	before := dumpAll(t, s.DB())
+	beforeSchema := schemaOf(t, s.DB())
 	head := indexHead(t, s.DB())
 	st, err := s.Reindex(context.Background())
 	if err != nil {
@@ -516,9 +518,54 @@ func TestReindex(t *testing.T) {
 	if indexHead(t, s.DB()) != head {
 		t.Error("index head changed")
 	}
+	// The rebuild drops the derived tables' indexes and builds them again.
+	if got := schemaOf(t, s.DB()); !reflect.DeepEqual(got, beforeSchema) {
+		t.Errorf("schema after Reindex:\n%q\nwant\n%q", got, beforeSchema)
+	}
+	var want []string
+	rows, err := s.DB().Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+		AND tbl_name IN ('projects', 'agents', 'messages', 'recipients', 'reservations', 'locks', 'contacts') ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, name)
+	}
+	rows.Close()
+	var dropped []string
+	for _, ix := range derivedIndexes() {
+		dropped = append(dropped, ix.name)
+	}
+	slices.Sort(dropped)
+	if !slices.Equal(dropped, want) {
+		t.Errorf("a rebuild drops and rebuilds the indexes %q, want all of the derived tables' %q", dropped, want)
+	}
 	if problems, err := s.Check(context.Background()); err != nil || len(problems) != 0 {
 		t.Errorf("Check after Reindex: %q, %v", problems, err)
 	}
+}
+
+// schemaOf lists the index's tables and indexes with their SQL.
+func schemaOf(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master ORDER BY type, name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // TestReindexKeepsPresenceWithItsProject: a rebuild renumbers projects; it
