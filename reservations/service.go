@@ -366,19 +366,18 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 	var out []Reservation
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		now := s.st.Now()
-		all, err := s.load(ctx, tx, `released IS NULL`)
+		active, err := s.active(ctx, tx, now)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(all, sel)
+		chosen, err := s.pick(active, sel)
+		if errors.Is(err, ErrNotFound) {
+			return s.expired(ctx, tx, sel, now, err)
+		}
 		if err != nil {
 			return err
 		}
 		for _, r := range chosen {
-			if !r.Active(now) {
-				return fault.WithHint(fmt.Errorf("%w: reservation of %s expired at %s", ErrInvalidArgument, r.Pattern, record.FormatTime(r.Expires)),
-					"reserve it again: agentmail reserve "+r.Pattern)
-			}
 			r.Expires = r.Expires.Add(extend)
 			out = append(out, r)
 			tx.Put(&r)
@@ -387,6 +386,27 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		return nil
 	})
 	return out, err
+}
+
+// expired explains a renewal that found nothing active (notFound): when
+// what sel names has expired, the error says so, since an expired
+// reservation cannot be renewed but may be taken again.
+func (s *Service) expired(ctx context.Context, q querier, sel Selector, now time.Time, notFound error) error {
+	mine, err := s.load(ctx, q, `released IS NULL AND agent = ?`, s.agent)
+	if err != nil {
+		return fmt.Errorf("read reservations: %w", err)
+	}
+	chosen, err := s.pick(mine, sel)
+	if err != nil {
+		return notFound
+	}
+	for _, r := range chosen {
+		if !r.Active(now) {
+			return fault.WithHint(fmt.Errorf("%w: reservation of %s expired at %s", ErrInvalidArgument, r.Pattern, record.FormatTime(r.Expires)),
+				"reserve it again: agentmail reserve "+r.Pattern)
+		}
+	}
+	return notFound
 }
 
 // Release ends the agent's active reservations chosen by sel.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -176,6 +177,36 @@ func TestTTLRenewAndExpiry(t *testing.T) {
 	}
 	if _, err := g.Reserve(ctx, []string{"../x"}, Options{TTL: time.Hour}); !errors.Is(err, ErrInvalidPattern) {
 		t.Fatalf("bad pattern: %v", err)
+	}
+}
+
+// TestRenewAfterAnExpiredTwin: an expired, never released reservation of
+// a pattern must not stand in the way of renewing the agent's newer, active
+// reservation of the same pattern, nor of renewing all of its reservations.
+func TestRenewAfterAnExpiredTwin(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g := w.as("GreenCastle")
+	for _, p := range []string{"src/**", "docs/**"} {
+		if _, err := g.Reserve(ctx, []string{p}, Options{TTL: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.advance(2 * time.Minute)
+	if _, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []Selector{{Patterns: []string{"src/**"}}, {All: true}, {}} {
+		renewed, err := g.Renew(ctx, sel, 30*time.Minute)
+		if err != nil || len(renewed) != 1 || renewed[0].Pattern != "src/**" || !renewed[0].Active(w.now()) {
+			t.Fatalf("renew %+v: %+v, %v; want the active src/** only", sel, renewed, err)
+		}
+	}
+	if _, err := g.Renew(ctx, Selector{Patterns: []string{"docs/**"}}, time.Hour); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("renewing the expired docs/**: %v, want an error saying it expired", err)
+	}
+	if _, err := g.Renew(ctx, Selector{Patterns: []string{"lib/**"}}, time.Hour); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("renewing what was never reserved: %v, want ErrNotFound", err)
 	}
 }
 
