@@ -27,7 +27,7 @@ test: lint
 # plus the in-process micro-benchmarks. BENCH_MESSAGES sets the archive size.
 BENCH_MESSAGES ?= 100000
 bench: build
-	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/... ./mailbox/... ./reservations/... ./guard/...
+	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/... ./mailbox/... ./reservations/... ./guard/... ./fts/...
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench -bin $(BIN) -messages $(BENCH_MESSAGES)
 
 lint:
