@@ -3,6 +3,7 @@ package mailbox
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,11 +49,18 @@ func (m *Mailbox) Search(ctx context.Context, query string, all bool, limit int)
 	s := &search{m: m, viewer: viewer, scoped: viewer != "" && !all, limit: limit}
 	s.filter(q)
 	var hits []Hit
-	if q.Match == "" {
-		hits, err = s.filtered(ctx)
-	} else {
-		hits, err = s.ranked(ctx, q.Match)
-	}
+	// A search takes several statements; one snapshot keeps a concurrent
+	// write (a rebuild renumbers messages) from mixing two states.
+	err = m.st.Snapshot(ctx, func(conn *sql.Conn) error {
+		s.db = conn
+		var err error
+		if q.Match == "" {
+			hits, err = s.filtered(ctx)
+		} else {
+			hits, err = s.ranked(ctx, q.Match)
+		}
+		return err
+	})
 	if err != nil {
 		return res, fmt.Errorf("search: %w", err)
 	}
@@ -66,12 +74,12 @@ func (m *Mailbox) Search(ctx context.Context, query string, all bool, limit int)
 // message m and the viewer's recipients row r, with their arguments.
 type search struct {
 	m      *Mailbox
+	db     queryer // the snapshot every statement of the search reads
 	viewer string
 	scoped bool // the viewer sees only its own mail
 	limit  int
 	where  []string
 	args   []any
-	usesR  bool // a condition reads r
 }
 
 // recipientJoin joins the viewer's recipients row r to m; its one
@@ -124,11 +132,9 @@ func (s *search) filter(q fts.Query) {
 	}
 	if q.Unread {
 		add("r.agent IS NOT NULL AND r.read_at IS NULL")
-		s.usesR = true
 	}
 	if q.Unacked {
 		add("r.agent IS NOT NULL AND m.ack_required AND r.acked_at IS NULL")
-		s.usesR = true
 	}
 	if !q.Since.IsZero() {
 		add("m.created >= ?", record.FormatTime(q.Since))
@@ -161,9 +167,8 @@ func (s *search) filtered(ctx context.Context) ([]Hit, error) {
 // messages the viewer may see rather than reading each one's message; the
 // second reads those to show, with their snippets.
 func (s *search) ranked(ctx context.Context, match string) ([]Hit, error) {
-	db := s.m.st.DB()
 	var n int
-	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts.Table+` WHERE `+fts.Table+
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+fts.Table+` WHERE `+fts.Table+
 		` MATCH ? LIMIT ?)`, match, manyHits).Scan(&n)
 	if err != nil {
 		return nil, err
@@ -184,7 +189,7 @@ func (s *search) ranked(ctx context.Context, match string) ([]Hit, error) {
 		}
 		return s.hits(ctx, sql, args, nil)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+fts.Table+`.rowid, `+fts.RankSQL+` FROM `+from+
+	rows, err := s.db.QueryContext(ctx, `SELECT `+fts.Table+`.rowid, `+fts.RankSQL+` FROM `+from+
 		` WHERE `+strings.Join(where, " AND ")+` ORDER BY `+fts.RankSQL, args...)
 	if err != nil {
 		return nil, err
@@ -286,7 +291,7 @@ func (s *search) rankedFrom(match string, many, sole bool) (string, []string, []
 // so that a search of the whole project need not check which are.
 func (s *search) soleProject(ctx context.Context) (bool, error) {
 	var other bool
-	err := s.m.st.DB().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE project_id < ?)
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE project_id < ?)
 		OR EXISTS (SELECT 1 FROM messages WHERE project_id > ?)`, s.m.pid, s.m.pid).Scan(&other)
 	return !other, err
 }
@@ -294,7 +299,7 @@ func (s *search) soleProject(ctx context.Context) (bool, error) {
 // hits runs a query of messageColumns, a snippet, a score and m.seq. With
 // rank, only the rows it holds are kept and their score is -rank[seq].
 func (s *search) hits(ctx context.Context, sql string, args []any, rank map[int64]float64) ([]Hit, error) {
-	rows, err := s.m.st.DB().QueryContext(ctx, sql, args...)
+	rows, err := s.db.QueryContext(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}

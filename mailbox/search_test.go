@@ -20,7 +20,7 @@ func referenceSearch(ctx context.Context, m *Mailbox, query string, all bool, li
 		return nil, err
 	}
 	q := fts.Parse(query)
-	s := &search{m: m, viewer: viewer, scoped: viewer != "" && !all, limit: limit}
+	s := &search{m: m, db: m.st.DB(), viewer: viewer, scoped: viewer != "" && !all, limit: limit}
 	s.filter(q)
 	where := append([]string{fts.Table + " MATCH ?", "m.project_id = ?"}, s.where...)
 	args := append([]any{viewer, q.Match, m.pid}, s.args...)

@@ -3,7 +3,6 @@ package reservations
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -511,22 +510,16 @@ type PathHolders struct {
 // only for those that hold one of the paths, both from one snapshot of the
 // index.
 func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, error) {
-	conn, err := s.st.DB().Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read reservations: %w", err)
-	}
-	defer conn.Close()
-	// A deferred transaction only reads (Update's transactions take the
-	// write lock at once).
-	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
-		return nil, fmt.Errorf("read reservations: %w", err)
-	}
-	defer func() {
-		if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
-			// Never let the pool hand out a connection inside a transaction.
-			conn.Raw(func(any) error { return driver.ErrBadConn })
-		}
-	}()
+	var out []PathHolders
+	err := s.st.Snapshot(ctx, func(conn *sql.Conn) error {
+		var err error
+		out, err = s.check(ctx, conn, paths)
+		return err
+	})
+	return out, err
+}
+
+func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]PathHolders, error) {
 	now := record.FormatTime(s.st.Now())
 	rows, err := conn.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
 		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+activeWhere+` ORDER BY id`, s.slug, now)

@@ -13,6 +13,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -195,6 +196,29 @@ func (s *Store) withLock(fn func() error) error {
 // Head returns the archive's current commit: a small file read, for
 // callers that poll for changes.
 func (s *Store) Head() (string, error) { return s.archiveHead() }
+
+// Snapshot runs fn on the index's connection inside a read transaction,
+// so that every statement fn runs sees the same state of the index however
+// many it takes, while writers go on. fn must use conn for every query.
+func (s *Store) Snapshot(ctx context.Context, fn func(conn *sql.Conn) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("read the index: %w", err)
+	}
+	defer conn.Close()
+	// A plain BEGIN defers locking to the first statement and only reads;
+	// Update's transactions take the write lock at once (_txlock).
+	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return fmt.Errorf("read the index: %w", err)
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.Background(), `ROLLBACK`); err != nil {
+			// Never let the pool hand out a connection inside a transaction.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	return fn(conn)
+}
 
 // Fresh brings the index up to the archive's head. When they already agree
 // it costs two small reads and takes no lock.

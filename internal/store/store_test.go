@@ -424,6 +424,40 @@ func TestCatchUpNextProcess(t *testing.T) {
 	}
 }
 
+// TestSnapshot checks that the statements of a Snapshot all see the index
+// as it was at the first, while another process writes.
+func TestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	put(t, s, "one", message(1))
+	other := openStore(t, dir) // as another process would
+	count := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) int {
+		t.Helper()
+		var n int
+		if err := q.QueryRowContext(context.Background(), `SELECT count(*) FROM messages`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	err := s.Snapshot(context.Background(), func(conn *sql.Conn) error {
+		before := count(conn)
+		put(t, other, "two", message(2))
+		if after := count(conn); after != before {
+			t.Errorf("inside a snapshot, %d messages, then %d after another process wrote", before, after)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(s.DB()); n != 2 {
+		t.Errorf("after the snapshot: %d messages, want 2", n)
+	}
+}
+
 func TestCatchUpSkipsMalformed(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, dir)
