@@ -14,7 +14,7 @@ type Extension struct{}
 
 // Name implements store.Extension; bump it when the table or the documents
 // change, and every index is rebuilt on its next open.
-func (Extension) Name() string { return "fts2" }
+func (Extension) Name() string { return "fts3" }
 
 // Schema implements store.Extension.
 func (Extension) Schema() []string { return []string{Schema} }

@@ -2,6 +2,7 @@ package fts
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
@@ -15,7 +16,8 @@ import (
 // initialization alone (regexps, HTML renderers) costs every agentmail
 // process about a millisecond. The nodes are goldmark's own, so PlainText
 // reads them as before; gfm_test.go checks the output against goldmark's
-// extensions. Bare URLs need no extension: they are kept as written.
+// extensions. Bare URLs (GitHub's autolinks) are kept as written by
+// urlParser, a simpler rule than goldmark's Linkify with the same aim.
 
 // newMarkdownParser returns a CommonMark parser with the GitHub extensions
 // above, at the priorities goldmark gives them.
@@ -24,7 +26,8 @@ func newMarkdownParser() mdparser.Parser {
 		mdparser.WithBlockParsers(mdparser.DefaultBlockParsers()...),
 		mdparser.WithInlineParsers(append(mdparser.DefaultInlineParsers(),
 			util.Prioritized(taskCheckBoxParser{}, 0),
-			util.Prioritized(strikethroughParser{}, 500))...),
+			util.Prioritized(strikethroughParser{}, 500),
+			util.Prioritized(urlParser{}, 999))...),
 		mdparser.WithParagraphTransformers(append(mdparser.DefaultParagraphTransformers(),
 			util.Prioritized(tableTransformer{}, 200))...),
 		mdparser.WithASTTransformers(util.Prioritized(tableCodePipes{}, 0)),
@@ -41,6 +44,77 @@ func skipRESpace(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// urlParser reads a bare URL (http://, https://, ftp:// or www. at a word
+// boundary) as an autolink whose text is the URL as written, so that
+// emphasis, strikethrough and entities are not applied inside it and a
+// search for the URL, or any part of it, finds the message. Trailing
+// punctuation and unbalanced closing parentheses are left out, as GitHub
+// does. goldmark calls inline parsers at spaces, punctuation and line
+// starts only, so the parser is called on the character before the URL.
+type urlParser struct{}
+
+var urlPrefixes = [][]byte{[]byte("http://"), []byte("https://"), []byte("ftp://"), []byte("www.")}
+
+// urlLeads are the characters after which a URL may start.
+const urlLeads = " \t*_~("
+
+// Trigger implements parser.InlineParser; goldmark calls the parser of ' '
+// for every space character.
+func (urlParser) Trigger() []byte { return []byte(" *_~(") }
+
+func (urlParser) Parse(parent ast.Node, block text.Reader, pc mdparser.Context) ast.Node {
+	if pc.IsInLinkLabel() {
+		return nil
+	}
+	line, segment := block.PeekLine()
+	lead := 0
+	if len(line) > 0 && strings.IndexByte(urlLeads, line[0]) >= 0 {
+		lead = 1
+	}
+	n := urlLength(line[lead:])
+	if n == 0 {
+		return nil
+	}
+	if lead > 0 {
+		ast.MergeOrAppendTextSegment(parent, segment.WithStop(segment.Start+lead))
+	}
+	block.Advance(lead + n)
+	start := segment.Start + lead
+	return ast.NewAutoLink(ast.AutoLinkURL, ast.NewTextSegment(text.NewSegment(start, start+n)))
+}
+
+func (urlParser) CloseBlock(ast.Node, mdparser.Context) {}
+
+// urlLength returns the length of the URL b starts with, or 0.
+func urlLength(b []byte) int {
+	prefix := 0
+	for _, p := range urlPrefixes {
+		if bytes.HasPrefix(b, p) {
+			prefix = len(p)
+			break
+		}
+	}
+	if prefix == 0 {
+		return 0
+	}
+	n := prefix
+	for n < len(b) && b[n] > ' ' && b[n] != '<' && b[n] != 0x7f {
+		n++
+	}
+	for n > prefix {
+		c := b[n-1]
+		if strings.IndexByte("?!.,:;*_~'\"", c) < 0 &&
+			!(c == ')' && bytes.Count(b[:n], []byte(")")) > bytes.Count(b[:n], []byte("("))) {
+			break
+		}
+		n--
+	}
+	if n == prefix {
+		return 0
+	}
+	return n
 }
 
 // taskCheckBoxParser reads "[ ]" or "[x]" opening a list item's first line.

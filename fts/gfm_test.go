@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/yuin/goldmark"
@@ -9,7 +10,10 @@ import (
 
 // gfmReference is goldmark's own implementation of the extensions in
 // gfm.go, which PlainText must match.
-var gfmReference = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser()
+// Linkify is in because urlParser, like it, is called at every space, which
+// shapes how goldmark trims trailing whitespace; the URLs themselves are
+// left out of the comparison (see hasURL).
+var gfmReference = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList, extension.Linkify)).Parser()
 
 var gfmCases = []string{
 	"| a | b |\n|---|---|\n| 1 | `2` |",
@@ -39,6 +43,12 @@ var gfmCases = []string{
 	"- [ ]",
 }
 
+// hasURL reports whether in may hold a bare URL, which urlParser keeps by
+// a simpler rule than goldmark's Linkify (TestPlainText covers it).
+func hasURL(in string) bool {
+	return strings.Contains(in, "://") || strings.Contains(in, "www.")
+}
+
 func TestGFMMatchesGoldmark(t *testing.T) {
 	for _, in := range gfmCases {
 		if got, want := plainText(markdown(), in), plainText(gfmReference, in); got != want {
@@ -52,6 +62,9 @@ func FuzzGFM(f *testing.F) {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
+		if hasURL(in) {
+			return
+		}
 		if got, want := plainText(markdown(), in), plainText(gfmReference, in); got != want {
 			t.Errorf("PlainText(%q)\n got %q\nwant %q (goldmark's extensions)", in, got, want)
 		}

@@ -16,7 +16,13 @@ func TestPlainText(t *testing.T) {
 		{"[link text](https://x.y/z?a=1) and ![alt](img.png)", "link text (https://x.y/z?a=1) and alt (img.png)"},
 		{"[https://x.y](https://x.y) [](https://empty.label) [ref][r]\n\n[r]: /ref/path", "https://x.y https://empty.label ref (/ref/path)"},
 		{"<https://auto.link> and www.bare.link and https://bare.url/x.", "https://auto.link and www.bare.link and https://bare.url/x."},
-		{"https://x.y/a&amp;b https://x.y/~a~b", "https://x.y/a&b https://x.y/ab"}, // bare URLs are plain text
+		// Bare URLs are kept as written: no emphasis, strikethrough or
+		// entities inside them; trailing punctuation and unbalanced ")" end them.
+		{"https://x.y/a&amp;b https://x.y/~a~b", "https://x.y/a&amp;b https://x.y/~a~b"},
+		{"see https://x.y/_private_/file, www.ex.com/~al/notes~1.", "see https://x.y/_private_/file, www.ex.com/~al/notes~1."},
+		{"(ftp://x.y/a_b_) and **https://x.y/_a_** and *www.x.y/b*", "(ftp://x.y/a_b_) and https://x.y/_a_ and www.x.y/b"},
+		{"not a url: xhttp://x.y/_a_ or http:// or https://.", "not a url: xhttp://x.y/a or http:// or https://."},
+		{"[http://x.y/_a_](http://z) `http://x.y/_b_`", "http://x.y/a (http://z) http://x.y/_b_"},
 		{"call `a**b_c*` now", "call a**b_c* now"},
 		{"```go\nfunc f() { return a**b }\n\n// _x_\n```\nafter", "func f() { return a**b }\n\n// _x_\nafter"},
 		{"    indented **code**\n\npara", "indented **code**\npara"},
