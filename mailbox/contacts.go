@@ -25,10 +25,11 @@ var (
 // Policies are the contact policies an agent may choose:
 //
 //   - open: mail from any agent of the project is delivered.
-//   - auto: mail is delivered when sender and recipient share a thread,
-//     hold overlapping reservations or exchanged mail in the last 24 hours,
-//     when the recipient approved the sender as a contact, and for project
-//     broadcasts (send --to all); anything else needs a contact request.
+//   - auto: mail is delivered when the recipient wrote to the sender in the
+//     same thread or in the last 24 hours, when the two hold overlapping
+//     reservations (see related), when the recipient approved the sender
+//     as a contact, and for project broadcasts (send --to all); anything
+//     else needs a contact request.
 //   - contacts_only: only approved contacts.
 //   - block_all: nobody.
 //
@@ -112,6 +113,13 @@ func (m *Mailbox) RequestContact(ctx context.Context, to, reason string) (Contac
 		}
 		if cmpPolicy(target.Policy) == "block_all" {
 			return blocked(target.Name, "no mail and no contact requests")
+		}
+		// Asking again must not withdraw an approval that still holds.
+		if c, ok, err := m.contact(ctx, tx, me.Name, target.Name); err != nil {
+			return err
+		} else if ok && c.State == "approved" && m.st.Now().Before(c.Expires) {
+			out = c
+			return nil
 		}
 		out = Contact{Project: m.proj.Slug, From: me.Name, To: target.Name, State: "requested", Reason: reason, Requested: m.st.Now()}
 		tx.Put(&out)
@@ -224,7 +232,7 @@ func (m *Mailbox) deliverable(ctx context.Context, q queryer, from string, to Ag
 		if err != nil || ok {
 			return err
 		}
-		accepts = "agents it already works with (a shared thread, mail in the last 24 h, overlapping reservations) or approved contacts"
+		accepts = "agents it already works with (it wrote to you in this thread or in the last 24 h, or your reservations overlap) or approved contacts"
 	}
 	return fault.WithHint(fmt.Errorf("%w: %s accepts mail only from %s (policy %s)", ErrContactRequired, to.Name, accepts, policy),
 		fmt.Sprintf("ask first: agentmail contacts request %s --reason \"...\", then send once %s approves", to.Name, to.Name))
@@ -237,26 +245,32 @@ func blocked(name, what string) error {
 		"ask a human to pass the message on (agentmail send --as-human)")
 }
 
-// related reports whether from and to both took part in the thread (as
-// sender or recipient), exchanged mail in the last day, or hold
-// overlapping reservations: what lets the auto policy deliver without a
-// contact.
+// related reports whether the recipient to already works with the sender
+// from: to wrote to from in the thread (at any time) or in the last day (in
+// any thread), or they hold overlapping reservations, leaving out from's
+// broad patterns. This is what lets the auto policy deliver without a
+// contact. Only mail from the recipient counts: mail from the sender may
+// have reached it as a broadcast, or have been sent to the sender itself
+// to join a thread, and consents to nothing.
 func (m *Mailbox) related(ctx context.Context, q queryer, from, to, thread string, now time.Time) (bool, error) {
 	var ok bool
-	err := q.QueryRowContext(ctx, `SELECT
-		EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
-			WHERE x.project_id = ?1 AND x.created >= ?2 AND ((x.sender = ?3 AND r.agent = ?4) OR (x.sender = ?4 AND r.agent = ?3)))
-		OR (?5 != '' AND EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
-				WHERE x.project_id = ?1 AND x.thread = ?5 AND (x.sender = ?4 OR r.agent = ?4))
-			AND EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
-				WHERE x.project_id = ?1 AND x.thread = ?5 AND (x.sender = ?3 OR r.agent = ?3)))`,
-		m.pid, record.FormatTime(now.Add(-recentMail)), from, to, thread).Scan(&ok)
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
+			WHERE x.project_id = ?1 AND x.sender = ?2 AND r.agent = ?3 AND x.created >= ?4)
+		OR EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
+			WHERE x.project_id = ?1 AND x.thread = ?5 AND x.sender = ?2 AND r.agent = ?3)`,
+		m.pid, to, from, record.FormatTime(now.Add(-recentMail)), thread).Scan(&ok)
 	if err != nil || ok {
 		return ok, err
 	}
 	mine, err := m.activePatterns(ctx, q, from, now)
-	if err != nil || len(mine) == 0 {
+	if err != nil {
 		return false, err
+	}
+	// A broad pattern ("**", "*") overlaps every lease; taken with --shared
+	// it would open everyone's inbox.
+	mine = slices.DeleteFunc(mine, reservations.IsBroad)
+	if len(mine) == 0 {
+		return false, nil
 	}
 	theirs, err := m.activePatterns(ctx, q, to, now)
 	if err != nil {

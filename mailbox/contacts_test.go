@@ -69,6 +69,10 @@ func TestContactPolicy(t *testing.T) {
 		{name: "auto: shared thread, however old", setup: []world{send("BlueLake", "GreenCastle", "auth"), wait(72 * time.Hour)}, thread: "auth"},
 		{name: "auto: the recipient's thread alone is not shared", setup: []world{send("BlueLake", "RedFox", "auth"), wait(72 * time.Hour)}, thread: "auth", want: ErrContactRequired},
 		{name: "auto: overlapping reservations", setup: []world{reserve("GreenCastle", "src/api/**"), reserve("BlueLake", "src/api/*.go")}},
+		{name: "auto: a broad reservation overlaps nobody", setup: []world{reserve("GreenCastle", "**"), reserve("BlueLake", "src/api/*.go")}, want: ErrContactRequired},
+		{name: "auto: mail from the sender is no consent", setup: []world{setPolicy("open"), send("GreenCastle", "BlueLake", "auth"), setPolicy("auto")}, thread: "auth", want: ErrContactRequired},
+		{name: "auto: nor is a broadcast", setup: []world{send("GreenCastle", Broadcast, "")}, want: ErrContactRequired},
+		{name: "auto: joining the recipient's thread by mailing oneself", setup: []world{send("BlueLake", "RedFox", "plan"), send("GreenCastle", "GreenCastle", "plan")}, thread: "plan", want: ErrContactRequired},
 		{name: "auto: disjoint reservations", setup: []world{reserve("GreenCastle", "src/api/**"), reserve("BlueLake", "docs/**")}, want: ErrContactRequired},
 		{name: "auto: approved contact", setup: []world{contact(true)}},
 		{name: "auto: denied contact", setup: []world{contact(false)}, want: ErrContactRequired},
@@ -119,6 +123,34 @@ func TestContactRequestToBlockAll(t *testing.T) {
 	}
 	if _, err := f.as("GreenCastle").RequestContact(context.Background(), "BlueLake", "please"); !errors.Is(err, ErrContactBlocked) {
 		t.Fatalf("err = %v, want ErrContactBlocked", err)
+	}
+}
+
+// TestContactRequestKeepsApproval: asking again for a contact that is
+// approved and not expired changes nothing; once it expired, it asks anew.
+func TestContactRequestKeepsApproval(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, "GreenCastle")
+	if _, err := f.as("").Register(ctx, RegisterInput{Name: "BlueLake", Policy: "contacts_only"}); err != nil {
+		t.Fatal(err)
+	}
+	g := f.as("GreenCastle")
+	if _, err := g.RequestContact(ctx, "BlueLake", "api"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.as("BlueLake").DecideContact(ctx, "GreenCastle", true); err != nil {
+		t.Fatal(err)
+	}
+	again, err := g.RequestContact(ctx, "BlueLake", "api, again")
+	if err != nil || again.State != "approved" {
+		t.Fatalf("asking again: %+v, %v; want the approval unchanged", again, err)
+	}
+	if _, err := g.Send(ctx, Draft{To: []string{"BlueLake"}, Subject: "s", Body: "b"}); err != nil {
+		t.Fatalf("send after asking again: %v", err)
+	}
+	f.advance(ContactTTL + time.Hour)
+	if c, err := g.RequestContact(ctx, "BlueLake", "expired"); err != nil || c.State != "requested" {
+		t.Fatalf("asking after expiry: %+v, %v; want a new request", c, err)
 	}
 }
 

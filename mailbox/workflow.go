@@ -61,8 +61,9 @@ type Summary struct {
 
 // checkQuery counts an agent's (?1, ?2) unread and urgent unread mail in one
 // pass over the covering partial index of unread receipts, its unacknowledged
-// mail over the other one, and the contact requests waiting for it: time in
-// proportion to what is waiting, not to all mail received (TestCheckPlan).
+// mail over the other one, and the contact requests waiting for it over a
+// third: time in proportion to what is waiting, not to all mail received
+// (TestCheckPlan).
 const checkQuery = `SELECT u.n, u.urgent,
 	(SELECT count(*) FROM recipients WHERE project_id = ?1 AND agent = ?2 AND ack_required AND acked_at IS NULL),
 	(SELECT count(*) FROM contacts WHERE project_id = ?1 AND target = ?2 AND state = 'requested')

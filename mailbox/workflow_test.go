@@ -34,7 +34,7 @@ func TestCheckPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(plan, "\n")
-	for _, want := range []string{"COVERING INDEX recipients_unread", "COVERING INDEX recipients_unacked"} {
+	for _, want := range []string{"COVERING INDEX recipients_unread", "COVERING INDEX recipients_unacked", "INDEX contacts_waiting"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("check's plan does not use %s:\n%s", want, got)
 		}

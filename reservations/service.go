@@ -395,6 +395,8 @@ func (s *Service) expired(ctx context.Context, q querier, sel Selector, now time
 	if err != nil {
 		return fmt.Errorf("read reservations: %w", err)
 	}
+	// Newest first: of a pattern reserved twice, the active one is chosen.
+	slices.Reverse(mine)
 	chosen, err := s.pick(mine, sel)
 	if err != nil {
 		return notFound

@@ -205,6 +205,9 @@ func TestRenewAfterAnExpiredTwin(t *testing.T) {
 	if _, err := g.Renew(ctx, Selector{Patterns: []string{"docs/**"}}, time.Hour); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("renewing the expired docs/**: %v, want an error saying it expired", err)
 	}
+	if _, err := g.Renew(ctx, Selector{Patterns: []string{"src/**", "docs/**"}}, time.Hour); err == nil || !strings.Contains(err.Error(), "docs/**") {
+		t.Fatalf("renewing src/** and the expired docs/**: %v, want an error naming docs/**", err)
+	}
 	if _, err := g.Renew(ctx, Selector{Patterns: []string{"lib/**"}}, time.Hour); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("renewing what was never reserved: %v, want ErrNotFound", err)
 	}

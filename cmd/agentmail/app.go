@@ -160,12 +160,15 @@ func newApp(e *env) *cli.App {
 	app := &cli.App{
 		Name:  "agentmail",
 		Usage: "mail, file reservations and commit guards for coding agents sharing a codebase",
-		Description: "Agents register a name, send each other markdown mail, and (soon) reserve the files they work on.\n" +
-			"Everything is stored as files in a git repository (agentmail archive path) and indexed in SQLite.\n\n" +
+		Description: "Agents register a name, send each other markdown mail, reserve the files they work on, and a\n" +
+			"git hook stops commits that touch files another agent holds. Everything is stored as files in a git\n" +
+			"repository (agentmail archive path) and indexed in SQLite.\n\n" +
 			"Quick start:\n" +
 			"   export AGENTMAIL_AGENT=$(agentmail register --program claude --json | jq -r .agent.name)\n" +
+			"   agentmail contacts request BlueLake --reason 'API handoff'   # first contact; BlueLake approves\n" +
 			"   agentmail send --to BlueLake --subject 'API ready' --body 'See routes.py'\n" +
-			"   agentmail inbox --unread",
+			"   agentmail inbox --unread\n" +
+			"   agentmail reserve 'src/api/**' --reason 'auth rewrite' && agentmail guard install",
 		Flags:           globalFlags,
 		HideHelpCommand: true,
 		Reader:          e.stdin,

@@ -24,7 +24,9 @@ func mailCommands(e *env) []*cli.Command {
 			Name:      "send",
 			Usage:     "send a message",
 			ArgsUsage: " ",
-			Description: "Sends a markdown message from the acting agent. Recipients are agent names, comma-separated or repeated.\n\n" +
+			Description: "Sends a markdown message from the acting agent. Recipients are agent names, comma-separated or repeated,\n" +
+				"or all (every other active agent). A recipient's contact policy may ask for a contact first\n" +
+				"(CONTACT_REQUIRED: agentmail contacts request NAME; see agentmail policy --help).\n\n" +
 				"   agentmail send --to BlueLake --subject 'Auth API ready' --body 'Routes are in src/api.'\n" +
 				"   agentmail send --to BlueLake,RedCat --importance high --ack --subject 'Freeze main' < notes.md",
 			Flags: append([]cli.Flag{

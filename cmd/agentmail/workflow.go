@@ -14,7 +14,7 @@ func workflowCommands(e *env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:      "check",
-			Usage:     "anything for me? silent when there is no unread mail (for an agent's per-step hook)",
+			Usage:     "anything for me? silent when no mail or contact request waits (for an agent's per-step hook)",
 			ArgsUsage: " ",
 			Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
 				"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +

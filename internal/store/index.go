@@ -15,7 +15,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 10
+const schemaVersion = 11
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -61,6 +61,8 @@ var schema = []string{
 	`CREATE TABLE contacts(project_id INTEGER NOT NULL, requester TEXT NOT NULL, target TEXT NOT NULL,
 		state TEXT NOT NULL, reason TEXT NOT NULL, requested TEXT NOT NULL, decided TEXT, expires TEXT,
 		PRIMARY KEY(project_id, requester, target)) WITHOUT ROWID`,
+	// The requests waiting for an agent's answer, which check counts.
+	`CREATE INDEX contacts_waiting ON contacts(project_id, target) WHERE state = 'requested'`,
 	// objects caches the raw commit and trees of the archive's head along
 	// recently written paths (see archive.Cache): each row holds the object
 	// (data), or names the pack and offset where a write left it (pack not
