@@ -226,9 +226,11 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 // beside it and the two are swapped in one step, so a reader never sees a
 // partly written ref; the old ref becomes the next write's spare and is
 // overwritten in place, so a write allocates no file (creating one costs
-// ~0.1-1 ms, far more than the rest of the update). A reader still holding
-// the old ref open a whole write later reads a newer complete ref at worst.
-// Where the file system cannot swap, the spare is renamed over the ref.
+// ~0.1-1 ms, far more than the rest of the update). A reader that opened
+// the ref before one write and reads it during the next could see a torn
+// hash; Store re-reads the head under the lock before it relies on it.
+// Hard links to the ref (cp -al) see the in-place write. Where the file
+// system cannot swap, the spare is renamed over the ref.
 func (a *Archive) setHead(h plumbing.Hash) error {
 	ref := filepath.Join(a.dir, filepath.FromSlash(Branch))
 	spare := filepath.Join(a.dir, ".ref-main-spare")

@@ -1119,3 +1119,30 @@ func TestReadStoredRejectsOddNames(t *testing.T) {
 		t.Error("ReadStored at a negative offset succeeded")
 	}
 }
+
+// TestPackAfterHumanMaintenance: a roll-up after a human wrote a
+// multi-pack index (git maintenance does) leaves an archive git fsck
+// accepts, and removes what a killed roll-up left behind.
+func TestPackAfterHumanMaintenance(t *testing.T) {
+	a := newArchive(t)
+	for i := 0; i < 5; i++ {
+		commit(t, a, fmt.Sprint("a", i), fmt.Sprintf("a/%d.md", i), "x")
+	}
+	runGit(t, a.Dir(), "multi-pack-index", "write")
+	for i := 0; i < 5; i++ {
+		commit(t, a, fmt.Sprint("b", i), fmt.Sprintf("b/%d.md", i), "y")
+	}
+	left := filepath.Join(a.Dir(), "objects", "pack", ".tmp-roll-"+strings.Repeat("0", 40)+".pack")
+	if err := os.WriteFile(left, []byte("half a pack"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Pack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Fsck(); err != nil {
+		t.Errorf("fsck after a roll-up over a multi-pack index: %v", err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("a killed roll-up's leftover is still there: %v", err)
+	}
+}

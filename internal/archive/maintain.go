@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,15 +45,18 @@ func (a *Archive) Packs() int {
 
 // Pack rolls the small packs, and any loose objects, into one new pack and
 // leaves the bigger packs alone, so that pack sizes follow a geometric
-// progression (each pack holds at least twice the objects of all smaller
-// ones together, as git repack --geometric=2 keeps them) and the number of
+// progression (each pack holds at least twice the objects of the next
+// smaller one, as git repack --geometric=2 keeps them) and the number of
 // packs stays logarithmic. Unlike git repack, it walks no history: git
 // pack-objects gets the objects to roll up by name and searches deltas
 // among them only, so a roll-up costs what it rolls up, however large the
 // archive. A narrow delta window suffices: what deltifies well is the
-// versions of one directory, and they sort next to each other by size. It needs the git command. The caller must hold the store lock
-// and pass its file as hold: git inherits it, so the lock outlives a caller
-// killed while git runs.
+// versions of one directory, and they sort next to each other by size.
+//
+// It needs the git command. The caller must hold the store lock and pass
+// its file as hold: git inherits it, so the lock outlives a caller killed
+// while git runs; what such a roll-up leaves behind (.tmp-roll-*) is
+// removed by the next one.
 func (a *Archive) Pack(hold *os.File) error {
 	packs, err := a.packFiles()
 	if err != nil {
@@ -65,6 +69,14 @@ func (a *Archive) Pack(hold *os.File) error {
 	}
 	if len(loose) == 0 && len(roll) < 2 {
 		return nil
+	}
+	packDir := filepath.Join(a.dir, "objects", "pack")
+	tmp := filepath.Join(packDir, ".tmp-roll")
+	// No git of an earlier roll-up still runs: it would hold the lock.
+	if left, err := filepath.Glob(tmp + "-*"); err == nil {
+		for _, f := range left {
+			os.Remove(f)
+		}
 	}
 	var in bytes.Buffer
 	for _, name := range loose {
@@ -79,8 +91,6 @@ func (a *Archive) Pack(hold *os.File) error {
 			fmt.Fprintf(&in, "%x\n", idx[idxHeader+20*i:idxHeader+20*(i+1)])
 		}
 	}
-	packDir := filepath.Join(a.dir, "objects", "pack")
-	tmp := filepath.Join(packDir, ".tmp-roll")
 	out, err := a.git(hold, &in, "pack-objects", "-q", "--delta-base-offset", "--window=2", tmp)
 	if err != nil {
 		return err
@@ -90,7 +100,10 @@ func (a *Archive) Pack(hold *os.File) error {
 		return fmt.Errorf("git pack-objects: unexpected output %q", out)
 	}
 	// Everything but the pack first: readers list packs by their .pack file.
-	made, _ := filepath.Glob(tmp + "-" + sum + ".*")
+	made, err := filepath.Glob(tmp + "-" + sum + ".*")
+	if err != nil || !slices.ContainsFunc(made, hasExt(".pack")) || !slices.ContainsFunc(made, hasExt(".idx")) {
+		return fmt.Errorf("pack: git pack-objects left no pack and index for %s (%v)", sum, err)
+	}
 	sort.Slice(made, func(i, j int) bool {
 		return !strings.HasSuffix(made[i], ".pack") && strings.HasSuffix(made[j], ".pack")
 	})
@@ -100,9 +113,18 @@ func (a *Archive) Pack(hold *os.File) error {
 			return fmt.Errorf("pack: %w", err)
 		}
 	}
+	removed := false
 	for _, p := range roll {
 		if p.base != newBase {
 			removePack(p.base)
+			removed = true
+		}
+	}
+	if removed {
+		// A multi-pack index (git maintenance, git multi-pack-index write)
+		// naming removed packs would fail git fsck; git repack drops it too.
+		for _, ext := range []string{"", ".bitmap", ".rev"} {
+			os.Remove(filepath.Join(packDir, "multi-pack-index"+ext))
 		}
 	}
 	if len(loose) > 0 {
@@ -205,6 +227,11 @@ func geometricSplit(packs []packFile) int {
 
 // removePack deletes a pack that has been rolled up, its .pack file first
 // so that no reader finds a pack without its index.
+// hasExt returns a test for names ending in ext.
+func hasExt(ext string) func(string) bool {
+	return func(name string) bool { return strings.HasSuffix(name, ext) }
+}
+
 func removePack(base string) {
 	for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap"} {
 		os.Remove(base + ext)

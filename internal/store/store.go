@@ -62,9 +62,10 @@ type Options struct {
 type Extension interface {
 	// Name identifies the extension and the version of its tables.
 	Name() string
-	// Schema creates its tables.
+	// Schema creates its tables, exactly those Tables lists: a rebuild
+	// drops them and runs Schema again.
 	Schema() []string
-	// Tables lists the tables a rebuild empties.
+	// Tables lists the tables a rebuild drops and creates again.
 	Tables() []string
 	// Prepare does the CPU work for a message; it may run on another
 	// goroutine than Apply.
@@ -421,7 +422,7 @@ func (s *Store) clearDerived(tx *sql.Tx) error {
 	}
 	for _, e := range s.opts.Extensions {
 		for _, t := range e.Tables() {
-			stmts = append(stmts, `DROP TABLE `+t)
+			stmts = append(stmts, `DROP TABLE IF EXISTS `+t)
 		}
 		stmts = append(stmts, e.Schema()...)
 	}
