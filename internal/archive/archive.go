@@ -334,10 +334,15 @@ type treeWriter struct {
 }
 
 func (w *treeWriter) add(o rawObject) {
-	w.objs = append(w.objs, o)
 	if o.typ != plumbing.BlobObject {
+		// Two directories alike (an inbox and an outbox day holding the
+		// same message) are one tree, which a pack must hold once.
+		if _, dup := w.written[o.hash.String()]; dup {
+			return
+		}
 		w.written[o.hash.String()] = o.data
 	}
+	w.objs = append(w.objs, o)
 }
 
 // read returns a raw object from the cache or the repository.

@@ -1146,3 +1146,17 @@ func TestPackAfterHumanMaintenance(t *testing.T) {
 		t.Errorf("a killed roll-up's leftover is still there: %v", err)
 	}
 }
+
+// TestCommitWritesEachTreeOnce: two directories alike are one tree, and
+// the commit's pack holds it once (git verify-pack refuses duplicates).
+func TestCommitWritesEachTreeOnce(t *testing.T) {
+	a := newArchive(t)
+	packsBefore, _ := filepath.Glob(filepath.Join(a.Dir(), "objects", "pack", "pack-*.idx"))
+	commit(t, a, "twins", "a/x/y.md", "same", "b/x/y.md", "same")
+	packs, _ := filepath.Glob(filepath.Join(a.Dir(), "objects", "pack", "pack-*.idx"))
+	for _, p := range packs {
+		if !slices.Contains(packsBefore, p) {
+			runGit(t, a.Dir(), "verify-pack", p)
+		}
+	}
+}

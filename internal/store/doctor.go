@@ -47,9 +47,6 @@ func (s *Store) rebuild(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
-	if err := s.clearDerived(tx); err != nil {
-		return 0, err
-	}
 	n, err := s.ingestAll(tx, head)
 	if err != nil {
 		return 0, err

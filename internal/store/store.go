@@ -280,7 +280,7 @@ func (s *Store) catchUp(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	if idx == "" {
-		// A new index: its derived tables are empty.
+		// A new index.
 		if _, err := s.ingestAll(tx, head); err != nil {
 			return err
 		}
@@ -289,9 +289,6 @@ func (s *Store) catchUp(ctx context.Context) error {
 	if _, err := s.ingest(tx, idx, head); err != nil {
 		// The index's commit may be gone (an archive replaced by hand):
 		// start over from nothing.
-		if err := s.clearDerived(tx); err != nil {
-			return err
-		}
 		if _, err := s.ingestAll(tx, head); err != nil {
 			return err
 		}
@@ -384,16 +381,19 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 
 var errStopped = errors.New("stopped")
 
-// ingestAll fills the empty derived tables from the whole archive up to
-// head. Their secondary indexes are dropped first and built again at the
-// end: SQLite builds an index from all rows at once much faster than it
-// keeps one up to date through every insert.
+// ingestAll empties the derived tables and fills them from the whole
+// archive up to head. Their secondary indexes are dropped first and built
+// again at the end: SQLite builds an index from all rows at once much
+// faster than it keeps one up to date through every insert or delete.
 func (s *Store) ingestAll(tx *sql.Tx, head string) (int, error) {
 	indexes := derivedIndexes()
 	for _, ix := range indexes {
 		if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {
 			return 0, fmt.Errorf("drop index %s: %w", ix.name, err)
 		}
+	}
+	if err := s.clearDerived(tx); err != nil {
+		return 0, err
 	}
 	n, err := s.ingest(tx, "", head)
 	if err != nil {
