@@ -15,8 +15,7 @@ import (
 // (A write rewrites the day directories it touches, so its cost grows with
 // the messages of that day, not with the archive.)
 func seeded(b *testing.B, n int) *fixture {
-	f := newFixture(&testing.T{}, "GreenCastle", "BlueLake")
-	f.t = &testing.T{}
+	f := newFixture(b, "GreenCastle", "BlueLake")
 	ctx := context.Background()
 	for sent := 0; sent < n; {
 		drafts := make([]Draft, 0, 1000)

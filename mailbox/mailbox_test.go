@@ -13,7 +13,7 @@ import (
 
 // fixture is a store with a fake clock and a project with agents.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	st    *store.Store
 	proj  Project
 	mu    sync.Mutex
@@ -23,13 +23,13 @@ type fixture struct {
 // newFixture opens a store with a fake clock and registers agents with the
 // open contact policy: the tests that use it are about mail, and
 // TestContactPolicy covers the policies.
-func newFixture(t *testing.T, agents ...string) *fixture {
+func newFixture(t testing.TB, agents ...string) *fixture {
 	t.Helper()
 	return newFixtureWith(t, store.Options{}, agents...)
 }
 
 // newFixtureWith is newFixture with store options other than the clock.
-func newFixtureWith(t *testing.T, opts store.Options, agents ...string) *fixture {
+func newFixtureWith(t testing.TB, opts store.Options, agents ...string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	opts.Now = f.now

@@ -331,9 +331,11 @@ func TestLocks(t *testing.T) {
 	}
 }
 
-// Check answers as matching every path against every active reservation
-// would, holders in the same order: reading whole reservations only for
-// the patterns that match changes nothing.
+// Check answers as reading every active reservation in full and matching
+// the paths against them would, holders in the same order: reading whole
+// reservations only for the patterns that match changes nothing. (The
+// matching itself is patternIndex's, tested against doublestar in
+// index_test.go.)
 func TestCheckMatchesAllActive(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
