@@ -557,7 +557,13 @@ func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]Pa
 	}
 	held := make(map[int64]Reservation, len(holding))
 	if len(holding) > 0 {
-		if err := s.each(ctx, conn, `rowid IN (SELECT value FROM json_each(?))`, []any{jsonArray(holding)}, func(rowid int64, r Reservation) {
+		where, args := `rowid IN (SELECT value FROM json_each(?))`, []any{jsonArray(holding)}
+		if 2*len(holding) > len(rowids) {
+			// Most leases hold a path: one scan of the active ones (the
+			// same rows, in this snapshot) beats a lookup each.
+			where, args = activeWhere, []any{now}
+		}
+		if err := s.each(ctx, conn, where, args, func(rowid int64, r Reservation) {
 			held[rowid] = r
 		}); err != nil {
 			return nil, fmt.Errorf("read reservations: %w", err)
