@@ -860,32 +860,38 @@ func BenchmarkCommit(b *testing.B) {
 			if cached {
 				cache = mapCache{}
 			}
-			h := head(b, a)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				var c Cache
-				if cache != nil {
-					c = cache
-				}
-				res, err := a.Commit(h, messageChanges(bench.n), author("GreenCastle"), "bench", c)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if cache != nil {
-					cache.update(res)
-				}
-				h = res.Head
-				bench.n++
-				if a.Packs() > 64 {
-					b.StopTimer()
-					if err := maintain(a); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-			}
+			bench.n = commitEach(b, a, head(b, a), cache, messageChanges, bench.n)
 		})
 	}
+}
+
+// commitEach commits changes(n), changes(n+1), ... on a from h, one per
+// benchmark iteration, keeping cache (nil for none) up to date and rolling
+// packs up past 64 outside the timer, as the store does. It returns the
+// next n.
+func commitEach(b *testing.B, a *Archive, h string, cache mapCache, changes func(int) []Change, n int) int {
+	var c Cache
+	if cache != nil {
+		c = cache
+	}
+	for ; b.Loop(); n++ {
+		res, err := a.Commit(h, changes(n), author("GreenCastle"), "bench", c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if cache != nil {
+			cache.update(res)
+		}
+		h = res.Head
+		if a.Packs() > 64 {
+			b.StopTimer()
+			if err := maintain(a); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	}
+	return n
 }
 
 func TestGeometricSplit(t *testing.T) {
@@ -1051,22 +1057,7 @@ func BenchmarkCommitBusyDay(b *testing.B) {
 		b.Fatal(err)
 	}
 	cache.update(res)
-	h := res.Head
-	for i := 0; b.Loop(); i++ {
-		res, err := a.Commit(h, changes(1000+i), author("GreenCastle"), "bench", cache)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cache.update(res)
-		h = res.Head
-		if a.Packs() > 64 {
-			b.StopTimer()
-			if err := maintain(a); err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-		}
-	}
+	commitEach(b, a, res.Head, cache, changes, 1000)
 }
 
 // ReadStored reads back the trees and commit a commit wrote, from where
