@@ -97,6 +97,33 @@ func (s *Service) load(ctx context.Context, q querier, where string, args ...any
 	return out, err
 }
 
+// patterns returns the row ids and patterns of the project's reservations
+// matching where, oldest first: all that the cheap first pass of Reserve
+// and Check needs.
+func (s *Service) patterns(ctx context.Context, q querier, where string, args ...any) ([]int64, []string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
+		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND (`+where+`) ORDER BY id`,
+		append([]any{s.slug}, args...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read reservations: %w", err)
+	}
+	defer rows.Close()
+	var rowids []int64
+	var patterns []string
+	for rows.Next() {
+		var rowid int64
+		var pattern string
+		if err := rows.Scan(&rowid, &pattern); err != nil {
+			return nil, nil, fmt.Errorf("read reservations: %w", err)
+		}
+		rowids, patterns = append(rowids, rowid), append(patterns, pattern)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read reservations: %w", err)
+	}
+	return rowids, patterns, nil
+}
+
 // each calls fn with the rowid and contents of each reservation of the
 // project matching where, oldest first.
 func (s *Service) each(ctx context.Context, q querier, where string, args []any, fn func(rowid int64, r Reservation)) error {
@@ -154,27 +181,16 @@ func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []s
 	if exclusiveOnly {
 		where += ` AND exclusive`
 	}
-	rows, err := q.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
-		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+where,
-		s.slug, record.FormatTime(now), s.agent)
+	rowids, patterns, err := s.patterns(ctx, q, where, record.FormatTime(now), s.agent)
 	if err != nil {
-		return nil, fmt.Errorf("read reservations: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	meet := newDirSet(dirs)
 	var near []int64
-	for rows.Next() {
-		var rowid int64
-		var pattern string
-		if err := rows.Scan(&rowid, &pattern); err != nil {
-			return nil, fmt.Errorf("read reservations: %w", err)
-		}
+	for i, pattern := range patterns {
 		if meet.meets(literalDir(pattern)) {
-			near = append(near, rowid)
+			near = append(near, rowids[i])
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read reservations: %w", err)
 	}
 	if len(near) == 0 {
 		return nil, nil
@@ -523,24 +539,9 @@ func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, err
 
 func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]PathHolders, error) {
 	now := record.FormatTime(s.st.Now())
-	rows, err := conn.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
-		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND `+activeWhere+` ORDER BY id`, s.slug, now)
+	rowids, patterns, err := s.patterns(ctx, conn, activeWhere, now)
 	if err != nil {
-		return nil, fmt.Errorf("read reservations: %w", err)
-	}
-	defer rows.Close()
-	var rowids []int64
-	var patterns []string
-	for rows.Next() {
-		var rowid int64
-		var pattern string
-		if err := rows.Scan(&rowid, &pattern); err != nil {
-			return nil, fmt.Errorf("read reservations: %w", err)
-		}
-		rowids, patterns = append(rowids, rowid), append(patterns, pattern)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read reservations: %w", err)
+		return nil, err
 	}
 	ix := newPatternIndex(patterns)
 	matches := make([][]int, len(paths))
