@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -241,4 +242,12 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// buffered runs print with a buffer in front of stdout, written out once at
+// the end: a line per path or reservation must not cost a system call each.
+func (e *env) buffered(print func(w io.Writer)) error {
+	w := bufio.NewWriter(e.stdout)
+	print(w)
+	return w.Flush()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -309,12 +308,4 @@ func (e *env) reservationsOut(c *cli.Context, key string, rs []reservations.Rese
 			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, strings.ToLower(kind(r.Exclusive)), ago(r.Expires, now))
 		}
 	})
-}
-
-// buffered runs print with a buffer in front of stdout, written out once at
-// the end: a line per path or reservation must not cost a system call each.
-func (e *env) buffered(print func(w io.Writer)) error {
-	w := bufio.NewWriter(e.stdout)
-	print(w)
-	return w.Flush()
 }
