@@ -45,9 +45,11 @@ func importCommand(e *env) *cli.Command {
 				if err != nil {
 					return err
 				}
+				report, end := e.progress(c, "importing", "records")
 				rep, err := s.mb.ImportAgentMail(c.Context, dir, mailbox.AgentMailOptions{
-					SourceProject: c.String("source-project"), BatchSize: c.Int("batch"),
+					SourceProject: c.String("source-project"), BatchSize: c.Int("batch"), Progress: report,
 				})
+				end()
 				if err != nil {
 					return err
 				}
