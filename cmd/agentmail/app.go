@@ -78,6 +78,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stores         []*store.Store // opened by the command, closed by run
+	groups         []*cli.Command // the commands that only group others
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -170,18 +171,17 @@ func newApp(e *env) *cli.App {
 			"help and examples.",
 		Flags: append(slices.Clip(globalFlags), cli.HelpFlag,
 			&cli.BoolFlag{Name: "version", Usage: "print the version and build information (as agentmail version does)"}),
-		Action:                e.group,
-		CustomAppHelpTemplate: helpTemplate(appHelpTemplate, ""),
-		Reader:                e.stdin,
-		Writer:                e.stdout,
-		ErrWriter:             e.stderr,
-		ExitErrHandler:        func(*cli.Context, error) {},
-		OnUsageError:          e.usageError,
+		Action:         e.group,
+		Reader:         e.stdin,
+		Writer:         e.stdout,
+		ErrWriter:      e.stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   e.usageError,
 		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e),
-			[]*cli.Command{helpCommand(), versionCommand(e), completionCommand(e)}),
+			[]*cli.Command{helpCommand(e), versionCommand(e), completionCommand(e)}),
 	}
 	for _, cmd := range app.Commands {
-		e.setupCommand(cmd, cmd.Name)
+		e.setupCommand(cmd)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {}
 	return app

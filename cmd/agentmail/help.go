@@ -37,6 +37,25 @@ COMMANDS:{{template "visibleCommandCategoryTemplate" .}}
 
 GLOBAL FLAGS:{{template "visibleFlagTemplate" .}}`
 
+// setupHelp gives the app and every command their usage lines and help
+// templates, with their examples. Only a command line that prints help
+// needs them: building them would be most of the cost of starting.
+func (e *env) setupHelp(app *cli.App) {
+	app.CustomAppHelpTemplate = helpTemplate(appHelpTemplate, "")
+	var walk func(cmds []*cli.Command, parent string)
+	walk = func(cmds []*cli.Command, parent string) {
+		for _, c := range cmds {
+			path := strings.TrimPrefix(parent+" "+c.Name, " ")
+			if c.UsageText == "" {
+				c.UsageText = usageText(c, path, slices.Contains(e.groups, c))
+			}
+			c.CustomHelpTemplate = helpTemplate(commandHelpTemplate, path)
+			walk(c.Subcommands, path)
+		}
+	}
+	walk(app.Commands, "")
+}
+
 // helpTemplate is base followed by the examples of the command at path
 // ("" for the app), quoted so that nothing in them is read as a template.
 func helpTemplate(base, path string) string {
@@ -66,7 +85,7 @@ func exampleWith(path string, flags []string) string {
 
 // helpCommand is "agentmail help [COMMAND [SUBCOMMAND]]": the same help as
 // --help, found by name, with a "did you mean" for a name that is not there.
-func helpCommand() *cli.Command {
+func helpCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "help",
 		Usage:     "show the help of agentmail or of one command",
@@ -82,8 +101,10 @@ func helpCommand() *cli.Command {
 				parent, cmds = parent+" "+word, cmd.Subcommands
 			}
 			if slices.Equal(path, []string{c.Command.Name}) {
+				e.setupHelp(c.App)
 				return cli.ShowSubcommandHelp(c) // urfave/cli shows the app's for "help --help"
 			}
+			e.setupHelp(c.App)
 			args := append(append([]string{c.App.Name}, path...), "--help")
 			return c.App.RunContext(c.Context, args)
 		},

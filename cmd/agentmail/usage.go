@@ -11,24 +11,19 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// setupCommand readies cmd, at path below the app (such as "lock acquire"),
-// and its subcommands: the global flags, usage errors as one line each,
-// the usage line and examples of its help, and for a command that only
-// groups others, an action that refuses unknown subcommands.
-func (e *env) setupCommand(cmd *cli.Command, path string) {
+// setupCommand readies cmd and its subcommands: the global flags, usage
+// errors as one line each, and for a command that only groups others, an
+// action that refuses unknown subcommands. Their help waits for setupHelp.
+func (e *env) setupCommand(cmd *cli.Command) {
 	cmd.Flags = append(cmd.Flags, globalFlags...)
 	cmd.OnUsageError = e.usageError
 	cmd.HideHelpCommand = true // "agentmail help CMD SUB" is the one help command
-	group := cmd.Action == nil
-	if group {
+	if cmd.Action == nil {
 		cmd.Action = e.group
+		e.groups = append(e.groups, cmd)
 	}
-	if cmd.UsageText == "" {
-		cmd.UsageText = usageText(cmd, path, group)
-	}
-	cmd.CustomHelpTemplate = helpTemplate(commandHelpTemplate, path)
 	for _, sub := range cmd.Subcommands {
-		e.setupCommand(sub, path+" "+sub.Name)
+		e.setupCommand(sub)
 	}
 }
 
@@ -133,6 +128,7 @@ func (e *env) group(c *cli.Context) error {
 		return usagef("see: "+c.Command.HelpName+" --help", "%s needs a command: %s",
 			c.Command.HelpName, orList(commandNames(c.Command.Subcommands)))
 	}
+	e.setupHelp(c.App)
 	if isRoot(c) {
 		cli.ShowAppHelp(c)
 	} else {
