@@ -103,8 +103,12 @@ func (e *env) fail(args []string, err error) int {
 	}
 	code, exit := "ERROR", exitError
 	var ue *usageError
-	if errors.As(err, &ue) {
+	var cr *cannotRun
+	switch {
+	case errors.As(err, &ue):
 		code, exit = "USAGE", exitUsage
+	case errors.As(err, &cr):
+		code, exit = "CANNOT_RUN", cr.exit
 	}
 	for _, c := range errorCodes {
 		if errors.Is(err, c.err) {

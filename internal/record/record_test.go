@@ -120,6 +120,12 @@ func TestRoundTrip(t *testing.T) {
 			"projects/backend-3fa1c2d9/messages/2026/11/22/" + bccOnly.ID + "-auth-api-ready.md"},
 		{"message without subject", noSubject,
 			"projects/backend-3fa1c2d9/messages/2026/11/22/" + noSubject.ID + "-message.md"},
+		{"lock released", &Lock{Project: "backend-3fa1c2d9", Key: "deploy/staging", Holder: "GreenCastle",
+			Created: created, Expires: created.Add(5 * time.Minute), Released: created.Add(time.Minute)},
+			"projects/backend-3fa1c2d9/locks/deploy~staging.json"},
+		{"lock held by a run", &Lock{Project: "backend-3fa1c2d9", Key: "build/x", Holder: "GreenCastle",
+			Created: created, Expires: created.Add(5 * time.Minute), Run: "9f86d081884c7d65"},
+			"projects/backend-3fa1c2d9/locks/build~x.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

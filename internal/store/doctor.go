@@ -80,7 +80,7 @@ var comparedColumns = map[string]string{
 	"messages":     "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), thread, named_thread, sender, to_list, cc_list, bcc_list, subject, importance, ack_required, category, reply_to, created, hold_ms, path, body",
 	"recipients":   "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, message_id, kind, read_at, acked_at",
 	"reservations": "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason",
-	"locks":        "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), key, holder, created, expires, released",
+	"locks":        "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), key, holder, created, expires, released, run",
 	"contacts":     "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), requester, target, state, reason, requested, decided, expires",
 }
 
