@@ -123,7 +123,7 @@ func adminCommands(e *env) []*cli.Command {
 					}
 				}
 				if len(problems) > 0 {
-					return fault.WithHint(fmt.Errorf("%w: doctor found %d problems", store.ErrCorrupt, len(problems)), "run agentmail doctor --reindex to rebuild the index from the archive")
+					return fault.WithHint(fmt.Errorf("%w: doctor found %d %s", store.ErrCorrupt, len(problems), plural(len(problems), "problem", "problems")), "run agentmail doctor --reindex to rebuild the index from the archive")
 				}
 				return nil
 			},

@@ -77,13 +77,23 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stores         []*store.Store // opened by the command, closed by run
+	input          *string        // standard input, once a command has read it all
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	app := newApp(e)
-	err := app.RunContext(context.Background(), reorderArgs(app, bareWait(args)))
+	err := e.execute(args)
+	if store.IsIndexDamaged(err) && !e.wrote() {
+		// SQLite finds damaged pages only when a query reaches them. The
+		// index is a cache: rebuild it from the archive and run the
+		// command again, which is safe since it has written nothing.
+		if err = e.repair(err); err == nil {
+			e = &env{stdin: stdin, stdout: stdout, stderr: stderr, input: e.input}
+			err = e.execute(args)
+		}
+	}
 	for _, st := range e.stores {
+		e.notes(st) // what it repaired since the command began
 		if cerr := st.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close store: %w", cerr)
 		}
@@ -92,6 +102,48 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	return e.fail(args, err)
+}
+
+// execute runs the command line once.
+func (e *env) execute(args []string) error {
+	app := newApp(e)
+	return app.RunContext(context.Background(), reorderArgs(app, bareWait(args)))
+}
+
+// wrote reports whether the command committed anything to a store.
+func (e *env) wrote() bool {
+	return slices.ContainsFunc(e.stores, (*store.Store).Wrote)
+}
+
+// repair rebuilds the damaged index of the stores the command opened
+// (cause is how the damage showed) and closes them.
+func (e *env) repair(cause error) error {
+	for _, st := range e.stores {
+		err := st.RepairIndex(context.Background(), cause)
+		e.notes(st)
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	e.stores = nil
+	return nil
+}
+
+// readInput reads all of standard input, once: a command run again after
+// its index was repaired reads the same input.
+func (e *env) readInput(r io.Reader) (string, error) {
+	if e.input == nil {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return "", err
+		}
+		s := string(b)
+		e.input = &s
+	}
+	return *e.input, nil
 }
 
 // fail reports err on stderr, as one line or as a JSON document, and

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -324,8 +323,7 @@ func (e *env) readBody(c *cli.Context) (string, error) {
 	if c.IsSet("body-file") {
 		name := c.String("body-file")
 		if name == "-" {
-			b, err := io.ReadAll(e.stdin)
-			return string(b), err
+			return e.readInput(e.stdin)
 		}
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -339,8 +337,7 @@ func (e *env) readBody(c *cli.Context) (string, error) {
 		if err != nil || fi.Mode()&os.ModeNamedPipe == 0 && !fi.Mode().IsRegular() {
 			return "", nil
 		}
-		b, err := io.ReadAll(f)
-		return string(b), err
+		return e.readInput(f)
 	}
 	return "", nil
 }

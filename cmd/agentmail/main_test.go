@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +59,7 @@ func TestScripts(t *testing.T) {
 			"killsends":   cmdKillSends,
 			"countids":    cmdCountIDs,
 			"race":        cmdRace,
+			"damagepages": cmdDamagePages,
 		},
 	})
 }
@@ -312,4 +314,34 @@ func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	wg.Wait()
 	fmt.Fprintf(ts.Stdout(), "ok=%d conflict=%d other=%d\n", counts["ok"], counts["conflict"], counts["other"])
+}
+
+// damagepages FILE TABLE... overwrites the root pages of the named tables
+// of the SQLite database FILE with garbage. The file still opens (its
+// header and schema are intact); SQLite says "database disk image is
+// malformed" only when a query reaches those tables.
+func cmdDamagePages(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: damagepages FILE TABLE...")
+	}
+	path := ts.MkAbs(args[0])
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	ts.Check(err)
+	var pageSize int64
+	ts.Check(db.QueryRow(`PRAGMA page_size`).Scan(&pageSize))
+	var roots []int64
+	for _, table := range args[1:] {
+		var root int64
+		ts.Check(db.QueryRow(`SELECT rootpage FROM sqlite_master WHERE name = ?`, table).Scan(&root))
+		roots = append(roots, root)
+	}
+	ts.Check(db.Close())
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	ts.Check(err)
+	defer f.Close()
+	garbage := bytes.Repeat([]byte("\xde\xad\xbe\xef"), int(pageSize)/4)
+	for _, root := range roots {
+		_, err := f.WriteAt(garbage, (root-1)*pageSize)
+		ts.Check(err)
+	}
 }

@@ -82,6 +82,7 @@ type Store struct {
 	db    *sql.DB
 	opts  Options
 	notes []string
+	wrote bool // an Update committed to the archive
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -438,9 +439,10 @@ func (s *Store) clearDerived(tx *sql.Tx) error {
 // Put queues records for the commit.
 type Tx struct {
 	*sql.Tx
-	recs    []record.Record
-	author  string
-	subject string
+	recs      []record.Record
+	author    string
+	subject   string
+	committed bool // the archive has the commit
 }
 
 // Put queues records to be committed when the update function returns nil.
@@ -468,11 +470,11 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 		if len(t.recs) > 0 {
 			if err := s.commit(t); err != nil {
-				return err
+				return s.committed(ctx, t, err)
 			}
 		}
 		if err := sqlTx.Commit(); err != nil {
-			return fmt.Errorf("index commit: %w", err)
+			return s.committed(ctx, t, fmt.Errorf("index commit: %w", err))
 		}
 		if s.shouldPack() {
 			// Should this fail, references to the packs rolled up only miss.
@@ -486,6 +488,22 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		return nil
 	})
 }
+
+// committed handles err, met while indexing the write of t. Once the
+// archive has the commit, the write is done: an index found damaged then is
+// rebuilt from the archive, which holds the write too, rather than failing
+// a command that must not be repeated.
+func (s *Store) committed(ctx context.Context, t *Tx, err error) error {
+	if !t.committed || !IsIndexDamaged(err) {
+		return err
+	}
+	t.Rollback()
+	return s.rebuildDamaged(ctx, err)
+}
+
+// Wrote reports whether an Update of this Store has committed to the
+// archive: a command that did cannot simply be run again.
+func (s *Store) Wrote() bool { return s.wrote }
 
 // shouldPack decides whether the archive needs consolidating.
 func (s *Store) shouldPack() bool {
@@ -522,6 +540,7 @@ func (s *Store) commit(t *Tx) error {
 	if err != nil {
 		return err
 	}
+	t.committed, s.wrote = true, true
 	if err := cacheObjects(t.Tx, res); err != nil {
 		return err
 	}
