@@ -244,7 +244,7 @@ func mailCommands(e *env) []*cli.Command {
 					docs := mapSlice(msgs, fullDoc)
 					return e.printJSON(map[string]any{"thread": thread, "messages": docs})
 				}
-				fmt.Fprintf(e.stdout, "thread %s: %d messages\n", thread, len(msgs))
+				fmt.Fprintf(e.stdout, "thread %s: %s\n", thread, count(len(msgs), "message", "messages"))
 				for _, m := range msgs {
 					fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
 					printMessage(e.stdout, m, s.st.Now())
@@ -359,7 +359,7 @@ func noArgs(c *cli.Context) error {
 
 func oneArg(c *cli.Context, what string) (string, error) {
 	if c.Args().Len() != 1 {
-		return "", usagef("usage: agentmail "+c.Command.Name+" "+what, "expected one %s, got %d arguments", what, c.Args().Len())
+		return "", usagef("usage: agentmail "+c.Command.Name+" "+what, "expected one %s, got %s", what, count(c.Args().Len(), "argument", "arguments"))
 	}
 	return c.Args().First(), nil
 }

@@ -116,14 +116,15 @@ func jsonTimePtr(t *time.Time) *string {
 }
 
 // ago renders t relative to now: "just now", "42s ago", "5m ago", "3h ago",
-// "2d ago", or the date for anything older than a month.
+// "2d ago", or the date for anything older than a month; a time to come as
+// "in 3s", "in 5m".
 func ago(t, now time.Time) string {
 	d := now.Sub(t)
 	switch {
-	case d < 5*time.Second && d > -5*time.Second:
-		return "just now"
 	case d < 0:
 		return "in " + short(-d)
+	case d < 5*time.Second:
+		return "just now"
 	case d > 30*24*time.Hour:
 		return t.UTC().Format("2006-01-02")
 	}
@@ -242,6 +243,11 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// count renders n things: "1 message", "2 messages".
+func count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
 }
 
 // buffered runs print with a buffer in front of stdout, written out once at

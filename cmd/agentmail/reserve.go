@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/mailbox"
@@ -305,7 +304,11 @@ func (e *env) reservationsOut(c *cli.Context, key string, rs []reservations.Rese
 			fmt.Fprintln(w, "nothing "+key)
 		}
 		for _, r := range rs {
-			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, strings.ToLower(kind(r.Exclusive)), ago(r.Expires, now))
+			if key == "released" {
+				fmt.Fprintf(w, "%s %s (%s)\n", key, r.Pattern, kind(r.Exclusive))
+				continue
+			}
+			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
 		}
 	})
 }

@@ -164,7 +164,7 @@ func (e *env) awaitReply(c *cli.Context, s *session, sent mailbox.Message) error
 				docs := mapSlice(msgs, fullDoc)
 				e.printJSON(map[string]any{"message": messageDoc(sent), "reply": nil, "thread": docs})
 			} else {
-				fmt.Fprintf(e.stdout, "no reply within %s; thread %s has %d messages\n", wait, sent.Thread, len(msgs))
+				fmt.Fprintf(e.stdout, "no reply within %s; thread %s has %s\n", wait, sent.Thread, count(len(msgs), "message", "messages"))
 			}
 		}
 		return err
