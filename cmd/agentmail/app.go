@@ -70,6 +70,7 @@ var errorCodes = []struct {
 	{store.ErrBusy, "STORE_BUSY", exitError},
 	{store.ErrCorrupt, "STORE_CORRUPT", exitError},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", exitError},
+	{store.ErrNotReadable, "STORE_NOT_READABLE", exitError},
 }
 
 // env is what a command runs with.

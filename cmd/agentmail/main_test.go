@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"countids":    cmdCountIDs,
 			"race":        cmdRace,
 			"damagepages": cmdDamagePages,
+			"nobody":      cmdNobody,
 		},
 	})
 }
@@ -344,4 +345,63 @@ func cmdDamagePages(ts *testscript.TestScript, neg bool, args []string) {
 		_, err := f.WriteAt(garbage, (root-1)*pageSize)
 		ts.Check(err)
 	}
+}
+
+// nobody agentmail ARGS... runs agentmail as a user who may not write what
+// the script made read-only: as nobody (uid and gid 65534) when the tests
+// run as root, who may write anything (as CI does), else as the current
+// user. Its stdout and stderr are the command's, as with exec.
+func cmdNobody(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || args[0] != "agentmail" {
+		ts.Fatalf("usage: nobody agentmail ARGS...")
+	}
+	bin := agentmailPath(ts)
+	cmd := exec.Command(bin, args[1:]...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = scriptEnv(ts)
+	for _, k := range []string{"AGENTMAIL_AGENT", "AGENTMAIL_PROJECT", "AGENTMAIL_IDLE_AFTER", "NO_COLOR"} {
+		if v := ts.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	if os.Geteuid() == 0 {
+		cmd.Path = nobodyBinary(ts, bin)
+		cmd.Env = append(cmd.Env, "TMPDIR="+os.TempDir()) // the script's own is root's
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	ts.Stdout().Write(stdout.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	var ee *exec.ExitError
+	switch {
+	case err != nil && !errors.As(err, &ee):
+		ts.Fatalf("nobody: %v", err)
+	case err != nil && !neg:
+		ts.Fatalf("nobody agentmail: %v", err)
+	case err == nil && neg:
+		ts.Fatalf("nobody agentmail: unexpected success")
+	}
+}
+
+// nobodyBinary returns a copy of bin that nobody may run, in $WORK, and
+// opens the way to $WORK for nobody: the test's temporary directories are
+// private to root.
+func nobodyBinary(ts *testscript.TestScript, bin string) string {
+	work := ts.Getenv("WORK")
+	for d := work; d != filepath.Dir(d) && d != filepath.Clean(os.TempDir()); d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		ts.Check(err)
+		ts.Check(os.Chmod(d, fi.Mode().Perm()|0o011))
+	}
+	copied := filepath.Join(work, ".nobody", "agentmail")
+	if _, err := os.Stat(copied); err == nil {
+		return copied
+	}
+	ts.Check(os.MkdirAll(filepath.Dir(copied), 0o755))
+	data, err := os.ReadFile(bin)
+	ts.Check(err)
+	ts.Check(os.WriteFile(copied, data, 0o755))
+	return copied
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
@@ -30,6 +31,9 @@ func IsIndexDamaged(err error) bool {
 // rebuilt from the archive, and notes it. Everything the index held but
 // presence is in the archive, so nothing is lost.
 func (s *Store) RepairIndex(ctx context.Context, cause error) error {
+	if s.readOnly {
+		return s.usePrivate(ctx, nil, fmt.Sprintf("its index is damaged (%v)", rootCause(cause)))
+	}
 	err := s.withLock(func() error { return s.rebuildDamaged(ctx, cause) })
 	if err != nil {
 		return fault.WithHint(fmt.Errorf("rebuild the damaged index: %w", err), "run agentmail doctor --reindex")
@@ -60,5 +64,10 @@ func rootCause(err error) error {
 }
 
 // scratchDir is where Check builds its scratch index: beside the index, on
-// the same file system.
-func (s *Store) scratchDir() string { return s.dir }
+// the same file system, unless the store is read-only.
+func (s *Store) scratchDir() string {
+	if s.readOnly {
+		return os.TempDir()
+	}
+	return s.dir
+}

@@ -98,11 +98,19 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	if len(problems) > 0 {
 		return problems, nil // comparing with a damaged index or archive would only fail
 	}
-	err := s.withLock(func() error {
+	compare := func() error {
 		p, err := s.compareRebuilt(ctx)
 		problems = append(problems, p...)
 		return err
-	})
+	}
+	var err error
+	if s.readOnly {
+		// Its user cannot take the lock: a write by the owner during the
+		// comparison may show as a difference.
+		err = compare()
+	} else {
+		err = s.withLock(compare)
+	}
 	if IsIndexDamaged(err) {
 		return append(problems, damagedProblem(err)), nil
 	}
@@ -150,7 +158,11 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	if idx, err := s.indexHead(s.db); err != nil {
 		return nil, err
 	} else if idx != head {
-		return []string{fmt.Sprintf("index is at %.12s, archive at %.12s (any command catches up)", idx, head)}, nil
+		who := "any command"
+		if s.readOnly {
+			who = "a command by a user who can write the store"
+		}
+		return []string{fmt.Sprintf("index is at %.12s, archive at %.12s (%s catches up)", idx, head, who)}, nil
 	}
 	scratch, err := os.MkdirTemp(s.scratchDir(), ".check-")
 	if err != nil {
@@ -190,7 +202,8 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("compare %s: %w", table, err)
 		}
 		if extra+missing > 0 {
-			problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %d rows not in the archive, %d archive rows missing (run agentmail doctor --reindex)", table, extra, missing))
+			problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %s not in the archive, %s missing (run agentmail doctor --reindex)",
+				table, count(extra, "row"), count(missing, "archive row")))
 		}
 	}
 	return problems, nil
@@ -230,5 +243,14 @@ func (s *Store) archiveStats() (ArchiveStats, error) {
 
 // String describes the archive's storage in one line.
 func (s ArchiveStats) String() string {
-	return fmt.Sprintf("%d loose objects, %d packs, %d bytes", s.LooseObjects, s.Packs, s.Bytes)
+	return fmt.Sprintf("%s, %s, %s", count(s.LooseObjects, "loose object"), count(s.Packs, "pack"), count(int(s.Bytes), "byte"))
+}
+
+// count renders n things of a noun whose plural takes an s: "1 pack",
+// "2 packs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

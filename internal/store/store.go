@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
 )
@@ -34,6 +35,8 @@ var (
 	ErrNotWritable = errors.New("store is not writable")
 	// ErrCorrupt: the archive cannot be read.
 	ErrCorrupt = errors.New("archive is damaged")
+	// ErrNotReadable: the user may not read the store.
+	ErrNotReadable = errors.New("store is not readable")
 )
 
 // DefaultLockWait is how long a writer waits for the store lock.
@@ -83,6 +86,9 @@ type Store struct {
 	opts  Options
 	notes []string
 	wrote bool // an Update committed to the archive
+
+	readOnly bool   // the user cannot write the store (see readonly.go)
+	private  string // the temporary directory of a read-only store's private index
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -111,6 +117,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s := &Store{dir: dir, opts: opts}
 	arcDir := filepath.Join(dir, "archive.git")
+	if _, err := os.Stat(filepath.Join(arcDir, "HEAD")); errors.Is(err, os.ErrPermission) {
+		return nil, fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotReadable, dir, err),
+			"ask the store's owner to let you read it (chmod -R a+rX "+arcDir+"), or point --store or AGENTMAIL_HOME at another store")
+	}
 	fresh := !archive.Exists(arcDir)
 	if fresh {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -119,12 +129,25 @@ func Open(dir string, opts Options) (*Store, error) {
 		if err := s.withLock(func() error { return archive.Init(arcDir, opts.Now()) }); err != nil {
 			return nil, err
 		}
+		// The archive is made private to its creator; open it to whoever
+		// may read the store directory, as the index is.
+		if fi, err := os.Stat(dir); err == nil {
+			os.Chmod(arcDir, fi.Mode().Perm())
+		}
 	}
 	arc, err := archive.Open(arcDir)
 	if err != nil {
 		return nil, err
 	}
 	s.arc = arc
+	if !writable(dir) {
+		s.readOnly = true
+		if err := s.openReadOnly(context.Background()); err != nil {
+			arc.Close()
+			return nil, err
+		}
+		return s, nil
+	}
 	db, note, err := openIndex(filepath.Join(dir, "index.db"), opts.Extensions)
 	if err != nil {
 		if isReadOnly(err) {
@@ -145,12 +168,12 @@ func isReadOnly(err error) bool {
 }
 
 func notWritable(dir string, err error) error {
-	return fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err)
+	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
 }
 
 // Close closes the index and the archive.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	err := s.closeIndex()
 	if aerr := s.arc.Close(); err == nil {
 		err = aerr
 	}
@@ -182,6 +205,9 @@ func (s *Store) Notes() []string {
 }
 
 func (s *Store) withLock(fn func() error) error {
+	if s.readOnly {
+		return s.readOnlyError()
+	}
 	l, err := flock.Acquire(filepath.Join(s.dir, "lock"), s.opts.LockWait)
 	if err != nil {
 		if errors.Is(err, flock.ErrTimeout) {
@@ -230,6 +256,12 @@ func (s *Store) Fresh(ctx context.Context) error {
 		if idx, err := s.indexHead(s.db); err == nil && idx == head {
 			return nil
 		}
+	}
+	if s.readOnly {
+		if s.private != "" {
+			return s.catchUp(ctx)
+		}
+		return s.usePrivate(ctx, s.db, "its index is behind the archive")
 	}
 	return s.withLock(func() error { return s.catchUp(ctx) })
 }
