@@ -58,6 +58,7 @@ func agentCommands(e *env) []*cli.Command {
 				if jsonOutput(c) {
 					return e.printJSON(map[string]any{"agent": agentDoc(a)})
 				}
+				a = e.esc.agent(a)
 				fmt.Fprintf(e.stdout, "%s in project %s\n", a.Name, s.mb.Project().Slug)
 				printField(e, "program", a.Program)
 				printField(e, "model", a.Model)
@@ -92,7 +93,7 @@ func agentCommands(e *env) []*cli.Command {
 					return nil
 				}
 				rows := make([][]string, len(list))
-				for i, a := range list {
+				for i, a := range mapSlice(list, e.esc.agent) {
 					state := a.State
 					if a.Retired {
 						state = "retired"

@@ -79,17 +79,24 @@ type env struct {
 	stdout, stderr io.Writer
 	stores         []*store.Store // opened by the command, closed by run
 	input          *string        // standard input, once a command has read it all
+	esc            escaper        // how stored text is shown on stdout
+}
+
+func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
+	return &env{stdin: stdin, stdout: stdout, stderr: stderr, esc: escaper{on: isTerminal(stdout)}}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := newEnv(stdin, stdout, stderr)
 	err := e.execute(args)
 	if store.IsIndexDamaged(err) && !e.wrote() {
 		// SQLite finds damaged pages only when a query reaches them. The
 		// index is a cache: rebuild it from the archive and run the
 		// command again, which is safe since it has written nothing.
 		if err = e.repair(err); err == nil {
-			e = &env{stdin: stdin, stdout: stdout, stderr: stderr, input: e.input}
+			input := e.input
+			e = newEnv(stdin, stdout, stderr)
+			e.input = input
 			err = e.execute(args)
 		}
 	}

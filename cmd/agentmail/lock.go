@@ -123,7 +123,7 @@ func lockCommands(e *env) *cli.Command {
 					}
 					rows := make([][]string, len(locks))
 					for i, l := range locks {
-						rows[i] = []string{l.Key, l.Holder, "expires " + ago(l.Expires, s.st.Now())}
+						rows[i] = []string{l.Key, e.esc.line(l.Holder), "expires " + ago(l.Expires, s.st.Now())}
 					}
 					table(e.stdout, "KEY\tHOLDER\tSTATE", rows)
 					return nil

@@ -161,11 +161,11 @@ func mailCommands(e *env) []*cli.Command {
 						if i > 0 {
 							fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
 						}
-						printMessage(e.stdout, m, s.st.Now())
+						e.printMessage(m, s.st.Now())
 					}
 					return nil
 				}
-				messageTable(e.stdout, msgs, s.st.Now(), true)
+				e.messageTable(msgs, s.st.Now(), true)
 				return nil
 			},
 		},
@@ -193,7 +193,7 @@ func mailCommands(e *env) []*cli.Command {
 					fmt.Fprintln(e.stdout, "no messages")
 					return nil
 				}
-				messageTable(e.stdout, msgs, s.st.Now(), false)
+				e.messageTable(msgs, s.st.Now(), false)
 				return nil
 			},
 		},
@@ -217,7 +217,7 @@ func mailCommands(e *env) []*cli.Command {
 				if jsonOutput(c) {
 					return e.printJSON(map[string]any{"message": fullDoc(m)})
 				}
-				printMessage(e.stdout, m, s.st.Now())
+				e.printMessage(m, s.st.Now())
 				return nil
 			},
 		},
@@ -244,10 +244,10 @@ func mailCommands(e *env) []*cli.Command {
 					docs := mapSlice(msgs, fullDoc)
 					return e.printJSON(map[string]any{"thread": thread, "messages": docs})
 				}
-				fmt.Fprintf(e.stdout, "thread %s: %s\n", thread, count(len(msgs), "message", "messages"))
+				fmt.Fprintf(e.stdout, "thread %s: %s\n", e.esc.line(thread), count(len(msgs), "message", "messages"))
 				for _, m := range msgs {
 					fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
-					printMessage(e.stdout, m, s.st.Now())
+					e.printMessage(m, s.st.Now())
 				}
 				return nil
 			},
@@ -292,7 +292,7 @@ func markCommand(e *env, name, usage string, ack bool) *cli.Command {
 				fmt.Fprintln(e.stdout, "nothing to mark")
 			}
 			for _, m := range msgs {
-				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, shortID(m.ID), m.Subject)
+				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, shortID(m.ID), e.esc.line(m.Subject))
 			}
 			return nil
 		},
@@ -303,6 +303,7 @@ func (e *env) sent(c *cli.Context, m mailbox.Message) error {
 	if jsonOutput(c) {
 		return e.printJSON(map[string]any{"message": messageDoc(m)})
 	}
+	m = e.esc.message(m)
 	to := strings.Join(append(append([]string{}, m.To...), m.Cc...), ", ")
 	if len(m.Bcc) > 0 {
 		to += " (bcc " + strings.Join(m.Bcc, ", ") + ")"

@@ -190,13 +190,14 @@ func flags(m mailbox.Message) string {
 
 // messageTable lists messages; an inbox shows senders and marks unread
 // messages with "*", an outbox shows recipients.
-func messageTable(w io.Writer, msgs []mailbox.Message, now time.Time, inbox bool) {
+func (e *env) messageTable(msgs []mailbox.Message, now time.Time, inbox bool) {
+	w := e.stdout
 	header := " ID\tTO\tSUBJECT\tWHEN\tFLAGS"
 	if inbox {
 		header = " ID\tFROM\tSUBJECT\tWHEN\tFLAGS"
 	}
 	rows := make([][]string, 0, len(msgs))
-	for _, m := range msgs {
+	for _, m := range e.esc.messages(msgs) {
 		mark, who := " ", m.From
 		if inbox && m.ReadAt == nil {
 			mark = "*"
@@ -209,7 +210,9 @@ func messageTable(w io.Writer, msgs []mailbox.Message, now time.Time, inbox bool
 	table(w, header, rows)
 }
 
-func printMessage(w io.Writer, m mailbox.Message, now time.Time) {
+// printMessage prints a message's headers and body.
+func (e *env) printMessage(m mailbox.Message, now time.Time) {
+	w, m := e.stdout, e.esc.message(m)
 	line := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "%-9s %s\n", k+":", v)
