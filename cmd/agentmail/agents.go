@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
 )
@@ -24,6 +26,10 @@ func agentCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open, auto (default), contacts_only, block_all (see agentmail policy --help)"},
 			},
 			Action: func(c *cli.Context) error {
+				if c.IsSet("name") && strings.TrimSpace(c.String("name")) == "" {
+					return fault.WithHint(fmt.Errorf("%w: --name is empty", mailbox.ErrInvalidName),
+						"omit --name for a generated name, or pass one such as --name GreenCastle")
+				}
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err

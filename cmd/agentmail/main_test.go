@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,6 +62,7 @@ func TestScripts(t *testing.T) {
 			"race":        cmdRace,
 			"damagepages": cmdDamagePages,
 			"nobody":      cmdNobody,
+			"hinted":      cmdHinted,
 		},
 	})
 }
@@ -404,4 +406,71 @@ func nobodyBinary(ts *testscript.TestScript, bin string) string {
 	ts.Check(err)
 	ts.Check(os.WriteFile(copied, data, 0o755))
 	return copied
+}
+
+// hinted CASES runs the failing invocations listed in the file CASES, one
+// JSON object a line ({"dir": "repo", "args": [...], "exit": 1, "code":
+// "NOT_FOUND"}; $VARS in args are the script's), and checks that each exits
+// as listed with one error line saying what was wrong and, in parentheses,
+// what to do (unless "report": true, for a command that explains itself at
+// length), and with --json one error document with that code, a message
+// and a hint. Blank lines and lines starting with # are skipped.
+func cmdHinted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: hinted CASES")
+	}
+	bin := agentmailPath(ts)
+	env := append(scriptEnv(ts), "AGENTMAIL_PROJECT="+ts.Getenv("AGENTMAIL_PROJECT"))
+	human := regexp.MustCompile(`^agentmail: .+ \(.+\)\n$`)
+	var failed []string
+	for i, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var c struct {
+			Dir    string
+			Args   []string
+			Exit   int
+			Code   string
+			Report bool
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			ts.Fatalf("%s:%d: %v", args[0], i+1, err)
+		}
+		for j := range c.Args {
+			c.Args[j] = os.Expand(c.Args[j], ts.Getenv)
+		}
+		run := func(extra ...string) (string, int) {
+			cmd := exec.Command(bin, append(c.Args, extra...)...)
+			cmd.Env, cmd.Dir = env, filepath.Join(ts.Getenv("WORK"), c.Dir)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				ts.Fatalf("%q: %v", c.Args, err)
+			}
+			return stderr.String(), cmd.ProcessState.ExitCode()
+		}
+		out, code := run()
+		if code != c.Exit || !c.Report && !human.MatchString(out) {
+			failed = append(failed, fmt.Sprintf("%q: exit %d (want %d), stderr %q: want one line with a hint in parentheses", c.Args, code, c.Exit, out))
+		}
+		if i := slices.Index(c.Args, "--"); i >= 0 { // --json is agentmail's, not the command's
+			c.Args = slices.Insert(c.Args, i, "--json")
+		} else {
+			c.Args = append(c.Args, "--json")
+		}
+		out, code = run()
+		var doc struct {
+			Error struct{ Code, Message, Hint string }
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != c.Exit || doc.Error.Code != c.Code || doc.Error.Message == "" || doc.Error.Hint == "" {
+			failed = append(failed, fmt.Sprintf("%q --json: exit %d (want %d), stderr %q: want code %s, a message and a hint", c.Args, code, c.Exit, out, c.Code))
+		}
+		ts.Logf("%q: %s: %s (%s)", c.Args, doc.Error.Code, doc.Error.Message, doc.Error.Hint)
+	}
+	if len(failed) > 0 {
+		ts.Fatalf("%d cases without the right error:\n%s", len(failed), strings.Join(failed, "\n"))
+	}
 }

@@ -56,6 +56,9 @@ func workflowCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
 			},
 			Action: func(c *cli.Context) error {
+				if c.Duration("timeout") < 0 {
+					return usagef("pass a duration such as --timeout 5m (0 checks once)", "--timeout must not be negative, got %s", c.Duration("timeout"))
+				}
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
