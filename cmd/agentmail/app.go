@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -311,12 +312,9 @@ func storeOptions() store.Options {
 // command is done: a process that exits without closing leaves SQLite's WAL
 // behind, and every later process would replay it on open.
 func (e *env) openStore(c *cli.Context) (*store.Store, error) {
-	dir := global(c, "store")
-	if dir == "" {
-		var err error
-		if dir, err = store.DefaultDir(); err != nil {
-			return nil, err
-		}
+	dir, err := storeDir(c)
+	if err != nil {
+		return nil, err
 	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
@@ -332,6 +330,24 @@ func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 	e.notes(st)
 	e.stores = append(e.stores, st)
 	return st, nil
+}
+
+// storeDir returns the store directory named by --store or the
+// environment, made absolute: the paths a store records and reports must
+// hold from any directory.
+func storeDir(c *cli.Context) (string, error) {
+	dir := global(c, "store")
+	if dir == "" {
+		var err error
+		if dir, err = store.DefaultDir(); err != nil {
+			return "", fault.WithHint(err, "set AGENTMAIL_HOME or pass --store DIR")
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fault.WithHint(fmt.Errorf("store %s: %w", dir, err), "pass --store an absolute path")
+	}
+	return abs, nil
 }
 
 func (e *env) notes(st *store.Store) {

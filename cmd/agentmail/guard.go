@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/guard"
-	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 	"github.com/urfave/cli/v2"
@@ -304,12 +303,9 @@ func shellWord(s string) string {
 // reservations.
 func (e *env) guardSource(c *cli.Context) guard.Source {
 	return func(ctx context.Context) ([]reservations.Reservation, error) {
-		dir := global(c, "store")
-		if dir == "" {
-			var err error
-			if dir, err = store.DefaultDir(); err != nil {
-				return nil, err
-			}
+		dir, err := storeDir(c)
+		if err != nil {
+			return nil, err
 		}
 		if guard.StoreAbsent(dir) {
 			return nil, nil
