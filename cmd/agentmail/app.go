@@ -102,11 +102,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if store.IsIndexDamaged(err) && !e.wrote() {
 		// SQLite finds damaged pages only when a query reaches them. The
 		// index is a cache: rebuild it from the archive and run the
-		// command again, which is safe since it has written nothing.
+		// command again, which is safe since it has written nothing. (A
+		// write that meets the damage rebuilds the index itself.)
 		if err = e.repair(err); err == nil {
-			input := e.input
-			e = newEnv(stdin, stdout, stderr)
-			e.input = input
+			again := newEnv(stdin, stdout, stderr)
+			again.input, again.stores = e.input, e.stores
+			e = again
 			err = e.execute(args)
 		}
 	}
@@ -134,19 +135,16 @@ func (e *env) wrote() bool {
 }
 
 // repair rebuilds the damaged index of the stores the command opened
-// (cause is how the damage showed) and closes them.
+// (cause is how the damage showed). They stay open for the command to run
+// again on: a read-only store's rebuilt index is a private one.
 func (e *env) repair(cause error) error {
 	for _, st := range e.stores {
 		err := st.RepairIndex(context.Background(), cause)
 		e.notes(st)
-		if cerr := st.Close(); err == nil {
-			err = cerr
-		}
 		if err != nil {
 			return err
 		}
 	}
-	e.stores = nil
 	return nil
 }
 
@@ -315,6 +313,11 @@ func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 	dir, err := storeDir(c)
 	if err != nil {
 		return nil, err
+	}
+	for _, st := range e.stores {
+		if st.Dir() == dir {
+			return st, nil // opened already, by the run before a repair
+		}
 	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),

@@ -92,7 +92,7 @@ func openShared(path string, exts []Extension) (*sql.DB, string) {
 func (s *Store) usePrivate(ctx context.Context, from *sql.DB, why string) error {
 	tmp, err := os.MkdirTemp("", "agentmail-index-")
 	if err != nil {
-		return fmt.Errorf("private index: %w", err)
+		return fault.WithHint(fmt.Errorf("private index: %w", err), "set TMPDIR to a directory you can write")
 	}
 	path := filepath.Join(tmp, "index.db")
 	if from != nil {
