@@ -41,7 +41,46 @@ func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Ma
 	if err := m.loadProjectID(st.DB()); err != nil {
 		return nil, err
 	}
+	if m.pid == 0 && foldsCase(proj.Key) {
+		if err := m.adoptSpelling(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// adoptSpelling makes the mailbox that of a project the store already
+// keeps under another spelling of the key, on a host that ignores case in
+// paths: github.com/Acme/Shop, as keys were written before they were
+// folded, is the repository github.com/acme/shop.
+func (m *Mailbox) adoptSpelling(ctx context.Context) error {
+	var key, slug string
+	err := m.st.DB().QueryRowContext(ctx, `SELECT key, slug FROM projects WHERE key = ? COLLATE NOCASE
+		ORDER BY created, id LIMIT 1`, m.proj.Key).Scan(&key, &slug)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("look for project %s: %w", m.proj.Key, err)
+	}
+	m.proj.Key, m.proj.Slug = key, slug
+	return m.loadProjectID(m.st.DB())
+}
+
+// Known reports whether the store holds anything of the project.
+func (m *Mailbox) Known() bool { return m.pid != 0 }
+
+// EnsureProject records the project in the store, if it is not there yet,
+// as its first write would: the commit guard then knows the store serves
+// it.
+func (m *Mailbox) EnsureProject(ctx context.Context) error {
+	return m.st.Update(ctx, func(tx *store.Tx) error {
+		if err := m.ensureProject(tx); err != nil {
+			return err
+		}
+		tx.Describe("agentmail", fmt.Sprintf("project: %s (%s)", m.proj.Slug, m.proj.Key))
+		return nil
+	})
 }
 
 // Project returns the mailbox's project.
@@ -348,4 +387,31 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 		}
 	}
 	return list, rows.Err()
+}
+
+// Holdings is what the store keeps of a project.
+type Holdings struct {
+	Agents       int // registered agents
+	Messages     int // messages, every agent's
+	Reservations int // active reservations
+}
+
+// Empty reports whether the store keeps nothing of the project.
+func (h Holdings) Empty() bool { return h == Holdings{} }
+
+// Holdings counts what the store keeps of the project.
+func (m *Mailbox) Holdings(ctx context.Context) (Holdings, error) {
+	var h Holdings
+	if m.pid == 0 {
+		return h, nil
+	}
+	err := m.st.DB().QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM agents WHERE project_id = ?1),
+		(SELECT count(*) FROM messages WHERE project_id = ?1),
+		(SELECT count(*) FROM reservations WHERE project_id = ?1 AND released IS NULL AND expires > ?2)`,
+		m.pid, record.FormatTime(m.st.Now())).Scan(&h.Agents, &h.Messages, &h.Reservations)
+	if err != nil {
+		return h, fmt.Errorf("count what project %s holds: %w", m.proj.Slug, err)
+	}
+	return h, nil
 }
