@@ -41,30 +41,47 @@ func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Ma
 	if err := m.loadProjectID(st.DB()); err != nil {
 		return nil, err
 	}
-	if m.pid == 0 && foldsCase(proj.Key) {
-		if err := m.adoptSpelling(ctx); err != nil {
+	if m.pid == 0 {
+		if err := m.adopt(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// adoptSpelling makes the mailbox that of a project the store already
-// keeps under another spelling of the key, on a host that ignores case in
-// paths: github.com/Acme/Shop, as keys were written before they were
-// folded, is the repository github.com/acme/shop.
-func (m *Mailbox) adoptSpelling(ctx context.Context) error {
+// adopt makes the mailbox, when the store knows nothing under the
+// project's key, that of a project the store keeps under another key of
+// the same repository, as earlier versions of agentmail wrote it: the key
+// a relative origin URL was given before it was resolved (../remote; only
+// while the repository is not pinned: the pin then keeps it), and another
+// spelling on a host that ignores case in paths (github.com/Acme/Shop is
+// github.com/acme/shop). Nothing already in the store drops out of view.
+func (m *Mailbox) adopt(ctx context.Context) error {
+	if r := m.proj.Repo; r != nil && r.LegacyKey != "" && m.proj.Source == SourceOrigin {
+		if ok, err := m.adoptKey(ctx, `slug = ?`, slugFor(r.LegacyKey)); ok || err != nil {
+			return err
+		}
+	}
+	if foldsCase(m.proj.Key) {
+		_, err := m.adoptKey(ctx, `key = ? COLLATE NOCASE`, m.proj.Key)
+		return err
+	}
+	return nil
+}
+
+// adoptKey makes the mailbox that of the oldest project matching where.
+func (m *Mailbox) adoptKey(ctx context.Context, where string, arg string) (bool, error) {
 	var key, slug string
-	err := m.st.DB().QueryRowContext(ctx, `SELECT key, slug FROM projects WHERE key = ? COLLATE NOCASE
-		ORDER BY created, id LIMIT 1`, m.proj.Key).Scan(&key, &slug)
+	err := m.st.DB().QueryRowContext(ctx, `SELECT key, slug, id FROM projects WHERE `+where+`
+		ORDER BY created, id LIMIT 1`, arg).Scan(&key, &slug, &m.pid)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("look for project %s: %w", m.proj.Key, err)
+		return false, fmt.Errorf("look for project %s: %w", m.proj.Key, err)
 	}
 	m.proj.Key, m.proj.Slug = key, slug
-	return m.loadProjectID(m.st.DB())
+	return true, nil
 }
 
 // Known reports whether the store holds anything of the project.

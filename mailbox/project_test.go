@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -494,5 +495,68 @@ func TestResolveProjectRelativeOrigin(t *testing.T) {
 		if p.Key != want {
 			t.Errorf("ResolveProject(%s).Key = %q, want %q", dir, p.Key, want)
 		}
+	}
+}
+
+// TestOpenAdoptsLegacyKey: a store written when a relative origin kept its
+// relative key (../remote) stays in view at the repository's first use,
+// which then pins that key; a repository pinned to another key does not
+// adopt it.
+func TestOpenAdoptsLegacyKey(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	old, err := mailbox.ProjectFromKey("../remote")
+	if err != nil || old.Key != "../remote" {
+		t.Fatalf("ProjectFromKey(../remote) = %+v, %v", old, err)
+	}
+	mb, err := mailbox.Open(ctx, st, old, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Register(ctx, mailbox.RegisterInput{Name: "GreenCastle"}); err != nil {
+		t.Fatal(err)
+	}
+
+	repo, _, wt := newRepo(t)
+	git(t, repo, "remote", "add", "origin", "../remote.git")
+	p, err := mailbox.ResolveProject(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Source != mailbox.SourceOrigin || p.Repo.LegacyKey != "../remote" || p.Key == "../remote" {
+		t.Fatalf("ResolveProject: key %q from %s, legacy %q", p.Key, p.Source, p.Repo.LegacyKey)
+	}
+	mb, err = mailbox.Open(ctx, st, p, "GreenCastle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mb.Project(); got.Key != "../remote" || got.Slug != old.Slug || !mb.Known() {
+		t.Fatalf("Open adopted key %q slug %q (known %v), want %q %q", got.Key, got.Slug, mb.Known(), old.Key, old.Slug)
+	}
+	if _, err := mb.Whoami(ctx); err != nil {
+		t.Errorf("the agent of the legacy key: %v", err)
+	}
+	adopted := mb.Project()
+	if wrote, err := adopted.Pin(ctx); !wrote || err != nil {
+		t.Fatalf("Pin: %v, %v", wrote, err)
+	}
+	if p, _ := mailbox.ResolveProject(repo); p.Key != "../remote" || p.Source != mailbox.SourcePinned {
+		t.Errorf("after pinning: key %q from %s", p.Key, p.Source)
+	}
+
+	// Pinned elsewhere: no adoption.
+	other, _, _ := newRepo(t)
+	git(t, other, "remote", "add", "origin", "../remote.git")
+	r, _ := mailbox.FindRepository(other)
+	if err := r.SetPin(ctx, "/srv/elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = mailbox.ResolveProject(other)
+	if mb, err = mailbox.Open(ctx, st, p, ""); err != nil || mb.Known() || mb.Project().Key != "/srv/elsewhere" {
+		t.Errorf("a pinned repository adopted %q (known %v, %v)", mb.Project().Key, mb.Known(), err)
 	}
 }

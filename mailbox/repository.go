@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ type Repository struct {
 	Pinned    string // the key pinned there; "" when none is
 	OriginURL string // remote.origin.url as configured; "" without origin
 	OriginKey string // the key the origin URL normalizes to; "" without origin
+	LegacyKey string // the key agentmail gave the origin URL before local paths were resolved, when it differs
 	PathKey   string // the main worktree's canonical path, the key without origin
 }
 
@@ -75,8 +77,27 @@ func readRepository(gitDir string) (*Repository, error) {
 	if urls := cfg.Section("remote").Subsection("origin").OptionAll("url"); len(urls) > 0 && strings.TrimSpace(urls[0]) != "" {
 		repo.OriginURL = urls[0]
 		repo.OriginKey = NormalizeRemote(urls[0], main)
+		if legacy := legacyRemoteKey(urls[0]); legacy != repo.OriginKey {
+			repo.LegacyKey = legacy
+		}
 	}
 	return repo, nil
+}
+
+// legacyRemoteKey is the key agentmail gave a local origin URL before it
+// resolved them against the repository: a relative path stayed relative
+// (../remote), links and a trailing /.git stayed. "" for other URLs, whose
+// keys differ from today's at most in case (see Mailbox.adopt).
+func legacyRemoteKey(u string) string {
+	u = strings.TrimSpace(u)
+	scheme, rest, hasScheme := strings.Cut(u, "://")
+	switch {
+	case hasScheme && scheme == "file":
+		return strings.TrimSuffix(path.Clean(rest), ".git")
+	case !hasScheme && (strings.HasPrefix(u, "/") || strings.HasPrefix(u, ".")):
+		return strings.TrimSuffix(path.Clean(u), ".git")
+	}
+	return ""
 }
 
 // key returns the repository's key and how it is chosen: the pinned one,
