@@ -11,12 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-type holdingsJSON struct {
-	Agents       int `json:"agents"`
-	Messages     int `json:"messages"`
-	Reservations int `json:"reservations"`
-}
-
 type projectJSON struct {
 	Key    string  `json:"key"`
 	Slug   string  `json:"slug"`
@@ -27,15 +21,13 @@ type projectJSON struct {
 // otherKeyJSON is another key the repository could have, and what the
 // store keeps under it.
 type otherKeyJSON struct {
-	From  string       `json:"from"` // origin or path
-	Key   string       `json:"key"`
-	Slug  string       `json:"slug"`
-	Holds holdingsJSON `json:"holds"`
+	From  string     `json:"from"` // origin or path
+	Key   string     `json:"key"`
+	Slug  string     `json:"slug"`
+	Holds countsJSON `json:"holds"`
 }
 
-func holdingsDoc(h mailbox.Holdings) holdingsJSON {
-	return holdingsJSON{h.Agents, h.Messages, h.Reservations}
-}
+func holdingsDoc(h mailbox.Holdings) countsJSON { return importCountsDoc(mailbox.ImportCounts(h)) }
 
 func projectCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -84,8 +76,12 @@ func (e *env) showProject(c *cli.Context) error {
 		return err
 	}
 	if jsonOutput(c) {
+		docs := []otherKeyJSON{}
+		for _, o := range others {
+			docs = append(docs, otherKeyJSON{o.from, o.proj.Key, o.proj.Slug, holdingsDoc(o.holds)})
+		}
 		doc := map[string]any{"project": projectJSON{cur.Key, cur.Slug, cur.Source, optString(cur.Root)},
-			"holds": holdingsDoc(holds), "pinned": nil, "config": nil, "origin": nil, "others": others}
+			"holds": holdingsDoc(holds), "pinned": nil, "config": nil, "origin": nil, "others": docs}
 		if r := cur.Repo; r != nil {
 			doc["pinned"], doc["config"] = optString(r.Pinned), r.Config
 			if r.OriginURL != "" {
@@ -97,41 +93,48 @@ func (e *env) showProject(c *cli.Context) error {
 	fmt.Fprintf(e.stdout, "project  %s\nkey      %s\nsource   %s\nholds    %s\n", cur.Slug, cur.Key, describeSource(cur), describeHoldings(holds))
 	for _, o := range others {
 		what := "key"
-		if o.From == "origin" {
+		if o.from == "origin" {
 			what = cur.Repo.OriginURL + " is key"
 		}
 		fmt.Fprintf(e.stdout, "%-8s %s %s (%s, holds %s), not this project's; to move there: agentmail project set %s\n",
-			o.From, what, o.Key, o.Slug, describeHoldings(mailbox.Holdings{Agents: o.Holds.Agents, Messages: o.Holds.Messages, Reservations: o.Holds.Reservations}), shellWord(o.Key))
+			o.from, what, o.proj.Key, o.proj.Slug, describeHoldings(o.holds), shellWord(o.proj.Key))
 	}
 	return nil
 }
 
+// otherKey is another key the repository could have.
+type otherKey struct {
+	from  string // origin or path
+	proj  mailbox.Project
+	holds mailbox.Holdings // what the store keeps under it
+}
+
 // otherKeys lists the keys the repository around cur would have from its
-// origin or its path, when they differ from cur's, with what the store
-// keeps under each.
-func otherKeys(ctx context.Context, st *store.Store, cur mailbox.Project) ([]otherKeyJSON, error) {
-	out := []otherKeyJSON{}
+// origin or its path, when they are not cur's, with what the store keeps
+// under each.
+func otherKeys(ctx context.Context, st *store.Store, cur mailbox.Project) ([]otherKey, error) {
+	var out []otherKey
 	r := cur.Repo
 	if r == nil {
 		return out, nil
 	}
 	for _, k := range []struct{ from, key string }{{"origin", r.OriginKey}, {"path", r.PathKey}} {
-		if k.key == "" || k.key == cur.Key || mailbox.CheckKey(k.key) != nil {
-			continue
-		}
 		p, err := mailbox.ProjectFromKey(k.key)
-		if err != nil || p.Key == cur.Key {
-			continue
+		if err != nil {
+			continue // none, or a key nobody can use
 		}
 		mb, err := mailbox.Open(ctx, st, p, "")
 		if err != nil {
 			return nil, err
 		}
+		if mb.Project().Slug == cur.Slug {
+			continue
+		}
 		h, err := mb.Holdings(ctx)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, otherKeyJSON{k.from, mb.Project().Key, mb.Project().Slug, holdingsDoc(h)})
+		out = append(out, otherKey{k.from, mb.Project(), h})
 	}
 	return out, nil
 }
