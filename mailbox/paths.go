@@ -22,7 +22,7 @@ func (p Project) RepoPaths(args []string) ([]string, error) { return p.repoRelat
 func (p Project) RepoPatterns(args []string) ([]string, error) { return p.repoRelative(args, true) }
 
 func (p Project) repoRelative(args []string, glob bool) ([]string, error) {
-	if p.Root == "" || p.Dir == "" {
+	if p.Root == "" || p.Dir == "" || len(args) == 0 {
 		return args, nil
 	}
 	out := make([]string, len(args))

@@ -104,6 +104,9 @@ func TestProjectRepoPaths(t *testing.T) {
 	if _, err := p.RepoPaths([]string{"ok.py", filepath.Dir(repo)}); !errors.Is(err, mailbox.ErrInvalidArgument) {
 		t.Errorf("a path outside: %v", err)
 	}
+	if got, err := p.RepoPaths(nil); got != nil || err != nil {
+		t.Errorf("RepoPaths(nil) = %#v, %v; want nil (no paths given is not an empty list)", got, err)
+	}
 	given, _ := mailbox.ProjectFromKey("github.com/acme/shop")
 	if got, err := given.RepoPaths([]string{"../x", "*.py"}); err != nil || got[0] != "../x" || got[1] != "*.py" {
 		t.Errorf("given by key, outside a repository: %q, %v", got, err)

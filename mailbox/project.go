@@ -27,12 +27,12 @@ const (
 
 // Project identifies the codebase a command works on.
 type Project struct {
-	Key    string // normalized origin URL, the main worktree's canonical path, or a key given or pinned
-	Slug   string // readable base name plus 8 hex digits of the key's SHA-1
-	Root   string // the working tree around Dir; "" outside any repository
-	Dir    string // the canonical directory paths on the command line are relative to; "" with Root
-	Source string // how Key was chosen: SourcePinned, SourceOrigin, SourcePath, SourceFlag, SourceEnv
-	Repo   *Repository
+	Key    string      // normalized origin URL, the main worktree's canonical path, or a key given or pinned
+	Slug   string      // readable base name plus 8 hex digits of the key's SHA-1
+	Root   string      // the working tree around Dir; "" outside any repository
+	Dir    string      // the canonical directory the command runs in: command-line paths are relative to it; "" outside any repository
+	Source string      // how Key was chosen: SourcePinned, SourceOrigin, SourcePath, SourceFlag, SourceEnv
+	Repo   *Repository // the repository around Dir; nil outside one
 }
 
 // ProjectFromKey returns the project with the given key, as given by

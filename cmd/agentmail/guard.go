@@ -220,13 +220,13 @@ func (e *env) guardCheck(c *cli.Context) error {
 	}
 	bypass := guard.Bypassed()
 	var proj mailbox.Project
-	projErr := errors.New("project not resolved")
-	if !bypass {
+	var projErr error
+	if !bypass { // a bypassed check looks at nothing
 		proj, projErr = e.project(c)
-		if paths != nil && projErr == nil {
-			if paths, err = proj.RepoPaths(paths); err != nil {
-				return err
-			}
+	}
+	if projErr == nil {
+		if paths, err = proj.RepoPaths(paths); err != nil {
+			return err
 		}
 	}
 	rep, err := guard.Check(c.Context, guard.CheckOptions{
