@@ -34,7 +34,7 @@ type Draft struct {
 	To, Cc, Bcc []string
 	Subject     string
 	Body        string
-	Thread      string // "" starts no named thread
+	Thread      string // a thread name, or a message id (or unique prefix) whose thread to join; "" starts a thread of its own
 	Importance  string // "" means normal
 	AckRequired bool
 	Category    string
@@ -123,6 +123,16 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 		}
 		out = make([]Message, 0, len(drafts))
 		for _, d := range drafts {
+			if d.Thread != "" {
+				viewer := from.Name
+				if d.AsHuman {
+					viewer = "" // the overseer sees every message of the project
+				}
+				var err error
+				if d.Thread, err = m.threadOf(ctx, tx, d.Thread, viewer); err != nil {
+					return fmt.Errorf("thread: %w", err)
+				}
+			}
 			msg, err := m.compose(ctx, tx, from.Name, d)
 			if err != nil {
 				return err

@@ -144,7 +144,7 @@ func (m *Mailbox) OverdueAcks(ctx context.Context, older time.Duration) ([]Overd
 
 // WaitFilter narrows what Wait waits for.
 type WaitFilter struct {
-	Thread string
+	Thread string // a thread name, or a message id (or unique prefix) of the thread
 	From   string
 	Urgent bool
 }
@@ -169,6 +169,12 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 		}
 		from = a.Name
 	}
+	thread := f.Thread
+	if thread != "" {
+		if thread, err = m.threadOf(ctx, m.st.DB(), thread, me.Name); err != nil {
+			return nil, fmt.Errorf("thread: %w", err)
+		}
+	}
 	since := ulid.MustNew(ulid.Timestamp(m.st.Clock()), ulid.DefaultEntropy()).String()[:10]
 	deadline := time.Now().Add(timeout)
 	lastHead := ""
@@ -189,9 +195,9 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			}
 			where := []string{"r.project_id = ?", "r.agent = ?", "r.read_at IS NULL", "r.message_id >= ?"}
 			args := []any{m.pid, me.Name, since}
-			if f.Thread != "" {
+			if thread != "" {
 				where = append(where, "m.thread = ?")
-				args = append(args, f.Thread)
+				args = append(args, thread)
 			}
 			if from != "" {
 				where = append(where, "m.sender = ?")

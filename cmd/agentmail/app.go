@@ -52,6 +52,7 @@ var errorCodes = []struct {
 	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", exitError},
 	{mailbox.ErrNotFound, "NOT_FOUND", exitError},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
+	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
 	{mailbox.ErrTimeout, "TIMEOUT", exitTimeout},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", exitError},
