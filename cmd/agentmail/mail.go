@@ -166,8 +166,7 @@ func mailCommands(e *env) []*cli.Command {
 					}
 					return nil
 				}
-				messageTable(e.stdout, msgs, s.st.Now(), true)
-				return nil
+				return s.printTable(c, e.stdout, msgs, true)
 			},
 		},
 		{
@@ -194,8 +193,7 @@ func mailCommands(e *env) []*cli.Command {
 					fmt.Fprintln(e.stdout, "no messages")
 					return nil
 				}
-				messageTable(e.stdout, msgs, s.st.Now(), false)
-				return nil
+				return s.printTable(c, e.stdout, msgs, false)
 			},
 		},
 		{
@@ -292,8 +290,12 @@ func markCommand(e *env, name, usage string, ack bool) *cli.Command {
 			if len(msgs) == 0 {
 				fmt.Fprintln(e.stdout, "nothing to mark")
 			}
+			short, err := s.shortIDs(c, msgs)
+			if err != nil {
+				return err
+			}
 			for _, m := range msgs {
-				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, shortID(m.ID), m.Subject)
+				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, short.Of(m.ID), m.Subject)
 			}
 			return nil
 		},
