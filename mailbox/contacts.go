@@ -24,7 +24,7 @@ var (
 
 // Policies are the contact policies an agent may choose:
 //
-//   - open: mail from any agent of the project is delivered.
+//   - open (DefaultPolicy): mail from any agent of the project is delivered.
 //   - auto: mail is delivered when the recipient wrote to the sender in the
 //     same thread or in the last 24 hours, when the two hold overlapping
 //     reservations (see related), when the recipient approved the sender
@@ -36,8 +36,15 @@ var (
 // Mail from the human overseer (HumanSender) passes every policy.
 var Policies = []string{"open", "auto", "contacts_only", "block_all"}
 
-// DefaultPolicy is the policy of an agent that has chosen none.
-const DefaultPolicy = "auto"
+// DefaultPolicy is the policy a new agent gets unless it chooses another:
+// agents of one project work together, and an orchestrator must be able to
+// assign work without asking first.
+const DefaultPolicy = "open"
+
+// unsetPolicy is the policy of an agent whose profile names none: one
+// registered when auto was the default (and imported ones), which keep it.
+// New profiles always name their policy.
+const unsetPolicy = "auto"
 
 // validPolicy normalizes policy and checks that it is one of Policies.
 func validPolicy(policy string) (string, error) {
@@ -88,7 +95,7 @@ func (m *Mailbox) SetPolicy(ctx context.Context, policy string) (Agent, error) {
 
 func cmpPolicy(p string) string {
 	if p == "" {
-		return DefaultPolicy
+		return unsetPolicy
 	}
 	return p
 }

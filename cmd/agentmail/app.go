@@ -166,7 +166,6 @@ func newApp(e *env) *cli.App {
 			"repository (agentmail archive path) and indexed in SQLite.\n\n" +
 			"Quick start:\n" +
 			"   export AGENTMAIL_AGENT=$(agentmail register --program claude --json | jq -r .agent.name)\n" +
-			"   agentmail contacts request BlueLake --reason 'API handoff'   # first contact; BlueLake approves\n" +
 			"   agentmail send --to BlueLake --subject 'API ready' --body 'See routes.py'\n" +
 			"   agentmail inbox --unread\n" +
 			"   agentmail reserve 'src/api/**' --reason 'auth rewrite' && agentmail guard install",
