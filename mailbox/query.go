@@ -11,6 +11,7 @@ import (
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/oklog/ulid/v2"
 )
 
 // MinIDPrefix is the shortest id prefix accepted.
@@ -153,6 +154,12 @@ func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer strin
 		}
 		return matches, total, rows.Err()
 	})
+}
+
+// firstIDAt returns the prefix of the ids of messages made at t (to the
+// millisecond): no id made at t or later sorts before it.
+func firstIDAt(t time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(t), nil).String()[:10]
 }
 
 // truncateSubject describes a message in an ambiguity error: its subject,

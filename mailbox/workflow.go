@@ -10,7 +10,6 @@ import (
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/oklog/ulid/v2"
 )
 
 // ErrTimeout: Wait saw no matching mail in time.
@@ -175,7 +174,7 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			return nil, fmt.Errorf("thread: %w", err)
 		}
 	}
-	since := ulid.MustNew(ulid.Timestamp(m.st.Clock()), ulid.DefaultEntropy()).String()[:10]
+	since := firstIDAt(m.st.Clock())
 	deadline := time.Now().Add(timeout)
 	lastHead := ""
 	for {
