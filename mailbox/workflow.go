@@ -93,8 +93,14 @@ func (m *Mailbox) PendingAcks(ctx context.Context) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.list(ctx, m.st.DB(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
-		WHERE r.project_id = ? AND r.agent = ? AND m.ack_required AND r.acked_at IS NULL ORDER BY m.id`, m.pid, me.Name)
+	return m.pendingAcks(ctx, m.st.DB(), me.Name)
+}
+
+// pendingAcks lists the messages agent was asked to acknowledge and has
+// not, oldest first, over the partial index of such receipts.
+func (m *Mailbox) pendingAcks(ctx context.Context, q queryer, agent string) ([]Message, error) {
+	return m.list(ctx, q, agent, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
+		WHERE r.project_id = ? AND r.agent = ? AND r.ack_required AND r.acked_at IS NULL ORDER BY r.message_id`, m.pid, agent)
 }
 
 // Overdue is a sent message still waiting for acknowledgements.
