@@ -139,3 +139,33 @@ func BenchmarkRefusedSend(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShortIDs is the cost of abbreviating a page of 20 inbox ids for
+// display, in projects of 10,000 (AGENTMAIL_BENCH_LARGE: also 100,000)
+// messages: two index lookups an id, flat as the project grows.
+func BenchmarkShortIDs(b *testing.B) {
+	sizes := []int{10000}
+	if os.Getenv("AGENTMAIL_BENCH_LARGE") != "" {
+		sizes = append(sizes, 100000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			f := seeded(b, n)
+			ctx := context.Background()
+			mb := f.as("BlueLake")
+			page, err := mb.Inbox(ctx, InboxQuery{Limit: 20})
+			if err != nil {
+				b.Fatal(err)
+			}
+			list := make([]string, len(page))
+			for i, m := range page {
+				list[i] = m.ID
+			}
+			for b.Loop() {
+				if _, err := mb.ShortIDs(ctx, list); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

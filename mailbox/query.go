@@ -131,35 +131,33 @@ func (m *Mailbox) messageIDs() ids.Kind {
 // the project. Ambiguity is decided over the whole project, as ShortIDs
 // abbreviates; the error describes the matches viewer may see by subject.
 func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer string) (string, error) {
-	return m.messageIDs().Resolve(prefix, func(p string, limit int) ([]ids.Match, int, error) {
-		rows, err := q.QueryContext(ctx, `SELECT m.id, m.subject,
-			?4 = '' OR m.sender = ?4 OR EXISTS (SELECT 1 FROM recipients r WHERE r.project_id = m.project_id AND r.agent = ?4 AND r.message_id = m.id),
-			count(*) OVER ()
-			FROM messages m WHERE m.project_id = ?1 AND m.id >= ?2 AND m.id < ?3 ORDER BY m.id LIMIT ?5`,
-			m.pid, p, p+"~", viewer, limit)
-		if err != nil {
-			return nil, 0, err
-		}
-		defer rows.Close()
-		var matches []ids.Match
-		total := 0
-		for rows.Next() {
-			var match ids.Match
-			var visible bool
-			if err := rows.Scan(&match.ID, &match.What, &visible, &total); err != nil {
-				return nil, 0, err
+	return m.messageIDs().Resolve(prefix, ids.Lookup{
+		Find: func(p string, limit int) ([]ids.Match, error) {
+			rows, err := q.QueryContext(ctx, `SELECT m.id, m.subject,
+				?4 = '' OR m.sender = ?4 OR EXISTS (SELECT 1 FROM recipients r WHERE r.project_id = m.project_id AND r.agent = ?4 AND r.message_id = m.id)
+				FROM messages m WHERE m.project_id = ?1 AND m.id >= ?2 AND m.id < ?3 ORDER BY m.id LIMIT ?5`,
+				m.pid, p, p+"~", viewer, limit)
+			if err != nil {
+				return nil, err
 			}
-			match.What = truncateSubject(match.What, visible)
-			matches = append(matches, match)
-		}
-		return matches, total, rows.Err()
+			defer rows.Close()
+			var matches []ids.Match
+			for rows.Next() {
+				var match ids.Match
+				var visible bool
+				if err := rows.Scan(&match.ID, &match.What, &visible); err != nil {
+					return nil, err
+				}
+				match.What = truncateSubject(match.What, visible)
+				matches = append(matches, match)
+			}
+			return matches, rows.Err()
+		},
+		Count: func(p string) (n int, err error) {
+			err = q.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE project_id = ? AND id >= ? AND id < ?`, m.pid, p, p+"~").Scan(&n)
+			return n, err
+		},
 	})
-}
-
-// firstIDAt returns the prefix of the ids of messages made at t (to the
-// millisecond): no id made at t or later sorts before it.
-func firstIDAt(t time.Time) string {
-	return ulid.MustNew(ulid.Timestamp(t), nil).String()[:10]
 }
 
 // truncateSubject describes a message in an ambiguity error: its subject,
@@ -183,6 +181,12 @@ func (m *Mailbox) ShortIDs(ctx context.Context, list []string) (ids.Short, error
 		(SELECT id FROM messages WHERE project_id = ?1 AND id < j.value ORDER BY id DESC LIMIT 1),
 		(SELECT id FROM messages WHERE project_id = ?1 AND id > j.value ORDER BY id LIMIT 1)
 		FROM json_each(?2) j`, []any{m.pid}, list)
+}
+
+// firstIDAt returns the prefix of the ids of messages made at t (to the
+// millisecond): no id made at t or later sorts before it.
+func firstIDAt(t time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(t), nil).String()[:10]
 }
 
 // visibleMessage loads a message the viewer sent or received ("" viewer:

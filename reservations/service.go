@@ -390,26 +390,30 @@ func (s *Service) reservationIDs() ids.Kind {
 // resolveID turns a full id or a unique prefix into the id of one of the
 // project's reservations, active or not, as ShortIDs abbreviates them.
 func (s *Service) resolveID(ctx context.Context, q querier, raw string) (string, error) {
-	return s.reservationIDs().Resolve(raw, func(p string, limit int) ([]ids.Match, int, error) {
-		rows, err := q.QueryContext(ctx, `SELECT id, pattern, agent, count(*) OVER () FROM reservations
-			WHERE id >= ?2 AND id < ?3 AND project_id = (SELECT id FROM projects WHERE slug = ?1) ORDER BY id LIMIT ?4`,
-			s.slug, p, p+"~", limit)
-		if err != nil {
-			return nil, 0, err
-		}
-		defer rows.Close()
-		var matches []ids.Match
-		total := 0
-		for rows.Next() {
-			var m ids.Match
-			var pattern, agent string
-			if err := rows.Scan(&m.ID, &pattern, &agent, &total); err != nil {
-				return nil, 0, err
+	const where = `WHERE id >= ?2 AND id < ?3 AND project_id = (SELECT id FROM projects WHERE slug = ?1)`
+	return s.reservationIDs().Resolve(raw, ids.Lookup{
+		Find: func(p string, limit int) ([]ids.Match, error) {
+			rows, err := q.QueryContext(ctx, `SELECT id, pattern, agent FROM reservations `+where+` ORDER BY id LIMIT ?4`, s.slug, p, p+"~", limit)
+			if err != nil {
+				return nil, err
 			}
-			m.What = pattern + " by " + agent
-			matches = append(matches, m)
-		}
-		return matches, total, rows.Err()
+			defer rows.Close()
+			var matches []ids.Match
+			for rows.Next() {
+				var m ids.Match
+				var pattern, agent string
+				if err := rows.Scan(&m.ID, &pattern, &agent); err != nil {
+					return nil, err
+				}
+				m.What = pattern + " by " + agent
+				matches = append(matches, m)
+			}
+			return matches, rows.Err()
+		},
+		Count: func(p string) (n int, err error) {
+			err = q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+where, s.slug, p, p+"~").Scan(&n)
+			return n, err
+		},
 	})
 }
 

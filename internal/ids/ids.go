@@ -48,24 +48,35 @@ type Match struct {
 	ID, What string
 }
 
-// Finder returns the records whose id starts with prefix, in id order: at
-// most limit of them, and how many there are in all.
-type Finder func(prefix string, limit int) (matches []Match, total int, err error)
+// Lookup finds the records whose id starts with a prefix.
+type Lookup struct {
+	// Find returns the first limit of them, in id order.
+	Find func(prefix string, limit int) ([]Match, error)
+	// Count returns how many there are; it is asked only when there are
+	// more than an error lists, and can be a scan of an index alone.
+	Count func(prefix string) (int, error)
+}
 
 // Resolve returns the one id that raw (a whole id or a prefix, any case)
-// names, looking prefixes up with find.
-func (k Kind) Resolve(raw string, find Finder) (string, error) {
+// names.
+func (k Kind) Resolve(raw string, l Lookup) (string, error) {
 	p, err := k.Normalize(raw)
 	if err != nil {
 		return "", err
 	}
-	matches, total, err := find(p, ShowMatches+1)
+	matches, err := l.Find(p, ShowMatches+1)
 	if err != nil {
 		return "", fmt.Errorf("look up %s %s: %w", k.Noun, p, err)
 	}
 	for _, m := range matches {
 		if m.ID == p {
 			return m.ID, nil // a whole id wins, whatever it is a prefix of
+		}
+	}
+	total := len(matches)
+	if total > ShowMatches {
+		if total, err = l.Count(p); err != nil {
+			return "", fmt.Errorf("count %ss %s: %w", k.Noun, p, err)
 		}
 	}
 	switch total {

@@ -34,20 +34,30 @@ var sorted = []string{
 	"01K9ZZZZZZ0000000000000000",
 }
 
-// find looks prefixes up in sorted, as the packages' queries do in their
-// tables.
-func find(p string, limit int) ([]Match, int, error) {
-	var out []Match
-	total := 0
-	for _, id := range sorted {
-		if strings.HasPrefix(id, p) {
-			total++
-			if len(out) < limit {
+// lookup looks prefixes up in sorted, as the packages' queries do in their
+// tables, and counts the calls to Count.
+var counted int
+
+var lookup = Lookup{
+	Find: func(p string, limit int) ([]Match, error) {
+		var out []Match
+		for _, id := range sorted {
+			if strings.HasPrefix(id, p) && len(out) < limit {
 				out = append(out, Match{ID: id, What: "subject of " + id[10:12]})
 			}
 		}
-	}
-	return out, total, nil
+		return out, nil
+	},
+	Count: func(p string) (int, error) {
+		counted++
+		n := 0
+		for _, id := range sorted {
+			if strings.HasPrefix(id, p) {
+				n++
+			}
+		}
+		return n, nil
+	},
 }
 
 func TestResolve(t *testing.T) {
@@ -78,8 +88,9 @@ func TestResolve(t *testing.T) {
 		{raw: sorted[0] + "0", wantErr: errInvalid, msg: "is not a message id"},
 		{raw: "", wantErr: errInvalid},
 	}
+	counted = 0
 	for _, tt := range tests {
-		got, err := kind.Resolve(tt.raw, find)
+		got, err := kind.Resolve(tt.raw, lookup)
 		if tt.wantErr == nil {
 			if err != nil || got != tt.want {
 				t.Errorf("Resolve(%q) = %q, %v; want %q", tt.raw, got, err, tt.want)
@@ -97,6 +108,9 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q) hint %q does not say %q", tt.raw, h, tt.hint)
 		}
 	}
+	if counted != 1 {
+		t.Errorf("Count called %d times, want once: only 01K830 matches more than are listed", counted)
+	}
 }
 
 // TestResolveExactWins: a whole id is taken even when it is also a prefix
@@ -104,10 +118,8 @@ func TestResolve(t *testing.T) {
 func TestResolveExactWins(t *testing.T) {
 	k := kind
 	k.Min = 2
-	find := func(p string, limit int) ([]Match, int, error) {
-		return []Match{{ID: "AB"}, {ID: "ABC"}}, 2, nil
-	}
-	if got, err := k.Resolve("ab", find); err != nil || got != "AB" {
+	l := Lookup{Find: func(p string, limit int) ([]Match, error) { return []Match{{ID: "AB"}, {ID: "ABC"}}, nil }}
+	if got, err := k.Resolve("ab", l); err != nil || got != "AB" {
 		t.Fatalf("Resolve(ab) = %q, %v; want AB", got, err)
 	}
 }
@@ -158,11 +170,11 @@ func TestShortenPastesBack(t *testing.T) {
 	}
 	for _, id := range sorted {
 		a := short.Of(id)
-		if got, err := kind.Resolve(a, find); err != nil || got != id {
+		if got, err := kind.Resolve(a, lookup); err != nil || got != id {
 			t.Errorf("%s abbreviated to %s, which resolves to %q, %v", id, a, got, err)
 		}
 		if len(a) > MinDisplay {
-			if _, err := kind.Resolve(a[:len(a)-1], find); !errors.Is(err, errAmbiguous) {
+			if _, err := kind.Resolve(a[:len(a)-1], lookup); !errors.Is(err, errAmbiguous) {
 				t.Errorf("%s abbreviated to %s, but %s is unique already", id, a, a[:len(a)-1])
 			}
 		}
