@@ -133,43 +133,19 @@ func (m *Mailbox) messageIDs() ids.Kind {
 func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer string) (string, error) {
 	return m.messageIDs().Resolve(prefix, ids.Lookup{
 		Find: func(p string, limit int) ([]ids.Match, error) {
-			rows, err := q.QueryContext(ctx, `SELECT m.id, m.subject,
-				?4 = '' OR m.sender = ?4 OR EXISTS (SELECT 1 FROM recipients r WHERE r.project_id = m.project_id AND r.agent = ?4 AND r.message_id = m.id)
+			return ids.Matches(ctx, q, `SELECT m.id,
+				CASE WHEN NOT (?4 = '' OR m.sender = ?4 OR EXISTS (SELECT 1 FROM recipients r
+					WHERE r.project_id = m.project_id AND r.agent = ?4 AND r.message_id = m.id)) THEN 'not your mail'
+				WHEN length(m.subject) > 40 THEN substr(m.subject, 1, 39) || '…'
+				ELSE m.subject END
 				FROM messages m WHERE m.project_id = ?1 AND m.id >= ?2 AND m.id < ?3 ORDER BY m.id LIMIT ?5`,
 				m.pid, p, p+"~", viewer, limit)
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
-			var matches []ids.Match
-			for rows.Next() {
-				var match ids.Match
-				var visible bool
-				if err := rows.Scan(&match.ID, &match.What, &visible); err != nil {
-					return nil, err
-				}
-				match.What = truncateSubject(match.What, visible)
-				matches = append(matches, match)
-			}
-			return matches, rows.Err()
 		},
 		Count: func(p string) (n int, err error) {
 			err = q.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE project_id = ? AND id >= ? AND id < ?`, m.pid, p, p+"~").Scan(&n)
 			return n, err
 		},
 	})
-}
-
-// truncateSubject describes a message in an ambiguity error: its subject,
-// shortened, if the viewer may see it.
-func truncateSubject(subject string, visible bool) string {
-	if !visible {
-		return "not your mail"
-	}
-	if r := []rune(subject); len(r) > 40 {
-		return string(r[:39]) + "…"
-	}
-	return subject
 }
 
 // ShortIDs abbreviates message ids for display: each to the shortest prefix

@@ -393,22 +393,7 @@ func (s *Service) resolveID(ctx context.Context, q querier, raw string) (string,
 	const where = `WHERE id >= ?2 AND id < ?3 AND project_id = (SELECT id FROM projects WHERE slug = ?1)`
 	return s.reservationIDs().Resolve(raw, ids.Lookup{
 		Find: func(p string, limit int) ([]ids.Match, error) {
-			rows, err := q.QueryContext(ctx, `SELECT id, pattern, agent FROM reservations `+where+` ORDER BY id LIMIT ?4`, s.slug, p, p+"~", limit)
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
-			var matches []ids.Match
-			for rows.Next() {
-				var m ids.Match
-				var pattern, agent string
-				if err := rows.Scan(&m.ID, &pattern, &agent); err != nil {
-					return nil, err
-				}
-				m.What = pattern + " by " + agent
-				matches = append(matches, m)
-			}
-			return matches, rows.Err()
+			return ids.Matches(ctx, q, `SELECT id, pattern || ' by ' || agent FROM reservations `+where+` ORDER BY id LIMIT ?4`, s.slug, p, p+"~", limit)
 		},
 		Count: func(p string) (n int, err error) {
 			err = q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+where, s.slug, p, p+"~").Scan(&n)

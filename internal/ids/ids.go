@@ -191,6 +191,25 @@ func Shorten(ctx context.Context, q Querier, neighbours string, args []any, ids 
 	return out, nil
 }
 
+// Matches runs query, whose rows are (id, a few words about the record),
+// for a Lookup's Find.
+func Matches(ctx context.Context, q Querier, query string, args ...any) ([]Match, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Match
+	for rows.Next() {
+		var m Match
+		if err := rows.Scan(&m.ID, &m.What); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
 // Short maps ids to their abbreviations.
 type Short map[string]string
 
