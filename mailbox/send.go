@@ -367,9 +367,11 @@ func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Mess
 			return err
 		}
 		if all {
-			waiting, err := m.inbox(ctx, tx, me.Name, InboxQuery{Unread: true})
+			var waiting []Message
 			if ack {
 				waiting, err = m.pendingAcks(ctx, tx, me.Name)
+			} else {
+				waiting, err = m.inbox(ctx, tx, me.Name, InboxQuery{Unread: true})
 			}
 			if err != nil {
 				return err
