@@ -338,7 +338,7 @@ func (e *env) readBody(c *cli.Context) (string, error) {
 	if name == "-" {
 		b, err := io.ReadAll(e.stdin)
 		if err != nil {
-			return "", fmt.Errorf("read the body from standard input: %w", err)
+			return "", fault.WithHint(fmt.Errorf("read the body from standard input: %w", err), "pass the body with --body TEXT or --body-file FILE")
 		}
 		return string(b), nil
 	}
