@@ -230,7 +230,8 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 			return err
 		}
 		now := m.st.Now()
-		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now, Policy: in.Policy}
+		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now,
+			Policy: cmp.Or(in.Policy, DefaultPolicy)}
 		prev, exists, err := m.lookupAgent(ctx, tx, name)
 		if err != nil {
 			return err

@@ -52,6 +52,7 @@ var errorCodes = []struct {
 	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", exitError},
 	{mailbox.ErrNotFound, "NOT_FOUND", exitError},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
+	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
 	{mailbox.ErrTimeout, "TIMEOUT", exitTimeout},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", exitError},
@@ -165,7 +166,6 @@ func newApp(e *env) *cli.App {
 			"repository (agentmail archive path) and indexed in SQLite.\n\n" +
 			"Quick start:\n" +
 			"   export AGENTMAIL_AGENT=$(agentmail register --program claude --json | jq -r .agent.name)\n" +
-			"   agentmail contacts request BlueLake --reason 'API handoff'   # first contact; BlueLake approves\n" +
 			"   agentmail send --to BlueLake --subject 'API ready' --body 'See routes.py'\n" +
 			"   agentmail inbox --unread\n" +
 			"   agentmail reserve 'src/api/**' --reason 'auth rewrite' && agentmail guard install",

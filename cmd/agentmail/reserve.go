@@ -228,7 +228,8 @@ func reserveCommands(e *env) []*cli.Command {
 				if h := c.String("holder"); h != "" && !c.Bool("mine") {
 					f.Agent = h
 				}
-				rs, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).List(c.Context, f)
+				svc := reservations.New(s.st, s.mb.Project().Slug, "", nil)
+				rs, err := svc.List(c.Context, f)
 				if err != nil {
 					return err
 				}
@@ -238,6 +239,10 @@ func reserveCommands(e *env) []*cli.Command {
 				if len(rs) == 0 {
 					fmt.Fprintln(e.stdout, "no reservations")
 					return nil
+				}
+				short, err := svc.ShortIDs(c.Context, mapSlice(rs, func(r reservations.Reservation) string { return r.ID }))
+				if err != nil {
+					return err
 				}
 				now := s.st.Now()
 				rows := make([][]string, len(rs))
@@ -249,7 +254,7 @@ func reserveCommands(e *env) []*cli.Command {
 					case !r.Expires.After(now):
 						state = "expired " + ago(r.Expires, now)
 					}
-					rows[i] = []string{r.ID, r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
+					rows[i] = []string{short.Of(r.ID), r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
 				}
 				return e.buffered(func(w io.Writer) { table(w, "ID\tAGENT\tPATTERN\tKIND\tSTATE\tREASON", rows) })
 			},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -75,9 +76,13 @@ func searchCommand(e *env) *cli.Command {
 			if isTerminal(e.stdout) {
 				highlight = fts.HighlightTerminal
 			}
+			short, err := s.mb.ShortIDs(c.Context, mapSlice(res.Hits, func(h mailbox.Hit) string { return h.ID }))
+			if err != nil {
+				return err
+			}
 			now := s.st.Now()
 			for _, h := range res.Hits {
-				fmt.Fprintf(e.stdout, "%s  %-14s %s  (%s)\n", shortID(h.ID), h.From, h.Subject, ago(h.Created, now))
+				fmt.Fprintf(e.stdout, "%s  %-14s %s  (%s)\n", short.Of(h.ID), h.From, h.Subject, ago(h.Created, now))
 				if snip := strings.Join(strings.Fields(highlight(h.Snippet)), " "); snip != "" {
 					fmt.Fprintf(e.stdout, "    %s\n", snip)
 				}
