@@ -235,13 +235,24 @@ func storeOptions() store.Options {
 // command is done: a process that exits without closing leaves SQLite's WAL
 // behind, and every later process would replay it on open.
 func (e *env) openStore(c *cli.Context) (*store.Store, error) {
-	dir := global(c, "store")
-	if dir == "" {
-		var err error
-		if dir, err = store.DefaultDir(); err != nil {
-			return nil, err
-		}
+	dir, err := storeDir(c)
+	if err != nil {
+		return nil, err
 	}
+	return e.openStoreAt(dir)
+}
+
+// storeDir returns the store directory named by --store, else the
+// default (AGENTMAIL_HOME, XDG_DATA_HOME, ~/.local/share).
+func storeDir(c *cli.Context) (string, error) {
+	if dir := global(c, "store"); dir != "" {
+		return dir, nil
+	}
+	return store.DefaultDir()
+}
+
+// openStoreAt opens the store in dir, as openStore does.
+func (e *env) openStoreAt(dir string) (*store.Store, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
 			"point --store or AGENTMAIL_HOME at a directory")
@@ -265,16 +276,32 @@ func (e *env) notes(st *store.Store) {
 }
 
 // project resolves the project from --project, $AGENTMAIL_PROJECT or the
-// current directory.
-func project(c *cli.Context) (mailbox.Project, error) {
-	if key := global(c, "project", "AGENTMAIL_PROJECT"); key != "" {
-		return mailbox.ProjectFromKey(key)
-	}
+// repository around the current directory.
+func (e *env) project(c *cli.Context) (mailbox.Project, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return mailbox.Project{}, err
 	}
-	return mailbox.ResolveProject(wd)
+	return e.projectAt(c, wd)
+}
+
+// projectAt resolves the project from --project, $AGENTMAIL_PROJECT or the
+// repository around dir. A key given by flag or environment still takes
+// paths from dir when it is in a repository.
+func (e *env) projectAt(c *cli.Context, dir string) (mailbox.Project, error) {
+	key, source := global(c, "project"), mailbox.SourceFlag
+	if key == "" {
+		key, source = os.Getenv("AGENTMAIL_PROJECT"), mailbox.SourceEnv
+	}
+	if key != "" {
+		p, err := mailbox.ProjectFromKey(key)
+		if err != nil {
+			return p, err
+		}
+		p.Source = source
+		return p.In(dir), nil
+	}
+	return mailbox.ResolveProject(dir)
 }
 
 // presenceRules reads AGENTMAIL_IDLE_AFTER and AGENTMAIL_STALE_AFTER.
@@ -312,7 +339,7 @@ type session struct {
 // openMailbox opens the store and the current project's mailbox, acting as
 // the agent named by --agent or the environment.
 func (e *env) openMailbox(c *cli.Context) (*session, error) {
-	proj, err := project(c)
+	proj, err := e.project(c)
 	if err != nil {
 		return nil, err
 	}
@@ -320,9 +347,21 @@ func (e *env) openMailbox(c *cli.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.openProject(c, st, proj)
+}
+
+// openProject opens proj's mailbox in st, as openMailbox does. The first
+// time a repository is used its key is pinned: the one the store knows it
+// by (see mailbox.Open), so that what is there stays in view whatever
+// happens to the repository's remotes later.
+func (e *env) openProject(c *cli.Context, st *store.Store, proj mailbox.Project) (*session, error) {
 	mb, err := mailbox.Open(c.Context, st, proj, global(c, "agent", "AGENTMAIL_AGENT", "AGENT_NAME"))
 	if err != nil {
 		return nil, err
+	}
+	pinned := mb.Project()
+	if _, err := pinned.Pin(c.Context); err != nil {
+		fmt.Fprintf(e.stderr, "note: the project key is not pinned, so adding or changing origin would move it: %v\n", err)
 	}
 	rules, err := presenceRules()
 	if err != nil {
