@@ -11,6 +11,7 @@ import (
 
 func adminCommands(e *env) []*cli.Command {
 	return []*cli.Command{
+		projectCommand(e),
 		{
 			Name:      "init",
 			Usage:     "create the store (done automatically on first use) and show where things are",
@@ -24,8 +25,12 @@ func adminCommands(e *env) []*cli.Command {
 					return err
 				}
 				doc := map[string]any{"store": st.Dir(), "archive": st.ArchiveDir(), "project": nil}
-				if p, err := project(c); err == nil {
-					doc["project"] = map[string]string{"key": p.Key, "slug": p.Slug}
+				if p, err := e.project(c); err == nil {
+					s, err := e.openProject(c, st, p)
+					if err != nil {
+						return err
+					}
+					doc["project"] = map[string]string{"key": s.mb.Project().Key, "slug": s.mb.Project().Slug}
 				}
 				if jsonOutput(c) {
 					return e.printJSON(doc)

@@ -23,7 +23,7 @@ func agentCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "program", Usage: "the program running the agent, e.g. claude-code"},
 				&cli.StringFlag{Name: "model", Usage: "the model behind it"},
 				&cli.StringFlag{Name: "task", Usage: "what the agent is working on"},
-				&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open, auto (default), contacts_only, block_all (see agentmail policy --help)"},
+				&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open (default), auto, contacts_only, block_all (see agentmail policy --help)"},
 			},
 			Action: func(c *cli.Context) error {
 				if c.IsSet("name") && strings.TrimSpace(c.String("name")) == "" {

@@ -56,6 +56,7 @@ var errorCodes = []struct {
 	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", exitError, "agentmail agents lists who is registered"},
 	{mailbox.ErrNotFound, "NOT_FOUND", exitError, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError, "give more characters of the id"},
+	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", exitError, "give more characters of the id"},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError, "see: agentmail COMMAND --help"},
 	{mailbox.ErrTimeout, "TIMEOUT", exitTimeout, "wait again, or check agentmail inbox"},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", exitError, "ask first: agentmail contacts request NAME --reason \"...\""},
@@ -240,7 +241,6 @@ func newApp(e *env) *cli.App {
 			"repository (agentmail archive path) and indexed in SQLite.\n\n" +
 			"Quick start:\n" +
 			"   export AGENTMAIL_AGENT=$(agentmail register --program claude --json | jq -r .agent.name)\n" +
-			"   agentmail contacts request BlueLake --reason 'API handoff'   # first contact; BlueLake approves\n" +
 			"   agentmail send --to BlueLake --subject 'API ready' --body 'See routes.py'\n" +
 			"   agentmail inbox --unread\n" +
 			"   agentmail reserve 'src/api/**' --reason 'auth rewrite' && agentmail guard install",
@@ -314,6 +314,28 @@ func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.openStoreAt(dir)
+}
+
+// storeDir returns the store directory named by --store, else the
+// default (AGENTMAIL_HOME, XDG_DATA_HOME, ~/.local/share).
+func storeDir(c *cli.Context) (string, error) {
+	if dir := global(c, "store"); dir != "" {
+		return dir, nil
+	}
+	dir, err := store.DefaultDir()
+	return dir, fault.WithHint(err, "set AGENTMAIL_HOME or pass --store DIR")
+}
+
+// openStoreAt opens the store in dir, as openStore does. A relative dir is
+// made absolute: the paths a store records and reports must hold from any
+// directory.
+func (e *env) openStoreAt(dir string) (*store.Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fault.WithHint(fmt.Errorf("store %s: %w", dir, err), "pass --store an absolute path")
+	}
+	dir = abs
 	for _, st := range e.stores {
 		if st.Dir() == dir {
 			return st, nil // opened already, by the run before a repair
@@ -335,24 +357,6 @@ func (e *env) openStore(c *cli.Context) (*store.Store, error) {
 	return st, nil
 }
 
-// storeDir returns the store directory named by --store or the
-// environment, made absolute: the paths a store records and reports must
-// hold from any directory.
-func storeDir(c *cli.Context) (string, error) {
-	dir := global(c, "store")
-	if dir == "" {
-		var err error
-		if dir, err = store.DefaultDir(); err != nil {
-			return "", fault.WithHint(err, "set AGENTMAIL_HOME or pass --store DIR")
-		}
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fault.WithHint(fmt.Errorf("store %s: %w", dir, err), "pass --store an absolute path")
-	}
-	return abs, nil
-}
-
 func (e *env) notes(st *store.Store) {
 	for _, n := range st.Notes() {
 		fmt.Fprintln(e.stderr, "note: "+n)
@@ -360,16 +364,32 @@ func (e *env) notes(st *store.Store) {
 }
 
 // project resolves the project from --project, $AGENTMAIL_PROJECT or the
-// current directory.
-func project(c *cli.Context) (mailbox.Project, error) {
-	if key := global(c, "project", "AGENTMAIL_PROJECT"); key != "" {
-		return mailbox.ProjectFromKey(key)
-	}
+// repository around the current directory.
+func (e *env) project(c *cli.Context) (mailbox.Project, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return mailbox.Project{}, err
 	}
-	return mailbox.ResolveProject(wd)
+	return e.projectAt(c, wd)
+}
+
+// projectAt resolves the project from --project, $AGENTMAIL_PROJECT or the
+// repository around dir. A key given by flag or environment still takes
+// paths from dir when it is in a repository.
+func (e *env) projectAt(c *cli.Context, dir string) (mailbox.Project, error) {
+	key, source := global(c, "project"), mailbox.SourceFlag
+	if key == "" {
+		key, source = os.Getenv("AGENTMAIL_PROJECT"), mailbox.SourceEnv
+	}
+	if key != "" {
+		p, err := mailbox.ProjectFromKey(key)
+		if err != nil {
+			return p, err
+		}
+		p.Source = source
+		return p.In(dir), nil
+	}
+	return mailbox.ResolveProject(dir)
 }
 
 // presenceRules reads AGENTMAIL_IDLE_AFTER and AGENTMAIL_STALE_AFTER.
@@ -407,7 +427,7 @@ type session struct {
 // openMailbox opens the store and the current project's mailbox, acting as
 // the agent named by --agent or the environment.
 func (e *env) openMailbox(c *cli.Context) (*session, error) {
-	proj, err := project(c)
+	proj, err := e.project(c)
 	if err != nil {
 		return nil, err
 	}
@@ -415,9 +435,21 @@ func (e *env) openMailbox(c *cli.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.openProject(c, st, proj)
+}
+
+// openProject opens proj's mailbox in st, as openMailbox does. The first
+// time a repository is used its key is pinned: the one the store knows it
+// by (see mailbox.Open), so that what is there stays in view whatever
+// happens to the repository's remotes later.
+func (e *env) openProject(c *cli.Context, st *store.Store, proj mailbox.Project) (*session, error) {
 	mb, err := mailbox.Open(c.Context, st, proj, global(c, "agent", "AGENTMAIL_AGENT", "AGENT_NAME"))
 	if err != nil {
 		return nil, err
+	}
+	pinned := mb.Project()
+	if _, err := pinned.Pin(c.Context); err != nil {
+		fmt.Fprintf(e.stderr, "note: the project key is not pinned, so adding or changing origin would move it: %v\n", err)
 	}
 	rules, err := presenceRules()
 	if err != nil {

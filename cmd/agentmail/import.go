@@ -7,14 +7,16 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-type importCountsJSON struct {
+// countsJSON counts a project's agents, messages and reservations: what
+// an import brought in, or what a project holds.
+type countsJSON struct {
 	Agents       int `json:"agents"`
 	Messages     int `json:"messages"`
 	Reservations int `json:"reservations"`
 }
 
-func importCountsDoc(c mailbox.ImportCounts) importCountsJSON {
-	return importCountsJSON{c.Agents, c.Messages, c.Reservations}
+func importCountsDoc(c mailbox.ImportCounts) countsJSON {
+	return countsJSON{c.Agents, c.Messages, c.Reservations}
 }
 
 func importCommand(e *env) *cli.Command {

@@ -63,6 +63,7 @@ func TestScripts(t *testing.T) {
 			"damagepages": cmdDamagePages,
 			"nobody":      cmdNobody,
 			"hinted":      cmdHinted,
+			"prefix":      cmdPrefix,
 		},
 	})
 }
@@ -111,6 +112,19 @@ func jsonValue(ts *testscript.TestScript, file, path string) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// prefix VAR N STRING sets $VAR to the first N characters of STRING (an id
+// prefix to type back).
+func cmdPrefix(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: prefix VAR N STRING")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil || n < 0 || n > len(args[2]) {
+		ts.Fatalf("prefix: %q is not a length of %q", args[1], args[2])
+	}
+	ts.Setenv(args[0], args[2][:n])
 }
 
 // frontmatter FILE checks that FILE is a message file: YAML front matter

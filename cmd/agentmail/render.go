@@ -8,8 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/urfave/cli/v2"
 )
 
 // The JSON documents below are a stable interface (README.md, "JSON
@@ -143,13 +145,13 @@ func short(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// shortID is the 10-character prefix shown in tables; any prefix of 6 or
-// more characters is accepted back.
-func shortID(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
+// messageID is a message's id, for mapSlice.
+func messageID(m mailbox.Message) string { return m.ID }
+
+// shortIDs abbreviates the ids of msgs for display: the shortest prefix
+// unique in the project, which pastes back into any command taking an id.
+func (s *session) shortIDs(c *cli.Context, msgs []mailbox.Message) (ids.Short, error) {
+	return s.mb.ShortIDs(c.Context, mapSlice(msgs, messageID))
 }
 
 func table(w io.Writer, header string, rows [][]string) {
@@ -188,16 +190,27 @@ func flags(m mailbox.Message) string {
 	return strings.Join(f, ",")
 }
 
-// messageTable lists messages; an inbox shows senders and marks unread
-// messages with "*", an outbox shows recipients.
-func (e *env) messageTable(msgs []mailbox.Message, now time.Time, inbox bool) {
-	w := e.stdout
+// printTable prints msgs as messageTable does, by their short ids. Their
+// text must be escaped for the terminal already (escaper.messages).
+func (s *session) printTable(c *cli.Context, w io.Writer, msgs []mailbox.Message, inbox bool) error {
+	short, err := s.shortIDs(c, msgs)
+	if err != nil {
+		return err
+	}
+	messageTable(w, msgs, short, s.st.Now(), inbox)
+	return nil
+}
+
+// messageTable lists messages, each by its id as short names it; an inbox
+// shows senders and marks unread messages with "*", an outbox shows
+// recipients.
+func messageTable(w io.Writer, msgs []mailbox.Message, short ids.Short, now time.Time, inbox bool) {
 	header := " ID\tTO\tSUBJECT\tWHEN\tFLAGS"
 	if inbox {
 		header = " ID\tFROM\tSUBJECT\tWHEN\tFLAGS"
 	}
 	rows := make([][]string, 0, len(msgs))
-	for _, m := range e.esc.messages(msgs) {
+	for _, m := range msgs {
 		mark, who := " ", m.From
 		if inbox && m.ReadAt == nil {
 			mark = "*"
@@ -205,7 +218,7 @@ func (e *env) messageTable(msgs []mailbox.Message, now time.Time, inbox bool) {
 		if !inbox {
 			who = truncate(strings.Join(append(append([]string{}, m.To...), m.Cc...), ","), 30)
 		}
-		rows = append(rows, []string{mark + shortID(m.ID), who, truncate(m.Subject, 50), ago(m.Created, now), flags(m)})
+		rows = append(rows, []string{mark + short.Of(m.ID), who, truncate(m.Subject, 50), ago(m.Created, now), flags(m)})
 	}
 	table(w, header, rows)
 }

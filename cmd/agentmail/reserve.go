@@ -73,7 +73,8 @@ func reserveCommands(e *env) []*cli.Command {
 			Name:      "reserve",
 			Usage:     "lease paths (glob patterns) so other agents know you are working there",
 			ArgsUsage: "PATTERN...",
-			Description: "Patterns are globs relative to the repository root (src/api/**, docs/*.md, {a,b}/x); a directory\n" +
+			Description: "Patterns are globs relative to the current directory, as paths are in git (in src/api, *.py is\n" +
+				"src/api/*.py), stored relative to the repository root (src/api/**, docs/*.md, {a,b}/x); a directory\n" +
 				"name covers everything below it. All or nothing: if any pattern overlaps another agent's\n" +
 				"reservation (and either is exclusive), nothing is granted, every conflict is listed, and the exit\n" +
 				"code is 3. Reserving your own pattern again extends it.",
@@ -91,7 +92,11 @@ func reserveCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				res, err := svc.Reserve(c.Context, c.Args().Slice(), reservations.Options{
+				pats, err := s.mb.Project().RepoPatterns(c.Args().Slice())
+				if err != nil {
+					return err
+				}
+				res, err := svc.Reserve(c.Context, pats, reservations.Options{
 					TTL: c.Duration("ttl"), Shared: c.Bool("shared"), Reason: c.String("reason"), AllowConflicts: c.Bool("allow-conflicts"),
 				})
 				if err != nil && !errors.Is(err, reservations.ErrConflict) {
@@ -138,7 +143,11 @@ func reserveCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				rs, err := svc.Renew(c.Context, selector(c), c.Duration("extend"))
+				sel, err := selector(c, s.mb.Project())
+				if err != nil {
+					return err
+				}
+				rs, err := svc.Renew(c.Context, sel, c.Duration("extend"))
 				if err != nil {
 					return err
 				}
@@ -157,11 +166,14 @@ func reserveCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "reason", Usage: "why, for --force"},
 			}, selectorFlags()...),
 			Action: func(c *cli.Context) error {
-				sel := selector(c)
-				if !c.Bool("force") && len(sel.Patterns)+len(sel.IDs) == 0 && !sel.All {
+				if !c.Bool("force") && !c.Args().Present() && len(c.StringSlice("id")) == 0 && !c.Bool("all") {
 					return usagef("agentmail release PATTERN... | --id ID | --all", "nothing to release named")
 				}
 				s, svc, err := e.reservationService(c)
+				if err != nil {
+					return err
+				}
+				sel, err := selector(c, s.mb.Project())
 				if err != nil {
 					return err
 				}
@@ -215,7 +227,8 @@ func reserveCommands(e *env) []*cli.Command {
 				if h := c.String("holder"); h != "" && !c.Bool("mine") {
 					f.Agent = h
 				}
-				rs, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).List(c.Context, f)
+				svc := reservations.New(s.st, s.mb.Project().Slug, "", nil)
+				rs, err := svc.List(c.Context, f)
 				if err != nil {
 					return err
 				}
@@ -225,6 +238,10 @@ func reserveCommands(e *env) []*cli.Command {
 				if len(rs) == 0 {
 					fmt.Fprintln(e.stdout, "no reservations")
 					return nil
+				}
+				short, err := svc.ShortIDs(c.Context, mapSlice(rs, func(r reservations.Reservation) string { return r.ID }))
+				if err != nil {
+					return err
 				}
 				now := s.st.Now()
 				rows := make([][]string, len(rs))
@@ -236,7 +253,7 @@ func reserveCommands(e *env) []*cli.Command {
 					case !r.Expires.After(now):
 						state = "expired " + ago(r.Expires, now)
 					}
-					rows[i] = []string{r.ID, r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
+					rows[i] = []string{short.Of(r.ID), r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
 				}
 				return e.buffered(func(w io.Writer) { table(w, "ID\tAGENT\tPATTERN\tKIND\tSTATE\tREASON", rows) })
 			},
@@ -252,7 +269,11 @@ func reserveCommands(e *env) []*cli.Command {
 					if err != nil {
 						return err
 					}
-					held, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).Check(c.Context, c.Args().Slice())
+					paths, err := s.mb.Project().RepoPaths(c.Args().Slice())
+					if err != nil {
+						return err
+					}
+					held, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).Check(c.Context, paths)
 					if err != nil {
 						return err
 					}
@@ -292,8 +313,11 @@ func kind(exclusive bool) string {
 	return "shared"
 }
 
-func selector(c *cli.Context) reservations.Selector {
-	return reservations.Selector{Patterns: c.Args().Slice(), IDs: c.StringSlice("id"), All: c.Bool("all")}
+// selector is what renew and release name: patterns, given like paths
+// (relative to the current directory), ids, or all.
+func selector(c *cli.Context, proj mailbox.Project) (reservations.Selector, error) {
+	pats, err := proj.RepoPatterns(c.Args().Slice())
+	return reservations.Selector{Patterns: pats, IDs: c.StringSlice("id"), All: c.Bool("all")}, err
 }
 
 func (e *env) reservationsOut(c *cli.Context, key string, rs []reservations.Reservation, now time.Time) error {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -74,9 +75,13 @@ func searchCommand(e *env) *cli.Command {
 			if colorful(e.stdout) {
 				highlight = fts.HighlightTerminal
 			}
+			short, err := s.mb.ShortIDs(c.Context, mapSlice(res.Hits, func(h mailbox.Hit) string { return h.ID }))
+			if err != nil {
+				return err
+			}
 			now := s.st.Now()
 			for _, h := range res.Hits {
-				fmt.Fprintf(e.stdout, "%s  %-14s %s  (%s)\n", shortID(h.ID), e.esc.line(h.From), e.esc.line(h.Subject), ago(h.Created, now))
+				fmt.Fprintf(e.stdout, "%s  %-14s %s  (%s)\n", short.Of(h.ID), e.esc.line(h.From), e.esc.line(h.Subject), ago(h.Created, now))
 				if snip := strings.Join(strings.Fields(highlight(e.esc.text(h.Snippet))), " "); snip != "" {
 					fmt.Fprintf(e.stdout, "    %s\n", snip)
 				}

@@ -33,11 +33,15 @@ func workflowCommands(e *env) []*cli.Command {
 					return e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck,
 						"contact_requests": sum.ContactRequests, "messages": docs})
 				}
+				short, err := s.shortIDs(c, sum.Newest)
+				if err != nil {
+					return err
+				}
 				if sum.Unread > 0 {
 					fmt.Fprintf(e.stdout, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", sum.Unread, sum.Urgent, sum.AwaitingAck)
 				}
 				for _, m := range e.esc.messages(sum.Newest) {
-					fmt.Fprintf(e.stdout, "  %s  %s: %s\n", shortID(m.ID), m.From, truncate(m.Subject, 60))
+					fmt.Fprintf(e.stdout, "  %s  %s: %s\n", short.Of(m.ID), m.From, truncate(m.Subject, 60))
 				}
 				if sum.ContactRequests > 0 {
 					fmt.Fprintf(e.stdout, "%d contact %s waiting for your answer: agentmail contacts list\n", sum.ContactRequests, plural(sum.ContactRequests, "request", "requests"))
@@ -104,8 +108,7 @@ func workflowCommands(e *env) []*cli.Command {
 							fmt.Fprintln(e.stdout, "nothing awaits your acknowledgement")
 							return nil
 						}
-						e.messageTable(msgs, s.st.Now(), true)
-						return nil
+						return s.printTable(c, e.stdout, e.esc.messages(msgs), true)
 					},
 				},
 				{
@@ -135,9 +138,13 @@ func workflowCommands(e *env) []*cli.Command {
 							fmt.Fprintln(e.stdout, "no overdue acknowledgements")
 							return nil
 						}
+						short, err := s.mb.ShortIDs(c.Context, mapSlice(list, func(o mailbox.Overdue) string { return o.ID }))
+						if err != nil {
+							return err
+						}
 						rows := make([][]string, len(list))
 						for i, o := range list {
-							rows[i] = []string{shortID(o.ID), truncate(e.esc.line(o.Subject), 40), ago(o.Created, s.st.Now()), strings.Join(e.esc.lines(o.Waiting), ",")}
+							rows[i] = []string{short.Of(o.ID), truncate(e.esc.line(o.Subject), 40), ago(o.Created, s.st.Now()), strings.Join(e.esc.lines(o.Waiting), ",")}
 						}
 						table(e.stdout, "ID\tSUBJECT\tSENT\tWAITING FOR", rows)
 						return nil
