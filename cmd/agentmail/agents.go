@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
 )
@@ -24,6 +26,10 @@ func agentCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open (default), auto, contacts_only, block_all (see agentmail policy --help)"},
 			},
 			Action: func(c *cli.Context) error {
+				if c.IsSet("name") && strings.TrimSpace(c.String("name")) == "" {
+					return fault.WithHint(fmt.Errorf("%w: --name is empty", mailbox.ErrInvalidName),
+						"omit --name for a generated name, or pass one such as --name GreenCastle")
+				}
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
@@ -58,6 +64,7 @@ func agentCommands(e *env) []*cli.Command {
 				if jsonOutput(c) {
 					return e.printJSON(map[string]any{"agent": agentDoc(a)})
 				}
+				a = e.esc.agent(a)
 				fmt.Fprintf(e.stdout, "%s in project %s\n", a.Name, s.mb.Project().Slug)
 				printField(e, "program", a.Program)
 				printField(e, "model", a.Model)
@@ -92,7 +99,7 @@ func agentCommands(e *env) []*cli.Command {
 					return nil
 				}
 				rows := make([][]string, len(list))
-				for i, a := range list {
+				for i, a := range mapSlice(list, e.esc.agent) {
 					state := a.State
 					if a.Retired {
 						state = "retired"

@@ -78,7 +78,7 @@ func importCommand(e *env) *cli.Command {
 					row("malformed", rep.Malformed),
 				})
 				if len(rep.Warnings) > 0 {
-					fmt.Fprintf(e.stdout, "%d warnings (on stderr)\n", len(rep.Warnings))
+					fmt.Fprintf(e.stdout, "%s (on stderr)\n", count(len(rep.Warnings), "warning", "warnings"))
 				}
 				return nil
 			},
