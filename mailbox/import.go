@@ -232,11 +232,17 @@ func (m *Mailbox) importAgent(a ImportedAgent) (*record.Agent, error) {
 }
 
 func (m *Mailbox) importMessage(im ImportedMessage, resolve func(string) (string, error)) (*record.Message, error) {
-	if _, err := ulid.ParseStrict(im.ID); err != nil {
+	id, err := ulid.ParseStrict(im.ID)
+	if err != nil {
 		return nil, invalid(fmt.Sprintf("%q is not a ULID", im.ID), "imported messages need ULID ids")
 	}
 	if im.Created.IsZero() {
 		return nil, invalid("no creation time", "give every imported message its time")
+	}
+	// The contact policy finds recent mail by id (see relatedQuery).
+	if created := im.Created.UTC().Truncate(time.Second); ulid.Time(id.Time()).Before(created) {
+		return nil, invalid(fmt.Sprintf("id %s names a time before the message was created (%s)", im.ID, record.FormatTime(created)),
+			"give an imported message an id of its creation time or later")
 	}
 	d := Draft{To: im.To, Cc: im.Cc, Bcc: im.Bcc, Subject: im.Subject, Body: im.Body, Thread: im.Thread,
 		Importance: im.Importance, AckRequired: im.AckRequired}

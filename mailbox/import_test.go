@@ -423,11 +423,13 @@ func TestImportStrict(t *testing.T) {
 	if !errors.Is(err, ErrUnknownRecipient) {
 		t.Errorf("unknown recipient: %v", err)
 	}
-	bad := msg
-	bad.ID = "42"
-	_, _, err = mb.Import(context.Background(), ImportBatch{Source: "test", Agents: []ImportedAgent{{Name: "BlueLake", Registered: f.clock}}, Messages: []ImportedMessage{bad}})
-	if !errors.Is(err, ErrInvalidArgument) {
-		t.Errorf("bad id: %v", err)
+	for _, badID := range []string{"42", ulid.MustNew(ulid.Timestamp(f.clock.Add(-time.Second)), ulid.DefaultEntropy()).String()} {
+		bad := msg
+		bad.ID = badID
+		_, _, err = mb.Import(context.Background(), ImportBatch{Source: "test", Agents: []ImportedAgent{{Name: "BlueLake", Registered: f.clock}}, Messages: []ImportedMessage{bad}})
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("bad id %s: %v", badID, err)
+		}
 	}
 	if f.head() != head {
 		t.Fatal("a failed import wrote")

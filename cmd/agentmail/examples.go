@@ -14,7 +14,8 @@ var examples = map[string][]string{
 
 	"send": {
 		"agentmail send --to BlueLake --subject 'Auth API ready' --body 'Routes are in src/api/.'",
-		"agentmail send --to BlueLake,RedCat --cc GreenCastle --subject 'Freeze main' --importance high --ack < notes.md",
+		"agentmail send --to BlueLake,RedCat --cc GreenCastle --subject 'Freeze main' --importance high --ack --body-file notes.md",
+		"git log -5 | agentmail send --to all --subject 'Merged today' --body-file -",
 		"agentmail send --to all --subject 'Deploying staging at 15:00' --category INFO --body 'Hold merges for 10 minutes.'",
 		"agentmail send --to BlueLake --subject 'users.email unique?' --body 'Needed for the migration.' --wait 5m",
 	},
@@ -198,6 +199,15 @@ var examples = map[string][]string{
 	"import agent-mail": {
 		"agentmail import agent-mail ~/.mcp_agent_mail_git_mailbox_repo --source-project backend",
 		"agentmail import agent-mail ./old-archive/projects/backend --json",
+	},
+
+	"project": {
+		"agentmail project",
+		"agentmail project --json",
+	},
+	"project set": {
+		"agentmail project set github.com/acme/shop",
+		"agentmail project set git@github.com:acme/shop.git",
 	},
 
 	"init": {

@@ -7,14 +7,16 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-type importCountsJSON struct {
+// countsJSON counts a project's agents, messages and reservations: what
+// an import brought in, or what a project holds.
+type countsJSON struct {
 	Agents       int `json:"agents"`
 	Messages     int `json:"messages"`
 	Reservations int `json:"reservations"`
 }
 
-func importCountsDoc(c mailbox.ImportCounts) importCountsJSON {
-	return importCountsJSON{c.Agents, c.Messages, c.Reservations}
+func importCountsDoc(c mailbox.ImportCounts) countsJSON {
+	return countsJSON{c.Agents, c.Messages, c.Reservations}
 }
 
 func importCommand(e *env) *cli.Command {
@@ -77,7 +79,7 @@ func importCommand(e *env) *cli.Command {
 					row("malformed", rep.Malformed),
 				})
 				if len(rep.Warnings) > 0 {
-					fmt.Fprintf(e.stdout, "%d warnings (on stderr)\n", len(rep.Warnings))
+					fmt.Fprintf(e.stdout, "%s (on stderr)\n", count(len(rep.Warnings), "warning", "warnings"))
 				}
 				return nil
 			},

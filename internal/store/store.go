@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
 )
@@ -34,6 +35,8 @@ var (
 	ErrNotWritable = errors.New("store is not writable")
 	// ErrCorrupt: the archive cannot be read.
 	ErrCorrupt = errors.New("archive is damaged")
+	// ErrNotReadable: the user may not read the store.
+	ErrNotReadable = errors.New("store is not readable")
 )
 
 // DefaultLockWait is how long a writer waits for the store lock.
@@ -82,6 +85,10 @@ type Store struct {
 	db    *sql.DB
 	opts  Options
 	notes []string
+	wrote bool // an Update committed to the archive
+
+	readOnly bool   // the user cannot write the store (see readonly.go)
+	private  string // the temporary directory of a read-only store's private index
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -110,6 +117,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s := &Store{dir: dir, opts: opts}
 	arcDir := filepath.Join(dir, "archive.git")
+	if _, err := os.Stat(filepath.Join(arcDir, "HEAD")); errors.Is(err, os.ErrPermission) {
+		return nil, fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotReadable, dir, err),
+			"ask the store's owner to let you read it (chmod -R a+rX "+arcDir+"), or point --store or AGENTMAIL_HOME at another store")
+	}
 	fresh := !archive.Exists(arcDir)
 	if fresh {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -118,12 +129,25 @@ func Open(dir string, opts Options) (*Store, error) {
 		if err := s.withLock(func() error { return archive.Init(arcDir, opts.Now()) }); err != nil {
 			return nil, err
 		}
+		// The archive is made private to its creator; open it to whoever
+		// may read the store directory, as the index is.
+		if fi, err := os.Stat(dir); err == nil {
+			os.Chmod(arcDir, fi.Mode().Perm())
+		}
 	}
 	arc, err := archive.Open(arcDir)
 	if err != nil {
 		return nil, err
 	}
 	s.arc = arc
+	if !writable(dir) {
+		s.readOnly = true
+		if err := s.openReadOnly(context.Background()); err != nil {
+			arc.Close()
+			return nil, err
+		}
+		return s, nil
+	}
 	db, note, err := openIndex(filepath.Join(dir, "index.db"), opts.Extensions)
 	if err != nil {
 		if isReadOnly(err) {
@@ -144,12 +168,12 @@ func isReadOnly(err error) bool {
 }
 
 func notWritable(dir string, err error) error {
-	return fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err)
+	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
 }
 
 // Close closes the index and the archive.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	err := s.closeIndex()
 	if aerr := s.arc.Close(); err == nil {
 		err = aerr
 	}
@@ -181,6 +205,9 @@ func (s *Store) Notes() []string {
 }
 
 func (s *Store) withLock(fn func() error) error {
+	if s.readOnly {
+		return s.readOnlyError()
+	}
 	l, err := flock.Acquire(filepath.Join(s.dir, "lock"), s.opts.LockWait)
 	if err != nil {
 		if errors.Is(err, flock.ErrTimeout) {
@@ -229,6 +256,12 @@ func (s *Store) Fresh(ctx context.Context) error {
 		if idx, err := s.indexHead(s.db); err == nil && idx == head {
 			return nil
 		}
+	}
+	if s.readOnly {
+		if s.private != "" {
+			return s.catchUp(ctx)
+		}
+		return s.usePrivate(ctx, s.db, "its index is behind the archive")
 	}
 	return s.withLock(func() error { return s.catchUp(ctx) })
 }
@@ -442,9 +475,10 @@ func (s *Store) clearDerived(tx *sql.Tx) error {
 // Put queues records for the commit.
 type Tx struct {
 	*sql.Tx
-	recs    []record.Record
-	author  string
-	subject string
+	recs      []record.Record
+	author    string
+	subject   string
+	committed bool // the archive has the commit
 }
 
 // Put queues records to be committed when the update function returns nil.
@@ -472,11 +506,11 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 		if len(t.recs) > 0 {
 			if err := s.commit(t); err != nil {
-				return err
+				return s.committed(ctx, t, err)
 			}
 		}
 		if err := sqlTx.Commit(); err != nil {
-			return fmt.Errorf("index commit: %w", err)
+			return s.committed(ctx, t, fmt.Errorf("index commit: %w", err))
 		}
 		if s.shouldPack() {
 			// Should this fail, references to the packs rolled up only miss.
@@ -490,6 +524,22 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		return nil
 	})
 }
+
+// committed handles err, met while indexing the write of t. Once the
+// archive has the commit, the write is done: an index found damaged then is
+// rebuilt from the archive, which holds the write too, rather than failing
+// a command that must not be repeated.
+func (s *Store) committed(ctx context.Context, t *Tx, err error) error {
+	if !t.committed || !IsIndexDamaged(err) {
+		return err
+	}
+	t.Rollback()
+	return s.rebuildDamaged(ctx, err)
+}
+
+// Wrote reports whether an Update of this Store has committed to the
+// archive: a command that did cannot simply be run again.
+func (s *Store) Wrote() bool { return s.wrote }
 
 // shouldPack decides whether the archive needs consolidating.
 func (s *Store) shouldPack() bool {
@@ -526,6 +576,7 @@ func (s *Store) commit(t *Tx) error {
 	if err != nil {
 		return err
 	}
+	t.committed, s.wrote = true, true
 	if err := cacheObjects(t.Tx, res); err != nil {
 		return err
 	}

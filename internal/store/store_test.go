@@ -233,6 +233,28 @@ func TestOpenNotWritable(t *testing.T) {
 	}
 }
 
+// A new archive is as readable as the store directory it is made in (a
+// reader without write access answers from it), not private to its creator.
+func TestOpenArchiveReadableAsStore(t *testing.T) {
+	for _, perm := range []os.FileMode{0o755, 0o750, 0o700} {
+		dir := filepath.Join(t.TempDir(), "store")
+		if err := os.Mkdir(dir, perm); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, perm); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		s := openStore(t, dir)
+		fi, err := os.Stat(s.ArchiveDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != perm {
+			t.Errorf("store %v: archive %v, want %v", perm, fi.Mode().Perm(), perm)
+		}
+	}
+}
+
 func TestUpdateCommitsAndIndexes(t *testing.T) {
 	s := openStore(t, t.TempDir())
 	setup(t, s)
