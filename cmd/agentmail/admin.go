@@ -87,7 +87,9 @@ func adminCommands(e *env) []*cli.Command {
 				}
 				doc := map[string]any{}
 				if c.Bool("reindex") {
-					rs, err := st.Reindex(c.Context)
+					report, end := e.progress(c, "reindexing", "messages")
+					rs, err := st.ReindexWithProgress(c.Context, report)
+					end()
 					if err != nil {
 						return err
 					}

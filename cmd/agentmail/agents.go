@@ -16,8 +16,7 @@ func agentCommands(e *env) []*cli.Command {
 			Usage:     "create an agent identity in this project, or update your own",
 			ArgsUsage: " ",
 			Description: "Without --name you get a free generated name such as GreenCastle; use it as --agent or AGENTMAIL_AGENT.\n" +
-				"Registering your own name again (with --agent set to it) updates your profile.\n\n" +
-				"   export AGENTMAIL_AGENT=$(agentmail register --program claude-code --task 'auth API' --json | jq -r .agent.name)",
+				"Registering your own name again (with --agent set to it) updates your profile.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "name", Usage: "adjective+noun name such as GreenCastle (default: generated)"},
 				&cli.StringFlag{Name: "program", Usage: "the program running the agent, e.g. claude-code"},

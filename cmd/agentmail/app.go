@@ -86,11 +86,13 @@ const (
 
 // env is what a command runs with.
 type env struct {
+	args           []string // the command line as given, for echoing flags as typed
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stores         []*store.Store // opened by the command, closed by run
 	input          *string        // standard input, once a command has read it all
 	esc            escaper        // how stored text is shown on stdout
+	groups         []*cli.Command // the commands that only group others
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
@@ -126,8 +128,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // execute runs the command line once.
 func (e *env) execute(args []string) error {
+	e.args = args
 	app := newApp(e)
-	return app.RunContext(context.Background(), reorderArgs(app, bareWait(args)))
+	line, err := resolveCommandLine(app, bareWait(args))
+	if err != nil {
+		return err
+	}
+	return app.RunContext(context.Background(), reorderArgs(app, line))
 }
 
 // wrote reports whether the command committed anything to a store.
@@ -238,40 +245,24 @@ func newApp(e *env) *cli.App {
 		Usage: "mail, file reservations and commit guards for coding agents sharing a codebase",
 		Description: "Agents register a name, send each other markdown mail, reserve the files they work on, and a\n" +
 			"git hook stops commits that touch files another agent holds. Everything is stored as files in a git\n" +
-			"repository (agentmail archive path) and indexed in SQLite.\n\n" +
-			"Quick start:\n" +
-			"   export AGENTMAIL_AGENT=$(agentmail register --program claude --json | jq -r .agent.name)\n" +
-			"   agentmail send --to BlueLake --subject 'API ready' --body 'See routes.py'\n" +
-			"   agentmail inbox --unread\n" +
-			"   agentmail reserve 'src/api/**' --reason 'auth rewrite' && agentmail guard install",
-		Flags:           globalFlags,
-		HideHelpCommand: true,
-		Reader:          e.stdin,
-		Writer:          e.stdout,
-		ErrWriter:       e.stderr,
-		ExitErrHandler:  func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
-		},
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e)),
+			"repository (agentmail archive path) and indexed in SQLite. agentmail help COMMAND shows a command's\n" +
+			"help and examples.",
+		Flags: append(slices.Clip(globalFlags), cli.HelpFlag,
+			&cli.BoolFlag{Name: "version", Usage: "print the version and build information (as agentmail version does)"}),
+		Action:         e.group,
+		Reader:         e.stdin,
+		Writer:         e.stdout,
+		ErrWriter:      e.stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   e.usageError,
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e),
+			[]*cli.Command{helpCommand(e), versionCommand(e), completionCommand(e)}),
 	}
 	for _, cmd := range app.Commands {
-		addGlobalFlags(cmd)
+		e.setupCommand(cmd)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {}
 	return app
-}
-
-func addGlobalFlags(cmd *cli.Command) {
-	cmd.Flags = append(cmd.Flags, globalFlags...)
-	if cmd.OnUsageError == nil {
-		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
-		}
-	}
-	for _, sub := range cmd.Subcommands {
-		addGlobalFlags(sub)
-	}
 }
 
 // global returns a global flag's value from the innermost command line
@@ -504,7 +495,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 	cmds := app.Commands
 	i := 1
 	// Walk the command path, carrying global flags given before it.
-	for i < len(args) {
+	for i < len(args) && args[i] != "--" {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
 			out = append(out, a)
@@ -531,7 +522,10 @@ func reorderArgs(app *cli.App, args []string) []string {
 			return append(append(append(out, "--"), rest...), args[i+1:]...)
 		case strings.HasPrefix(a, "-") && a != "-" && (strings.HasPrefix(a, "--") || isFlag(flags, a)):
 			out = append(out, a)
-			if takesValue(flags, a) && !strings.Contains(a, "=") && i+1 < len(args) {
+			if takesValue(flags, a) && !strings.Contains(a, "=") {
+				if i+1 >= len(args) {
+					return out // a value is missing: the flag is last, for the parser to say so
+				}
 				out = append(out, args[i+1])
 				i++
 			}

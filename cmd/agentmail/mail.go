@@ -27,10 +27,7 @@ func mailCommands(e *env) []*cli.Command {
 				"or all (every other active agent). A recipient's contact policy may ask for a contact first\n" +
 				"(CONTACT_REQUIRED: agentmail contacts request NAME; see agentmail policy --help). The body is\n" +
 				"--body TEXT, --body-file FILE, or --body-file - (standard input, never read otherwise). --thread takes a\n" +
-				"thread name, or a message id (or unique prefix) to join that message's thread.\n\n" +
-				"   agentmail send --to BlueLake --subject 'Auth API ready' --body 'Routes are in src/api.'\n" +
-				"   agentmail send --to BlueLake,RedCat --importance high --ack --subject 'Freeze main' --body-file notes.md\n" +
-				"   git log -5 | agentmail send --to all --subject 'Merged today' --body-file -",
+				"thread name, or a message id (or unique prefix) to join that message's thread.",
 			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "to", Usage: "recipient `NAME`s"},
 				&cli.StringSliceFlag{Name: "cc", Usage: "copy `NAME`s"},
@@ -45,6 +42,9 @@ func mailCommands(e *env) []*cli.Command {
 			}, bodyFlags...),
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c); err != nil {
+					return err
+				}
+				if err := requireFlags(c, "to", "subject"); err != nil {
 					return err
 				}
 				body, err := e.readBody(c)
@@ -358,16 +358,21 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// noArgs refuses arguments; to a command that has subcommands, an argument
+// is an unknown subcommand.
 func noArgs(c *cli.Context) error {
-	if c.Args().Present() {
-		return usagef("see: agentmail "+c.Command.Name+" --help", "unexpected argument %q", c.Args().First())
+	if !c.Args().Present() {
+		return nil
 	}
-	return nil
+	if len(c.Command.Subcommands) > 0 {
+		return unknownCommand(c, c.Args().First())
+	}
+	return usagef("see: "+c.Command.HelpName+" --help", "unexpected argument %q", c.Args().First())
 }
 
 func oneArg(c *cli.Context, what string) (string, error) {
 	if c.Args().Len() != 1 {
-		return "", usagef("usage: agentmail "+c.Command.Name+" "+what, "expected one %s, got %s", what, count(c.Args().Len(), "argument", "arguments"))
+		return "", usagef("usage: "+c.Command.HelpName+" "+what, "expected one %s, got %s", what, count(c.Args().Len(), "argument", "arguments"))
 	}
 	return c.Args().First(), nil
 }

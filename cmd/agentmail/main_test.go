@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"killsends":   cmdKillSends,
 			"countids":    cmdCountIDs,
 			"race":        cmdRace,
+			"status":      cmdStatus,
 			"damagepages": cmdDamagePages,
 			"nobody":      cmdNobody,
 			"hinted":      cmdHinted,
@@ -331,6 +332,28 @@ func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	wg.Wait()
 	fmt.Fprintf(ts.Stdout(), "ok=%d conflict=%d other=%d\n", counts["ok"], counts["conflict"], counts["other"])
+}
+
+// status N CMD [ARGS...] runs CMD as exec does and fails unless it exits
+// with status N; its stdout and stderr are kept for the assertions after.
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status N CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	var ee *exec.ExitError
+	switch err := ts.Exec(args[1], args[2:]...); {
+	case err == nil:
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	default:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
 }
 
 // damagepages FILE TABLE... overwrites the root pages of the named tables

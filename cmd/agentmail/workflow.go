@@ -18,7 +18,11 @@ func workflowCommands(e *env) []*cli.Command {
 			ArgsUsage: " ",
 			Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
 				"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +
-				"requests. With --json, always a document.",
+				"requests. With --json, always a document. --exit-code also exits 1 when something waits, for hooks\n" +
+				"that branch on it.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when unread mail or a contact request waits, 0 when nothing does"},
+			},
 			Action: func(c *cli.Context) error {
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
@@ -28,10 +32,17 @@ func workflowCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
+				var waiting error // --exit-code: exit 1, with nothing more to say
+				if c.Bool("exit-code") && sum.Unread+sum.ContactRequests > 0 {
+					waiting = exitStatus(exitError)
+				}
 				if jsonOutput(c) {
 					docs := mapSlice(sum.Newest, messageDoc)
-					return e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck,
-						"contact_requests": sum.ContactRequests, "messages": docs})
+					if err := e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck,
+						"contact_requests": sum.ContactRequests, "messages": docs}); err != nil {
+						return err
+					}
+					return waiting
 				}
 				short, err := s.shortIDs(c, sum.Newest)
 				if err != nil {
@@ -46,7 +57,7 @@ func workflowCommands(e *env) []*cli.Command {
 				if sum.ContactRequests > 0 {
 					fmt.Fprintf(e.stdout, "%d contact %s waiting for your answer: agentmail contacts list\n", sum.ContactRequests, plural(sum.ContactRequests, "request", "requests"))
 				}
-				return nil
+				return waiting
 			},
 		},
 		{
@@ -69,12 +80,19 @@ func workflowCommands(e *env) []*cli.Command {
 				}
 				msgs, err := s.mb.Wait(c.Context, mailbox.WaitFilter{Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent")},
 					c.Duration("timeout"), 200*time.Millisecond)
-				if err != nil {
+				timedOut := errors.Is(err, mailbox.ErrTimeout)
+				if err != nil && !timedOut {
 					return err
 				}
 				if jsonOutput(c) {
 					docs := mapSlice(msgs, fullDoc)
-					return e.printJSON(map[string]any{"messages": docs})
+					if perr := e.printJSON(map[string]any{"messages": docs, "timeout": timedOut}); perr != nil {
+						return perr
+					}
+					return err
+				}
+				if timedOut {
+					return err
 				}
 				for i, m := range msgs {
 					if i > 0 {

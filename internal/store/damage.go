@@ -46,7 +46,7 @@ func (s *Store) rebuildDamaged(ctx context.Context, cause error) error {
 	if err := s.replaceIndex(); err != nil {
 		return err
 	}
-	if _, err := s.rebuild(ctx); err != nil {
+	if _, err := s.rebuild(ctx, nil); err != nil {
 		return err
 	}
 	s.notes = append(s.notes, fmt.Sprintf("the index was unreadable (%v); rebuilt it from the archive", rootCause(cause)))

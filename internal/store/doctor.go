@@ -21,14 +21,21 @@ type ReindexStats struct {
 // Presence, which the archive does not hold, is kept. An index too damaged
 // to rebuild in place is replaced by a new file.
 func (s *Store) Reindex(ctx context.Context) (ReindexStats, error) {
+	return s.ReindexWithProgress(ctx, nil)
+}
+
+// ReindexWithProgress is Reindex telling progress, when not nil, how many
+// messages it has indexed, after each one, out of a total: the number the
+// index held before, 0 when unknown, never less than done.
+func (s *Store) ReindexWithProgress(ctx context.Context, progress func(done, total int)) (ReindexStats, error) {
 	var st ReindexStats
 	err := s.withLock(func() error {
 		start := time.Now()
-		n, err := s.rebuild(ctx)
+		n, err := s.rebuild(ctx, progress)
 		if err != nil && isCorrupt(err) {
 			if err = s.replaceIndex(); err == nil {
 				s.notes = append(s.notes, "the index was damaged; replaced it with a new one")
-				n, err = s.rebuild(ctx)
+				n, err = s.rebuild(ctx, progress)
 			}
 		}
 		if err != nil {
@@ -40,17 +47,30 @@ func (s *Store) Reindex(ctx context.Context) (ReindexStats, error) {
 	return st, err
 }
 
-func (s *Store) rebuild(ctx context.Context) (int, error) {
+func (s *Store) rebuild(ctx context.Context, progress func(done, total int)) (int, error) {
 	head, err := s.archiveHead()
 	if err != nil {
 		return 0, err
+	}
+	var indexed func(int)
+	if progress != nil {
+		var total int // an estimate; a damaged index gives none
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages`).Scan(&total); err != nil {
+			total = 0
+		}
+		indexed = func(done int) {
+			if total > 0 && done > total {
+				total = done
+			}
+			progress(done, total)
+		}
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := s.ingestAll(tx, head)
+	n, err := s.ingestAll(tx, head, indexed)
 	if err != nil {
 		return 0, err
 	}
@@ -179,7 +199,7 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.ingest(tx, "", head); err != nil {
+	if _, err := s.ingest(tx, "", head, nil); err != nil {
 		tx.Rollback()
 		return nil, err
 	}

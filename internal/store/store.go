@@ -314,15 +314,15 @@ func (s *Store) catchUp(ctx context.Context) error {
 	defer tx.Rollback()
 	if idx == "" {
 		// A new index.
-		if _, err := s.ingestAll(tx, head); err != nil {
+		if _, err := s.ingestAll(tx, head, nil); err != nil {
 			return err
 		}
 		return tx.Commit()
 	}
-	if _, err := s.ingest(tx, idx, head); err != nil {
+	if _, err := s.ingest(tx, idx, head, nil); err != nil {
 		// The index's commit may be gone (an archive replaced by hand):
 		// start over from nothing.
-		if _, err := s.ingestAll(tx, head); err != nil {
+		if _, err := s.ingestAll(tx, head, nil); err != nil {
 			return err
 		}
 	}
@@ -330,11 +330,12 @@ func (s *Store) catchUp(ctx context.Context) error {
 }
 
 // ingest applies every record changed between commits from and to, and
-// records to as the index's head. Three goroutines share the work, each
-// feeding the next in order: reading the archive (inflating objects),
-// decoding and preparing records (front matter, plain text, FTS tokens),
-// and the SQL inserts, which must stay on one connection.
-func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
+// records to as the index's head; indexed, when not nil, is told the
+// number of messages indexed so far after each one. Three goroutines share
+// the work, each feeding the next in order: reading the archive (inflating
+// objects), decoding and preparing records (front matter, plain text, FTS
+// tokens), and the SQL inserts, which must stay on one connection.
+func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, error) {
 	type file struct {
 		path string
 		data []byte
@@ -395,9 +396,12 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 			s.notes = append(s.notes, "skipped "+it.err.Error())
 			continue
 		}
+		before := ix.messages
 		if err := ix.apply(it.rec, it.prepared); err != nil {
 			applyErr = fmt.Errorf("index %s: %w", it.path, err)
 			close(stop)
+		} else if indexed != nil && ix.messages != before {
+			indexed(ix.messages)
 		}
 	}
 	if applyErr != nil {
@@ -415,10 +419,10 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 var errStopped = errors.New("stopped")
 
 // ingestAll empties the derived tables and fills them from the whole
-// archive up to head. Their secondary indexes are dropped first and built
+// archive up to head, telling indexed as ingest does. Their secondary indexes are dropped first and built
 // again at the end: SQLite builds an index from all rows at once much
 // faster than it keeps one up to date through every insert or delete.
-func (s *Store) ingestAll(tx *sql.Tx, head string) (int, error) {
+func (s *Store) ingestAll(tx *sql.Tx, head string, indexed func(int)) (int, error) {
 	indexes := derivedIndexes()
 	for _, ix := range indexes {
 		if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {
@@ -428,7 +432,7 @@ func (s *Store) ingestAll(tx *sql.Tx, head string) (int, error) {
 	if err := s.clearDerived(tx); err != nil {
 		return 0, err
 	}
-	n, err := s.ingest(tx, "", head)
+	n, err := s.ingest(tx, "", head, indexed)
 	if err != nil {
 		return 0, err
 	}
