@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/gittest"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -21,21 +22,13 @@ import (
 
 // clock is a time source the tests move by hand.
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	base   time.Time
+	offset atomic.Int64 // how far it was moved
 }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+func (c *clock) Now() time.Time { return c.base.Add(time.Duration(c.offset.Load())) }
 
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func (c *clock) Add(d time.Duration) { c.offset.Add(int64(d)) }
 
 // fixture is a service on a fresh store, with a clock and the notes it
 // passed on.
@@ -48,7 +41,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, clock: &clock{t: time.Now().UTC().Truncate(time.Second)}}
+	f := &fixture{t: t, clock: &clock{base: time.Now().UTC().Truncate(time.Second)}}
 	var mu sync.Mutex
 	f.svc = New(Config{Dir: filepath.Join(t.TempDir(), "store"), Now: f.clock.Now, Note: func(n string) {
 		mu.Lock()
@@ -130,34 +123,12 @@ func keys(t *testing.T, v any) []string {
 }
 
 // gitEnv isolates git from the user's configuration.
-func gitEnv(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	t.Setenv("GIT_AUTHOR_NAME", "Test")
-	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Test")
-	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-}
+func gitEnv(t *testing.T) { gittest.Env(t) }
 
 // git runs git in dir.
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Run(t, dir, args...)
 }
 
 // newRepo returns a new git repository with an origin remote; its

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/urfave/cli/v2"
+)
+
+type agentsOptions struct {
+	scoped
+	req service.AgentsRequest
+}
+
+func newAgentsCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "agents",
+		Usage:     "list the project's agents and when each was last seen",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "active", Usage: fmt.Sprintf("only agents seen in the last %s ($AGENTMAIL_IDLE_AFTER)", service.ActiveWindow)},
+		},
+		Subcommands: []*cli.Command{newRetireCommand(e, "retire", true), newRetireCommand(e, "unretire", false)},
+		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *agentsOptions {
+			return &agentsOptions{req: service.AgentsRequest{Active: c.Bool("active")}}
+		}), runAgents),
+	}
+}
+
+func runAgents(ctx context.Context, o *agentsOptions) error {
+	resp, err := o.Service.Agents(ctx, o.Scope, o.req)
+	return o.render(resp, err, func() error {
+		if len(resp.Agents) == 0 {
+			fmt.Fprintln(o.Stdout, "no agents registered in project "+resp.Project+" (agentmail register creates one)")
+			return nil
+		}
+		now := o.now()
+		rows := make([][]string, len(resp.Agents))
+		for i, a := range mapSlice(resp.Agents, o.esc.agent) {
+			state := a.State
+			if a.Retired {
+				state = "retired"
+			}
+			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Program, truncate(a.Task, 40)}
+		}
+		table(o.Stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tPROGRAM\tTASK", rows)
+		return nil
+	})
+}
+
+type retireOptions struct {
+	scoped
+	req service.RetireRequest
+}
+
+// newRetireCommand is agents retire, or unretire.
+func newRetireCommand(e *env, name string, retired bool) *cli.Command {
+	usage := "retire an agent: it receives no mail and is left out of --to all"
+	if !retired {
+		usage = "bring a retired agent back"
+	}
+	return &cli.Command{
+		Name: name, Usage: usage, ArgsUsage: "NAME",
+		Action: scopedAction(e, func(c *cli.Context) (*retireOptions, error) {
+			who, err := oneArg(c, "NAME")
+			return &retireOptions{req: service.RetireRequest{Name: who, Retired: retired}}, err
+		}, runRetire),
+	}
+}
+
+func runRetire(ctx context.Context, o *retireOptions) error {
+	resp, err := o.Service.Retire(ctx, o.Scope, o.req)
+	return o.render(resp, err, func() error {
+		verb := "retired"
+		if !o.req.Retired {
+			verb = "unretired"
+		}
+		fmt.Fprintf(o.Stdout, "%s %s\n", verb, resp.Agent.Name)
+		return nil
+	})
+}
