@@ -25,11 +25,15 @@ func author(name string) Author {
 	return Author{Name: name, Email: strings.ToLower(name) + "@agentmail", When: t0}
 }
 
+// gitEnv isolates the git the tests run from the user's configuration.
+var gitEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+	"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com", "GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com"}
+
 // runGit runs git on the bare repository dir and returns its trimmed output.
 func runGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"--git-dir", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd.Env = append(os.Environ(), gitEnv...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
@@ -48,7 +52,12 @@ func newArchive(t testing.TB) *Archive {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	t.Cleanup(func() { a.Close() })
+	t.Cleanup(func() {
+		a.Close()
+		if !t.Failed() {
+			runGit(t, dir, "fsck", "--strict", "--no-progress")
+		}
+	})
 	return a
 }
 

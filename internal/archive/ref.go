@@ -20,7 +20,7 @@ var ErrRefLocked = errors.New("archive branch is locked by another git process")
 
 // refLockWait is how long a write waits for another git process to let go
 // of the branch's lock file; git holds it for milliseconds.
-const refLockWait = 2 * time.Second
+var refLockWait = 2 * time.Second
 
 // refTemp is the pattern of the temporary files that carry a new value of
 // the branch into its lock file (see setRef).
