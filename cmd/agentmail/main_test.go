@@ -42,6 +42,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
 			env.Setenv("GIT_COMMITTER_NAME", "Test")
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+			fsckAfterScript(env)
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
@@ -50,7 +51,7 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+		Cmds: withArchiveCmds(map[string]func(*testscript.TestScript, bool, []string){
 			"jsonget":     cmdJSONGet,
 			"jsonsave":    cmdJSONSave,
 			"frontmatter": cmdFrontMatter,
@@ -58,7 +59,7 @@ func TestScripts(t *testing.T) {
 			"killsends":   cmdKillSends,
 			"countids":    cmdCountIDs,
 			"race":        cmdRace,
-		},
+		}),
 	})
 }
 
