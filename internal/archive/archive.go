@@ -159,7 +159,7 @@ func Open(dir string) (*Archive, error) {
 }
 
 func open(dir string, fs fsys) *Archive {
-	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir, osfs.WithBoundOS())}, cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{KeepDescriptors: true})
+	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir)}, cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{KeepDescriptors: true})
 	return &Archive{dir: dir, st: st, fs: fs}
 }
 

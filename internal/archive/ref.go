@@ -125,7 +125,8 @@ func (a *Archive) lockRef(tmp, lock string) error {
 			return nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("lock %s: %w", Branch, err)
+			return fault.WithHint(fmt.Errorf("lock %s: %w", Branch, err),
+				"agentmail takes the branch's lock with a hard link: keep the store on a file system that has them, a local one")
 		}
 		if a.removeStaleLock(lock, tmp) {
 			continue

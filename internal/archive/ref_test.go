@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -239,5 +240,28 @@ func TestCommitLeavesHardLinksAlone(t *testing.T) {
 	var b [41]byte
 	if n, err := held.ReadAt(b[:], 0); n != 41 || string(b[:]) != c1+"\n" {
 		t.Errorf("a reader's open ref reads %q, %v; want %s", b[:n], err, c1)
+	}
+}
+
+// noLinks is a file system without hard links (FAT, some network mounts).
+type noLinks struct{ osFS }
+
+func (noLinks) link(string, string) error { return &os.LinkError{Op: "link", Err: syscall.EPERM} }
+
+// Without hard links the lock cannot be taken: the commit fails with a
+// hint saying why, and nothing moves.
+func TestCommitWithoutHardLinks(t *testing.T) {
+	a := newArchive(t)
+	before := head(t, a)
+	a.fs = noLinks{}
+	_, err := a.Commit(before, []Change{{Path: "x", Data: []byte("1")}}, author("A"), "no links", nil)
+	if err == nil || !strings.Contains(fault.Hint(err), "hard link") {
+		t.Fatalf("Commit without hard links: %v (hint %q)", err, fault.Hint(err))
+	}
+	if h := head(t, a); h != before {
+		t.Errorf("branch moved to %s", h)
+	}
+	if _, err := os.Stat(a.refPath() + ".lock"); !os.IsNotExist(err) {
+		t.Errorf("a lock was left: %v", err)
 	}
 }
