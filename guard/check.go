@@ -23,9 +23,9 @@ const (
 	PrePush        = "pre-push"
 )
 
-// Source returns the project's active reservations: none, and no error,
-// when the store or the project is unknown to it. It must not create
-// either.
+// Source returns the project's active reservations. It must not create
+// the store or the project: when either is missing it returns an error
+// wrapping ErrNoStore or ErrUnknownProject, and the check is not made.
 type Source func(ctx context.Context) ([]reservations.Reservation, error)
 
 // StoreAbsent reports whether there is no store at dir: nothing there, or
@@ -91,7 +91,11 @@ func Check(ctx context.Context, o CheckOptions) (Report, error) {
 	if err := check(ctx, o, &rep); err != nil {
 		rep.Unchecked = err
 		if rep.Mode == Block {
-			return rep, fault.WithHint(fmt.Errorf("%w: %w", ErrUnchecked, err), bypassHint(rep.Hook))
+			hint := bypassHint(rep.Hook)
+			if h := fault.Hint(err); h != "" {
+				hint = h + "; " + hint
+			}
+			return rep, fault.WithHint(fmt.Errorf("%w: %w", ErrUnchecked, err), hint)
 		}
 		return rep, nil
 	}

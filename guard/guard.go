@@ -41,6 +41,13 @@ var (
 	// ErrHookInTheWay: a foreign hook and a kept original both exist, so
 	// installing would lose one of them.
 	ErrHookInTheWay = errors.New("hook in the way")
+	// ErrNoStore: the store the check consults does not exist, so it
+	// cannot know what is reserved; the check cannot be made.
+	ErrNoStore = errors.New("no agentmail store")
+	// ErrUnknownProject: the store holds nothing of the repository's
+	// project, so it is not the store the project's agents use (guard
+	// install records the project in its store); the check cannot be made.
+	ErrUnknownProject = errors.New("unknown project")
 )
 
 // Mode says what a conflict does to a commit.

@@ -82,6 +82,7 @@ type InstallOptions struct {
 	PrePush     bool   // also install pre-push
 	AllowGlobal bool   // accept a core.hooksPath from global or system configuration
 	Binary      string // the agentmail the hooks run; "" finds it (FindBinary)
+	Store       string // the store the hooks consult when the committer's environment names none
 }
 
 // HookChange is what Install or Uninstall did to one hook.
@@ -97,6 +98,7 @@ type InstallResult struct {
 	Dir    string // the hooks directory
 	Binary string
 	Mode   Mode
+	Store  string
 	Hooks  []HookChange
 }
 
@@ -104,8 +106,8 @@ type InstallResult struct {
 // pre-push when asked) into the repository's hooks directory. A hook
 // already there that is not ours is renamed to NAME.agentmail-orig (keeping
 // its mode) and runs first from ours, its failure still stopping the
-// commit. Installing again changes nothing, unless the mode or the binary
-// differ, in which case only our hooks are rewritten.
+// commit. Installing again changes nothing, unless the mode, the binary or
+// the store differ, in which case only our hooks are rewritten.
 func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	mode := o.Mode
 	if mode == "" {
@@ -128,7 +130,7 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 			return InstallResult{}, err
 		}
 	}
-	res := InstallResult{Dir: dir, Binary: bin, Mode: mode}
+	res := InstallResult{Dir: dir, Binary: bin, Mode: mode, Store: o.Store}
 	names := hooks.Names[:2]
 	if o.PrePush {
 		names = hooks.Names
@@ -137,7 +139,7 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 		return res, fmt.Errorf("create the hooks directory: %w", err)
 	}
 	for _, name := range names {
-		script, err := hooks.Render(hooks.Params{Hook: name, Agentmail: bin, Mode: string(mode)})
+		script, err := hooks.Render(hooks.Params{Hook: name, Agentmail: bin, Mode: string(mode), Store: o.Store})
 		if err != nil {
 			return res, err
 		}
@@ -303,13 +305,15 @@ type HookStatus struct {
 	Mode      Mode   // recorded in our hook
 	Agentmail string // the binary our hook runs
 	Found     bool   // whether that binary exists
+	Store     string // the store our hook consults when the environment names none; "" if not recorded
 }
 
 // StatusResult is the guard's installation in one repository.
 type StatusResult struct {
 	Dir        string
-	GlobalPath bool // core.hooksPath comes from outside the repository
-	Mode       Mode // the mode our pre-commit hook records, "" if not installed
+	GlobalPath bool   // core.hooksPath comes from outside the repository
+	Mode       Mode   // the mode our pre-commit hook records, "" if not installed
+	Store      string // the store our pre-commit hook records, "" if none
 	Hooks      []HookStatus
 }
 
@@ -341,14 +345,14 @@ func Status(ctx context.Context, repo string) (StatusResult, error) {
 				return res, fmt.Errorf("read %s: %w", path, err)
 			}
 			set, _ := hooks.Parse(b)
-			hs.Mode, hs.Agentmail = Mode(set.Mode), set.Agentmail
+			hs.Mode, hs.Agentmail, hs.Store = Mode(set.Mode), set.Agentmail, set.Store
 			hs.Found = isExecutable(set.Agentmail)
 			if !filepath.IsAbs(set.Agentmail) {
 				_, lerr := exec.LookPath(set.Agentmail)
 				hs.Found = lerr == nil
 			}
 			if res.Mode == "" {
-				res.Mode = hs.Mode
+				res.Mode, res.Store = hs.Mode, hs.Store
 			}
 		}
 		res.Hooks = append(res.Hooks, hs)

@@ -16,4 +16,5 @@ if [ ! -x "$agentmail" ]; then
 		exit 1
 	fi
 fi
-exec "$agentmail" guard check --hook "$hook" --mode "$mode"
+# The store recorded at install serves when AGENTMAIL_HOME names none.
+exec "$agentmail" guard check --hook "$hook" --mode "$mode" --default-store "$store"

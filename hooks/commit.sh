@@ -5,6 +5,7 @@
 # A hook that was here before is kept as @HOOK@.agentmail-orig next to this one and runs first.
 hook=@HOOK@
 agentmail=@AGENTMAIL@
+store=@STORE@
 mode=${AGENTMAIL_GUARD_MODE:-${AGENT_MAIL_GUARD_MODE:-@MODE@}}
 orig="${0%/*}/$hook.agentmail-orig"
 if [ -x "$orig" ]; then

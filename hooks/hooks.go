@@ -4,8 +4,10 @@
 // A hook runs the hook it replaced (kept beside it as NAME.agentmail-orig)
 // first, honours AGENTMAIL_BYPASS, picks the mode from AGENTMAIL_GUARD_MODE
 // (or AGENT_MAIL_GUARD_MODE) or the one recorded at install time, and then
-// execs `agentmail guard check --hook NAME --mode MODE`: on the usual path it
-// starts no process besides agentmail itself.
+// execs `agentmail guard check --hook NAME --mode MODE --default-store DIR`
+// (the store recorded at install time, for a committer whose environment
+// names none): on the usual path it starts no process besides agentmail
+// itself.
 package hooks
 
 import (
@@ -32,6 +34,7 @@ type Params struct {
 	Hook      string // pre-commit, pre-merge-commit or pre-push
 	Agentmail string // the agentmail binary the hook runs (an absolute path, or a name looked up on PATH)
 	Mode      string // block or warn: the mode when the environment names none
+	Store     string // the store directory when the environment names none; "" for none
 }
 
 // Render returns the hook script for p.
@@ -50,6 +53,9 @@ func Render(p Params) ([]byte, error) {
 	if p.Agentmail == "" || strings.ContainsAny(p.Agentmail, "\x00\n") {
 		return nil, fmt.Errorf("render hook: unusable agentmail path %q", p.Agentmail)
 	}
+	if strings.ContainsAny(p.Store, "\x00\n") {
+		return nil, fmt.Errorf("render hook: unusable store path %q", p.Store)
+	}
 	head, err := templates.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("render hook: %w", err)
@@ -61,7 +67,7 @@ func Render(p Params) ([]byte, error) {
 		return nil, fmt.Errorf("render hook: %w", err)
 	}
 	tail = tail[bytes.IndexByte(tail, '\n')+1:] // drop the template's own comment
-	r := strings.NewReplacer("@HOOK@", p.Hook, "@AGENTMAIL@", shellQuote(p.Agentmail), "@MODE@", p.Mode, "@GITCMD@", gitCmd)
+	r := strings.NewReplacer("@HOOK@", p.Hook, "@AGENTMAIL@", shellQuote(p.Agentmail), "@STORE@", shellQuote(p.Store), "@MODE@", p.Mode, "@GITCMD@", gitCmd)
 	return []byte(r.Replace(string(head) + string(tail))), nil
 }
 
@@ -74,6 +80,7 @@ func shellQuote(s string) string {
 type Settings struct {
 	Agentmail string
 	Mode      string
+	Store     string // "" in a hook written before stores were recorded
 }
 
 // Parse reads the settings back from a hook agentmail wrote; ok is false
@@ -86,6 +93,9 @@ func Parse(script []byte) (s Settings, ok bool) {
 	for _, line := range strings.Split(text, "\n") {
 		if v, found := strings.CutPrefix(line, "agentmail="); found {
 			s.Agentmail = unquote(v)
+		}
+		if v, found := strings.CutPrefix(line, "store="); found {
+			s.Store = unquote(v)
 		}
 		if v, found := strings.CutPrefix(line, "mode=${AGENTMAIL_GUARD_MODE:-${AGENT_MAIL_GUARD_MODE:-"); found {
 			s.Mode = strings.TrimSuffix(v, "}}")

@@ -12,12 +12,13 @@ import (
 func TestRenderParse(t *testing.T) {
 	for _, hook := range Names {
 		for _, bin := range []string{"/usr/local/bin/agentmail", "/a b/c'd/$x`y`/agentmail", "agentmail"} {
-			script, err := Render(Params{Hook: hook, Agentmail: bin, Mode: "warn"})
+			store := strings.Replace(bin, "agentmail", "store", 1)
+			script, err := Render(Params{Hook: hook, Agentmail: bin, Mode: "warn", Store: store})
 			if err != nil {
 				t.Fatal(err)
 			}
 			set, ok := Parse(script)
-			if !ok || set.Agentmail != bin || set.Mode != "warn" {
+			if !ok || set.Agentmail != bin || set.Mode != "warn" || set.Store != store {
 				t.Errorf("%s %q: parsed %+v, %v", hook, bin, set, ok)
 			}
 			if !bytes.HasPrefix(script, []byte("#!/bin/sh\n")) || !bytes.Contains(script, []byte(Marker)) {
@@ -36,6 +37,7 @@ func TestRenderParse(t *testing.T) {
 		{Hook: "pre-commit", Agentmail: "x\ny", Mode: "block"},
 		{Hook: "pre-commit", Agentmail: "", Mode: "block"},
 		{Hook: "pre-commit", Agentmail: "x", Mode: "loud"},
+		{Hook: "pre-commit", Agentmail: "x", Mode: "block", Store: "/s\nt"},
 	} {
 		if _, err := Render(p); err == nil {
 			t.Errorf("rendered %+v", p)
@@ -60,11 +62,13 @@ func newHookRun(t *testing.T, hook, mode string) *hookRun {
 	bin := t.TempDir()
 	h.fake = filepath.Join(bin, "agentmail")
 	h.log = filepath.Join(bin, "log")
-	fake := "#!/bin/sh\necho \"agentmail $*\" >> " + h.log + "\ncat >> " + h.log + "\nexit ${FAKE_EXIT:-0}\n"
+	// The hooks pass 8 arguments (guard check --hook H --mode M
+	// --default-store S): any other count is logged, a word split apart.
+	fake := "#!/bin/sh\necho \"agentmail $*\" >> " + h.log + "\n[ $# = 8 ] || echo \"argc $#\" >> " + h.log + "\ncat >> " + h.log + "\nexit ${FAKE_EXIT:-0}\n"
 	if err := os.WriteFile(h.fake, []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script, err := Render(Params{Hook: hook, Agentmail: h.fake, Mode: mode})
+	script, err := Render(Params{Hook: hook, Agentmail: h.fake, Mode: mode, Store: testStore})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +106,14 @@ func (h *hookRun) run(hook, stdin string, env ...string) (code int, stderr, log 
 	return code, errb.String(), string(b)
 }
 
+// testStore is the store the test hooks record: the check receives it as
+// one argument, spaces and quotes included.
+const testStore = "/data/agent store/it's"
+
 func TestHookScript(t *testing.T) {
 	h := newHookRun(t, "pre-commit", "block")
 	code, _, log := h.run("pre-commit", "")
-	if code != 0 || log != "agentmail guard check --hook pre-commit --mode block\n" {
+	if code != 0 || log != "agentmail guard check --hook pre-commit --mode block --default-store "+testStore+"\n" {
 		t.Errorf("plain: %d %q", code, log)
 	}
 	if code, _, _ := h.run("pre-commit", "", "FAKE_EXIT=1"); code != 1 {
@@ -132,7 +140,7 @@ func TestHookScript(t *testing.T) {
 	// A kept original runs first with the hook's arguments; its failure
 	// stops everything, bypass or not.
 	h.orig("pre-commit", "echo \"orig $*\" >> \"$LOG\"\nexit ${ORIG_EXIT:-0}\n", 0o755)
-	if code, _, log := h.run("pre-commit", ""); code != 0 || log != "orig origin /remote/url\nagentmail guard check --hook pre-commit --mode block\n" {
+	if code, _, log := h.run("pre-commit", ""); code != 0 || log != "orig origin /remote/url\nagentmail guard check --hook pre-commit --mode block --default-store "+testStore+"\n" {
 		t.Errorf("chained: %d %q", code, log)
 	}
 	if code, _, log := h.run("pre-commit", "", "ORIG_EXIT=7"); code != 7 || log != "orig origin /remote/url\n" {
@@ -171,13 +179,13 @@ func TestPrePushScript(t *testing.T) {
 	h := newHookRun(t, "pre-push", "warn")
 	refs := "refs/heads/main 1111111111111111111111111111111111111111 refs/heads/main 2222222222222222222222222222222222222222\n"
 	// Without an original, agentmail reads standard input itself.
-	if code, _, log := h.run("pre-push", refs); code != 0 || log != "agentmail guard check --hook pre-push --mode warn\n"+refs {
+	if code, _, log := h.run("pre-push", refs); code != 0 || log != "agentmail guard check --hook pre-push --mode warn --default-store "+testStore+"\n"+refs {
 		t.Errorf("plain: %d %q", code, log)
 	}
 	// With one, both read all of it.
 	h.orig("pre-push", "echo \"orig $*\" >> \"$LOG\"\ncat >> \"$LOG\"\nexit ${ORIG_EXIT:-0}\n", 0o755)
 	code, _, log := h.run("pre-push", refs)
-	if want := "orig origin /remote/url\n" + refs + "agentmail guard check --hook pre-push --mode warn\n" + refs; code != 0 || log != want {
+	if want := "orig origin /remote/url\n" + refs + "agentmail guard check --hook pre-push --mode warn --default-store " + testStore + "\n" + refs; code != 0 || log != want {
 		t.Errorf("chained: %d\n%q\nwant\n%q", code, log, want)
 	}
 	if code, _, log := h.run("pre-push", refs, "ORIG_EXIT=1"); code != 1 || strings.Contains(log, "agentmail guard") {

@@ -6,6 +6,7 @@
 # with the same standard input (the refs being pushed).
 hook=@HOOK@
 agentmail=@AGENTMAIL@
+store=@STORE@
 mode=${AGENTMAIL_GUARD_MODE:-${AGENT_MAIL_GUARD_MODE:-@MODE@}}
 orig="${0%/*}/$hook.agentmail-orig"
 if [ -x "$orig" ]; then

@@ -24,7 +24,7 @@ var (
 
 // Policies are the contact policies an agent may choose:
 //
-//   - open: mail from any agent of the project is delivered.
+//   - open (DefaultPolicy): mail from any agent of the project is delivered.
 //   - auto: mail is delivered when the recipient wrote to the sender in the
 //     same thread or in the last 24 hours, when the two hold overlapping
 //     reservations (see related), when the recipient approved the sender
@@ -36,8 +36,15 @@ var (
 // Mail from the human overseer (HumanSender) passes every policy.
 var Policies = []string{"open", "auto", "contacts_only", "block_all"}
 
-// DefaultPolicy is the policy of an agent that has chosen none.
-const DefaultPolicy = "auto"
+// DefaultPolicy is the policy a new agent gets unless it chooses another:
+// agents of one project work together, and an orchestrator must be able to
+// assign work without asking first.
+const DefaultPolicy = "open"
+
+// unsetPolicy is the policy of an agent whose profile names none: one
+// registered when auto was the default (and imported ones), which keep it.
+// New profiles always name their policy.
+const unsetPolicy = "auto"
 
 // validPolicy normalizes policy and checks that it is one of Policies.
 func validPolicy(policy string) (string, error) {
@@ -88,7 +95,7 @@ func (m *Mailbox) SetPolicy(ctx context.Context, policy string) (Agent, error) {
 
 func cmpPolicy(p string) string {
 	if p == "" {
-		return DefaultPolicy
+		return unsetPolicy
 	}
 	return p
 }
@@ -110,6 +117,9 @@ func (m *Mailbox) RequestContact(ctx context.Context, to, reason string) (Contac
 		}
 		if !ok {
 			return m.unknownRecipient(ctx, tx, to)
+		}
+		if target.Name == me.Name {
+			return invalid(fmt.Sprintf("%s asks for contact with itself", me.Name), "mail to yourself needs no contact; name another agent")
 		}
 		if cmpPolicy(target.Policy) == "block_all" {
 			return blocked(target.Name, "no mail and no contact requests")
@@ -245,6 +255,22 @@ func blocked(name, what string) error {
 		"ask a human to pass the message on (agentmail send --as-human)")
 }
 
+// relatedQuery says whether agent ?2 wrote to agent ?3 since ?5 (whose
+// smallest message id is ?4) or in thread ?6. It costs what it decides:
+// the first part walks ?2's messages of the last day (messages_sender,
+// from ?4 on), the second the thread's (messages_thread; the unary + keeps
+// SQLite from walking all of ?2's mail instead), each with one receipt
+// lookup a message; neither grows with the project's history
+// (TestRelatedPlan). Message ids start with their time, never earlier than
+// their created time (send takes both from one clock reading, import
+// checks), so id >= ?4 loses nothing that created >= ?5 keeps.
+const relatedQuery = `SELECT EXISTS (SELECT 1 FROM messages x JOIN recipients r
+		ON r.project_id = x.project_id AND r.agent = ?3 AND r.message_id = x.id
+		WHERE x.project_id = ?1 AND x.sender = ?2 AND x.id >= ?4 AND x.created >= ?5)
+	OR EXISTS (SELECT 1 FROM messages x JOIN recipients r
+		ON r.project_id = x.project_id AND r.agent = ?3 AND r.message_id = x.id
+		WHERE x.project_id = ?1 AND x.thread = ?6 AND +x.sender = ?2)`
+
 // related reports whether the recipient to already works with the sender
 // from: to wrote to from in the thread (at any time) or in the last day (in
 // any thread), or they hold overlapping reservations, leaving out from's
@@ -254,11 +280,8 @@ func blocked(name, what string) error {
 // to join a thread, and consents to nothing.
 func (m *Mailbox) related(ctx context.Context, q queryer, from, to, thread string, now time.Time) (bool, error) {
 	var ok bool
-	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
-			WHERE x.project_id = ?1 AND x.sender = ?2 AND r.agent = ?3 AND x.created >= ?4)
-		OR EXISTS (SELECT 1 FROM messages x JOIN recipients r ON r.message_id = x.id
-			WHERE x.project_id = ?1 AND x.thread = ?5 AND x.sender = ?2 AND r.agent = ?3)`,
-		m.pid, to, from, record.FormatTime(now.Add(-recentMail)), thread).Scan(&ok)
+	since := now.Add(-recentMail)
+	err := q.QueryRowContext(ctx, relatedQuery, m.pid, to, from, firstIDAt(since), record.FormatTime(since), thread).Scan(&ok)
 	if err != nil || ok {
 		return ok, err
 	}

@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -8,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -45,6 +49,18 @@ func TestContactPolicy(t *testing.T) {
 		}
 	}
 	wait := func(d time.Duration) world { return func(f *fixture) { f.advance(d) } }
+	// legacy rewrites BlueLake's profile as agentmail wrote it before open
+	// became the default: without a policy.
+	legacy := func(f *fixture) {
+		f.t.Helper()
+		err := f.st.Update(ctx, func(tx *store.Tx) error {
+			tx.Put(&record.Agent{Project: f.proj.Slug, Name: "BlueLake", Registered: f.now(), Updated: f.now()})
+			return nil
+		})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+	}
 	setPolicy := func(p string) world {
 		return func(f *fixture) {
 			f.t.Helper()
@@ -56,13 +72,15 @@ func TestContactPolicy(t *testing.T) {
 
 	tests := []struct {
 		name    string
-		policy  string // BlueLake's; "" leaves the default
+		policy  string // BlueLake's at registration, "" for auto; "default" registers it with none
 		setup   []world
 		thread  string
 		asHuman bool
 		want    error
 	}{
-		{name: "default is auto: strangers need a contact", want: ErrContactRequired},
+		{name: "a new agent's default is open", policy: "default"},
+		{name: "a profile without a policy is auto", policy: "open", setup: []world{legacy}, want: ErrContactRequired},
+		{name: "auto: strangers need a contact", want: ErrContactRequired},
 		{name: "auto: recent mail from the recipient", setup: []world{send("BlueLake", "GreenCastle", "")}},
 		{name: "auto: recent mail to the recipient", setup: []world{send("GreenCastle", "RedFox", ""), send("BlueLake", "RedFox", "")}, want: ErrContactRequired},
 		{name: "auto: mail older than a day", setup: []world{send("BlueLake", "GreenCastle", ""), wait(25 * time.Hour)}, want: ErrContactRequired},
@@ -94,7 +112,10 @@ func TestContactPolicy(t *testing.T) {
 				// can write to it.
 				in := RegisterInput{Name: name, Policy: "open"}
 				if name == "BlueLake" {
-					in.Policy = tt.policy
+					in.Policy = cmp.Or(tt.policy, "auto")
+				}
+				if in.Policy == "default" {
+					in.Policy = ""
 				}
 				if _, err := f.as("").Register(ctx, in); err != nil {
 					t.Fatal(err)
@@ -123,6 +144,17 @@ func TestContactRequestToBlockAll(t *testing.T) {
 	}
 	if _, err := f.as("GreenCastle").RequestContact(context.Background(), "BlueLake", "please"); !errors.Is(err, ErrContactBlocked) {
 		t.Fatalf("err = %v, want ErrContactBlocked", err)
+	}
+}
+
+// TestContactRequestToSelf: an agent cannot ask itself for contact, in any
+// spelling of its name.
+func TestContactRequestToSelf(t *testing.T) {
+	f := newFixture(t, "GreenCastle")
+	for _, name := range []string{"GreenCastle", "greencastle"} {
+		if _, err := f.as("GreenCastle").RequestContact(context.Background(), name, "me"); !errors.Is(err, ErrInvalidArgument) || fault.Hint(err) == "" {
+			t.Errorf("request to %s: %v, want ErrInvalidArgument with a hint", name, err)
+		}
 	}
 }
 

@@ -232,11 +232,17 @@ func (m *Mailbox) importAgent(a ImportedAgent) (*record.Agent, error) {
 }
 
 func (m *Mailbox) importMessage(im ImportedMessage, resolve func(string) (string, error)) (*record.Message, error) {
-	if _, err := ulid.ParseStrict(im.ID); err != nil {
+	id, err := ulid.ParseStrict(im.ID)
+	if err != nil {
 		return nil, invalid(fmt.Sprintf("%q is not a ULID", im.ID), "imported messages need ULID ids")
 	}
 	if im.Created.IsZero() {
 		return nil, invalid("no creation time", "give every imported message its time")
+	}
+	// The contact policy finds recent mail by id (see relatedQuery).
+	if created := im.Created.UTC().Truncate(time.Second); ulid.Time(id.Time()).Before(created) {
+		return nil, invalid(fmt.Sprintf("id %s names a time before the message was created (%s)", im.ID, record.FormatTime(created)),
+			"give an imported message an id of its creation time or later")
 	}
 	d := Draft{To: im.To, Cc: im.Cc, Bcc: im.Bcc, Subject: im.Subject, Body: im.Body, Thread: im.Thread,
 		Importance: im.Importance, AckRequired: im.AckRequired}
@@ -295,6 +301,10 @@ type AgentMailOptions struct {
 	// BatchSize is the number of records per archive commit; 0 means
 	// DefaultImportBatch.
 	BatchSize int
+	// Progress, when set, is told how many of the total records (agents,
+	// messages and reservations read from the source) are done: once
+	// before the first batch, then after each.
+	Progress func(done, total int)
 }
 
 // ImportReport is what an import did.
@@ -363,7 +373,13 @@ func (m *Mailbox) ImportAgentMail(ctx context.Context, dir string, opts AgentMai
 		size = DefaultImportBatch
 	}
 	batch := ImportBatch{Source: "agent-mail"}
-	n := 0
+	n, done, total := 0, 0, len(agents)+len(msgs)+len(res)
+	progress := func() {
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	progress()
 	flush := func() error {
 		if n == 0 {
 			return nil
@@ -374,6 +390,8 @@ func (m *Mailbox) ImportAgentMail(ctx context.Context, dir string, opts AgentMai
 		}
 		rep.Imported.add(written)
 		rep.Skipped.add(present)
+		done += n
+		progress()
 		batch, n = ImportBatch{Source: "agent-mail"}, 0
 		return nil
 	}

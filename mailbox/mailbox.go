@@ -41,7 +41,63 @@ func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Ma
 	if err := m.loadProjectID(st.DB()); err != nil {
 		return nil, err
 	}
+	if m.pid == 0 {
+		if err := m.adopt(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// adopt makes the mailbox, when the store knows nothing under the
+// project's key, that of a project the store keeps under another key of
+// the same repository, as earlier versions of agentmail wrote it: the key
+// a relative origin URL was given before it was resolved (../remote; only
+// while the repository is not pinned: the pin then keeps it), and another
+// spelling on a host that ignores case in paths (github.com/Acme/Shop is
+// github.com/acme/shop). Nothing already in the store drops out of view.
+func (m *Mailbox) adopt(ctx context.Context) error {
+	if r := m.proj.Repo; r != nil && r.LegacyKey != "" && m.proj.Source == SourceOrigin {
+		if ok, err := m.adoptKey(ctx, `slug = ?`, slugFor(r.LegacyKey)); ok || err != nil {
+			return err
+		}
+	}
+	if foldsCase(m.proj.Key) {
+		_, err := m.adoptKey(ctx, `key = ? COLLATE NOCASE`, m.proj.Key)
+		return err
+	}
+	return nil
+}
+
+// adoptKey makes the mailbox that of the oldest project matching where.
+func (m *Mailbox) adoptKey(ctx context.Context, where string, arg string) (bool, error) {
+	var key, slug string
+	err := m.st.DB().QueryRowContext(ctx, `SELECT key, slug, id FROM projects WHERE `+where+`
+		ORDER BY created, id LIMIT 1`, arg).Scan(&key, &slug, &m.pid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look for project %s: %w", m.proj.Key, err)
+	}
+	m.proj.Key, m.proj.Slug = key, slug
+	return true, nil
+}
+
+// Known reports whether the store holds anything of the project.
+func (m *Mailbox) Known() bool { return m.pid != 0 }
+
+// EnsureProject records the project in the store, if it is not there yet,
+// as its first write would: the commit guard then knows the store serves
+// it.
+func (m *Mailbox) EnsureProject(ctx context.Context) error {
+	return m.st.Update(ctx, func(tx *store.Tx) error {
+		if err := m.ensureProject(tx); err != nil {
+			return err
+		}
+		tx.Describe("agentmail", fmt.Sprintf("project: %s (%s)", m.proj.Slug, m.proj.Key))
+		return nil
+	})
 }
 
 // Project returns the mailbox's project.
@@ -130,8 +186,12 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 }
 
 // touch records that agent ran a command now: the heartbeat behind
-// last-seen, kept only in the index.
+// last-seen, kept only in the index, and so not in a store its user can
+// only read.
 func (m *Mailbox) touch(ctx context.Context, q queryer, agent string) error {
+	if m.st.ReadOnly() {
+		return nil
+	}
 	_, err := q.ExecContext(ctx, `INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)
 		ON CONFLICT(slug, fold) DO UPDATE SET last_seen = excluded.last_seen`,
 		m.proj.Slug, names.Fold(agent), record.FormatTime(m.st.Now()))
@@ -174,7 +234,8 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 			return err
 		}
 		now := m.st.Now()
-		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now, Policy: in.Policy}
+		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now,
+			Policy: cmp.Or(in.Policy, DefaultPolicy)}
 		prev, exists, err := m.lookupAgent(ctx, tx, name)
 		if err != nil {
 			return err
@@ -348,4 +409,31 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 		}
 	}
 	return list, rows.Err()
+}
+
+// Holdings is what the store keeps of a project.
+type Holdings struct {
+	Agents       int // registered agents
+	Messages     int // messages, every agent's
+	Reservations int // active reservations
+}
+
+// Empty reports whether the store keeps nothing of the project.
+func (h Holdings) Empty() bool { return h == Holdings{} }
+
+// Holdings counts what the store keeps of the project.
+func (m *Mailbox) Holdings(ctx context.Context) (Holdings, error) {
+	var h Holdings
+	if m.pid == 0 {
+		return h, nil
+	}
+	err := m.st.DB().QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM agents WHERE project_id = ?1),
+		(SELECT count(*) FROM messages WHERE project_id = ?1),
+		(SELECT count(*) FROM reservations WHERE project_id = ?1 AND released IS NULL AND expires > ?2)`,
+		m.pid, record.FormatTime(m.st.Now())).Scan(&h.Agents, &h.Messages, &h.Reservations)
+	if err != nil {
+		return h, fmt.Errorf("count what project %s holds: %w", m.proj.Slug, err)
+	}
+	return h, nil
 }

@@ -146,6 +146,65 @@ func TestMarkKeepsFirstTimestamps(t *testing.T) {
 	}
 }
 
+// TestMarkAll: read --all marks the unread messages; ack --all
+// acknowledges every message that asks for it and has not had it, read or
+// not, and nothing else.
+func TestMarkAll(t *testing.T) {
+	tests := []struct {
+		name      string
+		ack       bool
+		want      []string // subjects marked, in order
+		stillOpen []string // what acks pending lists afterwards
+	}{
+		{"read --all", false, []string{"plain, unread", "handoff, unread"}, []string{"handoff, read", "handoff, unread"}},
+		{"ack --all", true, []string{"handoff, read", "handoff, unread"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, "GreenCastle", "BlueLake")
+			ctx := context.Background()
+			read := f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "handoff, read", Category: "HANDOFF"})
+			acked := f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "handoff, acked", AckRequired: true})
+			f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "handoff, unread", Category: "HANDOFF"})
+			f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "plain, unread"})
+			mb := f.as("BlueLake")
+			if _, err := mb.Mark(ctx, []string{read.ID}, false, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := mb.Mark(ctx, []string{acked.ID}, false, true); err != nil {
+				t.Fatal(err)
+			}
+			marked, err := mb.Mark(ctx, nil, true, tt.ack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := subjects(marked); !slices.Equal(got, tt.want) {
+				t.Errorf("marked %q, want %q", got, tt.want)
+			}
+			for _, m := range marked {
+				if m.ReadAt == nil || tt.ack && m.AckedAt == nil {
+					t.Errorf("%q after marking: read %v, acked %v", m.Subject, m.ReadAt, m.AckedAt)
+				}
+			}
+			pending, err := mb.PendingAcks(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := subjects(pending); !slices.Equal(got, tt.stillOpen) {
+				t.Errorf("acks pending %q, want %q", got, tt.stillOpen)
+			}
+		})
+	}
+}
+
+func subjects(msgs []Message) []string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.Subject)
+	}
+	return out
+}
+
 func TestReplyAddressing(t *testing.T) {
 	f := newFixture(t, "GreenCastle", "BlueLake", "RedFox", "SilverOtter")
 	ctx := context.Background()
@@ -169,8 +228,11 @@ func TestReplyAddressing(t *testing.T) {
 			if !slices.Equal(r.To, tt.to) || !slices.Equal(r.Cc, tt.cc) {
 				t.Errorf("to %v cc %v, want to %v cc %v", r.To, r.Cc, tt.to, tt.cc)
 			}
-			if r.Subject != "Re: Plan" || r.Thread != orig.ID || r.ReplyTo != orig.ID || r.Importance != "urgent" || !r.AckRequired {
+			if r.Subject != "Re: Plan" || r.Thread != orig.ID || r.ReplyTo != orig.ID || r.Importance != "urgent" {
 				t.Errorf("reply %+v does not inherit from %+v", r, orig)
+			}
+			if r.AckRequired || r.Category != "" {
+				t.Errorf("reply %+v inherits the ack request or category of %+v", r, orig)
 			}
 			rr, err := f.as("GreenCastle").Reply(ctx, r.ID, ReplyDraft{Body: "again"})
 			if err != nil || rr.Subject != "Re: Plan" {

@@ -1,6 +1,7 @@
 package mailbox_test
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -11,34 +12,47 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
 func TestNormalizeURL(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"https://github.com/Org/Repo.git", "github.com/Org/Repo"},
-		{"https://github.com/Org/Repo", "github.com/Org/Repo"},
+		{"https://github.com/Org/Repo.git", "github.com/org/repo"},
+		{"https://github.com/Org/Repo", "github.com/org/repo"},
 		{"http://git.example.com:8080/team/app.git", "git.example.com/team/app"},
-		{"ssh://git@github.com/Org/Repo.git", "github.com/Org/Repo"},
-		{"ssh://git@github.com:2222/Org/Repo.git", "github.com/Org/Repo"},
-		{"ssh://github.com/Org/Repo", "github.com/Org/Repo"},
-		{"git://github.com/Org/Repo.git", "github.com/Org/Repo"},
-		{"git+ssh://git@github.com/Org/Repo.git", "github.com/Org/Repo"},
-		{"git@github.com:Org/Repo.git", "github.com/Org/Repo"},
-		{"git@github.com:Org/Repo", "github.com/Org/Repo"},
+		{"ssh://git@github.com/Org/Repo.git", "github.com/org/repo"},
+		{"ssh://git@github.com:2222/Org/Repo.git", "github.com/org/repo"},
+		{"ssh://github.com/Org/Repo", "github.com/org/repo"},
+		{"git://github.com/Org/Repo.git", "github.com/org/repo"},
+		{"git+ssh://git@github.com/Org/Repo.git", "github.com/org/repo"},
+		{"git@github.com:Org/Repo.git", "github.com/org/repo"},
+		{"git@github.com:Org/Repo", "github.com/org/repo"},
 		{"deploy.bot@git.example.com:team/app.git", "git.example.com/team/app"},
-		{"https://user@github.com/Org/Repo.git", "github.com/Org/Repo"},
-		{"https://user:s3cret@github.com/Org/Repo.git", "github.com/Org/Repo"},
-		{"https://github.com/Org/Repo/", "github.com/Org/Repo"},
-		{"https://github.com/Org/Repo.git/", "github.com/Org/Repo"},
-		{"https://GitHub.COM/Org/Repo", "github.com/Org/Repo"},
-		{"HTTPS://GITHUB.COM/Org/Repo", "github.com/Org/Repo"},
-		{"git@GitHub.com:Org/Repo.git", "github.com/Org/Repo"},
-		{"  https://github.com/Org/Repo.git\n", "github.com/Org/Repo"},
-		{"https://gitlab.com/group/sub/project.git", "gitlab.com/group/sub/project"},
+		{"https://user@github.com/Org/Repo.git", "github.com/org/repo"},
+		{"https://user:s3cret@github.com/Org/Repo.git", "github.com/org/repo"},
+		{"https://github.com/Org/Repo/", "github.com/org/repo"},
+		{"https://github.com/Org/Repo.git/", "github.com/org/repo"},
+		{"https://GitHub.COM/Org/Repo", "github.com/org/repo"},
+		{"HTTPS://GITHUB.COM/Org/Repo", "github.com/org/repo"},
+		{"git@GitHub.com:Org/Repo.git", "github.com/org/repo"},
+		{"  https://github.com/Org/Repo.git\n", "github.com/org/repo"},
+		{"ssh://git@ssh.github.com:443/Org/Repo.git", "github.com/org/repo"},
+		{"https://gitlab.com/Group/Sub/Project.git", "gitlab.com/group/sub/project"},
+		{"ssh://git@altssh.gitlab.com:443/Group/Project.git", "gitlab.com/group/project"},
+		// Hosts not known to ignore case keep the path's case.
+		{"https://Git.Example.COM/Team/App.git", "git.example.com/Team/App"},
+		{"git@bitbucket.org:Team/App.git", "bitbucket.org/Team/App"},
 		{"https://example.com/repo.github.io.git", "example.com/repo.github.io"},
 		{"file:///srv/git/repo.git", "/srv/git/repo"},
+		{"FILE:///srv/git/repo.git", "/srv/git/repo"},
 		{"file:///srv/git/../git/repo/", "/srv/git/repo"},
+		{"/srv/shop/.git", "/srv/shop"},
+		// Local paths: no colon, or a slash before it (./a:b is a path).
+		{"../remote.git", "../remote"},
+		{"some/dir/repo.git", "some/dir/repo"},
+		{"./odd:name.git", "odd:name"},
 	}
 	for _, tt := range tests {
 		if got := mailbox.NormalizeURL(tt.in); got != tt.want {
@@ -53,11 +67,13 @@ func TestNormalizeURLEquivalence(t *testing.T) {
 	groups := [][]string{
 		{"https://github.com/Org/Repo", "https://github.com/Org/Repo.git", "http://github.com:80/Org/Repo",
 			"ssh://git@github.com/Org/Repo.git", "ssh://git@github.com:22/Org/Repo", "git@github.com:Org/Repo.git",
-			"https://bot:token@GITHUB.com/Org/Repo/", "git://github.com/Org/Repo"},
+			"https://bot:token@GITHUB.com/Org/Repo/", "git://github.com/Org/Repo",
+			"https://github.com/org/repo", "git@github.com:ORG/REPO.git"}, // GitHub ignores case in paths
 		{"https://github.com/Org/Other", "git@github.com:Org/Other.git"},
 		{"https://github.com/Other/Repo", "git@github.com:Other/Repo.git"},
-		{"https://gitlab.com/Org/Repo", "git@gitlab.com:Org/Repo.git"},
-		{"https://github.com/org/repo"}, // paths are case-sensitive on most hosts
+		{"https://gitlab.com/Org/Repo", "git@gitlab.com:org/repo.git"},
+		{"https://git.example.com/Org/Repo", "git@GIT.example.com:Org/Repo.git"},
+		{"https://git.example.com/org/repo"}, // paths are case-sensitive on other hosts
 	}
 	seen := map[string]int{}
 	for i, g := range groups {
@@ -76,7 +92,7 @@ func TestNormalizeURLEquivalence(t *testing.T) {
 
 func TestNormalizeURLScpWithoutUser(t *testing.T) {
 	for _, u := range []string{"github.com:Org/Repo.git", "myserver:team/app.git"} {
-		want := map[string]string{"github.com:Org/Repo.git": "github.com/Org/Repo", "myserver:team/app.git": "myserver/team/app"}[u]
+		want := map[string]string{"github.com:Org/Repo.git": "github.com/org/repo", "myserver:team/app.git": "myserver/team/app"}[u]
 		if got := mailbox.NormalizeURL(u); got != want {
 			t.Errorf("NormalizeURL(%q) = %q, want %q", u, got, want)
 		}
@@ -87,6 +103,42 @@ func TestNormalizeURLLocalSpellings(t *testing.T) {
 	a, b := mailbox.NormalizeURL("/srv/git/repo.git"), mailbox.NormalizeURL("file:///srv/git/repo.git")
 	if a != b {
 		t.Errorf("NormalizeURL(path) = %q, NormalizeURL(file URL) = %q", a, b)
+	}
+}
+
+// TestNormalizeRemote: relative remote paths and file:// URLs are taken
+// from the repository's main worktree, and resolved to canonical paths.
+func TestNormalizeRemote(t *testing.T) {
+	dir := realPath(t, t.TempDir())
+	base := filepath.Join(dir, "work", "shop")
+	remote := filepath.Join(dir, "remote.git")
+	for _, d := range []string{base, remote} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip(err)
+	}
+	want := filepath.Join(dir, "remote")
+	tests := []struct{ in, want string }{
+		{"../../remote.git", want},
+		{"../../remote.git/", want},
+		{"./../../remote.git", want},
+		{"file://../../remote.git", want},
+		{"file://" + remote, want},
+		{remote, want},
+		{filepath.Join(link, "remote.git"), want}, // through a symbolic link
+		{"../../missing.git", filepath.Join(dir, "missing")},
+		{"../sibling/.git", filepath.Join(dir, "work", "sibling")},
+		{"git@github.com:Acme/Shop.git", "github.com/acme/shop"},
+		{"https://git.example.com/Acme/Shop", "git.example.com/Acme/Shop"},
+	}
+	for _, tt := range tests {
+		if got := mailbox.NormalizeRemote(tt.in, base); got != tt.want {
+			t.Errorf("NormalizeRemote(%q, %s) = %q, want %q", tt.in, base, got, tt.want)
+		}
 	}
 }
 
@@ -194,14 +246,14 @@ func TestResolveProjectWithOrigin(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ResolveProject(%s): %v", dir, err)
 		}
-		if p.Key != "github.com/Org/Backend" {
-			t.Errorf("ResolveProject(%s).Key = %q, want github.com/Org/Backend", dir, p.Key)
+		if p.Key != "github.com/org/backend" || p.Source != mailbox.SourceOrigin {
+			t.Errorf("ResolveProject(%s) = key %q from %s, want github.com/org/backend from origin", dir, p.Key, p.Source)
 		}
 		checkSlug(t, p, "backend")
 	}
 	// The same project as given by key, in any spelling.
 	want, _ := mailbox.ResolveProject(repo)
-	for _, key := range []string{"https://github.com/Org/Backend.git", "git@github.com:Org/Backend.git", "github.com/Org/Backend", " ssh://git@github.com/Org/Backend "} {
+	for _, key := range []string{"https://github.com/Org/Backend.git", "git@github.com:Org/Backend.git", "github.com/Org/Backend", "GitHub.com/org/backend", " ssh://git@github.com/Org/Backend "} {
 		p, err := mailbox.ProjectFromKey(key)
 		if err != nil {
 			t.Fatalf("ProjectFromKey(%q): %v", key, err)
@@ -210,9 +262,9 @@ func TestResolveProjectWithOrigin(t *testing.T) {
 			t.Errorf("ProjectFromKey(%q) = %+v, want key %q slug %q and no root", key, p, want.Key, want.Slug)
 		}
 	}
-	// Changing origin changes the project.
+	// Until the key is pinned, changing origin changes the project.
 	git(t, repo, "remote", "set-url", "origin", "https://github.com/Org/Frontend")
-	if p, _ := mailbox.ResolveProject(sub); p.Key != "github.com/Org/Frontend" {
+	if p, _ := mailbox.ResolveProject(sub); p.Key != "github.com/org/frontend" {
 		t.Errorf("after set-url: %q", p.Key)
 	}
 }
@@ -272,9 +324,11 @@ func TestProjectFromKey(t *testing.T) {
 	tests := []struct {
 		in, key, base string
 	}{
-		{"https://GitHub.com/Org/Repo.git", "github.com/Org/Repo", "repo"},
-		{"git@github.com:Org/My_Repo.git", "github.com/Org/My_Repo", "my-repo"},
-		{"github.com/Org/Repo", "github.com/Org/Repo", "repo"},
+		{"https://GitHub.com/Org/Repo.git", "github.com/org/repo", "repo"},
+		{"git@github.com:Org/My_Repo.git", "github.com/org/my_repo", "my-repo"},
+		{"github.com/Org/Repo", "github.com/org/repo", "repo"},
+		{"GITLAB.COM/Org/Repo", "gitlab.com/org/repo", "repo"},
+		{"git.example.com/Org/Repo", "git.example.com/Org/Repo", "repo"},
 		{"/home/me/src/Shop/", "/home/me/src/Shop", "shop"},
 		{"/home/me/src/../src/shop", "/home/me/src/shop", "shop"},
 		{"  /srv/app  ", "/srv/app", "app"},
@@ -294,7 +348,7 @@ func TestProjectFromKey(t *testing.T) {
 		}
 		checkSlug(t, p, tt.base)
 	}
-	for _, in := range []string{"", "   ", "\t\n"} {
+	for _, in := range []string{"", "   ", "\t\n", "shop\x01", "github.com/a/b\x1b[31m", "/srv/a\tb", "/srv/a\nb", "x\x7fy", "bad\xffutf8", "a\u0085b"} {
 		if _, err := mailbox.ProjectFromKey(in); !errors.Is(err, mailbox.ErrInvalidArgument) {
 			t.Errorf("ProjectFromKey(%q): %v, want ErrInvalidArgument", in, err)
 		}
@@ -309,5 +363,200 @@ func TestProjectFromKey(t *testing.T) {
 	p, _ := mailbox.ProjectFromKey("github.com/org/" + strings.Repeat("very-long-name-", 5))
 	if base := strings.TrimSuffix(p.Slug, p.Slug[len(p.Slug)-9:]); len(base) > 25 || !slugPattern.MatchString(p.Slug) {
 		t.Errorf("slug of a long name: %q", p.Slug)
+	}
+}
+
+// TestPin: the first use pins the key the repository resolves to, in the
+// configuration its worktrees share; from then on adding or changing
+// origin does not move the project.
+func TestPin(t *testing.T) {
+	ctx := context.Background()
+	repo, sub, wt := newRepo(t)
+	p, err := mailbox.ResolveProject(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Key != repo || p.Source != mailbox.SourcePath || p.Repo.Pinned != "" {
+		t.Fatalf("before pinning: key %q from %s, pinned %q", p.Key, p.Source, p.Repo.Pinned)
+	}
+	if wrote, err := p.Pin(ctx); err != nil || !wrote {
+		t.Fatalf("Pin = %v, %v", wrote, err)
+	}
+	// Real git reads the pin, from the main worktree and a linked one.
+	for _, dir := range []string{repo, wt} {
+		if got := git(t, dir, "config", "--get", mailbox.PinKey); got != repo {
+			t.Errorf("git config in %s: %q, want %q", dir, got, repo)
+		}
+	}
+	git(t, repo, "remote", "add", "origin", "https://github.com/Acme/Shop.git")
+	for _, dir := range []string{repo, sub, wt} {
+		p, err := mailbox.ResolveProject(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Key != repo || p.Source != mailbox.SourcePinned {
+			t.Errorf("after adding origin, in %s: key %q from %s, want %q pinned", dir, p.Key, p.Source, repo)
+		}
+		if p.Repo.OriginKey != "github.com/acme/shop" || p.Repo.PathKey != repo {
+			t.Errorf("in %s: origin key %q, path key %q", dir, p.Repo.OriginKey, p.Repo.PathKey)
+		}
+		if wrote, err := p.Pin(ctx); wrote || err != nil {
+			t.Errorf("pinning a pinned project: %v, %v", wrote, err)
+		}
+	}
+	// A key given by flag or environment pins nothing.
+	other := newRepoNoWorktree(t)
+	given, _ := mailbox.ProjectFromKey("github.com/acme/other")
+	given.Source = mailbox.SourceFlag
+	given = given.In(other)
+	if wrote, err := given.Pin(ctx); wrote || err != nil {
+		t.Errorf("pinning a given key: %v, %v", wrote, err)
+	}
+	if given.Root != other || given.Repo == nil {
+		t.Errorf("In(%s): root %q, repo %v", other, given.Root, given.Repo)
+	}
+	cmd := exec.Command("git", "config", "--get", mailbox.PinKey)
+	cmd.Dir = other
+	if out, err := cmd.Output(); err == nil {
+		t.Errorf("a given key was pinned: %s", out)
+	}
+}
+
+// newRepoNoWorktree makes an empty repository.
+func newRepoNoWorktree(t *testing.T) string {
+	t.Helper()
+	dir := realPath(t, t.TempDir())
+	git(t, dir, "init", "-q")
+	return dir
+}
+
+// TestPinRoundTrip: keys git must quote in its configuration (spaces,
+// comment characters, quotes, backslashes) come back as they were pinned.
+func TestPinRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepoNoWorktree(t)
+	for _, key := range []string{"/srv/a b", "/srv/x#y;z", `/srv/q"uo\te`, " /srv/lead", "github.com/acme/shop", "日本/リポ"} {
+		repo, err := mailbox.FindRepository(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.SetPin(ctx, key); err != nil {
+			t.Fatalf("SetPin(%q): %v", key, err)
+		}
+		p, err := mailbox.ResolveProject(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := mailbox.ProjectFromKey(key)
+		if p.Key != want.Key || p.Source != mailbox.SourcePinned {
+			t.Errorf("pinned %q, resolved %q from %s, want %q", key, p.Key, p.Source, want.Key)
+		}
+	}
+	repo, _ := mailbox.FindRepository(dir)
+	if err := repo.SetPin(ctx, "a\nb"); !errors.Is(err, mailbox.ErrInvalidArgument) {
+		t.Errorf("SetPin with a newline: %v", err)
+	}
+}
+
+// TestResolveProjectRefusesControlCharacters: a key with a control
+// character, pinned by hand or from origin, is refused with a hint.
+func TestResolveProjectRefusesControlCharacters(t *testing.T) {
+	for _, tt := range []struct{ name, config string }{
+		{"pinned", "[agentmail]\n\tproject = \"/srv/a\\tb\"\n"},
+		{"origin", "[remote \"origin\"]\n\turl = \"https://example.com/a\\bb\"\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := newRepoNoWorktree(t)
+			f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(tt.config)
+			f.Close()
+			_, err = mailbox.ResolveProject(dir)
+			if !errors.Is(err, mailbox.ErrInvalidArgument) || !strings.Contains(err.Error(), "control character") || fault.Hint(err) == "" {
+				t.Errorf("ResolveProject: %v (hint %q)", err, fault.Hint(err))
+			}
+		})
+	}
+}
+
+// TestResolveProjectRelativeOrigin: a relative origin is a path from the
+// main worktree, the same for every worktree, whatever its depth.
+func TestResolveProjectRelativeOrigin(t *testing.T) {
+	repo, sub, wt := newRepo(t)
+	git(t, repo, "remote", "add", "origin", "../remote.git")
+	want := filepath.Join(filepath.Dir(repo), "remote")
+	for _, dir := range []string{repo, sub, wt, filepath.Join(wt, "deep", "er")} {
+		p, err := mailbox.ResolveProject(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Key != want {
+			t.Errorf("ResolveProject(%s).Key = %q, want %q", dir, p.Key, want)
+		}
+	}
+}
+
+// TestOpenAdoptsLegacyKey: a store written when a relative origin kept its
+// relative key (../remote) stays in view at the repository's first use,
+// which then pins that key; a repository pinned to another key does not
+// adopt it.
+func TestOpenAdoptsLegacyKey(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	old, err := mailbox.ProjectFromKey("../remote")
+	if err != nil || old.Key != "../remote" {
+		t.Fatalf("ProjectFromKey(../remote) = %+v, %v", old, err)
+	}
+	mb, err := mailbox.Open(ctx, st, old, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Register(ctx, mailbox.RegisterInput{Name: "GreenCastle"}); err != nil {
+		t.Fatal(err)
+	}
+
+	repo, _, wt := newRepo(t)
+	git(t, repo, "remote", "add", "origin", "../remote.git")
+	p, err := mailbox.ResolveProject(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Source != mailbox.SourceOrigin || p.Repo.LegacyKey != "../remote" || p.Key == "../remote" {
+		t.Fatalf("ResolveProject: key %q from %s, legacy %q", p.Key, p.Source, p.Repo.LegacyKey)
+	}
+	mb, err = mailbox.Open(ctx, st, p, "GreenCastle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mb.Project(); got.Key != "../remote" || got.Slug != old.Slug || !mb.Known() {
+		t.Fatalf("Open adopted key %q slug %q (known %v), want %q %q", got.Key, got.Slug, mb.Known(), old.Key, old.Slug)
+	}
+	if _, err := mb.Whoami(ctx); err != nil {
+		t.Errorf("the agent of the legacy key: %v", err)
+	}
+	adopted := mb.Project()
+	if wrote, err := adopted.Pin(ctx); !wrote || err != nil {
+		t.Fatalf("Pin: %v, %v", wrote, err)
+	}
+	if p, _ := mailbox.ResolveProject(repo); p.Key != "../remote" || p.Source != mailbox.SourcePinned {
+		t.Errorf("after pinning: key %q from %s", p.Key, p.Source)
+	}
+
+	// Pinned elsewhere: no adoption.
+	other, _, _ := newRepo(t)
+	git(t, other, "remote", "add", "origin", "../remote.git")
+	r, _ := mailbox.FindRepository(other)
+	if err := r.SetPin(ctx, "/srv/elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = mailbox.ResolveProject(other)
+	if mb, err = mailbox.Open(ctx, st, p, ""); err != nil || mb.Known() || mb.Project().Key != "/srv/elsewhere" {
+		t.Errorf("a pinned repository adopted %q (known %v, %v)", mb.Project().Key, mb.Known(), err)
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/oklog/ulid/v2"
 )
 
 // MinIDPrefix is the shortest id prefix accepted.
@@ -82,7 +84,7 @@ func timePtr(t time.Time) *time.Time {
 // messageColumns are read by scanMessage; r is the viewer's recipients row
 // (LEFT JOINed, so NULL for a non-recipient).
 const messageColumns = `m.id, m.named_thread, m.sender, m.to_list, m.cc_list, m.bcc_list, m.subject, m.importance,
-	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, r.kind, r.read_at, r.acked_at`
+	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, m.path, r.kind, r.read_at, r.acked_at`
 
 type viewed struct {
 	Message
@@ -93,17 +95,19 @@ func (m *Mailbox) scanMessage(sc interface{ Scan(...any) error }, viewer string)
 	var (
 		r                     record.Message
 		to, cc, bcc, created  string
+		path                  string
 		holdMS                int64
 		kind, readAt, ackedAt sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.Thread, &r.From, &to, &cc, &bcc, &r.Subject, &r.Importance,
-		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &holdMS, &r.Body, &kind, &readAt, &ackedAt); err != nil {
+		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &holdMS, &r.Body, &path, &kind, &readAt, &ackedAt); err != nil {
 		return viewed{}, err
 	}
 	r.Project = m.proj.Slug
 	r.To, r.Cc, r.Bcc = split(to), split(cc), split(bcc)
 	r.Created, _ = record.ParseTime(created)
 	r.Hold = time.Duration(holdMS) * time.Millisecond
+	r.SetPath(path) // the file's name as written, by whatever rule then held
 	return viewed{viewOf(&r, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String}, nil
 }
 
@@ -118,48 +122,55 @@ func parseNull(s sql.NullString) *time.Time {
 	return &t
 }
 
-// resolveID turns a full id or a unique prefix into an id.
-func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix string) (string, error) {
-	p := strings.ToUpper(strings.TrimSpace(prefix))
-	if len(p) < MinIDPrefix {
-		return "", invalid(fmt.Sprintf("id %q is too short", prefix), fmt.Sprintf("give at least %d characters of the message id", MinIDPrefix))
-	}
-	if strings.Trim(p, "0123456789ABCDEFGHJKMNPQRSTVWXYZ") != "" {
-		return "", invalid(fmt.Sprintf("%q is not a message id", prefix), "message ids are 26 characters like 01JD3Y4Q8ZP6TWS0W8V6EXAMPE; a prefix of 6 or more is enough")
-	}
-	rows, err := q.QueryContext(ctx, `SELECT id FROM messages WHERE project_id = ? AND id >= ? AND id < ? ORDER BY id LIMIT 3`, m.pid, p, p+"~")
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return "", err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return "", err
-	}
-	switch len(ids) {
-	case 0:
-		return "", fault.WithHint(fmt.Errorf("%w: no message %s in project %s", ErrNotFound, prefix, m.proj.Slug), "check the id with agentmail inbox or agentmail outbox")
-	case 1:
-		return ids[0], nil
-	}
-	more := ""
-	if len(ids) > 2 {
-		more = ", ..."
-	}
-	return "", fault.WithHint(fmt.Errorf("%w: %s matches %s, %s%s", ErrAmbiguousID, prefix, ids[0], ids[1], more), "give more characters of the id")
+// messageIDs is how this mailbox's message ids are resolved and named in
+// errors.
+func (m *Mailbox) messageIDs() ids.Kind {
+	return ids.Kind{Noun: "message", Min: MinIDPrefix, Invalid: ErrInvalidArgument, NotFound: ErrNotFound,
+		Ambiguous: ErrAmbiguousID, Lister: "agentmail inbox or agentmail outbox", In: "project " + m.proj.Slug}
+}
+
+// resolveID turns a full id or a unique prefix into the id of a message of
+// the project. Ambiguity is decided over the whole project, as ShortIDs
+// abbreviates; the error describes the matches viewer may see by subject.
+func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer string) (string, error) {
+	return m.messageIDs().Resolve(prefix, ids.Lookup{
+		Find: func(p string, limit int) ([]ids.Match, error) {
+			return ids.Matches(ctx, q, `SELECT m.id,
+				CASE WHEN NOT (?4 = '' OR m.sender = ?4 OR EXISTS (SELECT 1 FROM recipients r
+					WHERE r.project_id = m.project_id AND r.agent = ?4 AND r.message_id = m.id)) THEN 'not your mail'
+				WHEN length(m.subject) > 40 THEN substr(m.subject, 1, 39) || '…'
+				ELSE m.subject END
+				FROM messages m WHERE m.project_id = ?1 AND m.id >= ?2 AND m.id < ?3 ORDER BY m.id LIMIT ?5`,
+				m.pid, p, p+"~", viewer, limit)
+		},
+		Count: func(p string) (n int, err error) {
+			err = q.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE project_id = ? AND id >= ? AND id < ?`, m.pid, p, p+"~").Scan(&n)
+			return n, err
+		},
+	})
+}
+
+// ShortIDs abbreviates message ids for display: each to the shortest prefix
+// that no other message of the project has, and at least ids.MinDisplay
+// characters, so that every displayed id works when pasted back. It costs
+// two index lookups an id, however large the project.
+func (m *Mailbox) ShortIDs(ctx context.Context, list []string) (ids.Short, error) {
+	return ids.Shorten(ctx, m.st.DB(), `SELECT j.value,
+		(SELECT id FROM messages WHERE project_id = ?1 AND id < j.value ORDER BY id DESC LIMIT 1),
+		(SELECT id FROM messages WHERE project_id = ?1 AND id > j.value ORDER BY id LIMIT 1)
+		FROM json_each(?2) j`, []any{m.pid}, list)
+}
+
+// firstIDAt returns the prefix of the ids of messages made at t (to the
+// millisecond): no id made at t or later sorts before it.
+func firstIDAt(t time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(t), nil).String()[:10]
 }
 
 // visibleMessage loads a message the viewer sent or received ("" viewer:
 // any message of the project).
 func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer string) (viewed, error) {
-	id, err := m.resolveID(ctx, q, prefix)
+	id, err := m.resolveID(ctx, q, prefix, viewer)
 	if err != nil {
 		return viewed{}, err
 	}
@@ -278,6 +289,22 @@ func (m *Mailbox) Outbox(ctx context.Context, limit int) ([]Message, error) {
 	return m.list(ctx, m.st.DB(), me.Name, query, me.Name, m.pid, me.Name)
 }
 
+// threadOf returns the thread ref stands for: when ref is a message id, or
+// a prefix of exactly one, of a message viewer may see ("": any message),
+// that message's thread; else the thread named ref. A prefix of several
+// messages is ambiguous, not a name.
+func (m *Mailbox) threadOf(ctx context.Context, q queryer, ref, viewer string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	v, err := m.visibleMessage(ctx, q, ref, viewer)
+	switch {
+	case err == nil:
+		return v.Thread, nil
+	case errors.Is(err, ErrInvalidArgument), errors.Is(err, ErrNotFound):
+		return ref, nil // not an id, or none of viewer's: a name
+	}
+	return "", err
+}
+
 // Thread returns the thread named ref (a thread name, or a message id or
 // prefix whose thread is meant), oldest first, as the viewer may see it.
 func (m *Mailbox) Thread(ctx context.Context, ref string) (string, []Message, error) {
@@ -285,13 +312,11 @@ func (m *Mailbox) Thread(ctx context.Context, ref string) (string, []Message, er
 	if err != nil {
 		return "", nil, err
 	}
-	thread := strings.TrimSpace(ref)
-	if thread == "" {
+	if strings.TrimSpace(ref) == "" {
 		return "", nil, invalid("no thread given", "pass a thread name or a message id")
 	}
-	if v, err := m.visibleMessage(ctx, m.st.DB(), ref, viewer); err == nil {
-		thread = v.Thread
-	} else if errors.Is(err, ErrAmbiguousID) {
+	thread, err := m.threadOf(ctx, m.st.DB(), ref, viewer)
+	if err != nil {
 		return "", nil, err
 	}
 	msgs, err := m.list(ctx, m.st.DB(), viewer, `SELECT `+messageColumns+` FROM messages m

@@ -34,7 +34,7 @@ type Draft struct {
 	To, Cc, Bcc []string
 	Subject     string
 	Body        string
-	Thread      string // "" starts no named thread
+	Thread      string // a thread name, or a message id (or unique prefix) whose thread to join; "" starts a thread of its own
 	Importance  string // "" means normal
 	AckRequired bool
 	Category    string
@@ -123,6 +123,16 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 		}
 		out = make([]Message, 0, len(drafts))
 		for _, d := range drafts {
+			if d.Thread != "" {
+				viewer := from.Name
+				if d.AsHuman {
+					viewer = "" // the overseer sees every message of the project
+				}
+				var err error
+				if d.Thread, err = m.threadOf(ctx, tx, d.Thread, viewer); err != nil {
+					return fmt.Errorf("thread: %w", err)
+				}
+			}
 			msg, err := m.compose(ctx, tx, from.Name, d)
 			if err != nil {
 				return err
@@ -293,7 +303,9 @@ type ReplyDraft struct {
 
 // Reply answers message id (a unique prefix of at least 6 characters) in
 // its thread: to its sender (or, with All, everyone but the acting agent),
-// with "Re: " added once and the original's importance and ack flag.
+// with "Re: " added once and the original's importance. A reply does not
+// ask for an acknowledgement because the original did: the answer to a
+// HANDOFF is often just "on it".
 func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, error) {
 	var out Message
 	err := m.st.Update(ctx, func(tx *store.Tx) error {
@@ -325,7 +337,7 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 			subject = string([]rune(subject)[:MaxSubject])
 		}
 		d := Draft{To: to, Cc: cc, Subject: subject, Body: r.Body, Thread: orig.Thread,
-			Importance: orig.Importance, AckRequired: orig.AckRequired, ReplyTo: orig.ID, Hold: r.Hold}
+			Importance: orig.Importance, ReplyTo: orig.ID, Hold: r.Hold}
 		if err := d.validate(); err != nil {
 			return err
 		}
@@ -343,8 +355,10 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 
 // Mark sets read (and, with ack, acknowledged) times on the acting agent's
 // receipts for the given ids; with all and no ids, on every unread message
-// in its inbox. Existing timestamps are kept; unchanged receipts are not
-// rewritten. It returns the messages as they are afterwards.
+// in its inbox, or, with ack, on every message that asks for an
+// acknowledgement it has not had (read or not). Existing timestamps are
+// kept; unchanged receipts are not rewritten. It returns the messages as
+// they are afterwards.
 func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Message, error) {
 	var out []Message
 	err := m.st.Update(ctx, func(tx *store.Tx) error {
@@ -353,12 +367,17 @@ func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Mess
 			return err
 		}
 		if all {
-			unread, err := m.inbox(ctx, tx, me.Name, InboxQuery{Unread: true})
+			var waiting []Message
+			if ack {
+				waiting, err = m.pendingAcks(ctx, tx, me.Name)
+			} else {
+				waiting, err = m.inbox(ctx, tx, me.Name, InboxQuery{Unread: true})
+			}
 			if err != nil {
 				return err
 			}
-			for _, u := range unread {
-				ids = append(ids, u.ID)
+			for _, w := range waiting {
+				ids = append(ids, w.ID)
 			}
 		}
 		now := m.st.Now()

@@ -10,7 +10,6 @@ import (
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/oklog/ulid/v2"
 )
 
 // ErrTimeout: Wait saw no matching mail in time.
@@ -94,8 +93,14 @@ func (m *Mailbox) PendingAcks(ctx context.Context) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.list(ctx, m.st.DB(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
-		WHERE r.project_id = ? AND r.agent = ? AND m.ack_required AND r.acked_at IS NULL ORDER BY m.id`, m.pid, me.Name)
+	return m.pendingAcks(ctx, m.st.DB(), me.Name)
+}
+
+// pendingAcks lists the messages agent was asked to acknowledge and has
+// not, oldest first, over the partial index of such receipts.
+func (m *Mailbox) pendingAcks(ctx context.Context, q queryer, agent string) ([]Message, error) {
+	return m.list(ctx, q, agent, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
+		WHERE r.project_id = ? AND r.agent = ? AND r.ack_required AND r.acked_at IS NULL ORDER BY r.message_id`, m.pid, agent)
 }
 
 // Overdue is a sent message still waiting for acknowledgements.
@@ -144,7 +149,7 @@ func (m *Mailbox) OverdueAcks(ctx context.Context, older time.Duration) ([]Overd
 
 // WaitFilter narrows what Wait waits for.
 type WaitFilter struct {
-	Thread string
+	Thread string // a thread name, or a message id (or unique prefix) of the thread
 	From   string
 	Urgent bool
 }
@@ -169,7 +174,13 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 		}
 		from = a.Name
 	}
-	since := ulid.MustNew(ulid.Timestamp(m.st.Clock()), ulid.DefaultEntropy()).String()[:10]
+	thread := f.Thread
+	if thread != "" {
+		if thread, err = m.threadOf(ctx, m.st.DB(), thread, me.Name); err != nil {
+			return nil, fmt.Errorf("thread: %w", err)
+		}
+	}
+	since := firstIDAt(m.st.Clock())
 	deadline := time.Now().Add(timeout)
 	lastHead := ""
 	for {
@@ -189,9 +200,9 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			}
 			where := []string{"r.project_id = ?", "r.agent = ?", "r.read_at IS NULL", "r.message_id >= ?"}
 			args := []any{m.pid, me.Name, since}
-			if f.Thread != "" {
+			if thread != "" {
 				where = append(where, "m.thread = ?")
-				args = append(args, f.Thread)
+				args = append(args, thread)
 			}
 			if from != "" {
 				where = append(where, "m.sender = ?")

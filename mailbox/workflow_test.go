@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/agentmail/agentmail/internal/record"
 )
 
 // TestCheckPlan pins how check counts: over the covering partial indexes
@@ -16,7 +18,48 @@ func TestCheckPlan(t *testing.T) {
 	if _, err := mb.Send(context.Background(), Draft{To: []string{"BlueLake"}, Subject: "s", Body: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := f.st.DB().Query(`EXPLAIN QUERY PLAN `+checkQuery, mb.pid, "BlueLake")
+	got := queryPlan(t, f, checkQuery, mb.pid, "BlueLake")
+	for _, want := range []string{"COVERING INDEX recipients_unread", "COVERING INDEX recipients_unacked", "INDEX contacts_waiting"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("check's plan does not use %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "SEARCH recipients USING PRIMARY KEY") {
+		t.Errorf("check's plan reads all receipts:\n%s", got)
+	}
+}
+
+// TestRelatedPlan pins how the auto policy decides: over the sender's
+// messages of the last day and over the thread's, each with a receipt
+// lookup, never over all the mail the agents ever exchanged.
+func TestRelatedPlan(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake")
+	mb := f.as("GreenCastle")
+	f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "s", Body: "b", Thread: "auth"})
+	since := f.now().Add(-recentMail)
+	got := queryPlan(t, f, relatedQuery, mb.pid, "BlueLake", "GreenCastle", firstIDAt(since), record.FormatTime(since), "auth")
+	for _, want := range []string{
+		"INDEX messages_sender (project_id=? AND sender=? AND id>?)",
+		"INDEX messages_thread (project_id=? AND thread=?)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the policy check's plan does not use %s:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "message_id=?"); n != 2 {
+		t.Errorf("the policy check's plan looks %d messages' receipts up by id, want 2:\n%s", n, got)
+	}
+	for _, step := range strings.Split(got, "\n") {
+		if strings.HasPrefix(step, "SCAN ") && step != "SCAN CONSTANT ROW" {
+			t.Errorf("the policy check's plan scans: %s\n%s", step, got)
+		}
+	}
+}
+
+// queryPlan returns SQLite's plan for query, one step a line.
+func queryPlan(t *testing.T, f *fixture, query string, args ...any) string {
+	t.Helper()
+	rows, err := f.st.DB().Query(`EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +76,5 @@ func TestCheckPlan(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(plan, "\n")
-	for _, want := range []string{"COVERING INDEX recipients_unread", "COVERING INDEX recipients_unacked", "INDEX contacts_waiting"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("check's plan does not use %s:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, "SEARCH recipients USING PRIMARY KEY") {
-		t.Errorf("check's plan reads all receipts:\n%s", got)
-	}
+	return strings.Join(plan, "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/oklog/ulid/v2"
@@ -23,9 +24,14 @@ var (
 	// ErrNotFound: no such reservation of the agent's.
 	ErrNotFound = errors.New("not found")
 	// ErrInvalidArgument: a bad TTL, a revival of an expired lease, a
-	// forced release of a live holder.
+	// forced release of a live holder, a malformed or too short id.
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrAmbiguousID: an id prefix names several reservations.
+	ErrAmbiguousID = errors.New("ambiguous id")
 )
+
+// MinIDPrefix is the shortest reservation id prefix accepted.
+const MinIDPrefix = 6
 
 // StaleAfter is how long a holder must have been silent before another
 // agent may take its reservation with a forced release.
@@ -311,6 +317,22 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
+// Hint says how to proceed: wait for the first holder's reservation to
+// expire, ask its holder, share when every holder shares, or take the
+// paths anyway.
+func (e *ConflictError) Hint() string {
+	if len(e.Conflicts) == 0 {
+		return "agentmail reservations lists who holds what"
+	}
+	c := e.Conflicts[0]
+	hint := fmt.Sprintf("wait until %s's %s expires (%s), ask the holder: agentmail send --to %s --subject 'reservation of %s'",
+		c.Holder, c.HolderPattern, record.FormatTime(c.Expires), c.Holder, c.HolderPattern)
+	if !slices.ContainsFunc(e.Conflicts, func(c Conflict) bool { return c.Exclusive }) {
+		hint += ", pass --shared if you only need to read"
+	}
+	return hint + ", or pass --allow-conflicts to take it anyway"
+}
+
 func latest(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
@@ -334,7 +356,7 @@ type Selector struct {
 }
 
 // pick returns the agent's reservations chosen by sel, among rs.
-func (s *Service) pick(rs []Reservation, sel Selector) ([]Reservation, error) {
+func (s *Service) pick(ctx context.Context, q querier, rs []Reservation, sel Selector) ([]Reservation, error) {
 	var out []Reservation
 	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
 		for _, r := range rs {
@@ -355,20 +377,56 @@ func (s *Service) pick(rs []Reservation, sel Selector) ([]Reservation, error) {
 		}
 		out = append(out, rs[i])
 	}
-	for _, id := range sel.IDs {
-		i := slices.IndexFunc(rs, func(r Reservation) bool {
-			return strings.EqualFold(r.ID, id) || len(id) >= 6 && strings.HasPrefix(r.ID, strings.ToUpper(id))
-		})
+	for _, raw := range sel.IDs {
+		id, err := s.resolveID(ctx, q, raw)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.ID == id })
 		if i < 0 {
-			return nil, fault.WithHint(fmt.Errorf("%w: no reservation %s", ErrNotFound, id), "agentmail reservations --mine --expired lists yours")
+			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id),
+				"agentmail reservations --mine --expired lists yours")
 		}
 		if rs[i].Agent != s.agent {
 			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, rs[i].ID, rs[i].Agent),
-				"message the holder, or use release --force ID --reason R once it has expired or its holder is silent")
+				"message the holder, or use release --force --id ID --reason R once it has expired or its holder is silent")
 		}
 		out = append(out, rs[i])
 	}
 	return out, nil
+}
+
+// reservationIDs is how the project's reservation ids are resolved and
+// named in errors.
+func (s *Service) reservationIDs() ids.Kind {
+	return ids.Kind{Noun: "reservation", Min: MinIDPrefix, Invalid: ErrInvalidArgument, NotFound: ErrNotFound,
+		Ambiguous: ErrAmbiguousID, Lister: "agentmail reservations --expired", In: "project " + s.slug}
+}
+
+// resolveID turns a full id or a unique prefix into the id of one of the
+// project's reservations, active or not, as ShortIDs abbreviates them.
+func (s *Service) resolveID(ctx context.Context, q querier, raw string) (string, error) {
+	const where = `WHERE id >= ?2 AND id < ?3 AND project_id = (SELECT id FROM projects WHERE slug = ?1)`
+	return s.reservationIDs().Resolve(raw, ids.Lookup{
+		Find: func(p string, limit int) ([]ids.Match, error) {
+			return ids.Matches(ctx, q, `SELECT id, pattern || ' by ' || agent FROM reservations `+where+` ORDER BY id LIMIT ?4`, s.slug, p, p+"~", limit)
+		},
+		Count: func(p string) (n int, err error) {
+			err = q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+where, s.slug, p, p+"~").Scan(&n)
+			return n, err
+		},
+	})
+}
+
+// ShortIDs abbreviates reservation ids for display: each to the shortest
+// prefix that no other reservation of the project has, and at least
+// ids.MinDisplay characters, so that every displayed id works when pasted
+// back.
+func (s *Service) ShortIDs(ctx context.Context, list []string) (ids.Short, error) {
+	return ids.Shorten(ctx, s.st.DB(), `SELECT j.value,
+		(SELECT id FROM reservations WHERE id < j.value AND project_id = p.id ORDER BY id DESC LIMIT 1),
+		(SELECT id FROM reservations WHERE id > j.value AND project_id = p.id ORDER BY id LIMIT 1)
+		FROM (SELECT id FROM projects WHERE slug = ?1) p, json_each(?2) j`, []any{s.slug}, list)
 }
 
 // Renew extends the agent's active reservations chosen by sel by extend.
@@ -385,7 +443,7 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(active, sel)
+		chosen, err := s.pick(ctx, tx, active, sel)
 		if errors.Is(err, ErrNotFound) {
 			return s.expired(ctx, tx, sel, now, err)
 		}
@@ -413,7 +471,7 @@ func (s *Service) expired(ctx context.Context, q querier, sel Selector, now time
 	}
 	// Newest first: of a pattern reserved twice, the active one is chosen.
 	slices.Reverse(mine)
-	chosen, err := s.pick(mine, sel)
+	chosen, err := s.pick(ctx, q, mine, sel)
 	if err != nil {
 		return notFound
 	}
@@ -435,7 +493,7 @@ func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, err
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(active, sel)
+		chosen, err := s.pick(ctx, tx, active, sel)
 		if err != nil {
 			return err
 		}
@@ -459,14 +517,19 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 	var out Reservation
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		now := s.st.Now()
-		open, err := s.load(ctx, tx, `released IS NULL AND (id = ? OR id LIKE ?)`, strings.ToUpper(id), strings.ToUpper(id)+"%")
+		full, err := s.resolveID(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if len(open) != 1 || len(id) < 6 {
-			return fault.WithHint(fmt.Errorf("%w: no unreleased reservation %s", ErrNotFound, id), "agentmail reservations --all --expired lists them")
+		found, err := s.load(ctx, tx, `id = ?`, full)
+		if err != nil {
+			return fmt.Errorf("read reservation %s: %w", full, err)
 		}
-		r := open[0]
+		r := found[0]
+		if !r.Released.IsZero() {
+			return fault.WithHint(fmt.Errorf("%w: reservation %s of %s was released already", ErrNotFound, r.ID, r.Pattern),
+				"agentmail reservations lists the active ones")
+		}
 		if r.Active(now) && r.Agent != s.agent {
 			var seen string
 			err := tx.QueryRowContext(ctx, `SELECT last_seen FROM presence WHERE slug = ? AND fold = ?`, s.slug, strings.ToLower(r.Agent)).Scan(&seen)

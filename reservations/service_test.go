@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -324,10 +326,85 @@ func TestLocks(t *testing.T) {
 	if _, err := g.Acquire(ctx, "deploy/staging", time.Minute, 0); err != nil {
 		t.Fatalf("acquire after release: %v", err)
 	}
-	for _, bad := range []string{"", "/x", "x/", "a b", "x//y"} {
+	for _, bad := range []string{"", "/x", "x/", "a b", "x//y", ".", "..", "a/../b", "./a", "a/.", "deploy/.."} {
 		if _, err := g.Acquire(ctx, bad, time.Minute, 0); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("key %q: %v", bad, err)
 		}
+	}
+	for _, good := range []string{"a.b", "...", "v1.2/.hidden", "x/..y"} {
+		if _, err := g.Acquire(ctx, good, time.Minute, 0); err != nil {
+			t.Errorf("key %q: %v", good, err)
+		}
+	}
+}
+
+// A lock taken by a run belongs to that run: the same agent's other runs
+// and plain commands find it held, and only its token renews or releases
+// it.
+func TestLockRuns(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		first string // "acquire" or "run"
+		then  func(s *Service, first Lock) (Lock, error)
+		held  bool // then fails with ErrLockHeld
+	}{
+		{"run after run", "run", func(s *Service, _ Lock) (Lock, error) { return s.AcquireRun(ctx, "k", time.Minute, 0) }, true},
+		{"acquire after run", "run", func(s *Service, _ Lock) (Lock, error) { return s.Acquire(ctx, "k", time.Minute, 0) }, true},
+		{"run after acquire", "acquire", func(s *Service, _ Lock) (Lock, error) { return s.AcquireRun(ctx, "k", time.Minute, 0) }, true},
+		{"acquire after acquire", "acquire", func(s *Service, _ Lock) (Lock, error) { return s.Acquire(ctx, "k", time.Minute, 0) }, false},
+		{"plain renew of a run's lock", "run", func(s *Service, _ Lock) (Lock, error) { return s.RenewLock(ctx, "k", time.Minute) }, true},
+		{"plain release of a run's lock", "run", func(s *Service, _ Lock) (Lock, error) { return s.ReleaseLock(ctx, "k") }, true},
+		{"another run's token", "run", func(s *Service, l Lock) (Lock, error) { l.Run = "0000000000000000"; return s.ReleaseRun(ctx, l) }, true},
+		{"the run renews", "run", func(s *Service, l Lock) (Lock, error) { return s.RenewRun(ctx, l, time.Hour) }, false},
+		{"the run releases", "run", func(s *Service, l Lock) (Lock, error) { return s.ReleaseRun(ctx, l) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			g := w.as("GreenCastle")
+			take := g.Acquire
+			if tt.first == "run" {
+				take = g.AcquireRun
+			}
+			first, err := take(ctx, "k", time.Minute, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (tt.first == "run") != (first.Run != "") {
+				t.Fatalf("%s gave a lock with run token %q", tt.first, first.Run)
+			}
+			_, err = tt.then(g, first)
+			var held *HeldError
+			if got := errors.As(err, &held); got != tt.held {
+				t.Fatalf("err = %v, want held: %v", err, tt.held)
+			}
+			if tt.held && (held.Lock.Run != first.Run || fault.Hint(err) == "") {
+				t.Errorf("held error %+v (hint %q) does not describe the first holder", held.Lock, fault.Hint(err))
+			}
+			if !tt.held && err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A run waits for another run of the same agent to release the lock.
+func TestLockRunWaits(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	g := w.as("GreenCastle")
+	first, err := g.AcquireRun(ctx, "k", time.Minute, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		g.ReleaseRun(ctx, first)
+	}()
+	second, err := g.AcquireRun(ctx, "k", time.Minute, 5*time.Second)
+	if err != nil || second.Run == "" || second.Run == first.Run {
+		t.Fatalf("waiting run: %+v, %v", second, err)
 	}
 }
 
@@ -390,4 +467,113 @@ func TestCheckMatchesAllActive(t *testing.T) {
 	if len(active) < 50 || matched < 100 {
 		t.Fatalf("too easy: %d active reservations, %d holders in all", len(active), matched)
 	}
+}
+
+// TestIDPrefixes: renew, release and a forced release take an id or a
+// prefix of one; a prefix of several reservations is ambiguous and changes
+// nothing (it used to pick the oldest), a short one says how long it must
+// be, an unknown one is not found.
+func TestIDPrefixes(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g := w.as("GreenCastle")
+	// One command, one clock reading: the ids share their time prefix.
+	res, err := g.Reserve(ctx, []string{"src/a/**", "src/b/**", "src/c/**"}, Options{TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := res.Granted[0], res.Granted[1], res.Granted[2]
+	shared := a.ID[:commonLen(a.ID, c.ID)] // ids grow: what a and c share, b does
+	if len(shared) < 10 {
+		t.Fatalf("ids %s and %s of one clock reading share only %q", a.ID, c.ID, shared)
+	}
+	w.advance(time.Minute)
+	tests := []struct {
+		name    string
+		op      func(id string) error
+		id      string
+		wantErr error
+		say     string
+	}{
+		{"release ambiguous", func(id string) error { _, err := g.Release(ctx, Selector{IDs: []string{id}}); return err }, shared, ErrAmbiguousID, "src/a/** by GreenCastle"},
+		{"renew ambiguous", func(id string) error { _, err := g.Renew(ctx, Selector{IDs: []string{id}}, time.Hour); return err }, shared, ErrAmbiguousID, "src/b/** by GreenCastle"},
+		{"force ambiguous", func(id string) error { _, err := w.as("BlueLake").ForceRelease(ctx, id, "x"); return err }, shared, ErrAmbiguousID, "matches 3 reservations"},
+		{"release too short", func(id string) error { _, err := g.Release(ctx, Selector{IDs: []string{id}}); return err }, a.ID[:5], ErrInvalidArgument, "too short"},
+		{"force too short", func(id string) error { _, err := w.as("BlueLake").ForceRelease(ctx, id, "x"); return err }, a.ID[:5], ErrInvalidArgument, "too short"},
+		{"renew unknown", func(id string) error { _, err := g.Renew(ctx, Selector{IDs: []string{id}}, time.Hour); return err }, "01ZZZZZZZZ", ErrNotFound, "no reservation 01ZZZZZZZZ"},
+	}
+	for _, tt := range tests {
+		err := tt.op(tt.id)
+		if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.say) {
+			t.Errorf("%s %s: %v; want %v saying %q", tt.name, tt.id, err, tt.wantErr, tt.say)
+		}
+	}
+	held, err := g.List(ctx, Filter{})
+	if err != nil || len(held) != 3 || !held[0].Expires.Equal(a.Expires) {
+		t.Fatalf("after the refused calls: %+v, %v; want all three as they were", held, err)
+	}
+	// A prefix of one is enough, whatever its length, and a whole id too.
+	bPrefix := ids.Abbrev(b.ID, a.ID, c.ID)
+	if rs, err := g.Renew(ctx, Selector{IDs: []string{strings.ToLower(bPrefix)}}, time.Hour); err != nil || len(rs) != 1 || rs[0].ID != b.ID {
+		t.Fatalf("renew %s: %+v, %v; want %s", bPrefix, rs, err, b.ID)
+	}
+	if rs, err := g.Release(ctx, Selector{IDs: []string{a.ID}}); err != nil || len(rs) != 1 || rs[0].ID != a.ID {
+		t.Fatalf("release %s: %+v, %v", a.ID, rs, err)
+	}
+	// A released reservation keeps its id: it still counts for ambiguity,
+	// and naming it says it is not active.
+	if _, err := g.Release(ctx, Selector{IDs: []string{a.ID}}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "not active") {
+		t.Fatalf("releasing %s again: %v", a.ID, err)
+	}
+	if _, err := w.as("BlueLake").ForceRelease(ctx, a.ID, "x"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "released already") {
+		t.Fatalf("forcing the released %s: %v", a.ID, err)
+	}
+}
+
+// TestShortIDs: every displayed id names its reservation when pasted back,
+// is as short as it can be, and never shorter than 8 characters.
+func TestShortIDs(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g := w.as("GreenCastle")
+	var all []Reservation
+	for i := range 4 {
+		res, err := g.Reserve(ctx, []string{"src/" + string(rune('a'+i)) + "/**", "docs/" + string(rune('a'+i))}, Options{TTL: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, res.Granted...)
+		w.advance(time.Hour) // the first ids expire: still listed with --expired, still abbreviated
+	}
+	list := make([]string, len(all))
+	for i, r := range all {
+		list[i] = r.ID
+	}
+	short, err := g.ShortIDs(ctx, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		s := short.Of(r.ID)
+		if len(s) < 8 {
+			t.Errorf("%s shown as %s", r.ID, s)
+		}
+		got, err := g.resolveID(ctx, w.st.DB(), s)
+		if err != nil || got != r.ID {
+			t.Errorf("%s shown as %s, which names %q, %v", r.ID, s, got, err)
+		}
+		if len(s) > 8 {
+			if _, err := g.resolveID(ctx, w.st.DB(), s[:len(s)-1]); !errors.Is(err, ErrAmbiguousID) {
+				t.Errorf("%s shown as %s, but %s is unique already (%v)", r.ID, s, s[:len(s)-1], err)
+			}
+		}
+	}
+}
+
+func commonLen(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

@@ -19,11 +19,8 @@ am register --name GreenCastle --program claude-code --task "checkout API"
 am register --name BlueLake --program codex --task "checkout UI"
 am agents
 
-# The default contact policy (auto) asks strangers to introduce themselves.
+# New agents take mail from any agent of the project (contact policy open).
 export AGENTMAIL_AGENT=GreenCastle
-am contacts request BlueLake --reason "checkout API handoff"
-am check --agent BlueLake
-am contacts approve GreenCastle --agent BlueLake
 am send --to BlueLake --subject "Checkout API is ready" --importance high --ack --thread checkout \
   --body $'The endpoints are in `src/api/checkout.py`:\n\n- `POST /cart`\n- `POST /pay`\n\nPlease confirm the UI can use them.'
 

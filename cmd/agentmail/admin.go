@@ -11,6 +11,7 @@ import (
 
 func adminCommands(e *env) []*cli.Command {
 	return []*cli.Command{
+		projectCommand(e),
 		{
 			Name:      "init",
 			Usage:     "create the store (done automatically on first use) and show where things are",
@@ -24,8 +25,12 @@ func adminCommands(e *env) []*cli.Command {
 					return err
 				}
 				doc := map[string]any{"store": st.Dir(), "archive": st.ArchiveDir(), "project": nil}
-				if p, err := project(c); err == nil {
-					doc["project"] = map[string]string{"key": p.Key, "slug": p.Slug}
+				if p, err := e.project(c); err == nil {
+					s, err := e.openProject(c, st, p)
+					if err != nil {
+						return err
+					}
+					doc["project"] = map[string]string{"key": s.mb.Project().Key, "slug": s.mb.Project().Slug}
 				}
 				if jsonOutput(c) {
 					return e.printJSON(doc)
@@ -82,14 +87,16 @@ func adminCommands(e *env) []*cli.Command {
 				}
 				doc := map[string]any{}
 				if c.Bool("reindex") {
-					rs, err := st.Reindex(c.Context)
+					report, end := e.progress(c, "reindexing", "messages")
+					rs, err := st.ReindexWithProgress(c.Context, report)
+					end()
 					if err != nil {
 						return err
 					}
 					rate := float64(rs.Messages) / rs.Elapsed.Seconds()
 					doc["reindex"] = map[string]any{"messages": rs.Messages, "seconds": rs.Elapsed.Seconds(), "messages_per_second": rate}
 					if !jsonOutput(c) {
-						fmt.Fprintf(e.stdout, "reindexed %d messages in %s (%.0f messages/s)\n", rs.Messages, rs.Elapsed.Round(1e6), rate)
+						fmt.Fprintf(e.stdout, "reindexed %s in %s (%.0f messages/s)\n", count(rs.Messages, "message", "messages"), rs.Elapsed.Round(1e6), rate)
 					}
 				}
 				if c.Bool("gc") {
@@ -123,7 +130,7 @@ func adminCommands(e *env) []*cli.Command {
 					}
 				}
 				if len(problems) > 0 {
-					return fault.WithHint(fmt.Errorf("%w: doctor found %d problems", store.ErrCorrupt, len(problems)), "run agentmail doctor --reindex to rebuild the index from the archive")
+					return fault.WithHint(fmt.Errorf("%w: doctor found %s", store.ErrCorrupt, count(len(problems), "problem", "problems")), "run agentmail doctor --reindex to rebuild the index from the archive")
 				}
 				return nil
 			},

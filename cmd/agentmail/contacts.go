@@ -47,9 +47,10 @@ func contactCommands(e *env) []*cli.Command {
 			Name:      "policy",
 			Usage:     "show or set who may send you mail",
 			ArgsUsage: "[set open|auto|contacts_only|block_all]",
-			Description: "auto (the default): agents you wrote to in the thread they write in, or in the last 24 h,\n" +
-				"agents holding reservations that overlap yours (broad patterns such as ** do not count),\n" +
-				"approved contacts, and project broadcasts (send --to all). open: any agent of the project.\n" +
+			Description: "open (the default for new agents): any agent of the project. auto: agents you wrote to in the\n" +
+				"thread they write in, or in the last 24 h, agents holding reservations that overlap yours (broad\n" +
+				"patterns such as ** do not count), approved contacts, and project broadcasts (send --to all);\n" +
+				"agents registered before open became the default keep auto.\n" +
 				"contacts_only: approved contacts only. block_all: nobody, and no contact requests either.\n" +
 				"Mail from the human overseer (send --as-human) always passes. Others get CONTACT_REQUIRED\n" +
 				"with the command to ask: agentmail contacts request NAME --reason \"...\".",
@@ -122,7 +123,7 @@ func contactCommands(e *env) []*cli.Command {
 							return nil
 						}
 						rows := make([][]string, len(cs))
-						for i, ct := range cs {
+						for i, ct := range mapSlice(cs, e.esc.contact) {
 							rows[i] = []string{ct.From, ct.To, ct.State, truncate(ct.Reason, 40)}
 						}
 						table(e.stdout, "FROM\tTO\tSTATE\tREASON", rows)
@@ -138,6 +139,7 @@ func (e *env) contactOut(c *cli.Context, ct mailbox.Contact) error {
 	if jsonOutput(c) {
 		return e.printJSON(map[string]any{"contact": contactDoc(ct)})
 	}
+	ct = e.esc.contact(ct)
 	fmt.Fprintf(e.stdout, "%s -> %s: %s\n", ct.From, ct.To, ct.State)
 	return nil
 }

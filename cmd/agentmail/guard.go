@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -65,14 +68,18 @@ func guardCommand(e *env) *cli.Command {
 					if err != nil {
 						return err
 					}
+					storeDir, err := e.guardedStore(c, c.String("repo"))
+					if err != nil {
+						return err
+					}
 					res, err := guard.Install(c.Context, guard.InstallOptions{
-						Repo: c.String("repo"), Mode: mode, PrePush: c.Bool("pre-push"), AllowGlobal: c.Bool("allow-global"),
+						Repo: c.String("repo"), Mode: mode, PrePush: c.Bool("pre-push"), AllowGlobal: c.Bool("allow-global"), Store: storeDir,
 					})
 					if err != nil {
 						return err
 					}
 					if jsonOutput(c) {
-						return e.printJSON(map[string]any{"dir": res.Dir, "mode": res.Mode, "agentmail": res.Binary, "hooks": hookChangeDocs(res.Hooks)})
+						return e.printJSON(map[string]any{"dir": res.Dir, "mode": res.Mode, "agentmail": res.Binary, "store": res.Store, "hooks": hookChangeDocs(res.Hooks)})
 					}
 					for _, h := range res.Hooks {
 						line := fmt.Sprintf("%s %s", h.Action, h.Path)
@@ -82,6 +89,7 @@ func guardCommand(e *env) *cli.Command {
 						fmt.Fprintln(e.stdout, line)
 					}
 					fmt.Fprintf(e.stdout, "mode %s; hooks run %s\n", res.Mode, res.Binary)
+					fmt.Fprintf(e.stdout, "store %s (when the committer's AGENTMAIL_HOME is unset)\n", res.Store)
 					return nil
 				},
 			},
@@ -135,12 +143,14 @@ func guardCommand(e *env) *cli.Command {
 							Mode      *string `json:"mode"`
 							Agentmail *string `json:"agentmail"`
 							Found     bool    `json:"agentmail_found"`
+							Store     *string `json:"store"`
 						}
 						docs := make([]hookJSON, len(res.Hooks))
 						for i, h := range res.Hooks {
-							docs[i] = hookJSON{h.Hook, h.Path, h.State, optString(string(h.Mode)), optString(h.Agentmail), h.Found}
+							docs[i] = hookJSON{h.Hook, h.Path, h.State, optString(string(h.Mode)), optString(h.Agentmail), h.Found, optString(h.Store)}
 						}
-						return e.printJSON(map[string]any{"dir": res.Dir, "global": res.GlobalPath, "mode": optString(string(res.Mode)), "hooks": docs})
+						return e.printJSON(map[string]any{"dir": res.Dir, "global": res.GlobalPath, "mode": optString(string(res.Mode)),
+							"store": optString(res.Store), "hooks": docs})
 					}
 					fmt.Fprintf(e.stdout, "hooks directory %s", res.Dir)
 					if res.GlobalPath {
@@ -149,6 +159,11 @@ func guardCommand(e *env) *cli.Command {
 					fmt.Fprintln(e.stdout)
 					if res.Mode != "" {
 						fmt.Fprintf(e.stdout, "mode %s\n", res.Mode)
+						if res.Store != "" {
+							fmt.Fprintf(e.stdout, "store %s\n", res.Store)
+						} else {
+							fmt.Fprintln(e.stdout, "store not recorded: the hooks use AGENTMAIL_HOME or the default store (run agentmail guard install again to record one)")
+						}
 					}
 					rows := make([][]string, len(res.Hooks))
 					for i, h := range res.Hooks {
@@ -175,12 +190,15 @@ func guardCommand(e *env) *cli.Command {
 				Description: "Lists the paths the commit touches (git diff --cached: additions, modifications, deletions and both\n" +
 					"sides of renames and copies; for --hook pre-push the paths of the commits being pushed, from the\n" +
 					"ref lines on standard input) and matches them against other agents' active exclusive reservations.\n" +
-					"With PATH arguments (or --paths), checks those repository-relative paths instead.\n" +
-					"Block mode exits 1 on a conflict, warn mode 0; nothing is printed when nothing is held.",
+					"With PATH arguments (or --paths), checks those paths instead (relative to the current directory).\n" +
+					"Block mode exits 1 on a conflict, warn mode 0; nothing is printed when nothing is held.\n" +
+					"A check that cannot be made (no store, a store that does not know the project) fails in block\n" +
+					"mode and warns in warn mode.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "hook", Value: guard.PreCommit, Usage: "pre-commit, pre-merge-commit or pre-push"},
 					&cli.BoolFlag{Name: "paths", Usage: "the arguments are the paths to check"},
 					&cli.StringFlag{Name: "mode", Usage: "block or warn (default: $AGENTMAIL_GUARD_MODE, else block)"},
+					&cli.StringFlag{Name: "default-store", Usage: "the store to consult when neither --store nor AGENTMAIL_HOME names one (the hooks pass the one guard install recorded)"},
 				},
 				Action: func(c *cli.Context) error { return e.guardCheck(c) },
 			},
@@ -200,10 +218,21 @@ func (e *env) guardCheck(c *cli.Context) error {
 		}
 		paths = c.Args().Slice()
 	}
+	bypass := guard.Bypassed()
+	var proj mailbox.Project
+	var projErr error
+	if !bypass { // a bypassed check looks at nothing
+		proj, projErr = e.project(c)
+	}
+	if projErr == nil {
+		if paths, err = proj.RepoPaths(paths); err != nil {
+			return err
+		}
+	}
 	rep, err := guard.Check(c.Context, guard.CheckOptions{
-		Hook: c.String("hook"), Paths: paths, Stdin: e.stdin, Mode: mode, Bypass: guard.Bypassed(),
+		Hook: c.String("hook"), Paths: paths, Stdin: e.stdin, Mode: mode, Bypass: bypass,
 		Agent:        global(c, "agent", "AGENTMAIL_AGENT", "AGENT_NAME"),
-		Reservations: e.guardSource(c),
+		Reservations: e.guardSource(c, proj, projErr),
 	})
 	if jsonOutput(c) {
 		conflicts := make([]guardConflictJSON, len(rep.Conflicts))
@@ -243,7 +272,11 @@ func (e *env) renderGuardReport(rep guard.Report) {
 		fmt.Fprintf(w, "agentmail guard: AGENTMAIL_BYPASS is set: reservation check skipped (%s)\n", rep.Hook)
 		return
 	case rep.Unchecked != nil && !rep.Blocked && rep.Mode == guard.Warn:
-		fmt.Fprintf(w, "agentmail guard: warning: cannot check reservations, letting the %s through (warn mode): %v\n", what, rep.Unchecked)
+		fmt.Fprintf(w, "agentmail guard: warning: cannot check reservations, letting the %s through (warn mode): %v", what, rep.Unchecked)
+		if h := fault.Hint(rep.Unchecked); h != "" {
+			fmt.Fprintf(w, " (%s)", h)
+		}
+		fmt.Fprintln(w)
 		return
 	case len(rep.Conflicts) == 0:
 		return
@@ -300,27 +333,82 @@ func shellWord(s string) string {
 
 // guardSource loads the project's active reservations for guard check,
 // without creating a store or a project: a commit must not have that side
-// effect. A missing store or a directory outside any repository holds no
-// reservations.
-func (e *env) guardSource(c *cli.Context) guard.Source {
+// effect. A check that cannot know what is reserved (no store, no project,
+// a store that holds nothing of the project) is an error, which fails the
+// commit in block mode and is warned about in warn mode: the guard never
+// lets a held path through for want of looking in the right place.
+func (e *env) guardSource(c *cli.Context, proj mailbox.Project, projErr error) guard.Source {
 	return func(ctx context.Context) ([]reservations.Reservation, error) {
-		dir := global(c, "store")
-		if dir == "" {
-			var err error
-			if dir, err = store.DefaultDir(); err != nil {
-				return nil, err
-			}
-		}
-		if guard.StoreAbsent(dir) {
-			return nil, nil
-		}
-		s, err := e.openMailbox(c)
-		if errors.Is(err, mailbox.ErrNoProject) {
-			return nil, nil
-		}
+		dir, from, err := guardStoreDir(c)
 		if err != nil {
 			return nil, err
 		}
+		if guard.StoreAbsent(dir) {
+			return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, dir, from),
+				"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+		}
+		if projErr != nil {
+			return nil, projErr
+		}
+		st, err := e.openStoreAt(dir)
+		if err != nil {
+			return nil, err
+		}
+		s, err := e.openProject(c, st, proj)
+		if err != nil {
+			return nil, err
+		}
+		if !s.mb.Known() {
+			return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, proj.Slug, proj.Key, dir, from),
+				"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
+		}
 		return reservations.New(s.st, s.mb.Project().Slug, "", nil).List(ctx, reservations.Filter{})
 	}
+}
+
+// guardStoreDir returns the store guard check consults, and what named it:
+// --store, else AGENTMAIL_HOME, else the store guard install recorded in
+// the hooks (--default-store), else the default one.
+func guardStoreDir(c *cli.Context) (dir, from string, err error) {
+	switch {
+	case global(c, "store") != "":
+		return global(c, "store"), "the store --store names", nil
+	case os.Getenv("AGENTMAIL_HOME") != "":
+		return os.Getenv("AGENTMAIL_HOME"), "the store AGENTMAIL_HOME names", nil
+	case c.String("default-store") != "":
+		return c.String("default-store"), "the store guard install recorded", nil
+	}
+	dir, err = store.DefaultDir()
+	return dir, "the default store", err
+}
+
+// guardedStore prepares the store guard install records in the hooks: the
+// one --store or the environment names, as an absolute path, created if
+// need be, with the repository's project recorded in it (and the
+// repository's key pinned), so that a hook that finds no store or no
+// project there knows something is wrong.
+func (e *env) guardedStore(c *cli.Context, repo string) (string, error) {
+	if repo == "" {
+		repo = "."
+	}
+	proj, err := e.projectAt(c, repo)
+	if err != nil {
+		return "", err
+	}
+	dir, err := storeDir(c)
+	if err != nil {
+		return "", err
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return "", err
+	}
+	st, err := e.openStoreAt(dir)
+	if err != nil {
+		return "", err
+	}
+	s, err := e.openProject(c, st, proj)
+	if err != nil {
+		return "", err
+	}
+	return dir, s.mb.EnsureProject(c.Context)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -16,8 +15,8 @@ import (
 
 func mailCommands(e *env) []*cli.Command {
 	bodyFlags := []cli.Flag{
-		&cli.StringFlag{Name: "body", Usage: "message body in markdown (default: read standard input when it is a pipe or file)"},
-		&cli.StringFlag{Name: "body-file", Usage: "read the body from `FILE` (- for standard input)"},
+		&cli.StringFlag{Name: "body", Usage: "message body in markdown (this or --body-file is required)"},
+		&cli.StringFlag{Name: "body-file", Usage: "read the body from `FILE`; - reads standard input, which is read for nothing else"},
 	}
 	return []*cli.Command{
 		{
@@ -26,15 +25,15 @@ func mailCommands(e *env) []*cli.Command {
 			ArgsUsage: " ",
 			Description: "Sends a markdown message from the acting agent. Recipients are agent names, comma-separated or repeated,\n" +
 				"or all (every other active agent). A recipient's contact policy may ask for a contact first\n" +
-				"(CONTACT_REQUIRED: agentmail contacts request NAME; see agentmail policy --help).\n\n" +
-				"   agentmail send --to BlueLake --subject 'Auth API ready' --body 'Routes are in src/api.'\n" +
-				"   agentmail send --to BlueLake,RedCat --importance high --ack --subject 'Freeze main' < notes.md",
+				"(CONTACT_REQUIRED: agentmail contacts request NAME; see agentmail policy --help). The body is\n" +
+				"--body TEXT, --body-file FILE, or --body-file - (standard input, never read otherwise). --thread takes a\n" +
+				"thread name, or a message id (or unique prefix) to join that message's thread.",
 			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "to", Usage: "recipient `NAME`s"},
 				&cli.StringSliceFlag{Name: "cc", Usage: "copy `NAME`s"},
 				&cli.StringSliceFlag{Name: "bcc", Usage: "blind copy `NAME`s (only you and each of them see it)"},
 				&cli.StringFlag{Name: "subject", Aliases: []string{"s"}, Usage: "one-line subject, at most 200 characters"},
-				&cli.StringFlag{Name: "thread", Usage: "thread `NAME` or id to file the message under"},
+				&cli.StringFlag{Name: "thread", Usage: "thread `NAME` to file the message under, or a message id (or unique prefix) whose thread to join"},
 				&cli.StringFlag{Name: "importance", Value: "normal", Usage: "low, normal, high or urgent"},
 				&cli.BoolFlag{Name: "ack", Usage: "ask the recipients to acknowledge"},
 				&cli.StringFlag{Name: "category", Usage: "HANDOFF, BLOCKED (both imply --ack), DECISION or INFO"},
@@ -43,6 +42,9 @@ func mailCommands(e *env) []*cli.Command {
 			}, bodyFlags...),
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c); err != nil {
+					return err
+				}
+				if err := requireFlags(c, "to", "subject"); err != nil {
 					return err
 				}
 				body, err := e.readBody(c)
@@ -78,7 +80,8 @@ func mailCommands(e *env) []*cli.Command {
 			Usage:     "reply to a message in its thread",
 			ArgsUsage: "ID",
 			Description: "Replies to the sender of message ID (a prefix of 6+ characters is enough), in the same thread,\n" +
-				"with \"Re: \" added once and the original's importance and ack request. --all also copies every other recipient.",
+				"with \"Re: \" added once and the original's importance (not its ack request). --all also copies every other\n" +
+				"recipient. The body is --body TEXT, --body-file FILE, or --body-file - (standard input).",
 			Flags: append([]cli.Flag{
 				&cli.BoolFlag{Name: "all", Usage: "reply to the sender and all recipients"},
 				&cli.DurationFlag{Name: "hold", Usage: "ask a sender waiting with send --wait to wait this much longer (\"checking logs\")"},
@@ -162,12 +165,11 @@ func mailCommands(e *env) []*cli.Command {
 						if i > 0 {
 							fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
 						}
-						printMessage(e.stdout, m, s.st.Now())
+						e.printMessage(m, s.st.Now())
 					}
 					return nil
 				}
-				messageTable(e.stdout, msgs, s.st.Now(), true)
-				return nil
+				return s.printTable(c, e.stdout, e.esc.messages(msgs), true)
 			},
 		},
 		{
@@ -194,8 +196,7 @@ func mailCommands(e *env) []*cli.Command {
 					fmt.Fprintln(e.stdout, "no messages")
 					return nil
 				}
-				messageTable(e.stdout, msgs, s.st.Now(), false)
-				return nil
+				return s.printTable(c, e.stdout, e.esc.messages(msgs), false)
 			},
 		},
 		{
@@ -218,12 +219,12 @@ func mailCommands(e *env) []*cli.Command {
 				if jsonOutput(c) {
 					return e.printJSON(map[string]any{"message": fullDoc(m)})
 				}
-				printMessage(e.stdout, m, s.st.Now())
+				e.printMessage(m, s.st.Now())
 				return nil
 			},
 		},
-		markCommand(e, "read", "mark messages read", false),
-		markCommand(e, "ack", "acknowledge messages (marks them read too)", true),
+		markCommand(e, "read", "mark messages read", "every unread message in your inbox", false),
+		markCommand(e, "ack", "acknowledge messages (marks them read too)", "every message in your inbox that asks for an acknowledgement, read or not", true),
 		{
 			Name:      "thread",
 			Usage:     "print a whole thread, oldest first",
@@ -245,10 +246,10 @@ func mailCommands(e *env) []*cli.Command {
 					docs := mapSlice(msgs, fullDoc)
 					return e.printJSON(map[string]any{"thread": thread, "messages": docs})
 				}
-				fmt.Fprintf(e.stdout, "thread %s: %d messages\n", thread, len(msgs))
+				fmt.Fprintf(e.stdout, "thread %s: %s\n", e.esc.line(thread), count(len(msgs), "message", "messages"))
 				for _, m := range msgs {
 					fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
-					printMessage(e.stdout, m, s.st.Now())
+					e.printMessage(m, s.st.Now())
 				}
 				return nil
 			},
@@ -256,14 +257,14 @@ func mailCommands(e *env) []*cli.Command {
 	}
 }
 
-func markCommand(e *env, name, usage string, ack bool) *cli.Command {
+func markCommand(e *env, name, usage, all string, ack bool) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
 		ArgsUsage: "ID... | --all",
 		Description: "Records the time on the acting agent's receipt; running it again keeps the first time.\n" +
 			"IDs may be prefixes of 6 or more characters.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "every unread message in your inbox"}},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: all}},
 		Action: func(c *cli.Context) error {
 			ids := c.Args().Slice()
 			if len(ids) == 0 && !c.Bool("all") {
@@ -292,8 +293,12 @@ func markCommand(e *env, name, usage string, ack bool) *cli.Command {
 			if len(msgs) == 0 {
 				fmt.Fprintln(e.stdout, "nothing to mark")
 			}
+			short, err := s.shortIDs(c, msgs)
+			if err != nil {
+				return err
+			}
 			for _, m := range msgs {
-				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, shortID(m.ID), m.Subject)
+				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, short.Of(m.ID), e.esc.line(m.Subject))
 			}
 			return nil
 		},
@@ -304,6 +309,7 @@ func (e *env) sent(c *cli.Context, m mailbox.Message) error {
 	if jsonOutput(c) {
 		return e.printJSON(map[string]any{"message": messageDoc(m)})
 	}
+	m = e.esc.message(m)
 	to := strings.Join(append(append([]string{}, m.To...), m.Cc...), ", ")
 	if len(m.Bcc) > 0 {
 		to += " (bcc " + strings.Join(m.Bcc, ", ") + ")"
@@ -312,37 +318,36 @@ func (e *env) sent(c *cli.Context, m mailbox.Message) error {
 	return nil
 }
 
-// readBody returns the body from --body, --body-file, or standard input
-// when it is a pipe or a file (never a terminal, so nothing hangs).
+// bodyHint says how to give a message body.
+const bodyHint = "pass --body TEXT, --body-file FILE, or --body-file - to read standard input"
+
+// readBody returns the body from --body or --body-file (a file, or - for
+// standard input), as gh does. Standard input is read for nothing else: a
+// send in a shell loop must not swallow the loop's input. No body at all
+// is a usage error; an explicit --body "" is an empty body.
 func (e *env) readBody(c *cli.Context) (string, error) {
-	if c.IsSet("body") && c.IsSet("body-file") {
-		return "", usagef("pass the body one way", "--body and --body-file are exclusive")
-	}
-	if c.IsSet("body") {
+	switch {
+	case c.IsSet("body") && c.IsSet("body-file"):
+		return "", usagef(bodyHint, "--body and --body-file are exclusive")
+	case c.IsSet("body"):
 		return c.String("body"), nil
+	case !c.IsSet("body-file"):
+		return "", usagef(bodyHint, "no message body given")
 	}
-	if c.IsSet("body-file") {
-		name := c.String("body-file")
-		if name == "-" {
-			b, err := io.ReadAll(e.stdin)
-			return string(b), err
-		}
-		b, err := os.ReadFile(name)
+	name := c.String("body-file")
+	if name == "-" {
+		body, err := e.readInput(e.stdin)
 		if err != nil {
-			return "", fault.WithHint(fmt.Errorf("%w: cannot read --body-file: %v", mailbox.ErrInvalidArgument, unwrapPath(err)),
-				"check the path, or pass the body with --body or on standard input")
+			return "", fault.WithHint(fmt.Errorf("read the body from standard input: %w", err), "pass the body with --body TEXT or --body-file FILE")
 		}
-		return string(b), nil
+		return body, nil
 	}
-	if f, ok := e.stdin.(*os.File); ok {
-		fi, err := f.Stat()
-		if err != nil || fi.Mode()&os.ModeNamedPipe == 0 && !fi.Mode().IsRegular() {
-			return "", nil
-		}
-		b, err := io.ReadAll(f)
-		return string(b), err
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return "", fault.WithHint(fmt.Errorf("%w: cannot read --body-file: %v", mailbox.ErrInvalidArgument, unwrapPath(err)),
+			"check the path, or pass the body with --body, or --body-file - for standard input")
 	}
-	return "", nil
+	return string(b), nil
 }
 
 func unwrapPath(err error) error {
@@ -353,16 +358,21 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// noArgs refuses arguments; to a command that has subcommands, an argument
+// is an unknown subcommand.
 func noArgs(c *cli.Context) error {
-	if c.Args().Present() {
-		return usagef("see: agentmail "+c.Command.Name+" --help", "unexpected argument %q", c.Args().First())
+	if !c.Args().Present() {
+		return nil
 	}
-	return nil
+	if len(c.Command.Subcommands) > 0 {
+		return unknownCommand(c, c.Args().First())
+	}
+	return usagef("see: "+c.Command.HelpName+" --help", "unexpected argument %q", c.Args().First())
 }
 
 func oneArg(c *cli.Context, what string) (string, error) {
 	if c.Args().Len() != 1 {
-		return "", usagef("usage: agentmail "+c.Command.Name+" "+what, "expected one %s, got %d arguments", what, c.Args().Len())
+		return "", usagef("usage: "+c.Command.HelpName+" "+what, "expected one %s, got %s", what, count(c.Args().Len(), "argument", "arguments"))
 	}
 	return c.Args().First(), nil
 }

@@ -8,8 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/urfave/cli/v2"
 )
 
 // The JSON documents below are a stable interface (README.md, "JSON
@@ -116,14 +118,15 @@ func jsonTimePtr(t *time.Time) *string {
 }
 
 // ago renders t relative to now: "just now", "42s ago", "5m ago", "3h ago",
-// "2d ago", or the date for anything older than a month.
+// "2d ago", or the date for anything older than a month; a time to come as
+// "in 3s", "in 5m".
 func ago(t, now time.Time) string {
 	d := now.Sub(t)
 	switch {
-	case d < 5*time.Second && d > -5*time.Second:
-		return "just now"
 	case d < 0:
 		return "in " + short(-d)
+	case d < 5*time.Second:
+		return "just now"
 	case d > 30*24*time.Hour:
 		return t.UTC().Format("2006-01-02")
 	}
@@ -142,13 +145,13 @@ func short(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// shortID is the 10-character prefix shown in tables; any prefix of 6 or
-// more characters is accepted back.
-func shortID(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
+// messageID is a message's id, for mapSlice.
+func messageID(m mailbox.Message) string { return m.ID }
+
+// shortIDs abbreviates the ids of msgs for display: the shortest prefix
+// unique in the project, which pastes back into any command taking an id.
+func (s *session) shortIDs(c *cli.Context, msgs []mailbox.Message) (ids.Short, error) {
+	return s.mb.ShortIDs(c.Context, mapSlice(msgs, messageID))
 }
 
 func table(w io.Writer, header string, rows [][]string) {
@@ -187,9 +190,21 @@ func flags(m mailbox.Message) string {
 	return strings.Join(f, ",")
 }
 
-// messageTable lists messages; an inbox shows senders and marks unread
-// messages with "*", an outbox shows recipients.
-func messageTable(w io.Writer, msgs []mailbox.Message, now time.Time, inbox bool) {
+// printTable prints msgs as messageTable does, by their short ids. Their
+// text must be escaped for the terminal already (escaper.messages).
+func (s *session) printTable(c *cli.Context, w io.Writer, msgs []mailbox.Message, inbox bool) error {
+	short, err := s.shortIDs(c, msgs)
+	if err != nil {
+		return err
+	}
+	messageTable(w, msgs, short, s.st.Now(), inbox)
+	return nil
+}
+
+// messageTable lists messages, each by its id as short names it; an inbox
+// shows senders and marks unread messages with "*", an outbox shows
+// recipients.
+func messageTable(w io.Writer, msgs []mailbox.Message, short ids.Short, now time.Time, inbox bool) {
 	header := " ID\tTO\tSUBJECT\tWHEN\tFLAGS"
 	if inbox {
 		header = " ID\tFROM\tSUBJECT\tWHEN\tFLAGS"
@@ -203,12 +218,14 @@ func messageTable(w io.Writer, msgs []mailbox.Message, now time.Time, inbox bool
 		if !inbox {
 			who = truncate(strings.Join(append(append([]string{}, m.To...), m.Cc...), ","), 30)
 		}
-		rows = append(rows, []string{mark + shortID(m.ID), who, truncate(m.Subject, 50), ago(m.Created, now), flags(m)})
+		rows = append(rows, []string{mark + short.Of(m.ID), who, truncate(m.Subject, 50), ago(m.Created, now), flags(m)})
 	}
 	table(w, header, rows)
 }
 
-func printMessage(w io.Writer, m mailbox.Message, now time.Time) {
+// printMessage prints a message's headers and body.
+func (e *env) printMessage(m mailbox.Message, now time.Time) {
+	w, m := e.stdout, e.esc.message(m)
 	line := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "%-9s %s\n", k+":", v)
@@ -242,6 +259,11 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// count renders n things: "1 message", "2 messages".
+func count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
 }
 
 // buffered runs print with a buffer in front of stdout, written out once at

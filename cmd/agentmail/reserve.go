@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/mailbox"
@@ -74,7 +73,8 @@ func reserveCommands(e *env) []*cli.Command {
 			Name:      "reserve",
 			Usage:     "lease paths (glob patterns) so other agents know you are working there",
 			ArgsUsage: "PATTERN...",
-			Description: "Patterns are globs relative to the repository root (src/api/**, docs/*.md, {a,b}/x); a directory\n" +
+			Description: "Patterns are globs relative to the current directory, as paths are in git (in src/api, *.py is\n" +
+				"src/api/*.py), stored relative to the repository root (src/api/**, docs/*.md, {a,b}/x); a directory\n" +
 				"name covers everything below it. All or nothing: if any pattern overlaps another agent's\n" +
 				"reservation (and either is exclusive), nothing is granted, every conflict is listed, and the exit\n" +
 				"code is 3. Reserving your own pattern again extends it.",
@@ -92,7 +92,11 @@ func reserveCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				res, err := svc.Reserve(c.Context, c.Args().Slice(), reservations.Options{
+				pats, err := s.mb.Project().RepoPatterns(c.Args().Slice())
+				if err != nil {
+					return err
+				}
+				res, err := svc.Reserve(c.Context, pats, reservations.Options{
 					TTL: c.Duration("ttl"), Shared: c.Bool("shared"), Reason: c.String("reason"), AllowConflicts: c.Bool("allow-conflicts"),
 				})
 				if err != nil && !errors.Is(err, reservations.ErrConflict) {
@@ -112,11 +116,11 @@ func reserveCommands(e *env) []*cli.Command {
 				} else {
 					now := s.st.Now()
 					if perr := e.buffered(func(w io.Writer) {
-						for _, r := range res.Granted {
+						for _, r := range mapSlice(res.Granted, e.esc.reservation) {
 							fmt.Fprintf(w, "reserved %s (%s, expires %s)\n", r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
 						}
 						for _, k := range res.Conflicts {
-							fmt.Fprintf(w, "conflict: %s overlaps %s held by %s (%s, expires %s)\n", k.Pattern, k.HolderPattern, k.Holder, kind(k.Exclusive), ago(k.Expires, now))
+							fmt.Fprintf(w, "conflict: %s overlaps %s held by %s (%s, expires %s)\n", e.esc.line(k.Pattern), e.esc.line(k.HolderPattern), e.esc.line(k.Holder), kind(k.Exclusive), ago(k.Expires, now))
 						}
 					}); perr != nil {
 						return perr
@@ -139,7 +143,11 @@ func reserveCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				rs, err := svc.Renew(c.Context, selector(c), c.Duration("extend"))
+				sel, err := selector(c, s.mb.Project())
+				if err != nil {
+					return err
+				}
+				rs, err := svc.Renew(c.Context, sel, c.Duration("extend"))
 				if err != nil {
 					return err
 				}
@@ -158,11 +166,14 @@ func reserveCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "reason", Usage: "why, for --force"},
 			}, selectorFlags()...),
 			Action: func(c *cli.Context) error {
-				sel := selector(c)
-				if !c.Bool("force") && len(sel.Patterns)+len(sel.IDs) == 0 && !sel.All {
+				if !c.Bool("force") && !c.Args().Present() && len(c.StringSlice("id")) == 0 && !c.Bool("all") {
 					return usagef("agentmail release PATTERN... | --id ID | --all", "nothing to release named")
 				}
 				s, svc, err := e.reservationService(c)
+				if err != nil {
+					return err
+				}
+				sel, err := selector(c, s.mb.Project())
 				if err != nil {
 					return err
 				}
@@ -216,7 +227,8 @@ func reserveCommands(e *env) []*cli.Command {
 				if h := c.String("holder"); h != "" && !c.Bool("mine") {
 					f.Agent = h
 				}
-				rs, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).List(c.Context, f)
+				svc := reservations.New(s.st, s.mb.Project().Slug, "", nil)
+				rs, err := svc.List(c.Context, f)
 				if err != nil {
 					return err
 				}
@@ -227,9 +239,13 @@ func reserveCommands(e *env) []*cli.Command {
 					fmt.Fprintln(e.stdout, "no reservations")
 					return nil
 				}
+				short, err := svc.ShortIDs(c.Context, mapSlice(rs, func(r reservations.Reservation) string { return r.ID }))
+				if err != nil {
+					return err
+				}
 				now := s.st.Now()
 				rows := make([][]string, len(rs))
-				for i, r := range rs {
+				for i, r := range mapSlice(rs, e.esc.reservation) {
 					state := "expires " + ago(r.Expires, now)
 					switch {
 					case !r.Released.IsZero():
@@ -237,7 +253,7 @@ func reserveCommands(e *env) []*cli.Command {
 					case !r.Expires.After(now):
 						state = "expired " + ago(r.Expires, now)
 					}
-					rows[i] = []string{r.ID, r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
+					rows[i] = []string{short.Of(r.ID), r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
 				}
 				return e.buffered(func(w io.Writer) { table(w, "ID\tAGENT\tPATTERN\tKIND\tSTATE\tREASON", rows) })
 			},
@@ -253,7 +269,11 @@ func reserveCommands(e *env) []*cli.Command {
 					if err != nil {
 						return err
 					}
-					held, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).Check(c.Context, c.Args().Slice())
+					paths, err := s.mb.Project().RepoPaths(c.Args().Slice())
+					if err != nil {
+						return err
+					}
+					held, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).Check(c.Context, paths)
 					if err != nil {
 						return err
 					}
@@ -271,11 +291,12 @@ func reserveCommands(e *env) []*cli.Command {
 					now := s.st.Now()
 					return e.buffered(func(w io.Writer) {
 						for _, h := range held {
+							path := e.esc.line(h.Path)
 							if len(h.Holders) == 0 {
-								fmt.Fprintf(w, "%s: free\n", h.Path)
+								fmt.Fprintf(w, "%s: free\n", path)
 							}
-							for _, r := range h.Holders {
-								fmt.Fprintf(w, "%s: %s (%s, %s, expires %s)\n", h.Path, r.Agent, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
+							for _, r := range mapSlice(h.Holders, e.esc.reservation) {
+								fmt.Fprintf(w, "%s: %s (%s, %s, expires %s)\n", path, r.Agent, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
 							}
 						}
 					})
@@ -292,8 +313,11 @@ func kind(exclusive bool) string {
 	return "shared"
 }
 
-func selector(c *cli.Context) reservations.Selector {
-	return reservations.Selector{Patterns: c.Args().Slice(), IDs: c.StringSlice("id"), All: c.Bool("all")}
+// selector is what renew and release name: patterns, given like paths
+// (relative to the current directory), ids, or all.
+func selector(c *cli.Context, proj mailbox.Project) (reservations.Selector, error) {
+	pats, err := proj.RepoPatterns(c.Args().Slice())
+	return reservations.Selector{Patterns: pats, IDs: c.StringSlice("id"), All: c.Bool("all")}, err
 }
 
 func (e *env) reservationsOut(c *cli.Context, key string, rs []reservations.Reservation, now time.Time) error {
@@ -304,8 +328,12 @@ func (e *env) reservationsOut(c *cli.Context, key string, rs []reservations.Rese
 		if len(rs) == 0 {
 			fmt.Fprintln(w, "nothing "+key)
 		}
-		for _, r := range rs {
-			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, strings.ToLower(kind(r.Exclusive)), ago(r.Expires, now))
+		for _, r := range mapSlice(rs, e.esc.reservation) {
+			if key == "released" {
+				fmt.Fprintf(w, "%s %s (%s)\n", key, r.Pattern, kind(r.Exclusive))
+				continue
+			}
+			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
 		}
 	})
 }

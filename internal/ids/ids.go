@@ -1,0 +1,222 @@
+// Package ids turns what a user types for a record's id (a ULID, or a
+// prefix of one, as git takes commit hashes) into the id, and abbreviates
+// ids for display so that every displayed id pastes back.
+//
+// One rule holds for every kind of id: a whole id is taken as it is; a
+// prefix shorter than the kind's minimum is refused, saying the minimum; a
+// prefix of several ids is ambiguous, and the error lists them; a prefix of
+// none is not found.
+package ids
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentmail/agentmail/internal/fault"
+)
+
+// Len is the length of a whole id (a ULID).
+const Len = 26
+
+// MinDisplay is the fewest characters a displayed id has, however unique a
+// shorter prefix would be.
+const MinDisplay = 8
+
+// ShowMatches is how many matches an ambiguity error lists.
+const ShowMatches = 5
+
+// alphabet is the digits of a ULID (Crockford's base 32).
+const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// Kind is one kind of id: what the errors about it say and wrap.
+type Kind struct {
+	Noun      string // "message", "reservation"
+	Min       int    // the shortest prefix accepted
+	Invalid   error  // wrapped by the errors about malformed and too short ids
+	NotFound  error  // wrapped when nothing has the id
+	Ambiguous error  // wrapped when several ids have the prefix
+	Lister    string // the command that lists these ids, for hints
+	In        string // where the ids are looked up ("project shop-3fa1c2d9"), for errors
+}
+
+// Match is a record a prefix matched: its id and a few words about it
+// (a subject, a pattern) to tell it from the others.
+type Match struct {
+	ID, What string
+}
+
+// Lookup finds the records whose id starts with a prefix.
+type Lookup struct {
+	// Find returns the first limit of them, in id order.
+	Find func(prefix string, limit int) ([]Match, error)
+	// Count returns how many there are; it is asked only when there are
+	// more than an error lists, and can be a scan of an index alone.
+	Count func(prefix string) (int, error)
+}
+
+// Resolve returns the one id that raw (a whole id or a prefix, any case)
+// names.
+func (k Kind) Resolve(raw string, l Lookup) (string, error) {
+	p, err := k.Normalize(raw)
+	if err != nil {
+		return "", err
+	}
+	matches, err := l.Find(p, ShowMatches+1)
+	if err != nil {
+		return "", fmt.Errorf("look up %s %s: %w", k.Noun, p, err)
+	}
+	for _, m := range matches {
+		if m.ID == p {
+			return m.ID, nil // a whole id wins, whatever it is a prefix of
+		}
+	}
+	total := len(matches)
+	if total > ShowMatches {
+		if total, err = l.Count(p); err != nil {
+			return "", fmt.Errorf("count %ss %s: %w", k.Noun, p, err)
+		}
+	}
+	switch total {
+	case 0:
+		return "", fault.WithHint(fmt.Errorf("%w: no %s %s%s", k.NotFound, k.Noun, raw, k.in()), "check the id with "+k.Lister)
+	case 1:
+		return matches[0].ID, nil
+	}
+	return "", k.ambiguous(raw, matches, total)
+}
+
+// Normalize checks that raw can be a prefix of an id and returns it in the
+// ids' case.
+func (k Kind) Normalize(raw string) (string, error) {
+	p := strings.ToUpper(strings.TrimSpace(raw))
+	if p == "" || len(p) > Len || strings.Trim(p, alphabet) != "" {
+		return "", fault.WithHint(fmt.Errorf("%w: %q is not a %s id", k.Invalid, raw, k.Noun),
+			fmt.Sprintf("%s ids are %d characters like 01JD3Y4Q8ZP6TWS0W8V6EXAMPE; a prefix of %d or more is enough (%s lists them)", k.Noun, Len, k.Min, k.Lister))
+	}
+	if len(p) < k.Min {
+		return "", fault.WithHint(fmt.Errorf("%w: %s id %q is too short", k.Invalid, k.Noun, raw),
+			fmt.Sprintf("give at least %d characters of the %s id, as %s shows them", k.Min, k.Noun, k.Lister))
+	}
+	return p, nil
+}
+
+func (k Kind) in() string {
+	if k.In == "" {
+		return ""
+	}
+	return " in " + k.In
+}
+
+// ambiguous is the error for a prefix of several ids: it lists the first
+// matches, each by the prefix that tells it from its neighbours.
+func (k Kind) ambiguous(raw string, matches []Match, total int) error {
+	shown := matches[:min(len(matches), ShowMatches)]
+	parts := make([]string, len(shown))
+	for i, m := range shown {
+		var prev, next string
+		if i > 0 {
+			prev = matches[i-1].ID
+		}
+		if i+1 < len(matches) {
+			next = matches[i+1].ID
+		}
+		parts[i] = Abbrev(m.ID, prev, next)
+		if m.What != "" {
+			parts[i] += " (" + m.What + ")"
+		}
+	}
+	list := strings.Join(parts, ", ")
+	if total > len(shown) {
+		list += fmt.Sprintf(" and %d more", total-len(shown))
+	}
+	return fault.WithHint(fmt.Errorf("%w: %s matches %d %ss%s: %s", k.Ambiguous, raw, total, k.Noun, k.in(), list),
+		"give more characters of the id: one of those listed, or the whole id")
+}
+
+// Abbrev returns the shortest prefix of id that no other id has, given the
+// ids next to it in sorted order (prev before it, next after it, "" where
+// there is none): one character more than it shares with either. It is at
+// least MinDisplay characters long.
+func Abbrev(id, prev, next string) string {
+	n := max(MinDisplay, 1+commonPrefix(id, prev), 1+commonPrefix(id, next))
+	return id[:min(n, len(id))]
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// Querier runs queries: a *sql.DB, *sql.Tx or *sql.Conn.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Shorten abbreviates ids (see Abbrev) for display, returning each id's
+// abbreviation. neighbours is a query whose rows are (id, the id before it,
+// the id after it), NULL where there is none, for each id of the JSON array
+// that is its last argument; args are the arguments before that. An index
+// on the ids makes that two lookups an id.
+func Shorten(ctx context.Context, q Querier, neighbours string, args []any, ids []string) (Short, error) {
+	out := make(Short, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, neighbours, append(args, string(list))...)
+	if err != nil {
+		return nil, fmt.Errorf("abbreviate ids: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var prev, next sql.NullString
+		if err := rows.Scan(&id, &prev, &next); err != nil {
+			return nil, fmt.Errorf("abbreviate ids: %w", err)
+		}
+		out[id] = Abbrev(id, prev.String, next.String)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("abbreviate ids: %w", err)
+	}
+	return out, nil
+}
+
+// Matches runs query, whose rows are (id, a few words about the record),
+// for a Lookup's Find.
+func Matches(ctx context.Context, q Querier, query string, args ...any) ([]Match, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Match
+	for rows.Next() {
+		var m Match
+		if err := rows.Scan(&m.ID, &m.What); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Short maps ids to their abbreviations.
+type Short map[string]string
+
+// Of returns id's abbreviation, or id itself when it has none.
+func (s Short) Of(id string) string {
+	if a, ok := s[id]; ok {
+		return a
+	}
+	return id
+}
