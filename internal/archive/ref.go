@@ -132,7 +132,7 @@ func (a *Archive) lockRef(tmp, lock string) error {
 			continue
 		}
 		if time.Now().After(deadline) {
-			return fault.WithHint(fmt.Errorf("%w: %s has existed for %s", ErrRefLocked, lock, refLockWait),
+			return fault.WithHint(fmt.Errorf("%w: %s exists (waited %s)", ErrRefLocked, lock, refLockWait),
 				"run the command again once the git command working on the archive is done; if none is running, a git command crashed: remove "+lock)
 		}
 		time.Sleep(delay)
