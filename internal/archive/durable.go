@@ -87,9 +87,10 @@ type file struct {
 // a prefix of the renames (file systems journal them in order) or none.
 func writeFiles(fs fsys, dir string, files ...file) error {
 	temps := make([]string, 0, len(files))
+	renamed := 0
 	defer func() {
-		for _, t := range temps {
-			fs.remove(t) // gone already once renamed
+		for _, t := range temps[renamed:] {
+			fs.remove(t)
 		}
 	}()
 	for _, f := range files {
@@ -106,6 +107,7 @@ func writeFiles(fs fsys, dir string, files ...file) error {
 		if err := fs.rename(temps[i], filepath.Join(dir, f.name)); err != nil {
 			return fmt.Errorf("write %s: %w", f.name, err)
 		}
+		renamed++
 	}
 	if err := fs.syncDir(dir); err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
