@@ -14,6 +14,15 @@
 // Callers serialize writers themselves (the store's file lock); the
 // branch's lock file excludes other git processes, and the compare-and-swap
 // is the second line of defence.
+//
+// The system git may work on the archive meanwhile. Until the branch names
+// a write's pack, its objects are unreachable; a concurrent git gc keeps
+// them (git repack loosens unreachable objects younger than
+// gc.pruneExpire, two weeks, or keeps them in a cruft pack, and git prune
+// spares them for as long), and deletes only packs that existed when it
+// started, after writing their objects elsewhere. Only a prune with no
+// grace period (git gc --prune=now) could drop them, as it could any
+// concurrent git writer's; GC runs one only under the store's lock.
 package archive
 
 import (

@@ -4,10 +4,11 @@
 //
 // Every write follows the same path: take the lock, bring the index up to
 // the archive's head, decide against the index, commit the new records to
-// the archive, then apply the very same records to the index in one SQL
-// transaction that also records the new head. A process killed between the
-// two steps leaves an index behind the archive, which the next command
-// notices and heals.
+// the archive (durably: synced to disk before the commit returns), then
+// apply the very same records to the index in one SQL transaction that
+// also records the new head. A process killed between the two steps, or a
+// power loss, leaves an index behind the archive, which the next command
+// notices and heals; the index itself is not synced.
 package store
 
 import (
@@ -30,7 +31,8 @@ import (
 
 // Sentinel errors callers branch on.
 var (
-	// ErrBusy: the store lock was not free within the wait.
+	// ErrBusy: the store lock was not free within the wait, or another
+	// git process held or moved the archive's branch during a write.
 	ErrBusy = errors.New("store is busy")
 	// ErrNotWritable: the store directory cannot be created or written.
 	ErrNotWritable = errors.New("store is not writable")
