@@ -27,14 +27,17 @@ import (
 func (a *Archive) writePack(objs []plumbing.EncodedObject) (plumbing.Hash, error) {
 	mem := memory.NewStorage()
 	hashes := make([]plumbing.Hash, len(objs))
+	size := 0
 	for i, o := range objs {
 		h, err := mem.SetEncodedObject(o)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		hashes[i] = h
+		size += int(o.Size())
 	}
 	var pack, idx bytes.Buffer
+	pack.Grow(size + 1024) // deflated objects come out smaller, or barely larger
 	sum, err := packfile.NewEncoder(&pack, mem, false).Encode(hashes, 0)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode pack: %w", err)
