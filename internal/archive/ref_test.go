@@ -188,7 +188,7 @@ func TestHeadNeverTorn(t *testing.T) {
 			}
 		}
 	}()
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 50; i++ {
 		commit(t, a, "c", "x", strings.Repeat("y", i))
 	}
 	close(stop)
