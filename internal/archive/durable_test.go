@@ -266,6 +266,10 @@ func (p *powerLoss) checkImages(dir string, absentOK bool, heads []string, last 
 			continue
 		}
 		h, err := a.Head()
+		if err == nil {
+			// go-git reads the whole tree, whatever files a write left.
+			err = a.Changes("", h, nil, func(string, []byte) error { return nil })
+		}
 		switch {
 		case err != nil:
 			p.t.Errorf("%s: %v", ctx, err)
