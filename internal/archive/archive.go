@@ -209,7 +209,7 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 		return Result{}, fmt.Errorf("commit: read parent %s: %w", parent, err)
 	}
 	var pc object.Commit
-	if err := pc.Decode(memoryObject(plumbing.CommitObject, pdata)); err != nil {
+	if err := pc.Decode(&rawObject{typ: plumbing.CommitObject, data: pdata}); err != nil {
 		return Result{}, fmt.Errorf("commit: parent %s: %w", parent, err)
 	}
 	w.stale = append(w.stale, parent)
@@ -248,5 +248,5 @@ func (w *treeWriter) commit(tree, parent plumbing.Hash, author Author, message s
 	if !parent.IsZero() {
 		c.ParentHashes = []plumbing.Hash{parent}
 	}
-	return w.object(plumbing.CommitObject, c.Encode)
+	return w.object(plumbing.CommitObject, 512, c.Encode)
 }

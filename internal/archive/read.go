@@ -2,6 +2,7 @@ package archive
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -59,7 +60,7 @@ func (a *Archive) decode(typ plumbing.ObjectType, h plumbing.Hash, v interface {
 	if err != nil {
 		return err
 	}
-	return v.Decode(memoryObject(typ, data))
+	return v.Decode(&rawObject{typ: typ, data: data})
 }
 
 func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn func(string, []byte) error) error {
@@ -153,5 +154,10 @@ func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]by
 	if err != nil {
 		return nil, err
 	}
-	return contents(o)
+	r, err := o.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }

@@ -203,7 +203,7 @@ func TestHeadNeverTorn(t *testing.T) {
 func TestGoGitStorageIsReadOnly(t *testing.T) {
 	a := newArchive(t)
 	before := head(t, a)
-	o := memoryObject(plumbing.BlobObject, []byte("sneaked in"))
+	o := &rawObject{typ: plumbing.BlobObject, data: []byte("sneaked in")}
 	if _, err := a.st.SetEncodedObject(o); err == nil {
 		t.Error("go-git wrote an object")
 	}

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path"
@@ -62,12 +63,12 @@ type treeWriter struct {
 	stale   []string
 }
 
-// object encodes an object of type typ with encode, adds it to the
-// commit's objects unless it is there already (two directories alike are
-// one tree, and a pack must hold each object once) and returns its hash.
-func (w *treeWriter) object(typ plumbing.ObjectType, encode func(plumbing.EncodedObject) error) (plumbing.Hash, error) {
-	o := &plumbing.MemoryObject{}
-	o.SetType(typ)
+// object encodes an object of type typ with encode into a buffer of
+// capacity size, adds it to the commit's objects unless it is there
+// already (two directories alike are one tree, and a pack must hold each
+// object once) and returns its hash.
+func (w *treeWriter) object(typ plumbing.ObjectType, size int, encode func(plumbing.EncodedObject) error) (plumbing.Hash, error) {
+	o := &rawObject{typ: typ, data: make([]byte, 0, size)}
 	if err := encode(o); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -78,19 +79,15 @@ func (w *treeWriter) object(typ plumbing.ObjectType, encode func(plumbing.Encode
 	w.seen[h] = true
 	w.objs = append(w.objs, o)
 	if typ != plumbing.BlobObject {
-		data, err := contents(o)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		w.written[h.String()] = data
+		w.written[h.String()] = o.data
 	}
 	return h, nil
 }
 
 func (w *treeWriter) blob(data []byte) (plumbing.Hash, error) {
-	return w.object(plumbing.BlobObject, func(o plumbing.EncodedObject) error {
-		_, err := o.(io.Writer).Write(data)
-		return err
+	return w.object(plumbing.BlobObject, 0, func(o plumbing.EncodedObject) error {
+		o.(*rawObject).data = data
+		return nil
 	})
 }
 
@@ -109,15 +106,17 @@ func (w *treeWriter) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, err
 // are read and written.
 func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, error) {
 	var old object.Tree
+	size := 0 // of the encoded tree, a guess
 	if !base.IsZero() {
 		data, err := w.read(plumbing.TreeObject, base)
 		if err == nil {
-			err = old.Decode(memoryObject(plumbing.TreeObject, data))
+			err = old.Decode(&rawObject{typ: plumbing.TreeObject, data: data})
 		}
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
 		}
 		w.stale = append(w.stale, base.String())
+		size = len(data)
 	}
 	kept := make([]object.TreeEntry, 0, len(old.Entries))
 	subBase := map[string]plumbing.Hash{}
@@ -138,6 +137,7 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 			return plumbing.ZeroHash, err
 		}
 		added = append(added, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h})
+		size += len("100644 \x00") + len(name) + len(h)
 	}
 	for name, sub := range d.dirs {
 		h, err := w.apply(subBase[name], sub)
@@ -145,10 +145,11 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 			return plumbing.ZeroHash, err
 		}
 		added = append(added, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		size += len("40000 \x00") + len(name) + len(h)
 	}
 	sort.Sort(object.TreeEntrySorter(added))
 	t := object.Tree{Entries: mergeEntries(kept, added)}
-	return w.object(plumbing.TreeObject, t.Encode)
+	return w.object(plumbing.TreeObject, size, t.Encode)
 }
 
 // mergeEntries merges two lists of tree entries in git's order into one.
@@ -173,20 +174,29 @@ func sortName(e object.TreeEntry) string {
 	return e.Name
 }
 
-// memoryObject wraps raw object data for go-git's decoders.
-func memoryObject(typ plumbing.ObjectType, data []byte) *plumbing.MemoryObject {
-	o := &plumbing.MemoryObject{}
-	o.SetType(typ)
-	o.Write(data)
-	return o
+// rawObject is a git object held in memory, for go-git's encoders and
+// decoders. Unlike plumbing.MemoryObject it is sized in advance (a tree is
+// encoded entry by entry) and hands out its data without a copy.
+type rawObject struct {
+	typ  plumbing.ObjectType
+	data []byte
+	hash plumbing.Hash
 }
 
-// contents returns an object's data.
-func contents(o plumbing.EncodedObject) ([]byte, error) {
-	r, err := o.Reader()
-	if err != nil {
-		return nil, err
+func (o *rawObject) Hash() plumbing.Hash {
+	if o.hash.IsZero() {
+		o.hash = plumbing.ComputeHash(o.typ, o.data)
 	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return o.hash
 }
+
+func (o *rawObject) Type() plumbing.ObjectType     { return o.typ }
+func (o *rawObject) SetType(t plumbing.ObjectType) { o.typ = t }
+func (o *rawObject) Size() int64                   { return int64(len(o.data)) }
+func (o *rawObject) SetSize(int64)                 {}
+func (o *rawObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.data)), nil
+}
+func (o *rawObject) Writer() (io.WriteCloser, error) { return o, nil }
+func (o *rawObject) Close() error                    { return nil }
+func (o *rawObject) Write(p []byte) (int, error)     { o.data = append(o.data, p...); return len(p), nil }
