@@ -6,12 +6,14 @@
 // Checked against each client's documentation (and source, where noted),
 // November 2026:
 //
-//	client       project scope                user scope (--user)                  format
-//	claude-code  .mcp.json                    ~/.claude.json                       JSON, "mcpServers"
-//	codex        .codex/config.toml           $CODEX_HOME/config.toml (~/.codex)   TOML, [mcp_servers.NAME]
-//	cursor       .cursor/mcp.json             ~/.cursor/mcp.json                   JSON, "mcpServers"
-//	gemini       .gemini/settings.json        ~/.gemini/settings.json              JSON with comments, "mcpServers"
+//	client       project scope                  user scope (--user)                          format
+//	claude-code  .mcp.json                      ~/.claude.json                               JSON, "mcpServers"
+//	codex        .codex/config.toml             $CODEX_HOME/config.toml (~/.codex)           TOML, [mcp_servers.NAME]
+//	cursor       .cursor/mcp.json               ~/.cursor/mcp.json                           JSON, "mcpServers"
+//	gemini       .gemini/settings.json          ~/.gemini/settings.json                      JSON with comments, "mcpServers"
 //	opencode     opencode.jsonc, opencode.json  $XDG_CONFIG_HOME/opencode/opencode.json(c)  JSONC, "mcp"
+//
+// In detail, with the sources:
 //
 //   - Claude Code (code.claude.com/docs/en/mcp): `claude mcp add --scope
 //     project` writes .mcp.json at the project root, `--scope user` the
@@ -25,7 +27,7 @@
 //     read as plain JSON: a comment or a trailing comma breaks them.
 //   - Codex (developers.openai.com/codex/config-basic, codex-rs config
 //     loader): [mcp_servers.NAME] tables with command, args, env in
-//     ~/.codex/config.toml ($CODEX_HOME), and since 2025 in a project's
+//     ~/.codex/config.toml ($CODEX_HOME), and in a project's
 //     .codex/config.toml, which Codex reads only for a project the user
 //     trusts ([projects."PATH"] trust_level = "trusted").
 //   - Cursor (cursor.com/docs/mcp): .cursor/mcp.json in the project,

@@ -248,4 +248,3 @@ func compareTrees(t *testing.T, when string, got, want map[string]string) {
 		}
 	}
 }
-
