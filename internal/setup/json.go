@@ -258,6 +258,9 @@ func (f *jsonFile) insert(c *container, text func(prefix string) string) splice 
 	if len(c.items) == 0 {
 		closing := lineIndent(src, c.open)
 		inner := closing + f.unit
+		if bytes.Contains(c.inner, []byte("\n")) { // what is inside already ends the line
+			return splice{c.open + 1, c.open + 1, "\n" + inner + text(inner)}
+		}
 		return splice{c.open + 1, c.open + 1, "\n" + inner + text(inner) + "\n" + closing}
 	}
 	last := c.items[len(c.items)-1]
@@ -293,8 +296,11 @@ func (f *jsonFile) remove(c *container, i int) splice {
 	if it.comma >= 0 {
 		end = it.comma + 1
 	}
-	if tail := "\n" + lineIndent(src, c.open); bytes.HasPrefix(src[end:], []byte(tail)) {
-		end += len(tail)
+	// The line break insert added before the closing bracket, when what
+	// was inside did not end a line.
+	if nl := []byte("\n" + lineIndent(src, c.open)); bytes.HasPrefix(src[end:c.close], nl) &&
+		!bytes.Contains(src[end+len(nl):c.close], []byte("\n")) {
+		end += len(nl)
 	}
 	return splice{c.open + 1, end, ""}
 }

@@ -144,8 +144,16 @@ func planFile(path, what string, ed editor, o Options, uninstall bool) (Change, 
 			return ch, err
 		}
 	}
-	if !valid { // no record of an earlier setup: what was there before is what is there now
+	if !valid {
+		// What was there before is what is there now; but for the entries
+		// of an earlier setup whose record went stale when the file changed:
+		// those were never the user's to get back.
 		orig, origExisted = src, src != nil
+		if rec != nil && src != nil {
+			if stripped, err := ed.remove(src); err == nil {
+				orig = stripped
+			}
+		}
 	}
 	ch.record = newRecord(path, orig, origExisted, out, append(recordDirs(rec, valid), ch.dirs...))
 	return ch, nil
