@@ -178,7 +178,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
 		},
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e)),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e), []*cli.Command{setupCommand(e)}),
 	}
 	for _, cmd := range app.Commands {
 		addGlobalFlags(cmd)

@@ -236,14 +236,14 @@ func shellWords(s string) []string {
 	return words
 }
 
-// isCheckCommand reports whether a hook's command runs agentmail check
-// (any agentmail binary, after any VAR=value assignments).
-func isCheckCommand(cmd string) bool {
+// isCheckCommand reports whether a hook's command runs agentmail check:
+// bin, or any binary named agentmail, after any VAR=value assignments.
+func isCheckCommand(cmd, bin string) bool {
 	words := shellWords(cmd)
 	for len(words) > 0 && isAssignment(words[0]) {
 		words = words[1:]
 	}
-	return len(words) >= 2 && filepath.Base(words[0]) == "agentmail" && words[1] == "check"
+	return len(words) >= 2 && (words[0] == bin || filepath.Base(words[0]) == "agentmail") && words[1] == "check"
 }
 
 // isAssignment reports whether a shell word is NAME=value.

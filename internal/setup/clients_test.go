@@ -21,8 +21,8 @@ func TestCheckCommand(t *testing.T) {
 			t.Errorf("checkCommand = %s\nwant          %s", got, tt.want)
 		}
 		words := shellWords(got)
-		if words[len(words)-2] != tt.o.Command || !isCheckCommand(got) {
-			t.Errorf("%s: words %q, isCheckCommand %v", got, words, isCheckCommand(got))
+		if words[len(words)-2] != tt.o.Command || !isCheckCommand(got, tt.o.Command) {
+			t.Errorf("%s: words %q, isCheckCommand %v", got, words, isCheckCommand(got, tt.o.Command))
 		}
 	}
 }
@@ -40,8 +40,10 @@ func TestIsCheckCommand(t *testing.T) {
 		{"/bin/agentmail-dev check", false},
 		{"echo agentmail check", false},
 		{"", false},
+		{"/tmp/am check", true}, // the binary setup runs, whatever its name
+		{"/tmp/am inbox", false},
 	} {
-		if got := isCheckCommand(tt.cmd); got != tt.want {
+		if got := isCheckCommand(tt.cmd, "/tmp/am"); got != tt.want {
 			t.Errorf("isCheckCommand(%q) = %v", tt.cmd, got)
 		}
 	}

@@ -189,7 +189,8 @@ func (s tomlServer) verify(out []byte, present bool) error {
 // settings.json. What Claude Code's hook prints on exit 0 is added to the
 // agent's context, so new mail reaches the agent at its next prompt.
 type claudeHook struct {
-	command string
+	command string // the hook's command line
+	bin     string // the agentmail in it
 }
 
 type hookCommand struct {
@@ -236,7 +237,7 @@ func (h claudeHook) find(f *jsonFile) (*container, []hookRef, error) {
 		}
 		for i, hk := range compositeOf(hooks).items {
 			var cmd hookCommand
-			if json.Unmarshal(mustJSON(decode(hk.value)), &cmd) == nil && cmd.Type == "command" && isCheckCommand(cmd.Command) {
+			if json.Unmarshal(mustJSON(decode(hk.value)), &cmd) == nil && cmd.Type == "command" && isCheckCommand(cmd.Command, h.bin) {
 				refs = append(refs, hookRef{g, i})
 			}
 		}

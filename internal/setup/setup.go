@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/agentmail/agentmail/internal/fault"
 )
 
 // Errors callers branch on.
@@ -89,10 +92,10 @@ func Uninstall(o Options) (*Plan, error) {
 func plan(o Options, uninstall bool) (*Plan, error) {
 	c, ok := clients[o.Client]
 	if !ok {
-		return nil, fmt.Errorf("unknown client %q", o.Client)
+		return nil, fault.WithHint(fmt.Errorf("unknown client %q", o.Client), "name one of "+strings.Join(Clients(), ", "))
 	}
 	if o.Hooks && c.hooksFile == nil {
-		return nil, fmt.Errorf("%s has no hook that setup adds", c.title)
+		return nil, fault.WithHint(fmt.Errorf("%s has no hook that setup adds", c.title), "leave out --hooks")
 	}
 	p := &Plan{Client: o.Client, Title: c.title, Scope: o.Scope(), stateDir: o.StateDir}
 	type target struct {
@@ -101,7 +104,7 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 	}
 	targets := []target{{c.file(o), "server", c.server(o)}}
 	if c.hooksFile != nil && (o.Hooks || uninstall) {
-		targets = append(targets, target{c.hooksFile(o), "hook", claudeHook{checkCommand(o)}})
+		targets = append(targets, target{c.hooksFile(o), "hook", claudeHook{checkCommand(o), o.Command}})
 	}
 	for _, t := range targets {
 		ch, err := planFile(t.path, t.what, t.ed, o, uninstall)
@@ -127,11 +130,15 @@ func planFile(path, what string, ed editor, o Options, uninstall bool) (Change, 
 	rec := loadRecord(o.StateDir, path)
 	orig, origExisted, valid := rec.original(src)
 	if uninstall {
-		return planRemove(ch, ed, rec, valid, orig, origExisted)
+		ch, err := planRemove(ch, ed, rec, valid, orig, origExisted)
+		if err != nil {
+			return ch, explain(err, path, o.Client)
+		}
+		return ch, nil
 	}
 	out, err := ed.add(src, o.Force)
 	if err != nil {
-		return ch, fmt.Errorf("%s %w", path, err)
+		return ch, explain(err, path, o.Client)
 	}
 	if src != nil && bytes.Equal(out, src) {
 		return ch, nil
@@ -174,7 +181,7 @@ func planRemove(ch Change, ed editor, rec *record, valid bool, orig []byte, orig
 	default:
 		out, err := ed.remove(ch.Before)
 		if err != nil {
-			return ch, fmt.Errorf("%s %w", ch.Path, err)
+			return ch, err
 		}
 		ch.After = out
 	}
@@ -182,6 +189,20 @@ func planRemove(ch Change, ed editor, rec *record, valid bool, orig []byte, orig
 		ch.Action = "updated"
 	}
 	return ch, nil
+}
+
+// explain names the file in an editor's error and says what to do.
+func explain(err error, path, client string) error {
+	err = fmt.Errorf("%s %w", path, err)
+	switch {
+	case errors.Is(err, ErrMalformed):
+		return fault.WithHint(err, "fix the file (setup left it as it was), then run agentmail setup "+client+" again")
+	case errors.Is(err, ErrEntryDiffers):
+		return fault.WithHint(err, "pass --force to replace it (add --dry-run to see the change first), or --uninstall to take it out")
+	case errors.Is(err, ErrCannotEdit):
+		return fault.WithHint(err, "setup left the file as it was: make the change by hand (the README's setup section shows the entry)")
+	}
+	return err
 }
 
 func recordDirs(rec *record, valid bool) []string {
@@ -199,15 +220,15 @@ func readConfig(path string) (string, []byte, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, lerr := os.Lstat(path); lerr == nil {
-			return "", nil, fmt.Errorf("%s is a symbolic link to nothing", path)
+			return "", nil, fault.WithHint(fmt.Errorf("%s is a symbolic link to nothing", path), "point the link at a file, or remove it")
 		}
 		return path, nil, nil
 	case err != nil:
-		return "", nil, fmt.Errorf("read %s: %w", path, err)
+		return "", nil, fault.WithHint(fmt.Errorf("read %s: %w", path, err), "make the file and its directory readable")
 	}
 	src, err := os.ReadFile(real)
 	if err != nil {
-		return "", nil, fmt.Errorf("read %s: %w", path, err)
+		return "", nil, fault.WithHint(fmt.Errorf("read %s: %w", path, err), "make the file readable")
 	}
 	if src == nil {
 		src = []byte{} // an empty file is there
@@ -223,7 +244,7 @@ func missingDirs(dir string) ([]string, error) {
 		fi, err := os.Stat(dir)
 		if err == nil {
 			if !fi.IsDir() {
-				return nil, fmt.Errorf("%s is not a directory", dir)
+				return nil, fault.WithHint(fmt.Errorf("%s is not a directory", dir), "move that file out of the way")
 			}
 			return out, nil
 		}
@@ -243,7 +264,7 @@ func missingDirs(dir string) ([]string, error) {
 func (p *Plan) Apply() error {
 	for _, ch := range p.Changes {
 		if err := ch.apply(p.stateDir); err != nil {
-			return err
+			return fault.WithHint(err, "make it writable, then run the same command again: what is done stays done")
 		}
 	}
 	return nil

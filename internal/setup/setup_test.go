@@ -232,3 +232,16 @@ func TestUnknownClientAndHooks(t *testing.T) {
 		t.Errorf("codex --hooks: %v", err)
 	}
 }
+
+// The hook runs the binary setup was given, whatever its name, and setup
+// knows it for its own the second time.
+func TestHookOfABinaryNamedOtherwise(t *testing.T) {
+	o := testOptions(t, "claude-code")
+	o.Hooks, o.Command = true, "/tmp/am"
+	run(t, o, false)
+	for _, ch := range run(t, o, false).Changes {
+		if ch.Action != "unchanged" {
+			t.Errorf("setup again: %s %s", ch.Action, ch.Path)
+		}
+	}
+}
