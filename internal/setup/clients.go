@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,6 +50,24 @@ type codexServer struct {
 	Env     map[string]string `toml:"env,inline,omitempty"`
 }
 
+// inDotDir is the file name in the directory dir of the project, or of
+// the user's home with --user (.cursor/mcp.json, ~/.cursor/mcp.json).
+func inDotDir(dir, name string) func(Options) string {
+	return func(o Options) string {
+		if o.User {
+			return filepath.Join(o.Home, dir, name)
+		}
+		return filepath.Join(o.Project, dir, name)
+	}
+}
+
+// stdio is the editor of a "mcpServers" entry of a stdioServer.
+func stdio(d dialect, typ string) func(Options) editor {
+	return func(o Options) editor {
+		return jsonServer{d, []string{"mcpServers", serverName}, stdioServer{Type: typ, Command: o.Command, Args: []string{"mcp"}, Env: o.Env}}
+	}
+}
+
 var clients = map[string]client{
 	"claude-code": {
 		title: "Claude Code",
@@ -58,16 +77,8 @@ var clients = map[string]client{
 			}
 			return filepath.Join(o.Project, ".mcp.json")
 		},
-		server: func(o Options) editor {
-			return jsonServer{plainJSON, []string{"mcpServers", serverName},
-				stdioServer{Type: "stdio", Command: o.Command, Args: []string{"mcp"}, Env: o.Env}}
-		},
-		hooksFile: func(o Options) string {
-			if o.User {
-				return filepath.Join(o.Home, ".claude", "settings.json")
-			}
-			return filepath.Join(o.Project, ".claude", "settings.json")
-		},
+		server:    stdio(plainJSON, "stdio"),
+		hooksFile: inDotDir(".claude", "settings.json"),
 		notes: func(o Options) []string {
 			if o.User {
 				return []string{"Claude Code rewrites ~/.claude.json while it runs: quit it before setup, or run setup again if the entry is gone"}
@@ -94,30 +105,14 @@ var clients = map[string]client{
 		},
 	},
 	"cursor": {
-		title: "Cursor",
-		file: func(o Options) string {
-			if o.User {
-				return filepath.Join(o.Home, ".cursor", "mcp.json")
-			}
-			return filepath.Join(o.Project, ".cursor", "mcp.json")
-		},
-		server: func(o Options) editor {
-			return jsonServer{plainJSON, []string{"mcpServers", serverName},
-				stdioServer{Command: o.Command, Args: []string{"mcp"}, Env: o.Env}}
-		},
+		title:  "Cursor",
+		file:   inDotDir(".cursor", "mcp.json"),
+		server: stdio(plainJSON, ""),
 	},
 	"gemini": {
-		title: "Gemini CLI",
-		file: func(o Options) string {
-			if o.User {
-				return filepath.Join(o.Home, ".gemini", "settings.json")
-			}
-			return filepath.Join(o.Project, ".gemini", "settings.json")
-		},
-		server: func(o Options) editor {
-			return jsonServer{jsonComment, []string{"mcpServers", serverName},
-				stdioServer{Command: o.Command, Args: []string{"mcp"}, Env: o.Env}}
-		},
+		title:  "Gemini CLI",
+		file:   inDotDir(".gemini", "settings.json"),
+		server: stdio(jsonComment, ""),
 	},
 	"opencode": {
 		title: "opencode",
@@ -146,12 +141,7 @@ func opencodeFile(dir string) string {
 
 // Clients returns the names of the clients setup knows, sorted.
 func Clients() []string {
-	names := make([]string, 0, len(clients))
-	for n := range clients {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(clients))
 }
 
 // HasHooks reports whether setup can add a hook for the named client.
@@ -164,19 +154,10 @@ func HasHooks(name string) bool {
 // own to set).
 func checkCommand(o Options) string {
 	var words []string
-	for _, k := range sortedKeys(o.Env) {
+	for _, k := range slices.Sorted(maps.Keys(o.Env)) {
 		words = append(words, k+"="+shellQuote(o.Env[k]))
 	}
 	return strings.Join(append(words, shellQuote(o.Command), "check"), " ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // shellQuote returns s as one shell word: as it is when that is safe,

@@ -42,14 +42,7 @@ func lines(b []byte) []string {
 
 // hunk is the one hunk from the first line that differs to the last.
 func hunk(a, b []string) string {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
+	p, s := commonEnds(a, b)
 	start := max(p-context, 0)
 	aEnd, bEnd := len(a)-max(s-context, 0), len(b)-max(s-context, 0)
 	var w strings.Builder
@@ -73,4 +66,16 @@ func hunkRange(start, n int) string {
 		return fmt.Sprintf("%d,0", start)
 	}
 	return fmt.Sprintf("%d,%d", start+1, n)
+}
+
+// commonEnds returns how many elements a and b share at the start, and
+// then how many of the rest at the end.
+func commonEnds[E comparable](a, b []E) (prefix, suffix int) {
+	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
+		prefix++
+	}
+	for suffix < len(a)-prefix && suffix < len(b)-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
 }

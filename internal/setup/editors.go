@@ -263,16 +263,22 @@ func mustJSON(v any) []byte {
 	return b
 }
 
+// parse parses a settings file and finds the agentmail check hooks in it.
+func (h claudeHook) parse(src []byte) (*jsonFile, *container, []hookRef, error) {
+	f, err := parseJSON(src, plainJSON)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	list, refs, err := h.find(f)
+	return f, list, refs, err
+}
+
 func (h claudeHook) add(src []byte, force bool) ([]byte, error) {
 	if blank(src) {
 		f := &jsonFile{unit: "  "}
 		return []byte(f.render(nest([]hookGroup{h.group()}, hookPath...), "") + "\n"), nil
 	}
-	f, err := parseJSON(src, plainJSON)
-	if err != nil {
-		return nil, err
-	}
-	list, refs, err := h.find(f)
+	f, list, refs, err := h.parse(src)
 	switch {
 	case err != nil:
 		return nil, err
@@ -302,15 +308,10 @@ func (h claudeHook) remove(src []byte) ([]byte, error) {
 		return src, nil
 	}
 	for before := -1; ; {
-		f, err := parseJSON(src, plainJSON)
-		if err != nil && before >= 0 {
-			return nil, fmt.Errorf("%w: the edit would leave the file unreadable: %v", ErrCannotEdit, err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		list, refs, err := h.find(f)
+		f, list, refs, err := h.parse(src)
 		switch {
+		case err != nil && before >= 0:
+			return nil, fmt.Errorf("%w: the edit would leave the file unreadable: %v", ErrCannotEdit, err)
 		case err != nil:
 			return nil, err
 		case len(refs) == 0 && before < 0:
@@ -336,11 +337,7 @@ func (h claudeHook) removeOne(f *jsonFile, list *container, r hookRef) splice {
 }
 
 func (h claudeHook) verify(out []byte) error {
-	f, err := parseJSON(out, plainJSON)
-	if err != nil {
-		return fmt.Errorf("%w: the edit would leave the file unreadable: %v", ErrCannotEdit, err)
-	}
-	list, refs, err := h.find(f)
+	_, list, refs, err := h.parse(out)
 	if err != nil || len(refs) != 1 || !sameJSON(list.items[refs[0].group].value, h.group()) {
 		return fmt.Errorf("%w: after the edit, %s does not hold the hook", ErrCannotEdit, strings.Join(hookPath, "."))
 	}

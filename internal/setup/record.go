@@ -29,14 +29,7 @@ type record struct {
 }
 
 func newRecord(path string, orig []byte, existed bool, written []byte, dirs []string) *record {
-	p := 0
-	for p < len(orig) && p < len(written) && orig[p] == written[p] {
-		p++
-	}
-	s := 0
-	for s < len(orig)-p && s < len(written)-p && orig[len(orig)-1-s] == written[len(written)-1-s] {
-		s++
-	}
+	p, s := commonEnds(orig, written)
 	return &record{Path: path, Existed: existed, Dirs: dirs, Prefix: p, Suffix: s,
 		Removed: slices.Clone(orig[p : len(orig)-s]), Written: digest(written)}
 }
