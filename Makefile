@@ -10,15 +10,18 @@ GOFLAGS_ALL := -tags $(TAGS)
 # static libraries (Debian: libc6-dev, which cgo needs anyway); build with
 # `make build LDFLAGS=` where they are missing.
 LDFLAGS ?= -linkmode external -extldflags -static
+# agentmail version prints this (the go command records no git revision in
+# a linked worktree).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
 .PHONY: build install test bench lint demo clean
 
 build:
-	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentmail
+	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
 
 install:
-	$(GO) install $(GOFLAGS_ALL) -ldflags '$(LDFLAGS)' ./cmd/agentmail
+	$(GO) install $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' ./cmd/agentmail
 
 test: lint
 	$(GO) test $(GOFLAGS_ALL) -count=1 ./...

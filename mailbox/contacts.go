@@ -118,6 +118,9 @@ func (m *Mailbox) RequestContact(ctx context.Context, to, reason string) (Contac
 		if !ok {
 			return m.unknownRecipient(ctx, tx, to)
 		}
+		if target.Name == me.Name {
+			return invalid(fmt.Sprintf("%s asks for contact with itself", me.Name), "mail to yourself needs no contact; name another agent")
+		}
 		if cmpPolicy(target.Policy) == "block_all" {
 			return blocked(target.Name, "no mail and no contact requests")
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/reservations"
@@ -143,6 +144,17 @@ func TestContactRequestToBlockAll(t *testing.T) {
 	}
 	if _, err := f.as("GreenCastle").RequestContact(context.Background(), "BlueLake", "please"); !errors.Is(err, ErrContactBlocked) {
 		t.Fatalf("err = %v, want ErrContactBlocked", err)
+	}
+}
+
+// TestContactRequestToSelf: an agent cannot ask itself for contact, in any
+// spelling of its name.
+func TestContactRequestToSelf(t *testing.T) {
+	f := newFixture(t, "GreenCastle")
+	for _, name := range []string{"GreenCastle", "greencastle"} {
+		if _, err := f.as("GreenCastle").RequestContact(context.Background(), name, "me"); !errors.Is(err, ErrInvalidArgument) || fault.Hint(err) == "" {
+			t.Errorf("request to %s: %v, want ErrInvalidArgument with a hint", name, err)
+		}
 	}
 }
 

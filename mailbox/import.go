@@ -301,6 +301,10 @@ type AgentMailOptions struct {
 	// BatchSize is the number of records per archive commit; 0 means
 	// DefaultImportBatch.
 	BatchSize int
+	// Progress, when set, is told how many of the total records (agents,
+	// messages and reservations read from the source) are done: once
+	// before the first batch, then after each.
+	Progress func(done, total int)
 }
 
 // ImportReport is what an import did.
@@ -369,7 +373,13 @@ func (m *Mailbox) ImportAgentMail(ctx context.Context, dir string, opts AgentMai
 		size = DefaultImportBatch
 	}
 	batch := ImportBatch{Source: "agent-mail"}
-	n := 0
+	n, done, total := 0, 0, len(agents)+len(msgs)+len(res)
+	progress := func() {
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	progress()
 	flush := func() error {
 		if n == 0 {
 			return nil
@@ -380,6 +390,8 @@ func (m *Mailbox) ImportAgentMail(ctx context.Context, dir string, opts AgentMai
 		}
 		rep.Imported.add(written)
 		rep.Skipped.add(present)
+		done += n
+		progress()
 		batch, n = ImportBatch{Source: "agent-mail"}, 0
 		return nil
 	}

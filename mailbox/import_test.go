@@ -228,6 +228,21 @@ func TestImportBatches(t *testing.T) {
 	}
 }
 
+// TestImportProgress: the callback hears of every batch, with counts that
+// grow to the number of records read.
+func TestImportProgress(t *testing.T) {
+	f := newFixture(t)
+	type call struct{ done, total int }
+	var calls []call
+	f.importPy(pyFixture(t), AgentMailOptions{BatchSize: 5, Progress: func(done, total int) {
+		calls = append(calls, call{done, total})
+	}})
+	want := []call{{0, 16}, {5, 16}, {10, 16}, {15, 16}, {16, 16}} // 4 agents, 10 messages, 2 reservations
+	if !slices.Equal(calls, want) {
+		t.Errorf("progress calls %v, want %v", calls, want)
+	}
+}
+
 func TestImportKeepsRegisteredAgents(t *testing.T) {
 	f := newFixture(t, "RedFox")
 	if _, err := f.as("RedFox").Register(context.Background(), RegisterInput{Program: "native"}); err != nil {

@@ -186,8 +186,12 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 }
 
 // touch records that agent ran a command now: the heartbeat behind
-// last-seen, kept only in the index.
+// last-seen, kept only in the index, and so not in a store its user can
+// only read.
 func (m *Mailbox) touch(ctx context.Context, q queryer, agent string) error {
+	if m.st.ReadOnly() {
+		return nil
+	}
 	_, err := q.ExecContext(ctx, `INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)
 		ON CONFLICT(slug, fold) DO UPDATE SET last_seen = excluded.last_seen`,
 		m.proj.Slug, names.Fold(agent), record.FormatTime(m.st.Now()))

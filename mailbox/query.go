@@ -84,7 +84,7 @@ func timePtr(t time.Time) *time.Time {
 // messageColumns are read by scanMessage; r is the viewer's recipients row
 // (LEFT JOINed, so NULL for a non-recipient).
 const messageColumns = `m.id, m.named_thread, m.sender, m.to_list, m.cc_list, m.bcc_list, m.subject, m.importance,
-	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, r.kind, r.read_at, r.acked_at`
+	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, m.path, r.kind, r.read_at, r.acked_at`
 
 type viewed struct {
 	Message
@@ -95,17 +95,19 @@ func (m *Mailbox) scanMessage(sc interface{ Scan(...any) error }, viewer string)
 	var (
 		r                     record.Message
 		to, cc, bcc, created  string
+		path                  string
 		holdMS                int64
 		kind, readAt, ackedAt sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.Thread, &r.From, &to, &cc, &bcc, &r.Subject, &r.Importance,
-		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &holdMS, &r.Body, &kind, &readAt, &ackedAt); err != nil {
+		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &holdMS, &r.Body, &path, &kind, &readAt, &ackedAt); err != nil {
 		return viewed{}, err
 	}
 	r.Project = m.proj.Slug
 	r.To, r.Cc, r.Bcc = split(to), split(cc), split(bcc)
 	r.Created, _ = record.ParseTime(created)
 	r.Hold = time.Duration(holdMS) * time.Millisecond
+	r.SetPath(path) // the file's name as written, by whatever rule then held
 	return viewed{viewOf(&r, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String}, nil
 }
 

@@ -2,10 +2,13 @@ package reservations
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
@@ -13,27 +16,54 @@ import (
 	"github.com/agentmail/agentmail/internal/store"
 )
 
-// ErrLockHeld: another agent holds the lock.
+// ErrLockHeld: another agent, or a `lock run` of the same agent, holds
+// the lock.
 var ErrLockHeld = errors.New("lock held")
 
 // Lock is a named lock as commands report it.
 type Lock = record.Lock
 
-// HeldError says who holds a lock and until when.
-type HeldError struct{ Lock Lock }
+// HeldError says who holds a lock and until when. Agent is who asked: the
+// advice depends on whether the holder is someone else or one of the
+// agent's own runs.
+type HeldError struct {
+	Lock  Lock
+	Agent string
+}
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("%s: %s is held by %s until %s", ErrLockHeld, e.Lock.Key, e.Lock.Holder, record.FormatTime(e.Lock.Expires))
+	by := e.Lock.Holder
+	if e.Lock.Run != "" {
+		by = "a lock run of " + by
+	}
+	return fmt.Sprintf("%s: %s is held by %s until %s", ErrLockHeld, e.Lock.Key, by, record.FormatTime(e.Lock.Expires))
 }
 
 func (e *HeldError) Unwrap() error { return ErrLockHeld }
 
+// Hint says how to proceed: wait for the lock, or ask its holder.
+func (e *HeldError) Hint() string {
+	key, wait := e.Lock.Key, "agentmail lock acquire "+e.Lock.Key+" --wait 5m"
+	switch {
+	case e.Lock.Holder != e.Agent:
+		return fmt.Sprintf("wait for it (%s), or ask the holder: agentmail send --to %s --subject 'lock %s'", wait, e.Lock.Holder, key)
+	case e.Lock.Run != "":
+		return "a lock run of yours holds it until its command ends; wait for it (--wait 5m), or it lapses at expiry if that run died"
+	}
+	return "you hold it with lock acquire: release it first (agentmail lock release " + key + "), or run the command without lock run"
+}
+
 var lockKey = regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`)
 
 func checkKey(key string) error {
+	hint := "keys are /-separated names of letters, digits, '.', '_' and '-', like deploy/staging"
 	if len(key) > 200 || !lockKey.MatchString(key) {
-		return fault.WithHint(fmt.Errorf("%w: invalid lock key %q", ErrInvalidArgument, key),
-			"keys are /-separated names of letters, digits, '.', '_' and '-', like deploy/staging")
+		return fault.WithHint(fmt.Errorf("%w: invalid lock key %q", ErrInvalidArgument, key), hint)
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "." || seg == ".." {
+			return fault.WithHint(fmt.Errorf("%w: invalid lock key %q: %q is not a name", ErrInvalidArgument, key, seg), hint)
+		}
 	}
 	return nil
 }
@@ -53,8 +83,8 @@ func (s *Service) lock(ctx context.Context, q querier, key string) (Lock, bool, 
 	l := Lock{Project: s.slug, Key: key}
 	var created, expires string
 	var released sql.NullString
-	err = q.QueryRowContext(ctx, `SELECT holder, created, expires, released FROM locks WHERE project_id = ? AND key = ?`, pid, key).
-		Scan(&l.Holder, &created, &expires, &released)
+	err = q.QueryRowContext(ctx, `SELECT holder, created, expires, released, run FROM locks WHERE project_id = ? AND key = ?`, pid, key).
+		Scan(&l.Holder, &created, &expires, &released, &l.Run)
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, false, nil
 	}
@@ -70,8 +100,25 @@ func (s *Service) lock(ctx context.Context, q querier, key string) (Lock, bool, 
 }
 
 // Acquire takes the lock key for ttl, waiting up to wait (polling) while
-// another agent holds it. Acquiring a lock one already holds extends it.
+// another agent holds it. Acquiring a lock one already holds with Acquire
+// extends it; one held by a run (AcquireRun) is held, even by its agent.
 func (s *Service) Acquire(ctx context.Context, key string, ttl, wait time.Duration) (Lock, error) {
+	return s.acquire(ctx, key, ttl, wait, "")
+}
+
+// AcquireRun takes the lock key for one run of a command, waiting like
+// Acquire. The lock it returns carries a new token (Lock.Run) that renewing
+// and releasing it need: while the run holds it, every other acquirer,
+// the same agent's other runs included, finds it held.
+func (s *Service) AcquireRun(ctx context.Context, key string, ttl, wait time.Duration) (Lock, error) {
+	token := make([]byte, 8)
+	if _, err := rand.Read(token); err != nil {
+		return Lock{}, fmt.Errorf("lock %s: %w", key, err)
+	}
+	return s.acquire(ctx, key, ttl, wait, hex.EncodeToString(token))
+}
+
+func (s *Service) acquire(ctx context.Context, key string, ttl, wait time.Duration, run string) (Lock, error) {
 	if err := checkKey(key); err != nil {
 		return Lock{}, err
 	}
@@ -80,7 +127,7 @@ func (s *Service) Acquire(ctx context.Context, key string, ttl, wait time.Durati
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		l, err := s.tryAcquire(ctx, key, ttl)
+		l, err := s.tryAcquire(ctx, key, ttl, run)
 		if !errors.Is(err, ErrLockHeld) || !time.Now().Before(deadline) {
 			return l, err
 		}
@@ -92,7 +139,7 @@ func (s *Service) Acquire(ctx context.Context, key string, ttl, wait time.Durati
 	}
 }
 
-func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration) (Lock, error) {
+func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration, run string) (Lock, error) {
 	var out Lock
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
 		now := s.st.Now()
@@ -100,12 +147,16 @@ func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration)
 		if err != nil {
 			return err
 		}
-		if ok && cur.Held(now) && cur.Holder != s.agent {
+		held := ok && cur.Held(now)
+		// Only a plain acquire of a lock the agent holds plainly is
+		// re-entrant: a run owns its lock alone.
+		extend := held && cur.Holder == s.agent && cur.Run == "" && run == ""
+		if held && !extend {
 			out = cur
-			return &HeldError{Lock: cur}
+			return &HeldError{Lock: cur, Agent: s.agent}
 		}
-		out = Lock{Project: s.slug, Key: key, Holder: s.agent, Created: now, Expires: now.Add(ttl)}
-		if ok && cur.Held(now) {
+		out = Lock{Project: s.slug, Key: key, Holder: s.agent, Created: now, Expires: now.Add(ttl), Run: run}
+		if extend {
 			out.Created = cur.Created
 		}
 		tx.Put(&out)
@@ -115,20 +166,35 @@ func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration)
 	return out, err
 }
 
-// RenewLock extends a lock the agent holds to ttl from now.
+// RenewLock extends a lock the agent holds to ttl from now. The lock of a
+// run is renewed by the run, with RenewRun.
 func (s *Service) RenewLock(ctx context.Context, key string, ttl time.Duration) (Lock, error) {
+	return s.RenewRun(ctx, Lock{Key: key}, ttl)
+}
+
+// RenewRun extends the lock l that a run took with AcquireRun (or, with an
+// empty l.Run, a lock taken by Acquire) to ttl from now.
+func (s *Service) RenewRun(ctx context.Context, l Lock, ttl time.Duration) (Lock, error) {
 	if err := checkTTL(ttl); err != nil {
 		return Lock{}, err
 	}
-	return s.changeLock(ctx, key, "renews", func(l *Lock, now time.Time) { l.Expires = now.Add(ttl) })
+	return s.changeLock(ctx, l.Key, l.Run, "renews", func(l *Lock, now time.Time) { l.Expires = now.Add(ttl) })
 }
 
-// ReleaseLock lets go of a lock the agent holds.
+// ReleaseLock lets go of a lock the agent holds. The lock of a run is
+// released by the run, with ReleaseRun.
 func (s *Service) ReleaseLock(ctx context.Context, key string) (Lock, error) {
-	return s.changeLock(ctx, key, "releases", func(l *Lock, now time.Time) { l.Released = now })
+	return s.ReleaseRun(ctx, Lock{Key: key})
 }
 
-func (s *Service) changeLock(ctx context.Context, key, verb string, change func(*Lock, time.Time)) (Lock, error) {
+// ReleaseRun lets go of the lock l that a run took with AcquireRun.
+func (s *Service) ReleaseRun(ctx context.Context, l Lock) (Lock, error) {
+	return s.changeLock(ctx, l.Key, l.Run, "releases", func(l *Lock, now time.Time) { l.Released = now })
+}
+
+// changeLock changes the lock key held by the agent, and by the run with
+// token run ("" for none).
+func (s *Service) changeLock(ctx context.Context, key, run, verb string, change func(*Lock, time.Time)) (Lock, error) {
 	if err := checkKey(key); err != nil {
 		return Lock{}, err
 	}
@@ -142,8 +208,8 @@ func (s *Service) changeLock(ctx context.Context, key, verb string, change func(
 		switch {
 		case !ok || !cur.Held(now):
 			return fault.WithHint(fmt.Errorf("%w: %s does not hold lock %s", ErrNotFound, s.agent, key), "acquire it with: agentmail lock acquire "+key)
-		case cur.Holder != s.agent:
-			return &HeldError{Lock: cur}
+		case cur.Holder != s.agent || cur.Run != run:
+			return &HeldError{Lock: cur, Agent: s.agent}
 		}
 		change(&cur, now)
 		out = cur

@@ -317,6 +317,22 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
+// Hint says how to proceed: wait for the first holder's reservation to
+// expire, ask its holder, share when every holder shares, or take the
+// paths anyway.
+func (e *ConflictError) Hint() string {
+	if len(e.Conflicts) == 0 {
+		return "agentmail reservations lists who holds what"
+	}
+	c := e.Conflicts[0]
+	hint := fmt.Sprintf("wait until %s's %s expires (%s), ask the holder: agentmail send --to %s --subject 'reservation of %s'",
+		c.Holder, c.HolderPattern, record.FormatTime(c.Expires), c.Holder, c.HolderPattern)
+	if !slices.ContainsFunc(e.Conflicts, func(c Conflict) bool { return c.Exclusive }) {
+		hint += ", pass --shared if you only need to read"
+	}
+	return hint + ", or pass --allow-conflicts to take it anyway"
+}
+
 func latest(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a

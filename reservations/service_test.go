@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
@@ -325,10 +326,85 @@ func TestLocks(t *testing.T) {
 	if _, err := g.Acquire(ctx, "deploy/staging", time.Minute, 0); err != nil {
 		t.Fatalf("acquire after release: %v", err)
 	}
-	for _, bad := range []string{"", "/x", "x/", "a b", "x//y"} {
+	for _, bad := range []string{"", "/x", "x/", "a b", "x//y", ".", "..", "a/../b", "./a", "a/.", "deploy/.."} {
 		if _, err := g.Acquire(ctx, bad, time.Minute, 0); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("key %q: %v", bad, err)
 		}
+	}
+	for _, good := range []string{"a.b", "...", "v1.2/.hidden", "x/..y"} {
+		if _, err := g.Acquire(ctx, good, time.Minute, 0); err != nil {
+			t.Errorf("key %q: %v", good, err)
+		}
+	}
+}
+
+// A lock taken by a run belongs to that run: the same agent's other runs
+// and plain commands find it held, and only its token renews or releases
+// it.
+func TestLockRuns(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		first string // "acquire" or "run"
+		then  func(s *Service, first Lock) (Lock, error)
+		held  bool // then fails with ErrLockHeld
+	}{
+		{"run after run", "run", func(s *Service, _ Lock) (Lock, error) { return s.AcquireRun(ctx, "k", time.Minute, 0) }, true},
+		{"acquire after run", "run", func(s *Service, _ Lock) (Lock, error) { return s.Acquire(ctx, "k", time.Minute, 0) }, true},
+		{"run after acquire", "acquire", func(s *Service, _ Lock) (Lock, error) { return s.AcquireRun(ctx, "k", time.Minute, 0) }, true},
+		{"acquire after acquire", "acquire", func(s *Service, _ Lock) (Lock, error) { return s.Acquire(ctx, "k", time.Minute, 0) }, false},
+		{"plain renew of a run's lock", "run", func(s *Service, _ Lock) (Lock, error) { return s.RenewLock(ctx, "k", time.Minute) }, true},
+		{"plain release of a run's lock", "run", func(s *Service, _ Lock) (Lock, error) { return s.ReleaseLock(ctx, "k") }, true},
+		{"another run's token", "run", func(s *Service, l Lock) (Lock, error) { l.Run = "0000000000000000"; return s.ReleaseRun(ctx, l) }, true},
+		{"the run renews", "run", func(s *Service, l Lock) (Lock, error) { return s.RenewRun(ctx, l, time.Hour) }, false},
+		{"the run releases", "run", func(s *Service, l Lock) (Lock, error) { return s.ReleaseRun(ctx, l) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			g := w.as("GreenCastle")
+			take := g.Acquire
+			if tt.first == "run" {
+				take = g.AcquireRun
+			}
+			first, err := take(ctx, "k", time.Minute, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (tt.first == "run") != (first.Run != "") {
+				t.Fatalf("%s gave a lock with run token %q", tt.first, first.Run)
+			}
+			_, err = tt.then(g, first)
+			var held *HeldError
+			if got := errors.As(err, &held); got != tt.held {
+				t.Fatalf("err = %v, want held: %v", err, tt.held)
+			}
+			if tt.held && (held.Lock.Run != first.Run || fault.Hint(err) == "") {
+				t.Errorf("held error %+v (hint %q) does not describe the first holder", held.Lock, fault.Hint(err))
+			}
+			if !tt.held && err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A run waits for another run of the same agent to release the lock.
+func TestLockRunWaits(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	g := w.as("GreenCastle")
+	first, err := g.AcquireRun(ctx, "k", time.Minute, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		g.ReleaseRun(ctx, first)
+	}()
+	second, err := g.AcquireRun(ctx, "k", time.Minute, 5*time.Second)
+	if err != nil || second.Run == "" || second.Run == first.Run {
+		t.Fatalf("waiting run: %+v, %v", second, err)
 	}
 }
 

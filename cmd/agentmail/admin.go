@@ -87,14 +87,16 @@ func adminCommands(e *env) []*cli.Command {
 				}
 				doc := map[string]any{}
 				if c.Bool("reindex") {
-					rs, err := st.Reindex(c.Context)
+					report, end := e.progress(c, "reindexing", "messages")
+					rs, err := st.ReindexWithProgress(c.Context, report)
+					end()
 					if err != nil {
 						return err
 					}
 					rate := float64(rs.Messages) / rs.Elapsed.Seconds()
 					doc["reindex"] = map[string]any{"messages": rs.Messages, "seconds": rs.Elapsed.Seconds(), "messages_per_second": rate}
 					if !jsonOutput(c) {
-						fmt.Fprintf(e.stdout, "reindexed %d messages in %s (%.0f messages/s)\n", rs.Messages, rs.Elapsed.Round(1e6), rate)
+						fmt.Fprintf(e.stdout, "reindexed %s in %s (%.0f messages/s)\n", count(rs.Messages, "message", "messages"), rs.Elapsed.Round(1e6), rate)
 					}
 				}
 				if c.Bool("gc") {
@@ -128,7 +130,7 @@ func adminCommands(e *env) []*cli.Command {
 					}
 				}
 				if len(problems) > 0 {
-					return fault.WithHint(fmt.Errorf("%w: doctor found %d problems", store.ErrCorrupt, len(problems)), "run agentmail doctor --reindex to rebuild the index from the archive")
+					return fault.WithHint(fmt.Errorf("%w: doctor found %s", store.ErrCorrupt, count(len(problems), "problem", "problems")), "run agentmail doctor --reindex to rebuild the index from the archive")
 				}
 				return nil
 			},

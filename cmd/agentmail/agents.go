@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
 )
@@ -14,8 +16,7 @@ func agentCommands(e *env) []*cli.Command {
 			Usage:     "create an agent identity in this project, or update your own",
 			ArgsUsage: " ",
 			Description: "Without --name you get a free generated name such as GreenCastle; use it as --agent or AGENTMAIL_AGENT.\n" +
-				"Registering your own name again (with --agent set to it) updates your profile.\n\n" +
-				"   export AGENTMAIL_AGENT=$(agentmail register --program claude-code --task 'auth API' --json | jq -r .agent.name)",
+				"Registering your own name again (with --agent set to it) updates your profile.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "name", Usage: "adjective+noun name such as GreenCastle (default: generated)"},
 				&cli.StringFlag{Name: "program", Usage: "the program running the agent, e.g. claude-code"},
@@ -24,6 +25,10 @@ func agentCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open (default), auto, contacts_only, block_all (see agentmail policy --help)"},
 			},
 			Action: func(c *cli.Context) error {
+				if c.IsSet("name") && strings.TrimSpace(c.String("name")) == "" {
+					return fault.WithHint(fmt.Errorf("%w: --name is empty", mailbox.ErrInvalidName),
+						"omit --name for a generated name, or pass one such as --name GreenCastle")
+				}
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
@@ -58,6 +63,7 @@ func agentCommands(e *env) []*cli.Command {
 				if jsonOutput(c) {
 					return e.printJSON(map[string]any{"agent": agentDoc(a)})
 				}
+				a = e.esc.agent(a)
 				fmt.Fprintf(e.stdout, "%s in project %s\n", a.Name, s.mb.Project().Slug)
 				printField(e, "program", a.Program)
 				printField(e, "model", a.Model)
@@ -92,7 +98,7 @@ func agentCommands(e *env) []*cli.Command {
 					return nil
 				}
 				rows := make([][]string, len(list))
-				for i, a := range list {
+				for i, a := range mapSlice(list, e.esc.agent) {
 					state := a.State
 					if a.Retired {
 						state = "retired"

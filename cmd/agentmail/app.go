@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -39,52 +41,81 @@ func usagef(hint, format string, args ...any) error {
 }
 
 // errorCodes maps the sentinel errors of the domain packages to the codes of
-// the JSON error document and to exit codes.
+// the JSON error document, to exit codes, and to the hint shown when the
+// error carries none of its own: every error says what to do next.
 var errorCodes = []struct {
 	err  error
 	code string
 	exit int
+	hint string
 }{
-	{mailbox.ErrNoProject, "NO_PROJECT", exitError},
-	{mailbox.ErrNotRegistered, "NOT_REGISTERED", exitError},
-	{mailbox.ErrInvalidName, "INVALID_NAME", exitError},
-	{mailbox.ErrNameTaken, "NAME_TAKEN", exitError},
-	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", exitError},
-	{mailbox.ErrNotFound, "NOT_FOUND", exitError},
-	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
-	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", exitError},
-	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
-	{mailbox.ErrTimeout, "TIMEOUT", exitTimeout},
-	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", exitError},
-	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", exitError},
-	{reservations.ErrConflict, "RESERVATION_CONFLICT", exitConflict},
-	{reservations.ErrLockHeld, "LOCK_HELD", exitConflict},
-	{reservations.ErrNotFound, "NOT_FOUND", exitError},
-	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
-	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", exitError},
-	{guard.ErrBlocked, "GUARD_BLOCKED", exitError}, // design §7: a blocking hook exits 1
-	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", exitError},
-	{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", exitError},
-	{guard.ErrNoBinary, "NO_BINARY", exitError},
-	{guard.ErrNotRepository, "NO_PROJECT", exitError},
-	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", exitError},
-	{store.ErrBusy, "STORE_BUSY", exitError},
-	{store.ErrCorrupt, "STORE_CORRUPT", exitError},
-	{store.ErrNotWritable, "STORE_NOT_WRITABLE", exitError},
+	{mailbox.ErrNoProject, "NO_PROJECT", exitError, "run agentmail inside your project's git checkout, or pass --project KEY"},
+	{mailbox.ErrNotRegistered, "NOT_REGISTERED", exitError, "pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"},
+	{mailbox.ErrInvalidName, "INVALID_NAME", exitError, "agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"},
+	{mailbox.ErrNameTaken, "NAME_TAKEN", exitError, "choose another name, or omit --name for a generated one"},
+	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", exitError, "agentmail agents lists who is registered"},
+	{mailbox.ErrNotFound, "NOT_FOUND", exitError, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
+	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", exitError, "give more characters of the id"},
+	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", exitError, "give more characters of the id"},
+	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", exitError, "see: agentmail COMMAND --help"},
+	{mailbox.ErrTimeout, "TIMEOUT", exitTimeout, "wait again, or check agentmail inbox"},
+	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", exitError, "ask first: agentmail contacts request NAME --reason \"...\""},
+	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", exitError, "the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"},
+	{reservations.ErrConflict, "RESERVATION_CONFLICT", exitConflict, "wait for the holder's reservation to expire, ask the holder (agentmail send --to HOLDER), or pass --shared or --allow-conflicts"},
+	{reservations.ErrLockHeld, "LOCK_HELD", exitConflict, "wait for it (--wait 5m), or ask the holder (agentmail send --to HOLDER)"},
+	{reservations.ErrNotFound, "NOT_FOUND", exitError, "agentmail reservations --mine and agentmail lock list show what you hold"},
+	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", exitError, "see: agentmail COMMAND --help"},
+	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", exitError, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},
+	{guard.ErrBlocked, "GUARD_BLOCKED", exitError, "to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify"}, // design §7: a blocking hook exits 1
+	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", exitError, "pass --allow-global to install the hooks there anyway"},
+	{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", exitError, "move the file out of the way, or see agentmail guard status"},
+	{guard.ErrNoBinary, "NO_BINARY", exitError, "put agentmail on $PATH, then install the hooks again"},
+	{guard.ErrNotRepository, "NO_PROJECT", exitError, "run it inside a git checkout, or pass --repo DIR"},
+	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", exitError, "see: agentmail guard --help"},
+	{store.ErrBusy, "STORE_BUSY", exitError, "another agentmail holds the store lock; try again in a moment"},
+	{store.ErrCorrupt, "STORE_CORRUPT", exitError, "run agentmail doctor --check"},
+	{store.ErrNotWritable, "STORE_NOT_WRITABLE", exitError, "point --store or AGENTMAIL_HOME at a directory you can write"},
+	{store.ErrNotReadable, "STORE_NOT_READABLE", exitError, "ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"},
 }
+
+// Hints of errors with no code of their own.
+const (
+	usageHint   = "see: agentmail --help"
+	generalHint = "if it happens again, run agentmail doctor --check and report it with the command that failed"
+)
 
 // env is what a command runs with.
 type env struct {
+	args           []string // the command line as given, for echoing flags as typed
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stores         []*store.Store // opened by the command, closed by run
+	input          *string        // standard input, once a command has read it all
+	esc            escaper        // how stored text is shown on stdout
+	groups         []*cli.Command // the commands that only group others
+}
+
+func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
+	return &env{stdin: stdin, stdout: stdout, stderr: stderr, esc: escaper{on: isTerminal(stdout)}}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	app := newApp(e)
-	err := app.RunContext(context.Background(), reorderArgs(app, bareWait(args)))
+	e := newEnv(stdin, stdout, stderr)
+	err := e.execute(args)
+	if store.IsIndexDamaged(err) && !e.wrote() {
+		// SQLite finds damaged pages only when a query reaches them. The
+		// index is a cache: rebuild it from the archive and run the
+		// command again, which is safe since it has written nothing. (A
+		// write that meets the damage rebuilds the index itself.)
+		if err = e.repair(err); err == nil {
+			again := newEnv(stdin, stdout, stderr)
+			again.input, again.stores = e.input, e.stores
+			e = again
+			err = e.execute(args)
+		}
+	}
 	for _, st := range e.stores {
+		e.notes(st) // what it repaired since the command began
 		if cerr := st.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("close store: %w", cerr)
 		}
@@ -95,6 +126,50 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return e.fail(args, err)
 }
 
+// execute runs the command line once.
+func (e *env) execute(args []string) error {
+	e.args = args
+	app := newApp(e)
+	line, err := resolveCommandLine(app, bareWait(args))
+	if err != nil {
+		return err
+	}
+	return app.RunContext(context.Background(), reorderArgs(app, line))
+}
+
+// wrote reports whether the command committed anything to a store.
+func (e *env) wrote() bool {
+	return slices.ContainsFunc(e.stores, (*store.Store).Wrote)
+}
+
+// repair rebuilds the damaged index of the stores the command opened
+// (cause is how the damage showed). They stay open for the command to run
+// again on: a read-only store's rebuilt index is a private one.
+func (e *env) repair(cause error) error {
+	for _, st := range e.stores {
+		err := st.RepairIndex(context.Background(), cause)
+		e.notes(st)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readInput reads all of standard input, once: a command run again after
+// its index was repaired reads the same input.
+func (e *env) readInput(r io.Reader) (string, error) {
+	if e.input == nil {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return "", err
+		}
+		s := string(b)
+		e.input = &s
+	}
+	return *e.input, nil
+}
+
 // fail reports err on stderr, as one line or as a JSON document, and
 // returns the exit code.
 func (e *env) fail(args []string, err error) int {
@@ -102,20 +177,9 @@ func (e *env) fail(args []string, err error) int {
 	if errors.As(err, &status) {
 		return int(status)
 	}
-	code, exit := "ERROR", exitError
-	var ue *usageError
-	if errors.As(err, &ue) {
-		code, exit = "USAGE", exitUsage
-	}
-	for _, c := range errorCodes {
-		if errors.Is(err, c.err) {
-			code, exit = c.code, c.exit
-			break
-		}
-	}
-	hint := fault.Hint(err)
-	if ue != nil && hint == "" {
-		hint = ue.hint
+	code, exit, hint := errorCode(err)
+	if h := fault.Hint(err); h != "" {
+		hint = h
 	}
 	if wantsJSON(args) {
 		type errorJSON struct {
@@ -133,6 +197,24 @@ func (e *env) fail(args []string, err error) int {
 	}
 	fmt.Fprintln(e.stderr, line)
 	return exit
+}
+
+// errorCode returns the code, exit code and default hint of err.
+func errorCode(err error) (code string, exit int, hint string) {
+	var ue *usageError
+	var cr *cannotRun
+	switch {
+	case errors.As(err, &ue):
+		return "USAGE", exitUsage, cmp.Or(ue.hint, usageHint)
+	case errors.As(err, &cr):
+		return "CANNOT_RUN", cr.exit, "check the command's name and $PATH"
+	}
+	for _, c := range errorCodes {
+		if errors.Is(err, c.err) {
+			return c.code, c.exit, c.hint
+		}
+	}
+	return "ERROR", exitError, generalHint
 }
 
 // wantsJSON reports whether --json is on the command line, wherever it is:
@@ -163,40 +245,24 @@ func newApp(e *env) *cli.App {
 		Usage: "mail, file reservations and commit guards for coding agents sharing a codebase",
 		Description: "Agents register a name, send each other markdown mail, reserve the files they work on, and a\n" +
 			"git hook stops commits that touch files another agent holds. Everything is stored as files in a git\n" +
-			"repository (agentmail archive path) and indexed in SQLite.\n\n" +
-			"Quick start:\n" +
-			"   export AGENTMAIL_AGENT=$(agentmail register --program claude --json | jq -r .agent.name)\n" +
-			"   agentmail send --to BlueLake --subject 'API ready' --body 'See routes.py'\n" +
-			"   agentmail inbox --unread\n" +
-			"   agentmail reserve 'src/api/**' --reason 'auth rewrite' && agentmail guard install",
-		Flags:           globalFlags,
-		HideHelpCommand: true,
-		Reader:          e.stdin,
-		Writer:          e.stdout,
-		ErrWriter:       e.stderr,
-		ExitErrHandler:  func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
-		},
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e), []*cli.Command{setupCommand(e)}),
+			"repository (agentmail archive path) and indexed in SQLite. agentmail help COMMAND shows a command's\n" +
+			"help and examples.",
+		Flags: append(slices.Clip(globalFlags), cli.HelpFlag,
+			&cli.BoolFlag{Name: "version", Usage: "print the version and build information (as agentmail version does)"}),
+		Action:         e.group,
+		Reader:         e.stdin,
+		Writer:         e.stdout,
+		ErrWriter:      e.stderr,
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   e.usageError,
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e), []*cli.Command{setupCommand(e)},
+			[]*cli.Command{helpCommand(e), versionCommand(e), completionCommand(e)}),
 	}
 	for _, cmd := range app.Commands {
-		addGlobalFlags(cmd)
+		e.setupCommand(cmd)
 	}
 	app.CommandNotFound = func(c *cli.Context, name string) {}
 	return app
-}
-
-func addGlobalFlags(cmd *cli.Command) {
-	cmd.Flags = append(cmd.Flags, globalFlags...)
-	if cmd.OnUsageError == nil {
-		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-			return usagef("see: agentmail "+c.Command.FullName()+" --help", "%v", err)
-		}
-	}
-	for _, sub := range cmd.Subcommands {
-		addGlobalFlags(sub)
-	}
 }
 
 // global returns a global flag's value from the innermost command line
@@ -248,11 +314,24 @@ func storeDir(c *cli.Context) (string, error) {
 	if dir := global(c, "store"); dir != "" {
 		return dir, nil
 	}
-	return store.DefaultDir()
+	dir, err := store.DefaultDir()
+	return dir, fault.WithHint(err, "set AGENTMAIL_HOME or pass --store DIR")
 }
 
-// openStoreAt opens the store in dir, as openStore does.
+// openStoreAt opens the store in dir, as openStore does. A relative dir is
+// made absolute: the paths a store records and reports must hold from any
+// directory.
 func (e *env) openStoreAt(dir string) (*store.Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fault.WithHint(fmt.Errorf("store %s: %w", dir, err), "pass --store an absolute path")
+	}
+	dir = abs
+	for _, st := range e.stores {
+		if st.Dir() == dir {
+			return st, nil // opened already, by the run before a repair
+		}
+	}
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
 			"point --store or AGENTMAIL_HOME at a directory")
@@ -416,7 +495,7 @@ func reorderArgs(app *cli.App, args []string) []string {
 	cmds := app.Commands
 	i := 1
 	// Walk the command path, carrying global flags given before it.
-	for i < len(args) {
+	for i < len(args) && args[i] != "--" {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
 			out = append(out, a)
@@ -443,7 +522,10 @@ func reorderArgs(app *cli.App, args []string) []string {
 			return append(append(append(out, "--"), rest...), args[i+1:]...)
 		case strings.HasPrefix(a, "-") && a != "-" && (strings.HasPrefix(a, "--") || isFlag(flags, a)):
 			out = append(out, a)
-			if takesValue(flags, a) && !strings.Contains(a, "=") && i+1 < len(args) {
+			if takesValue(flags, a) && !strings.Contains(a, "=") {
+				if i+1 >= len(args) {
+					return out // a value is missing: the flag is last, for the parser to say so
+				}
 				out = append(out, args[i+1])
 				i++
 			}

@@ -123,7 +123,7 @@ func contactCommands(e *env) []*cli.Command {
 							return nil
 						}
 						rows := make([][]string, len(cs))
-						for i, ct := range cs {
+						for i, ct := range mapSlice(cs, e.esc.contact) {
 							rows[i] = []string{ct.From, ct.To, ct.State, truncate(ct.Reason, 40)}
 						}
 						table(e.stdout, "FROM\tTO\tSTATE\tREASON", rows)
@@ -139,6 +139,7 @@ func (e *env) contactOut(c *cli.Context, ct mailbox.Contact) error {
 	if jsonOutput(c) {
 		return e.printJSON(map[string]any{"contact": contactDoc(ct)})
 	}
+	ct = e.esc.contact(ct)
 	fmt.Fprintf(e.stdout, "%s -> %s: %s\n", ct.From, ct.To, ct.State)
 	return nil
 }

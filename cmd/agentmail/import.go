@@ -30,8 +30,7 @@ func importCommand(e *env) *cli.Command {
 			Description: "DIR is the server's storage root (it holds projects/<slug>/), or one project's directory in it.\n" +
 				"Agents, messages (with their original times, threads, senders and recipients) and file reservations\n" +
 				"are imported into the current project (or --project KEY), in batches of one archive commit each.\n" +
-				"Importing again adds only what is new. Files that cannot be used are reported as warnings.\n\n" +
-				"   agentmail import agent-mail ~/.mcp_agent_mail_git_mailbox_repo --source-project backend",
+				"Importing again adds only what is new. Files that cannot be used are reported as warnings.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "source-project", Usage: "the project `SLUG` under DIR/projects to import, when DIR holds several"},
 				&cli.IntFlag{Name: "batch", Value: mailbox.DefaultImportBatch, Usage: "records per archive commit"},
@@ -48,9 +47,11 @@ func importCommand(e *env) *cli.Command {
 				if err != nil {
 					return err
 				}
+				report, end := e.progress(c, "importing", "records")
 				rep, err := s.mb.ImportAgentMail(c.Context, dir, mailbox.AgentMailOptions{
-					SourceProject: c.String("source-project"), BatchSize: c.Int("batch"),
+					SourceProject: c.String("source-project"), BatchSize: c.Int("batch"), Progress: report,
 				})
+				end()
 				if err != nil {
 					return err
 				}
@@ -78,7 +79,7 @@ func importCommand(e *env) *cli.Command {
 					row("malformed", rep.Malformed),
 				})
 				if len(rep.Warnings) > 0 {
-					fmt.Fprintf(e.stdout, "%d warnings (on stderr)\n", len(rep.Warnings))
+					fmt.Fprintf(e.stdout, "%s (on stderr)\n", count(len(rep.Warnings), "warning", "warnings"))
 				}
 				return nil
 			},

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/reservations"
 	"github.com/urfave/cli/v2"
 )
@@ -122,7 +123,7 @@ func lockCommands(e *env) *cli.Command {
 					}
 					rows := make([][]string, len(locks))
 					for i, l := range locks {
-						rows[i] = []string{l.Key, l.Holder, "expires " + ago(l.Expires, s.st.Now())}
+						rows[i] = []string{l.Key, e.esc.line(l.Holder), "expires " + ago(l.Expires, s.st.Now())}
 					}
 					table(e.stdout, "KEY\tHOLDER\tSTATE", rows)
 					return nil
@@ -143,11 +144,12 @@ func lockCommands(e *env) *cli.Command {
 					if err != nil {
 						return err
 					}
-					if _, err := svc.Acquire(c.Context, key, c.Duration("ttl"), c.Duration("wait")); err != nil {
+					l, err := svc.AcquireRun(c.Context, key, c.Duration("ttl"), c.Duration("wait"))
+					if err != nil {
 						return e.printHeld(c, err)
 					}
-					code, runErr := e.runHolding(c, svc, key, argv)
-					if _, err := svc.ReleaseLock(c.Context, key); err != nil {
+					code, runErr := e.runHolding(c, svc, l, argv)
+					if _, err := svc.ReleaseRun(c.Context, l); err != nil {
 						fmt.Fprintf(e.stderr, "agentmail: could not release %s (it lapses after --ttl): %v\n", key, err)
 					}
 					if runErr != nil {
@@ -163,13 +165,32 @@ func lockCommands(e *env) *cli.Command {
 	}
 }
 
-// runHolding runs argv, renewing key while it runs, and returns its exit
+// cannotRun is a command lock run could not start: exit 127 when it was not
+// found, 126 when it could not be executed, as a shell does.
+type cannotRun struct {
+	err  error
+	exit int
+}
+
+func (e *cannotRun) Error() string { return e.err.Error() }
+func (e *cannotRun) Unwrap() error { return e.err }
+
+func startError(name string, err error) error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		return &cannotRun{fault.WithHint(fmt.Errorf("cannot run %s: command not found", name),
+			"check the command's name and $PATH; the lock was released"), 127}
+	}
+	return &cannotRun{fault.WithHint(fmt.Errorf("cannot run %s: %v", name, unwrapPath(err)),
+		"check that it is an executable file you may run; the lock was released"), 126}
+}
+
+// runHolding runs argv, renewing the run's lock l while it runs, and returns its exit
 // status.
-func (e *env) runHolding(c *cli.Context, svc *reservations.Service, key string, argv []string) (int, error) {
+func (e *env) runHolding(c *cli.Context, svc *reservations.Service, l reservations.Lock, argv []string) (int, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("%w: cannot run %s: %v", reservations.ErrInvalidArgument, argv[0], err)
+		return 0, startError(argv[0], err)
 	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -184,8 +205,8 @@ func (e *env) runHolding(c *cli.Context, svc *reservations.Service, key string, 
 		case sig := <-signals:
 			cmd.Process.Signal(sig)
 		case <-renew.C:
-			if _, err := svc.RenewLock(c.Context, key, ttl); err != nil {
-				fmt.Fprintf(e.stderr, "agentmail: could not renew %s: %v\n", key, err)
+			if _, err := svc.RenewRun(c.Context, l, ttl); err != nil {
+				fmt.Fprintf(e.stderr, "agentmail: could not renew %s: %v\n", l.Key, err)
 			}
 		case err := <-done:
 			var ee *exec.ExitError

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -28,10 +27,7 @@ func mailCommands(e *env) []*cli.Command {
 				"or all (every other active agent). A recipient's contact policy may ask for a contact first\n" +
 				"(CONTACT_REQUIRED: agentmail contacts request NAME; see agentmail policy --help). The body is\n" +
 				"--body TEXT, --body-file FILE, or --body-file - (standard input, never read otherwise). --thread takes a\n" +
-				"thread name, or a message id (or unique prefix) to join that message's thread.\n\n" +
-				"   agentmail send --to BlueLake --subject 'Auth API ready' --body 'Routes are in src/api.'\n" +
-				"   agentmail send --to BlueLake,RedCat --importance high --ack --subject 'Freeze main' --body-file notes.md\n" +
-				"   git log -5 | agentmail send --to all --subject 'Merged today' --body-file -",
+				"thread name, or a message id (or unique prefix) to join that message's thread.",
 			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "to", Usage: "recipient `NAME`s"},
 				&cli.StringSliceFlag{Name: "cc", Usage: "copy `NAME`s"},
@@ -46,6 +42,9 @@ func mailCommands(e *env) []*cli.Command {
 			}, bodyFlags...),
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c); err != nil {
+					return err
+				}
+				if err := requireFlags(c, "to", "subject"); err != nil {
 					return err
 				}
 				body, err := e.readBody(c)
@@ -166,11 +165,11 @@ func mailCommands(e *env) []*cli.Command {
 						if i > 0 {
 							fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
 						}
-						printMessage(e.stdout, m, s.st.Now())
+						e.printMessage(m, s.st.Now())
 					}
 					return nil
 				}
-				return s.printTable(c, e.stdout, msgs, true)
+				return s.printTable(c, e.stdout, e.esc.messages(msgs), true)
 			},
 		},
 		{
@@ -197,7 +196,7 @@ func mailCommands(e *env) []*cli.Command {
 					fmt.Fprintln(e.stdout, "no messages")
 					return nil
 				}
-				return s.printTable(c, e.stdout, msgs, false)
+				return s.printTable(c, e.stdout, e.esc.messages(msgs), false)
 			},
 		},
 		{
@@ -220,7 +219,7 @@ func mailCommands(e *env) []*cli.Command {
 				if jsonOutput(c) {
 					return e.printJSON(map[string]any{"message": fullDoc(m)})
 				}
-				printMessage(e.stdout, m, s.st.Now())
+				e.printMessage(m, s.st.Now())
 				return nil
 			},
 		},
@@ -247,10 +246,10 @@ func mailCommands(e *env) []*cli.Command {
 					docs := mapSlice(msgs, fullDoc)
 					return e.printJSON(map[string]any{"thread": thread, "messages": docs})
 				}
-				fmt.Fprintf(e.stdout, "thread %s: %d messages\n", thread, len(msgs))
+				fmt.Fprintf(e.stdout, "thread %s: %s\n", e.esc.line(thread), count(len(msgs), "message", "messages"))
 				for _, m := range msgs {
 					fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
-					printMessage(e.stdout, m, s.st.Now())
+					e.printMessage(m, s.st.Now())
 				}
 				return nil
 			},
@@ -299,7 +298,7 @@ func markCommand(e *env, name, usage, all string, ack bool) *cli.Command {
 				return err
 			}
 			for _, m := range msgs {
-				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, short.Of(m.ID), m.Subject)
+				fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, short.Of(m.ID), e.esc.line(m.Subject))
 			}
 			return nil
 		},
@@ -310,6 +309,7 @@ func (e *env) sent(c *cli.Context, m mailbox.Message) error {
 	if jsonOutput(c) {
 		return e.printJSON(map[string]any{"message": messageDoc(m)})
 	}
+	m = e.esc.message(m)
 	to := strings.Join(append(append([]string{}, m.To...), m.Cc...), ", ")
 	if len(m.Bcc) > 0 {
 		to += " (bcc " + strings.Join(m.Bcc, ", ") + ")"
@@ -336,11 +336,11 @@ func (e *env) readBody(c *cli.Context) (string, error) {
 	}
 	name := c.String("body-file")
 	if name == "-" {
-		b, err := io.ReadAll(e.stdin)
+		body, err := e.readInput(e.stdin)
 		if err != nil {
 			return "", fault.WithHint(fmt.Errorf("read the body from standard input: %w", err), "pass the body with --body TEXT or --body-file FILE")
 		}
-		return string(b), nil
+		return body, nil
 	}
 	b, err := os.ReadFile(name)
 	if err != nil {
@@ -358,16 +358,21 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// noArgs refuses arguments; to a command that has subcommands, an argument
+// is an unknown subcommand.
 func noArgs(c *cli.Context) error {
-	if c.Args().Present() {
-		return usagef("see: agentmail "+c.Command.Name+" --help", "unexpected argument %q", c.Args().First())
+	if !c.Args().Present() {
+		return nil
 	}
-	return nil
+	if len(c.Command.Subcommands) > 0 {
+		return unknownCommand(c, c.Args().First())
+	}
+	return usagef("see: "+c.Command.HelpName+" --help", "unexpected argument %q", c.Args().First())
 }
 
 func oneArg(c *cli.Context, what string) (string, error) {
 	if c.Args().Len() != 1 {
-		return "", usagef("usage: agentmail "+c.Command.Name+" "+what, "expected one %s, got %d arguments", what, c.Args().Len())
+		return "", usagef("usage: "+c.Command.HelpName+" "+what, "expected one %s, got %s", what, count(c.Args().Len(), "argument", "arguments"))
 	}
 	return c.Args().First(), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +60,10 @@ func TestScripts(t *testing.T) {
 			"killsends":   cmdKillSends,
 			"countids":    cmdCountIDs,
 			"race":        cmdRace,
+			"status":      cmdStatus,
+			"damagepages": cmdDamagePages,
+			"nobody":      cmdNobody,
+			"hinted":      cmdHinted,
 			"prefix":      cmdPrefix,
 		},
 	})
@@ -326,4 +332,182 @@ func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	wg.Wait()
 	fmt.Fprintf(ts.Stdout(), "ok=%d conflict=%d other=%d\n", counts["ok"], counts["conflict"], counts["other"])
+}
+
+// status N CMD [ARGS...] runs CMD as exec does and fails unless it exits
+// with status N; its stdout and stderr are kept for the assertions after.
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status N CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	var ee *exec.ExitError
+	switch err := ts.Exec(args[1], args[2:]...); {
+	case err == nil:
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	default:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// damagepages FILE TABLE... overwrites the root pages of the named tables
+// of the SQLite database FILE with garbage. The file still opens (its
+// header and schema are intact); SQLite says "database disk image is
+// malformed" only when a query reaches those tables.
+func cmdDamagePages(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: damagepages FILE TABLE...")
+	}
+	path := ts.MkAbs(args[0])
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	ts.Check(err)
+	var pageSize int64
+	ts.Check(db.QueryRow(`PRAGMA page_size`).Scan(&pageSize))
+	var roots []int64
+	for _, table := range args[1:] {
+		var root int64
+		ts.Check(db.QueryRow(`SELECT rootpage FROM sqlite_master WHERE name = ?`, table).Scan(&root))
+		roots = append(roots, root)
+	}
+	ts.Check(db.Close())
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	ts.Check(err)
+	defer f.Close()
+	garbage := bytes.Repeat([]byte("\xde\xad\xbe\xef"), int(pageSize)/4)
+	for _, root := range roots {
+		_, err := f.WriteAt(garbage, (root-1)*pageSize)
+		ts.Check(err)
+	}
+}
+
+// nobody agentmail ARGS... runs agentmail as a user who may not write what
+// the script made read-only: as nobody (uid and gid 65534) when the tests
+// run as root, who may write anything (as CI does), else as the current
+// user. Its stdout and stderr are the command's, as with exec.
+func cmdNobody(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || args[0] != "agentmail" {
+		ts.Fatalf("usage: nobody agentmail ARGS...")
+	}
+	bin := agentmailPath(ts)
+	cmd := exec.Command(bin, args[1:]...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = scriptEnv(ts)
+	for _, k := range []string{"AGENTMAIL_AGENT", "AGENTMAIL_PROJECT", "AGENTMAIL_IDLE_AFTER", "NO_COLOR"} {
+		if v := ts.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	if os.Geteuid() == 0 {
+		cmd.Path = nobodyBinary(ts, bin)
+		cmd.Env = append(cmd.Env, "TMPDIR="+os.TempDir()) // the script's own is root's
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	ts.Stdout().Write(stdout.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	var ee *exec.ExitError
+	switch {
+	case err != nil && !errors.As(err, &ee):
+		ts.Fatalf("nobody: %v", err)
+	case err != nil && !neg:
+		ts.Fatalf("nobody agentmail: %v", err)
+	case err == nil && neg:
+		ts.Fatalf("nobody agentmail: unexpected success")
+	}
+}
+
+// nobodyBinary returns a copy of bin that nobody may run, in $WORK, and
+// opens the way to $WORK for nobody: the test's temporary directories are
+// private to root.
+func nobodyBinary(ts *testscript.TestScript, bin string) string {
+	work := ts.Getenv("WORK")
+	for d := work; d != filepath.Dir(d) && d != filepath.Clean(os.TempDir()); d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		ts.Check(err)
+		ts.Check(os.Chmod(d, fi.Mode().Perm()|0o011))
+	}
+	copied := filepath.Join(work, ".nobody", "agentmail")
+	if _, err := os.Stat(copied); err == nil {
+		return copied
+	}
+	ts.Check(os.MkdirAll(filepath.Dir(copied), 0o755))
+	data, err := os.ReadFile(bin)
+	ts.Check(err)
+	ts.Check(os.WriteFile(copied, data, 0o755))
+	return copied
+}
+
+// hinted CASES runs the failing invocations listed in the file CASES, one
+// JSON object a line ({"dir": "repo", "args": [...], "exit": 1, "code":
+// "NOT_FOUND"}; $VARS in args are the script's), and checks that each exits
+// as listed with one error line saying what was wrong and, in parentheses,
+// what to do (unless "report": true, for a command that explains itself at
+// length), and with --json one error document with that code, a message
+// and a hint. Blank lines and lines starting with # are skipped.
+func cmdHinted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: hinted CASES")
+	}
+	bin := agentmailPath(ts)
+	env := append(scriptEnv(ts), "AGENTMAIL_PROJECT="+ts.Getenv("AGENTMAIL_PROJECT"))
+	human := regexp.MustCompile(`^agentmail: .+ \(.+\)\n$`)
+	var failed []string
+	for i, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var c struct {
+			Dir    string
+			Args   []string
+			Exit   int
+			Code   string
+			Report bool
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			ts.Fatalf("%s:%d: %v", args[0], i+1, err)
+		}
+		for j := range c.Args {
+			c.Args[j] = os.Expand(c.Args[j], ts.Getenv)
+		}
+		run := func(extra ...string) (string, int) {
+			cmd := exec.Command(bin, append(c.Args, extra...)...)
+			cmd.Env, cmd.Dir = env, filepath.Join(ts.Getenv("WORK"), c.Dir)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				ts.Fatalf("%q: %v", c.Args, err)
+			}
+			return stderr.String(), cmd.ProcessState.ExitCode()
+		}
+		out, code := run()
+		if code != c.Exit || !c.Report && !human.MatchString(out) {
+			failed = append(failed, fmt.Sprintf("%q: exit %d (want %d), stderr %q: want one line with a hint in parentheses", c.Args, code, c.Exit, out))
+		}
+		if i := slices.Index(c.Args, "--"); i >= 0 { // --json is agentmail's, not the command's
+			c.Args = slices.Insert(c.Args, i, "--json")
+		} else {
+			c.Args = append(c.Args, "--json")
+		}
+		out, code = run()
+		var doc struct {
+			Error struct{ Code, Message, Hint string }
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != c.Exit || doc.Error.Code != c.Code || doc.Error.Message == "" || doc.Error.Hint == "" {
+			failed = append(failed, fmt.Sprintf("%q --json: exit %d (want %d), stderr %q: want code %s, a message and a hint", c.Args, code, c.Exit, out, c.Code))
+		}
+		ts.Logf("%q: %s: %s (%s)", c.Args, doc.Error.Code, doc.Error.Message, doc.Error.Hint)
+	}
+	if len(failed) > 0 {
+		ts.Fatalf("%d cases without the right error:\n%s", len(failed), strings.Join(failed, "\n"))
+	}
 }

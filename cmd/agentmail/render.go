@@ -118,14 +118,15 @@ func jsonTimePtr(t *time.Time) *string {
 }
 
 // ago renders t relative to now: "just now", "42s ago", "5m ago", "3h ago",
-// "2d ago", or the date for anything older than a month.
+// "2d ago", or the date for anything older than a month; a time to come as
+// "in 3s", "in 5m".
 func ago(t, now time.Time) string {
 	d := now.Sub(t)
 	switch {
-	case d < 5*time.Second && d > -5*time.Second:
-		return "just now"
 	case d < 0:
 		return "in " + short(-d)
+	case d < 5*time.Second:
+		return "just now"
 	case d > 30*24*time.Hour:
 		return t.UTC().Format("2006-01-02")
 	}
@@ -189,7 +190,8 @@ func flags(m mailbox.Message) string {
 	return strings.Join(f, ",")
 }
 
-// printTable prints msgs as messageTable does, by their short ids.
+// printTable prints msgs as messageTable does, by their short ids. Their
+// text must be escaped for the terminal already (escaper.messages).
 func (s *session) printTable(c *cli.Context, w io.Writer, msgs []mailbox.Message, inbox bool) error {
 	short, err := s.shortIDs(c, msgs)
 	if err != nil {
@@ -221,7 +223,9 @@ func messageTable(w io.Writer, msgs []mailbox.Message, short ids.Short, now time
 	table(w, header, rows)
 }
 
-func printMessage(w io.Writer, m mailbox.Message, now time.Time) {
+// printMessage prints a message's headers and body.
+func (e *env) printMessage(m mailbox.Message, now time.Time) {
+	w, m := e.stdout, e.esc.message(m)
 	line := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "%-9s %s\n", k+":", v)
@@ -255,6 +259,11 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// count renders n things: "1 message", "2 messages".
+func count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
 }
 
 // buffered runs print with a buffer in front of stdout, written out once at

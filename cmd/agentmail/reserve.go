@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/mailbox"
@@ -117,11 +116,11 @@ func reserveCommands(e *env) []*cli.Command {
 				} else {
 					now := s.st.Now()
 					if perr := e.buffered(func(w io.Writer) {
-						for _, r := range res.Granted {
+						for _, r := range mapSlice(res.Granted, e.esc.reservation) {
 							fmt.Fprintf(w, "reserved %s (%s, expires %s)\n", r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
 						}
 						for _, k := range res.Conflicts {
-							fmt.Fprintf(w, "conflict: %s overlaps %s held by %s (%s, expires %s)\n", k.Pattern, k.HolderPattern, k.Holder, kind(k.Exclusive), ago(k.Expires, now))
+							fmt.Fprintf(w, "conflict: %s overlaps %s held by %s (%s, expires %s)\n", e.esc.line(k.Pattern), e.esc.line(k.HolderPattern), e.esc.line(k.Holder), kind(k.Exclusive), ago(k.Expires, now))
 						}
 					}); perr != nil {
 						return perr
@@ -246,7 +245,7 @@ func reserveCommands(e *env) []*cli.Command {
 				}
 				now := s.st.Now()
 				rows := make([][]string, len(rs))
-				for i, r := range rs {
+				for i, r := range mapSlice(rs, e.esc.reservation) {
 					state := "expires " + ago(r.Expires, now)
 					switch {
 					case !r.Released.IsZero():
@@ -292,11 +291,12 @@ func reserveCommands(e *env) []*cli.Command {
 					now := s.st.Now()
 					return e.buffered(func(w io.Writer) {
 						for _, h := range held {
+							path := e.esc.line(h.Path)
 							if len(h.Holders) == 0 {
-								fmt.Fprintf(w, "%s: free\n", h.Path)
+								fmt.Fprintf(w, "%s: free\n", path)
 							}
-							for _, r := range h.Holders {
-								fmt.Fprintf(w, "%s: %s (%s, %s, expires %s)\n", h.Path, r.Agent, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
+							for _, r := range mapSlice(h.Holders, e.esc.reservation) {
+								fmt.Fprintf(w, "%s: %s (%s, %s, expires %s)\n", path, r.Agent, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
 							}
 						}
 					})
@@ -328,8 +328,12 @@ func (e *env) reservationsOut(c *cli.Context, key string, rs []reservations.Rese
 		if len(rs) == 0 {
 			fmt.Fprintln(w, "nothing "+key)
 		}
-		for _, r := range rs {
-			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, strings.ToLower(kind(r.Exclusive)), ago(r.Expires, now))
+		for _, r := range mapSlice(rs, e.esc.reservation) {
+			if key == "released" {
+				fmt.Fprintf(w, "%s %s (%s)\n", key, r.Pattern, kind(r.Exclusive))
+				continue
+			}
+			fmt.Fprintf(w, "%s %s (%s, expires %s)\n", key, r.Pattern, kind(r.Exclusive), ago(r.Expires, now))
 		}
 	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/agentmail/agentmail/fts"
@@ -73,7 +72,7 @@ func searchCommand(e *env) *cli.Command {
 				return nil
 			}
 			highlight := fts.HighlightText
-			if isTerminal(e.stdout) {
+			if colorful(e.stdout) {
 				highlight = fts.HighlightTerminal
 			}
 			short, err := s.mb.ShortIDs(c.Context, mapSlice(res.Hits, func(h mailbox.Hit) string { return h.ID }))
@@ -82,22 +81,12 @@ func searchCommand(e *env) *cli.Command {
 			}
 			now := s.st.Now()
 			for _, h := range res.Hits {
-				fmt.Fprintf(e.stdout, "%s  %-14s %s  (%s)\n", short.Of(h.ID), h.From, h.Subject, ago(h.Created, now))
-				if snip := strings.Join(strings.Fields(highlight(h.Snippet)), " "); snip != "" {
+				fmt.Fprintf(e.stdout, "%s  %-14s %s  (%s)\n", short.Of(h.ID), e.esc.line(h.From), e.esc.line(h.Subject), ago(h.Created, now))
+				if snip := strings.Join(strings.Fields(highlight(e.esc.text(h.Snippet))), " "); snip != "" {
 					fmt.Fprintf(e.stdout, "    %s\n", snip)
 				}
 			}
 			return nil
 		},
 	}
-}
-
-// isTerminal reports whether w is a terminal, where highlights are bold.
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

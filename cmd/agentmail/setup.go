@@ -14,18 +14,26 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// setup's error codes join the table here, beside the command, so that
-// the command list is all app.go knows of it.
+// setup's error codes and examples join their tables here, beside the
+// command, so that the command list is all app.go knows of it. The errors
+// carry hints of their own; these are for any that would not.
 func init() {
 	errorCodes = append(errorCodes, []struct {
 		err  error
 		code string
 		exit int
+		hint string
 	}{
-		{setup.ErrMalformed, "MALFORMED_CONFIG", exitError},
-		{setup.ErrEntryDiffers, "ENTRY_DIFFERS", exitError},
-		{setup.ErrCannotEdit, "CANNOT_EDIT", exitError},
+		{setup.ErrMalformed, "MALFORMED_CONFIG", exitError, "fix the file, then run agentmail setup again"},
+		{setup.ErrEntryDiffers, "ENTRY_DIFFERS", exitError, "pass --force to replace it, or --uninstall to take it out"},
+		{setup.ErrCannotEdit, "CANNOT_EDIT", exitError, "make the change by hand"},
 	}...)
+	examples["setup"] = []string{
+		"agentmail setup claude-code --hooks          # .mcp.json and a hook in .claude/settings.json",
+		"agentmail setup codex --user --agent GreenCastle --dry-run",
+		"agentmail setup cursor --command /usr/local/bin/agentmail",
+		"agentmail setup gemini --uninstall",
+	}
 }
 
 type setupFileJSON struct {
@@ -52,8 +60,8 @@ func setupCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "uninstall", Usage: "take out what setup added (the server, and the hook)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the change as a diff and write nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an agentmail entry that differs from the one setup writes"},
-			&cli.StringFlag{Name: "command", Usage: "the agentmail the client runs (default: the absolute path of this one)"},
-			&cli.StringFlag{Name: "repo", Usage: "a directory in the project's repository (default: the current one)"},
+			&cli.StringFlag{Name: "command", Usage: "the agentmail the client runs, a `PATH` or a name on the client's PATH (default: the absolute path of this one)"},
+			&cli.StringFlag{Name: "repo", Usage: "a directory `DIR` in the project's repository (default: the current one)"},
 		},
 		Action: func(c *cli.Context) error { return e.setup(c) },
 	}

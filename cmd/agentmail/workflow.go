@@ -18,7 +18,11 @@ func workflowCommands(e *env) []*cli.Command {
 			ArgsUsage: " ",
 			Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
 				"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +
-				"requests. With --json, always a document.",
+				"requests. With --json, always a document. --exit-code also exits 1 when something waits, for hooks\n" +
+				"that branch on it.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when unread mail or a contact request waits, 0 when nothing does"},
+			},
 			Action: func(c *cli.Context) error {
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
@@ -28,10 +32,17 @@ func workflowCommands(e *env) []*cli.Command {
 				if err != nil {
 					return err
 				}
+				var waiting error // --exit-code: exit 1, with nothing more to say
+				if c.Bool("exit-code") && sum.Unread+sum.ContactRequests > 0 {
+					waiting = exitStatus(exitError)
+				}
 				if jsonOutput(c) {
 					docs := mapSlice(sum.Newest, messageDoc)
-					return e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck,
-						"contact_requests": sum.ContactRequests, "messages": docs})
+					if err := e.printJSON(map[string]any{"unread": sum.Unread, "urgent": sum.Urgent, "awaiting_ack": sum.AwaitingAck,
+						"contact_requests": sum.ContactRequests, "messages": docs}); err != nil {
+						return err
+					}
+					return waiting
 				}
 				short, err := s.shortIDs(c, sum.Newest)
 				if err != nil {
@@ -40,13 +51,13 @@ func workflowCommands(e *env) []*cli.Command {
 				if sum.Unread > 0 {
 					fmt.Fprintf(e.stdout, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", sum.Unread, sum.Urgent, sum.AwaitingAck)
 				}
-				for _, m := range sum.Newest {
+				for _, m := range e.esc.messages(sum.Newest) {
 					fmt.Fprintf(e.stdout, "  %s  %s: %s\n", short.Of(m.ID), m.From, truncate(m.Subject, 60))
 				}
 				if sum.ContactRequests > 0 {
 					fmt.Fprintf(e.stdout, "%d contact %s waiting for your answer: agentmail contacts list\n", sum.ContactRequests, plural(sum.ContactRequests, "request", "requests"))
 				}
-				return nil
+				return waiting
 			},
 		},
 		{
@@ -60,24 +71,34 @@ func workflowCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
 			},
 			Action: func(c *cli.Context) error {
+				if c.Duration("timeout") < 0 {
+					return usagef("pass a duration such as --timeout 5m (0 checks once)", "--timeout must not be negative, got %s", c.Duration("timeout"))
+				}
 				s, err := e.openMailboxNoArgs(c)
 				if err != nil {
 					return err
 				}
 				msgs, err := s.mb.Wait(c.Context, mailbox.WaitFilter{Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent")},
 					c.Duration("timeout"), 200*time.Millisecond)
-				if err != nil {
+				timedOut := errors.Is(err, mailbox.ErrTimeout)
+				if err != nil && !timedOut {
 					return err
 				}
 				if jsonOutput(c) {
 					docs := mapSlice(msgs, fullDoc)
-					return e.printJSON(map[string]any{"messages": docs})
+					if perr := e.printJSON(map[string]any{"messages": docs, "timeout": timedOut}); perr != nil {
+						return perr
+					}
+					return err
+				}
+				if timedOut {
+					return err
 				}
 				for i, m := range msgs {
 					if i > 0 {
 						fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
 					}
-					printMessage(e.stdout, m, s.st.Now())
+					e.printMessage(m, s.st.Now())
 				}
 				return nil
 			},
@@ -105,7 +126,7 @@ func workflowCommands(e *env) []*cli.Command {
 							fmt.Fprintln(e.stdout, "nothing awaits your acknowledgement")
 							return nil
 						}
-						return s.printTable(c, e.stdout, msgs, true)
+						return s.printTable(c, e.stdout, e.esc.messages(msgs), true)
 					},
 				},
 				{
@@ -141,7 +162,7 @@ func workflowCommands(e *env) []*cli.Command {
 						}
 						rows := make([][]string, len(list))
 						for i, o := range list {
-							rows[i] = []string{short.Of(o.ID), truncate(o.Subject, 40), ago(o.Created, s.st.Now()), strings.Join(o.Waiting, ",")}
+							rows[i] = []string{short.Of(o.ID), truncate(e.esc.line(o.Subject), 40), ago(o.Created, s.st.Now()), strings.Join(e.esc.lines(o.Waiting), ",")}
 						}
 						table(e.stdout, "ID\tSUBJECT\tSENT\tWAITING FOR", rows)
 						return nil
@@ -163,7 +184,7 @@ func (e *env) awaitReply(c *cli.Context, s *session, sent mailbox.Message) error
 		wait = defaultReplyWait
 	}
 	reply, err := s.mb.WaitReply(c.Context, sent, wait, 200*time.Millisecond, func(h mailbox.Message) {
-		fmt.Fprintf(e.stderr, "%s asks to hold %s: %s\n", h.From, h.Hold, strings.TrimSpace(truncate(h.Body, 100)))
+		fmt.Fprintf(e.stderr, "%s asks to hold %s: %s\n", e.esc.line(h.From), h.Hold, strings.TrimSpace(truncate(e.esc.line(h.Body), 100)))
 	})
 	if errors.Is(err, mailbox.ErrTimeout) {
 		if _, msgs, terr := s.mb.Thread(c.Context, sent.Thread); terr == nil {
@@ -171,7 +192,7 @@ func (e *env) awaitReply(c *cli.Context, s *session, sent mailbox.Message) error
 				docs := mapSlice(msgs, fullDoc)
 				e.printJSON(map[string]any{"message": messageDoc(sent), "reply": nil, "thread": docs})
 			} else {
-				fmt.Fprintf(e.stdout, "no reply within %s; thread %s has %d messages\n", wait, sent.Thread, len(msgs))
+				fmt.Fprintf(e.stdout, "no reply within %s; thread %s has %s\n", wait, e.esc.line(sent.Thread), count(len(msgs), "message", "messages"))
 			}
 		}
 		return err
@@ -183,6 +204,6 @@ func (e *env) awaitReply(c *cli.Context, s *session, sent mailbox.Message) error
 		return e.printJSON(map[string]any{"message": messageDoc(sent), "reply": fullDoc(reply)})
 	}
 	fmt.Fprintln(e.stdout, strings.Repeat("─", 40))
-	printMessage(e.stdout, reply, s.st.Now())
+	e.printMessage(reply, s.st.Now())
 	return nil
 }

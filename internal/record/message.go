@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Message is one message, as stored in its canonical file.
@@ -29,6 +31,10 @@ type Message struct {
 	Created     time.Time
 	Hold        time.Duration // a reply asking a waiting sender to wait this much longer
 	Body        string
+
+	// file is where the canonical file was found, when that is not where
+	// Path would put it: a name an older agentmail chose (see SetPath).
+	file string
 }
 
 // ThreadID returns the thread the message belongs to: its own id when the
@@ -40,14 +46,28 @@ func (m *Message) ThreadID() string {
 	return m.ID
 }
 
-// Path returns the canonical file's path.
+// Path returns the canonical file's path: where it was found (SetPath), or
+// where Files puts it.
 func (m *Message) Path() string {
+	if m.file != "" {
+		return m.file
+	}
 	return ProjectDir(m.Project) + "/messages/" + m.relPath()
+}
+
+// SetPath records that the canonical file is at path, which Path then
+// returns. File names once chosen stay: a message that an older agentmail
+// named by another rule keeps its name.
+func (m *Message) SetPath(path string) {
+	m.file = ""
+	if path != m.Path() {
+		m.file = path
+	}
 }
 
 // relPath is the dated file name shared by the canonical file and its copies.
 func (m *Message) relPath() string {
-	return m.Created.UTC().Format("2006/01/02") + "/" + m.ID + "-" + cmp.Or(Slugify(m.Subject, 48), "message") + ".md"
+	return m.Created.UTC().Format("2006/01/02") + "/" + m.ID + "-" + cmp.Or(SubjectSlug(m.Subject, 48), "message") + ".md"
 }
 
 // Files implements Record: the canonical file, the sender's outbox copy and
@@ -226,6 +246,99 @@ func Slugify(s string, max int) string {
 		}
 	}
 	return b.String()
+}
+
+// SubjectSlug is the readable part of a message's file name: the words of
+// subject, lowercase, joined by dashes, at most max bytes. Letters and
+// digits of any script are kept (世界, привет); Latin letters lose their
+// accents (Überprüfung gives uberprufung) and compatibility forms are
+// unfolded (ﬁ, Ｆ); anything else separates words. For ASCII it is
+// Slugify, so ASCII subjects keep the names they always had.
+func SubjectSlug(subject string, max int) string {
+	var b strings.Builder
+	dash := false
+	for _, u := range slugUnits(subject) {
+		if u == "" {
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			if b.Len()+1+len(u) > max {
+				break
+			}
+			b.WriteByte('-')
+		}
+		dash = false
+		if b.Len()+len(u) > max {
+			break
+		}
+		b.WriteString(u)
+		if b.Len() >= max {
+			break
+		}
+	}
+	return b.String()
+}
+
+// latin spells out the Latin letters that have no decomposition.
+var latin = map[rune]string{'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'đ': "d", 'ð': "d", 'ł': "l", 'þ': "th", 'ı': "i"}
+
+// slugUnits splits s into what a slug is made of: a lowercase letter or
+// digit with the combining marks that belong to it, or "" for a character
+// that separates words. A character that decomposes (NFKD) into ASCII
+// letters and digits with accents becomes those letters (é, ﬁ, Ｆ, ①);
+// marks on other letters are part of them (हि).
+func slugUnits(s string) []string {
+	var units []string
+	var cur []rune // the unit being built: a letter beyond ASCII and its marks
+	flush := func() {
+		if cur != nil {
+			units = append(units, string(cur))
+			cur = nil
+		}
+	}
+	for _, r := range norm.NFC.String(s) {
+		r = unicode.ToLower(r)
+		if ascii, ok := asciiLetters(r); ok {
+			flush()
+			units = append(units, ascii...)
+			continue
+		}
+		switch {
+		case unicode.Is(unicode.M, r):
+			if cur != nil {
+				cur = append(cur, r)
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			flush()
+			cur = []rune{r}
+		default:
+			flush()
+			units = append(units, "")
+		}
+	}
+	flush()
+	return units
+}
+
+// asciiLetters returns the ASCII letters and digits that r stands for, when
+// it is one, one with accents, a compatibility form of some (ﬁ, Ｆ), or a
+// Latin letter spelled out in latin.
+func asciiLetters(r rune) ([]string, bool) {
+	if s, ok := latin[r]; ok {
+		return strings.Split(s, ""), true
+	}
+	var out []string
+	for _, c := range norm.NFKD.String(string(r)) {
+		switch {
+		case unicode.Is(unicode.M, c):
+		case c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c)):
+			out = append(out, string(unicode.ToLower(c)))
+		default:
+			return nil, false
+		}
+	}
+	return out, len(out) > 0
 }
 
 // idDay returns the YYYY/MM/DD of a ULID's timestamp.

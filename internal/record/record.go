@@ -169,7 +169,11 @@ func Decode(path string, data []byte) (Record, error) {
 	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "profile.json":
 		rec, err = decodeAgent(slug, rest[1], data)
 	case len(rest) == 5 && rest[0] == "messages":
-		rec, err = DecodeMessage(slug, data)
+		var m *Message
+		if m, err = DecodeMessage(slug, data); err == nil {
+			m.SetPath(path)
+			rec = m
+		}
 	case len(rest) == 6 && rest[0] == "receipts":
 		rec, err = decodeReceipt(slug, data)
 	case len(rest) == 2 && rest[0] == "reservations":

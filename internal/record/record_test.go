@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -120,6 +121,12 @@ func TestRoundTrip(t *testing.T) {
 			"projects/backend-3fa1c2d9/messages/2026/11/22/" + bccOnly.ID + "-auth-api-ready.md"},
 		{"message without subject", noSubject,
 			"projects/backend-3fa1c2d9/messages/2026/11/22/" + noSubject.ID + "-message.md"},
+		{"lock released", &Lock{Project: "backend-3fa1c2d9", Key: "deploy/staging", Holder: "GreenCastle",
+			Created: created, Expires: created.Add(5 * time.Minute), Released: created.Add(time.Minute)},
+			"projects/backend-3fa1c2d9/locks/deploy~staging.json"},
+		{"lock held by a run", &Lock{Project: "backend-3fa1c2d9", Key: "build/x", Holder: "GreenCastle",
+			Created: created, Expires: created.Add(5 * time.Minute), Run: "9f86d081884c7d65"},
+			"projects/backend-3fa1c2d9/locks/build~x.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -451,6 +458,74 @@ func TestSlugify(t *testing.T) {
 		if strings.HasPrefix(got, "-") || strings.HasSuffix(got, "-") || strings.Contains(got, "--") {
 			t.Errorf("Slugify(%q) = %q has a stray dash", tt.in, got)
 		}
+	}
+}
+
+func TestSubjectSlug(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"Überprüfung der API", 48, "uberprufung-der-api"},
+		{"Grüße aus Köln", 48, "grusse-aus-koln"},
+		{"naïve café, señor", 48, "naive-cafe-senor"},
+		{"Ærø Łódź þing", 48, "aero-lodz-thing"},
+		{"İstanbul", 48, "istanbul"},
+		{"世界", 48, "世界"},
+		{"你好，世界！", 48, "你好-世界"},
+		{"Привет, мир", 48, "привет-мир"},
+		{"がんばって", 48, "がんばって"}, // the voicing marks are part of the letters
+		{"한국어 테스트", 48, "한국어-테스트"},
+		{"हिन्दी पाठ", 48, "हिन्दी-पाठ"},
+		{"ﬁle Ｆｕｌｌ ①", 48, "file-full-1"},
+		{"launch 🚀 now", 48, "launch-now"},
+		{"\u202eevil\u202c name", 48, "evil-name"},
+		{"a/b\\c:d\x00e", 48, "a-b-c-d-e"},
+		{"世界世界", 7, "世界"},  // never half a character
+		{"ab 世界", 4, "ab"}, // nor a dash at the end
+		{"été", 2, "et"},
+	}
+	for _, tt := range tests {
+		got := SubjectSlug(tt.in, tt.max)
+		if got != tt.want {
+			t.Errorf("SubjectSlug(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+		if len(got) > tt.max || !utf8.ValidString(got) || strings.ContainsAny(got, "/\\.\x00") {
+			t.Errorf("SubjectSlug(%q, %d) = %q is not a safe file name part", tt.in, tt.max, got)
+		}
+	}
+}
+
+// For ASCII, SubjectSlug is Slugify: messages named before keep the names
+// a rebuilt index gives them.
+func TestSubjectSlugOfASCII(t *testing.T) {
+	for _, in := range []string{"Auth API ready", "  leading and trailing  ", "Hello, World!!!", "a--b__c..d", "POL-358: fix",
+		"", "!!! ??? ---", "CamelCase", "version 2.0.1", "tab\tand\nnewline", strings.Repeat("x", 47) + " yz", "ab cd ef", "trailing dash "} {
+		for _, max := range []int{3, 4, 5, 8, 48} {
+			if got, want := SubjectSlug(in, max), Slugify(in, max); got != want {
+				t.Errorf("SubjectSlug(%q, %d) = %q, Slugify gives %q", in, max, got, want)
+			}
+		}
+	}
+}
+
+// A message file keeps the name it was written under, even when the rule
+// for names changed since (subjects beyond ASCII were slugged differently).
+func TestMessageKeepsItsFileName(t *testing.T) {
+	m := baseMessage()
+	m.Subject = "Grüße aus Köln"
+	data := m.Files()[0].Data
+	old := "projects/backend-3fa1c2d9/messages/2026/11/22/" + m.ID + "-gr-e-aus-k-ln.md"
+	rec, err := Decode(old, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.(*Message).Path(); got != old {
+		t.Errorf("Path of a message found at %s = %s", old, got)
+	}
+	if got, want := m.Path(), "projects/backend-3fa1c2d9/messages/2026/11/22/"+m.ID+"-grusse-aus-koln.md"; got != want {
+		t.Errorf("Path of a new message = %s, want %s", got, want)
 	}
 }
 

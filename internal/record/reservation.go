@@ -79,6 +79,10 @@ type Lock struct {
 	Created  time.Time
 	Expires  time.Time
 	Released time.Time // zero while held
+	// Run is the token of the `lock run` that holds the lock, "" for a
+	// lock taken by `lock acquire`. Sub-agents of one agent share its
+	// name: the token is what tells their runs apart.
+	Run string
 }
 
 // Held reports whether the lock is held at now.
@@ -90,6 +94,7 @@ type lockJSON struct {
 	Created  string  `json:"created"`
 	Expires  string  `json:"expires"`
 	Released *string `json:"released"`
+	Run      string  `json:"run,omitempty"`
 }
 
 // LockFileName escapes a lock key ("deploy/staging") into one file name.
@@ -100,7 +105,7 @@ func LockFileName(key string) string {
 // Files implements Record.
 func (l *Lock) Files() []File {
 	return []File{{ProjectDir(l.Project) + "/locks/" + LockFileName(l.Key), marshal(lockJSON{
-		l.Key, l.Holder, FormatTime(l.Created), FormatTime(l.Expires), optTime(l.Released),
+		l.Key, l.Holder, FormatTime(l.Created), FormatTime(l.Expires), optTime(l.Released), l.Run,
 	})}}
 }
 
@@ -109,7 +114,7 @@ func decodeLock(slug string, data []byte) (*Lock, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
-	l := &Lock{Project: slug, Key: v.Key, Holder: v.Holder}
+	l := &Lock{Project: slug, Key: v.Key, Holder: v.Holder, Run: v.Run}
 	var err error
 	if l.Created, err = ParseTime(v.Created); err != nil {
 		return nil, err

@@ -2,12 +2,15 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentmail/agentmail/internal/record"
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // An index damaged in its middle pages opens (its header is fine) but
@@ -49,5 +52,25 @@ func TestReindexReplacesDamagedIndex(t *testing.T) {
 	problems, err := s.Check(context.Background())
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("Check after replacing the index: %v, %v", problems, err)
+	}
+}
+
+func TestIsIndexDamaged(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{errors.New("store is busy"), false},
+		{sqlite3.Error{Code: sqlite3.ErrBusy}, false},
+		{fmt.Errorf("inbox: %w", sqlite3.Error{Code: sqlite3.ErrCorrupt}), true},
+		{fmt.Errorf("open: %w", sqlite3.Error{Code: sqlite3.ErrNotADB}), true},
+		{fmt.Errorf("catch up: %v", "database disk image is malformed"), true},
+		{fmt.Errorf("%w: doctor found 1 problem", ErrCorrupt), false}, // the archive's, not the index's
+	}
+	for _, tt := range tests {
+		if got := IsIndexDamaged(tt.err); got != tt.want {
+			t.Errorf("IsIndexDamaged(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -19,13 +21,21 @@ type ReindexStats struct {
 // Presence, which the archive does not hold, is kept. An index too damaged
 // to rebuild in place is replaced by a new file.
 func (s *Store) Reindex(ctx context.Context) (ReindexStats, error) {
+	return s.ReindexWithProgress(ctx, nil)
+}
+
+// ReindexWithProgress is Reindex telling progress, when not nil, how many
+// messages it has indexed, after each one, out of a total: the number the
+// index held before, 0 when unknown, never less than done.
+func (s *Store) ReindexWithProgress(ctx context.Context, progress func(done, total int)) (ReindexStats, error) {
 	var st ReindexStats
 	err := s.withLock(func() error {
 		start := time.Now()
-		n, err := s.rebuild(ctx)
+		n, err := s.rebuild(ctx, progress)
 		if err != nil && isCorrupt(err) {
 			if err = s.replaceIndex(); err == nil {
-				n, err = s.rebuild(ctx)
+				s.notes = append(s.notes, "the index was damaged; replaced it with a new one")
+				n, err = s.rebuild(ctx, progress)
 			}
 		}
 		if err != nil {
@@ -37,17 +47,30 @@ func (s *Store) Reindex(ctx context.Context) (ReindexStats, error) {
 	return st, err
 }
 
-func (s *Store) rebuild(ctx context.Context) (int, error) {
+func (s *Store) rebuild(ctx context.Context, progress func(done, total int)) (int, error) {
 	head, err := s.archiveHead()
 	if err != nil {
 		return 0, err
+	}
+	var indexed func(int)
+	if progress != nil {
+		var total int // an estimate; a damaged index gives none
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages`).Scan(&total); err != nil {
+			total = 0
+		}
+		indexed = func(done int) {
+			if total > 0 && done > total {
+				total = done
+			}
+			progress(done, total)
+		}
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	n, err := s.ingestAll(tx, head)
+	n, err := s.ingestAll(tx, head, indexed)
 	if err != nil {
 		return 0, err
 	}
@@ -68,7 +91,6 @@ func (s *Store) replaceIndex() error {
 		return err
 	}
 	s.db = db
-	s.notes = append(s.notes, "the index was damaged; replaced it with a new one")
 	return nil
 }
 
@@ -80,74 +102,131 @@ var comparedColumns = map[string]string{
 	"messages":     "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), thread, named_thread, sender, to_list, cc_list, bcc_list, subject, importance, ack_required, category, reply_to, created, hold_ms, path, body",
 	"recipients":   "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, message_id, kind, read_at, acked_at",
 	"reservations": "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason",
-	"locks":        "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), key, holder, created, expires, released",
+	"locks":        "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), key, holder, created, expires, released, run",
 	"contacts":     "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), requester, target, state, reason, requested, decided, expires",
 }
 
 // Check verifies the store without changing it: SQLite's integrity check,
 // git fsck on the archive, and a comparison of the index with one rebuilt
-// from the archive in a scratch file. It returns one line per problem.
+// from the archive in a scratch file. It returns one line per problem; a
+// damaged index is a problem, not an error.
 func (s *Store) Check(ctx context.Context) ([]string, error) {
-	var problems []string
-	var res string
-	if err := s.db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res); err != nil || res != "ok" {
-		problems = append(problems, fmt.Sprintf("index integrity: %v %s", err, res))
-	}
+	problems := s.checkIndexPages(ctx)
 	if err := s.arc.Fsck(); err != nil {
 		problems = append(problems, "archive: "+err.Error())
 	}
-	err := s.withLock(func() error {
-		head, err := s.archiveHead()
-		if err != nil {
-			return err
-		}
-		if idx, _ := s.indexHead(s.db); idx != head {
-			problems = append(problems, fmt.Sprintf("index is at %.12s, archive at %.12s (any command catches up)", idx, head))
-			return nil
-		}
-		scratch, err := os.MkdirTemp(s.dir, ".check-")
-		if err != nil {
-			return notWritable(s.dir, err)
-		}
-		defer os.RemoveAll(scratch)
-		path := filepath.Join(scratch, "index.db")
-		db, _, err := openIndex(path, s.opts.Extensions)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := s.ingest(tx, "", head); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return err
-		}
-		if _, err := s.db.ExecContext(ctx, `ATTACH DATABASE ? AS rebuilt`, path); err != nil {
-			return err
-		}
-		defer s.db.ExecContext(ctx, `DETACH DATABASE rebuilt`)
-		for _, table := range derivedTables {
-			live := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM main.%[2]s", "main", table)
-			rebuilt := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM rebuilt.%[2]s", "rebuilt", table)
-			var extra, missing int
-			if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+live+" EXCEPT "+rebuilt+")").Scan(&extra); err != nil {
-				return fmt.Errorf("compare %s: %w", table, err)
-			}
-			if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+rebuilt+" EXCEPT "+live+")").Scan(&missing); err != nil {
-				return fmt.Errorf("compare %s: %w", table, err)
-			}
-			if extra+missing > 0 {
-				problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %d rows not in the archive, %d archive rows missing (run agentmail doctor --reindex)", table, extra, missing))
-			}
-		}
-		return nil
-	})
+	if len(problems) > 0 {
+		return problems, nil // comparing with a damaged index or archive would only fail
+	}
+	compare := func() error {
+		p, err := s.compareRebuilt(ctx)
+		problems = append(problems, p...)
+		return err
+	}
+	var err error
+	if s.readOnly {
+		// Its user cannot take the lock: a write by the owner during the
+		// comparison may show as a difference.
+		err = compare()
+	} else {
+		err = s.withLock(compare)
+	}
+	if IsIndexDamaged(err) {
+		return append(problems, damagedProblem(err)), nil
+	}
 	return problems, err
+}
+
+// checkIndexPages runs SQLite's quick_check, which reads every page of the
+// index, and reports what it finds.
+func (s *Store) checkIndexPages(ctx context.Context) []string {
+	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(10)`)
+	if err != nil {
+		return []string{damagedProblem(err)}
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return []string{damagedProblem(err)}
+		}
+		if line != "ok" {
+			found = append(found, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return []string{damagedProblem(err)}
+	}
+	if len(found) > 0 {
+		return []string{damagedProblem(errors.New(strings.Join(found, "; ")))}
+	}
+	return nil
+}
+
+func damagedProblem(err error) string {
+	return fmt.Sprintf("index is damaged: %v (run agentmail doctor --reindex, or any command, to rebuild it from the archive)", rootCause(err))
+}
+
+// compareRebuilt builds an index from the archive in a scratch file and
+// compares it with the live one. The caller holds the lock.
+func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
+	head, err := s.archiveHead()
+	if err != nil {
+		return nil, err
+	}
+	if idx, err := s.indexHead(s.db); err != nil {
+		return nil, err
+	} else if idx != head {
+		who := "any command"
+		if s.readOnly {
+			who = "a command by a user who can write the store"
+		}
+		return []string{fmt.Sprintf("index is at %.12s, archive at %.12s (%s catches up)", idx, head, who)}, nil
+	}
+	scratch, err := os.MkdirTemp(s.scratchDir(), ".check-")
+	if err != nil {
+		return nil, notWritable(s.dir, err)
+	}
+	defer os.RemoveAll(scratch)
+	path := filepath.Join(scratch, "index.db")
+	db, _, err := openIndex(path, s.opts.Extensions)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.ingest(tx, "", head, nil); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	if _, err := s.db.ExecContext(ctx, `ATTACH DATABASE ? AS rebuilt`, path); err != nil {
+		return nil, err
+	}
+	defer s.db.ExecContext(ctx, `DETACH DATABASE rebuilt`)
+	var problems []string
+	for _, table := range derivedTables {
+		live := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM main.%[2]s", "main", table)
+		rebuilt := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM rebuilt.%[2]s", "rebuilt", table)
+		var extra, missing int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+live+" EXCEPT "+rebuilt+")").Scan(&extra); err != nil {
+			return nil, fmt.Errorf("compare %s: %w", table, err)
+		}
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+rebuilt+" EXCEPT "+live+")").Scan(&missing); err != nil {
+			return nil, fmt.Errorf("compare %s: %w", table, err)
+		}
+		if extra+missing > 0 {
+			problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %s not in the archive, %s missing (run agentmail doctor --reindex)",
+				table, count(extra, "row"), count(missing, "archive row")))
+		}
+	}
+	return problems, nil
 }
 
 // ArchiveStats describes the archive's storage.
@@ -184,5 +263,14 @@ func (s *Store) archiveStats() (ArchiveStats, error) {
 
 // String describes the archive's storage in one line.
 func (s ArchiveStats) String() string {
-	return fmt.Sprintf("%d loose objects, %d packs, %d bytes", s.LooseObjects, s.Packs, s.Bytes)
+	return fmt.Sprintf("%s, %s, %s", count(s.LooseObjects, "loose object"), count(s.Packs, "pack"), count(int(s.Bytes), "byte"))
+}
+
+// count renders n things of a noun whose plural takes an s: "1 pack",
+// "2 packs".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

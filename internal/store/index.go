@@ -15,7 +15,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 11
+const schemaVersion = 12
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -57,7 +57,8 @@ var schema = []string{
 		expires TEXT NOT NULL, released TEXT, released_by TEXT NOT NULL, release_reason TEXT NOT NULL)`,
 	`CREATE INDEX reservations_open ON reservations(project_id, released, expires)`,
 	`CREATE TABLE locks(project_id INTEGER NOT NULL, key TEXT NOT NULL, holder TEXT NOT NULL,
-		created TEXT NOT NULL, expires TEXT NOT NULL, released TEXT, PRIMARY KEY(project_id, key)) WITHOUT ROWID`,
+		created TEXT NOT NULL, expires TEXT NOT NULL, released TEXT, run TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY(project_id, key)) WITHOUT ROWID`,
 	`CREATE TABLE contacts(project_id INTEGER NOT NULL, requester TEXT NOT NULL, target TEXT NOT NULL,
 		state TEXT NOT NULL, reason TEXT NOT NULL, requested TEXT NOT NULL, decided TEXT, expires TEXT,
 		PRIMARY KEY(project_id, requester, target)) WITHOUT ROWID`,
@@ -410,9 +411,9 @@ func (ix *indexer) apply(rec record.Record, prepared []any) error {
 		if err != nil {
 			return err
 		}
-		return ix.exec(`INSERT OR REPLACE INTO locks(project_id, key, holder, created, expires, released)
-			VALUES (?, ?, ?, ?, ?, ?)`, pid, r.Key, r.Holder, record.FormatTime(r.Created),
-			record.FormatTime(r.Expires), nullTime(r.Released))
+		return ix.exec(`INSERT OR REPLACE INTO locks(project_id, key, holder, created, expires, released, run)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, pid, r.Key, r.Holder, record.FormatTime(r.Created),
+			record.FormatTime(r.Expires), nullTime(r.Released), r.Run)
 	}
 	return fmt.Errorf("index: unknown record type %T", rec)
 }

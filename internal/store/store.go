@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
 )
@@ -34,6 +35,8 @@ var (
 	ErrNotWritable = errors.New("store is not writable")
 	// ErrCorrupt: the archive cannot be read.
 	ErrCorrupt = errors.New("archive is damaged")
+	// ErrNotReadable: the user may not read the store.
+	ErrNotReadable = errors.New("store is not readable")
 )
 
 // DefaultLockWait is how long a writer waits for the store lock.
@@ -82,6 +85,10 @@ type Store struct {
 	db    *sql.DB
 	opts  Options
 	notes []string
+	wrote bool // an Update committed to the archive
+
+	readOnly bool   // the user cannot write the store (see readonly.go)
+	private  string // the temporary directory of a read-only store's private index
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -110,6 +117,10 @@ func Open(dir string, opts Options) (*Store, error) {
 	}
 	s := &Store{dir: dir, opts: opts}
 	arcDir := filepath.Join(dir, "archive.git")
+	if _, err := os.Stat(filepath.Join(arcDir, "HEAD")); errors.Is(err, os.ErrPermission) {
+		return nil, fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotReadable, dir, err),
+			"ask the store's owner to let you read it (chmod -R a+rX "+arcDir+"), or point --store or AGENTMAIL_HOME at another store")
+	}
 	fresh := !archive.Exists(arcDir)
 	if fresh {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -118,12 +129,25 @@ func Open(dir string, opts Options) (*Store, error) {
 		if err := s.withLock(func() error { return archive.Init(arcDir, opts.Now()) }); err != nil {
 			return nil, err
 		}
+		// The archive is made private to its creator; open it to whoever
+		// may read the store directory, as the index is.
+		if fi, err := os.Stat(dir); err == nil {
+			os.Chmod(arcDir, fi.Mode().Perm())
+		}
 	}
 	arc, err := archive.Open(arcDir)
 	if err != nil {
 		return nil, err
 	}
 	s.arc = arc
+	if !writable(dir) {
+		s.readOnly = true
+		if err := s.openReadOnly(context.Background()); err != nil {
+			arc.Close()
+			return nil, err
+		}
+		return s, nil
+	}
 	db, note, err := openIndex(filepath.Join(dir, "index.db"), opts.Extensions)
 	if err != nil {
 		if isReadOnly(err) {
@@ -144,12 +168,12 @@ func isReadOnly(err error) bool {
 }
 
 func notWritable(dir string, err error) error {
-	return fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err)
+	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
 }
 
 // Close closes the index and the archive.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	err := s.closeIndex()
 	if aerr := s.arc.Close(); err == nil {
 		err = aerr
 	}
@@ -181,6 +205,9 @@ func (s *Store) Notes() []string {
 }
 
 func (s *Store) withLock(fn func() error) error {
+	if s.readOnly {
+		return s.readOnlyError()
+	}
 	l, err := flock.Acquire(filepath.Join(s.dir, "lock"), s.opts.LockWait)
 	if err != nil {
 		if errors.Is(err, flock.ErrTimeout) {
@@ -229,6 +256,12 @@ func (s *Store) Fresh(ctx context.Context) error {
 		if idx, err := s.indexHead(s.db); err == nil && idx == head {
 			return nil
 		}
+	}
+	if s.readOnly {
+		if s.private != "" {
+			return s.catchUp(ctx)
+		}
+		return s.usePrivate(ctx, s.db, "its index is behind the archive")
 	}
 	return s.withLock(func() error { return s.catchUp(ctx) })
 }
@@ -281,15 +314,15 @@ func (s *Store) catchUp(ctx context.Context) error {
 	defer tx.Rollback()
 	if idx == "" {
 		// A new index.
-		if _, err := s.ingestAll(tx, head); err != nil {
+		if _, err := s.ingestAll(tx, head, nil); err != nil {
 			return err
 		}
 		return tx.Commit()
 	}
-	if _, err := s.ingest(tx, idx, head); err != nil {
+	if _, err := s.ingest(tx, idx, head, nil); err != nil {
 		// The index's commit may be gone (an archive replaced by hand):
 		// start over from nothing.
-		if _, err := s.ingestAll(tx, head); err != nil {
+		if _, err := s.ingestAll(tx, head, nil); err != nil {
 			return err
 		}
 	}
@@ -297,11 +330,12 @@ func (s *Store) catchUp(ctx context.Context) error {
 }
 
 // ingest applies every record changed between commits from and to, and
-// records to as the index's head. Three goroutines share the work, each
-// feeding the next in order: reading the archive (inflating objects),
-// decoding and preparing records (front matter, plain text, FTS tokens),
-// and the SQL inserts, which must stay on one connection.
-func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
+// records to as the index's head; indexed, when not nil, is told the
+// number of messages indexed so far after each one. Three goroutines share
+// the work, each feeding the next in order: reading the archive (inflating
+// objects), decoding and preparing records (front matter, plain text, FTS
+// tokens), and the SQL inserts, which must stay on one connection.
+func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, error) {
 	type file struct {
 		path string
 		data []byte
@@ -362,9 +396,12 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 			s.notes = append(s.notes, "skipped "+it.err.Error())
 			continue
 		}
+		before := ix.messages
 		if err := ix.apply(it.rec, it.prepared); err != nil {
 			applyErr = fmt.Errorf("index %s: %w", it.path, err)
 			close(stop)
+		} else if indexed != nil && ix.messages != before {
+			indexed(ix.messages)
 		}
 	}
 	if applyErr != nil {
@@ -382,10 +419,10 @@ func (s *Store) ingest(tx *sql.Tx, from, to string) (int, error) {
 var errStopped = errors.New("stopped")
 
 // ingestAll empties the derived tables and fills them from the whole
-// archive up to head. Their secondary indexes are dropped first and built
+// archive up to head, telling indexed as ingest does. Their secondary indexes are dropped first and built
 // again at the end: SQLite builds an index from all rows at once much
 // faster than it keeps one up to date through every insert or delete.
-func (s *Store) ingestAll(tx *sql.Tx, head string) (int, error) {
+func (s *Store) ingestAll(tx *sql.Tx, head string, indexed func(int)) (int, error) {
 	indexes := derivedIndexes()
 	for _, ix := range indexes {
 		if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {
@@ -395,7 +432,7 @@ func (s *Store) ingestAll(tx *sql.Tx, head string) (int, error) {
 	if err := s.clearDerived(tx); err != nil {
 		return 0, err
 	}
-	n, err := s.ingest(tx, "", head)
+	n, err := s.ingest(tx, "", head, indexed)
 	if err != nil {
 		return 0, err
 	}
@@ -438,9 +475,10 @@ func (s *Store) clearDerived(tx *sql.Tx) error {
 // Put queues records for the commit.
 type Tx struct {
 	*sql.Tx
-	recs    []record.Record
-	author  string
-	subject string
+	recs      []record.Record
+	author    string
+	subject   string
+	committed bool // the archive has the commit
 }
 
 // Put queues records to be committed when the update function returns nil.
@@ -468,11 +506,11 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 		if len(t.recs) > 0 {
 			if err := s.commit(t); err != nil {
-				return err
+				return s.committed(ctx, t, err)
 			}
 		}
 		if err := sqlTx.Commit(); err != nil {
-			return fmt.Errorf("index commit: %w", err)
+			return s.committed(ctx, t, fmt.Errorf("index commit: %w", err))
 		}
 		if s.shouldPack() {
 			// Should this fail, references to the packs rolled up only miss.
@@ -486,6 +524,22 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		return nil
 	})
 }
+
+// committed handles err, met while indexing the write of t. Once the
+// archive has the commit, the write is done: an index found damaged then is
+// rebuilt from the archive, which holds the write too, rather than failing
+// a command that must not be repeated.
+func (s *Store) committed(ctx context.Context, t *Tx, err error) error {
+	if !t.committed || !IsIndexDamaged(err) {
+		return err
+	}
+	t.Rollback()
+	return s.rebuildDamaged(ctx, err)
+}
+
+// Wrote reports whether an Update of this Store has committed to the
+// archive: a command that did cannot simply be run again.
+func (s *Store) Wrote() bool { return s.wrote }
 
 // shouldPack decides whether the archive needs consolidating.
 func (s *Store) shouldPack() bool {
@@ -522,6 +576,7 @@ func (s *Store) commit(t *Tx) error {
 	if err != nil {
 		return err
 	}
+	t.committed, s.wrote = true, true
 	if err := cacheObjects(t.Tx, res); err != nil {
 		return err
 	}

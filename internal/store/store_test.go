@@ -233,6 +233,28 @@ func TestOpenNotWritable(t *testing.T) {
 	}
 }
 
+// A new archive is as readable as the store directory it is made in (a
+// reader without write access answers from it), not private to its creator.
+func TestOpenArchiveReadableAsStore(t *testing.T) {
+	for _, perm := range []os.FileMode{0o755, 0o750, 0o700} {
+		dir := filepath.Join(t.TempDir(), "store")
+		if err := os.Mkdir(dir, perm); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, perm); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		s := openStore(t, dir)
+		fi, err := os.Stat(s.ArchiveDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != perm {
+			t.Errorf("store %v: archive %v, want %v", perm, fi.Mode().Perm(), perm)
+		}
+	}
+}
+
 func TestUpdateCommitsAndIndexes(t *testing.T) {
 	s := openStore(t, t.TempDir())
 	setup(t, s)
@@ -584,6 +606,32 @@ func TestReindex(t *testing.T) {
 }
 
 // schemaOf lists the index's tables and indexes with their SQL.
+// TestReindexProgress: the callback hears of each message as it is
+// indexed, against the count the index held before, raised when the
+// archive holds more.
+func TestReindexProgress(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	for i := 1; i <= 3; i++ {
+		put(t, s, fmt.Sprint(i), message(i))
+	}
+	// A fourth message the index has not caught up with yet.
+	externalCommit(t, filepath.Join(dir, "archive.git"), message(4))
+	type call struct{ done, total int }
+	var calls []call
+	st, err := s.ReindexWithProgress(context.Background(), func(done, total int) {
+		calls = append(calls, call{done, total})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []call{{1, 3}, {2, 3}, {3, 3}, {4, 4}}
+	if !reflect.DeepEqual(calls, want) || st.Messages != 4 {
+		t.Errorf("progress calls %v (%d messages), want %v", calls, st.Messages, want)
+	}
+}
+
 func schemaOf(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	rows, err := db.Query(`SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master ORDER BY type, name`)
