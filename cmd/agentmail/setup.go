@@ -52,8 +52,9 @@ func setupCommand(e *env) *cli.Command {
 			"configuration (the repository around the current directory), or with --user in yours. Every other\n" +
 			"entry, key and comment of the file stays as it was; running it twice changes nothing; --uninstall\n" +
 			"takes it out again, giving the file back byte for byte when nothing else changed it since.\n" +
-			"The global --agent, --store and --project, when given, are passed to the server as\n" +
-			"AGENTMAIL_AGENT, AGENTMAIL_HOME and AGENTMAIL_PROJECT.",
+			"The global --agent and --project, when given, are passed to the server as AGENTMAIL_AGENT and\n" +
+			"AGENTMAIL_PROJECT, and the store (--store, AGENTMAIL_HOME, XDG_DATA_HOME) as AGENTMAIL_HOME unless it\n" +
+			"is the default one: clients give servers little of your environment.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "your configuration, for every project, instead of the project's"},
 			&cli.BoolFlag{Name: "hooks", Usage: "claude-code: also a UserPromptSubmit hook running agentmail check, so new mail reaches the agent with each prompt"},
@@ -155,7 +156,7 @@ func setupOptions(c *cli.Context) (setup.Options, error) {
 	if o.Command, err = setupBinary(c.String("command")); err != nil {
 		return o, err
 	}
-	if o.Env, err = serverEnv(c); err != nil {
+	if o.Env, err = serverEnv(c, home); err != nil {
 		return o, err
 	}
 	if !o.User {
@@ -187,23 +188,29 @@ func setupBinary(command string) (string, error) {
 	return command, nil
 }
 
-// serverEnv is the environment the server entry passes: the global flags
-// given on this command line, and only those (the environment setup runs
-// in is not the one the client will run the server in).
-func serverEnv(c *cli.Context) (map[string]string, error) {
+// serverEnv is the environment the server entry passes: the global
+// --agent and --project given on this command line, and AGENTMAIL_HOME
+// when the store this command would use is not the one the server finds
+// by itself. Clients start servers with little of the environment (the MCP
+// SDK's stdio transport passes HOME, PATH and a few others), so
+// AGENTMAIL_HOME or XDG_DATA_HOME set in a shell would not reach it.
+func serverEnv(c *cli.Context, home string) (map[string]string, error) {
 	env := map[string]string{}
 	if a := global(c, "agent"); a != "" {
 		env["AGENTMAIL_AGENT"] = a
 	}
-	if s := global(c, "store"); s != "" {
-		abs, err := filepath.Abs(s)
-		if err != nil {
-			return nil, err
-		}
-		env["AGENTMAIL_HOME"] = abs
-	}
 	if p := global(c, "project"); p != "" {
 		env["AGENTMAIL_PROJECT"] = p
+	}
+	dir, err := storeDir(c)
+	if err != nil {
+		return nil, err
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	if dir != filepath.Join(home, ".local", "share", "agentmail") {
+		env["AGENTMAIL_HOME"] = dir
 	}
 	if len(env) == 0 {
 		return nil, nil
