@@ -255,7 +255,7 @@ func newApp(e *env) *cli.App {
 		ErrWriter:      e.stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   e.usageError,
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e), []*cli.Command{setupCommand(e)},
 			[]*cli.Command{helpCommand(e), versionCommand(e), completionCommand(e)}),
 	}
 	for _, cmd := range app.Commands {
