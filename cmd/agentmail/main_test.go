@@ -65,6 +65,8 @@ func TestScripts(t *testing.T) {
 			"nobody":      cmdNobody,
 			"hinted":      cmdHinted,
 			"prefix":      cmdPrefix,
+			"golden":      cmdGolden,
+			"tick":        cmdTick,
 		},
 	})
 }
