@@ -255,7 +255,7 @@ func newApp(e *env) *cli.App {
 		ErrWriter:      e.stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   e.usageError,
-		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e),
+		Commands: slices.Concat(mailCommands(e), []*cli.Command{searchCommand(e)}, workflowCommands(e), contactCommands(e), reserveCommands(e), []*cli.Command{lockCommands(e)}, []*cli.Command{guardCommand(e)}, agentCommands(e), []*cli.Command{importCommand(e)}, adminCommands(e), []*cli.Command{setupCommand(e)},
 			[]*cli.Command{helpCommand(e), versionCommand(e), completionCommand(e)}),
 	}
 	for _, cmd := range app.Commands {
@@ -291,9 +291,14 @@ func jsonOutput(c *cli.Context) bool {
 }
 
 // storeOptions are the options every command opens the store with: the
-// full-text index is kept with the message index.
-func storeOptions() store.Options {
-	return store.Options{Extensions: []store.Extension{fts.Extension{}}}
+// full-text index is kept with the message index, and the store's clock is
+// the commands' (see clock).
+func storeOptions() (store.Options, error) {
+	now, err := clock()
+	if err != nil {
+		return store.Options{}, err
+	}
+	return store.Options{Now: now, Extensions: []store.Extension{fts.Extension{}}}, nil
 }
 
 // openStore opens the store named by --store or the environment, and
@@ -336,7 +341,11 @@ func (e *env) openStoreAt(dir string) (*store.Store, error) {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
 			"point --store or AGENTMAIL_HOME at a directory")
 	}
-	st, err := store.Open(dir, storeOptions())
+	opts, err := storeOptions()
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(dir, opts)
 	if err != nil {
 		if errors.Is(err, store.ErrNotWritable) {
 			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")

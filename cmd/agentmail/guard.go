@@ -229,10 +229,15 @@ func (e *env) guardCheck(c *cli.Context) error {
 			return err
 		}
 	}
+	now, err := clock()
+	if err != nil {
+		return err
+	}
 	rep, err := guard.Check(c.Context, guard.CheckOptions{
 		Hook: c.String("hook"), Paths: paths, Stdin: e.stdin, Mode: mode, Bypass: bypass,
 		Agent:        global(c, "agent", "AGENTMAIL_AGENT", "AGENT_NAME"),
 		Reservations: e.guardSource(c, proj, projErr),
+		Now:          now,
 	})
 	if jsonOutput(c) {
 		conflicts := make([]guardConflictJSON, len(rep.Conflicts))

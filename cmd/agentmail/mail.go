@@ -127,7 +127,11 @@ func mailCommands(e *env) []*cli.Command {
 				if err := noArgs(c); err != nil {
 					return err
 				}
-				since, err := parseSince(c.String("since"), time.Now())
+				now, err := clock()
+				if err != nil {
+					return err
+				}
+				since, err := parseSince(c.String("since"), now())
 				if err != nil {
 					return err
 				}
