@@ -44,6 +44,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
 			env.Setenv("GIT_COMMITTER_NAME", "Test")
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+			fsckAfterScript(env)
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
@@ -52,7 +53,7 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+		Cmds: withArchiveCmds(map[string]func(*testscript.TestScript, bool, []string){
 			"jsonget":     cmdJSONGet,
 			"jsonsave":    cmdJSONSave,
 			"frontmatter": cmdFrontMatter,
@@ -67,7 +68,7 @@ func TestScripts(t *testing.T) {
 			"prefix":      cmdPrefix,
 			"golden":      cmdGolden,
 			"tick":        cmdTick,
-		},
+		}),
 	})
 }
 
