@@ -50,8 +50,10 @@ func newGuardCheckCommand(e *env) *cli.Command {
 				o.req.Paths = c.Args().Slice()
 			}
 			var err error
-			o.Scope, err = scopeOf(c)
-			if err != nil {
+			if o.req.Now, err = clock(); err != nil {
+				return err
+			}
+			if o.Scope, err = scopeOf(c); err != nil {
 				return err
 			}
 			return runGuardCheck(c.Context, o)

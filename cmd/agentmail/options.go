@@ -127,14 +127,21 @@ func scopeIn(c *cli.Context, dir string) service.Scope {
 // defaultService returns the service of the store named by --store, else
 // the default one (AGENTMAIL_HOME, XDG_DATA_HOME, ~/.local/share).
 func (e *env) defaultService(c *cli.Context) (*service.Service, error) {
-	dir := global(c, "store")
-	if dir == "" {
-		var err error
-		if dir, err = store.DefaultDir(); err != nil {
-			return nil, fault.WithHint(err, "set AGENTMAIL_HOME or pass --store DIR")
-		}
+	dir, err := storeDir(c)
+	if err != nil {
+		return nil, err
 	}
 	return e.service(dir)
+}
+
+// storeDir returns the store directory named by --store, else the
+// default (AGENTMAIL_HOME, XDG_DATA_HOME, ~/.local/share).
+func storeDir(c *cli.Context) (string, error) {
+	if dir := global(c, "store"); dir != "" {
+		return dir, nil
+	}
+	dir, err := store.DefaultDir()
+	return dir, fault.WithHint(err, "set AGENTMAIL_HOME or pass --store DIR")
 }
 
 // service returns the service of the store in dir, made absolute: the
@@ -151,12 +158,16 @@ func (e *env) service(dir string) (*service.Service, error) {
 			return svc, nil // opened already, maybe by the run before a repair
 		}
 	}
+	now, err := clock()
+	if err != nil {
+		return nil, err
+	}
 	presence, err := service.ParsePresence(os.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	stderr := e.stderr
-	svc := service.New(service.Config{Dir: abs, Presence: presence, Note: func(n string) { fmt.Fprintln(stderr, "note: "+n) }})
+	svc := service.New(service.Config{Dir: abs, Now: now, Presence: presence, Note: func(n string) { fmt.Fprintln(stderr, "note: "+n) }})
 	e.services = append(e.services, svc)
 	return svc, nil
 }

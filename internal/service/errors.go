@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -105,6 +106,9 @@ var errorCodes = []struct {
 	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --check"},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, "point --store or AGENTMAIL_HOME at a directory you can write"},
 	{store.ErrNotReadable, "STORE_NOT_READABLE", ExitError, http.StatusInternalServerError, "ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"},
+	{setup.ErrMalformed, "MALFORMED_CONFIG", ExitError, http.StatusBadRequest, "fix the file, then run agentmail setup again"},
+	{setup.ErrEntryDiffers, "ENTRY_DIFFERS", ExitError, http.StatusConflict, "pass --force to replace it, or --uninstall to take it out"},
+	{setup.ErrCannotEdit, "CANNOT_EDIT", ExitError, http.StatusConflict, "make the change by hand"},
 }
 
 // Hints of errors with no code of their own.

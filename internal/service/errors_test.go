@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -51,6 +52,9 @@ func TestDescribe(t *testing.T) {
 		{store.ErrCorrupt, "STORE_CORRUPT", 1, http.StatusInternalServerError},
 		{store.ErrNotWritable, "STORE_NOT_WRITABLE", 1, http.StatusServiceUnavailable},
 		{store.ErrNotReadable, "STORE_NOT_READABLE", 1, http.StatusInternalServerError},
+		{setup.ErrMalformed, "MALFORMED_CONFIG", 1, http.StatusBadRequest},
+		{setup.ErrEntryDiffers, "ENTRY_DIFFERS", 1, http.StatusConflict},
+		{setup.ErrCannotEdit, "CANNOT_EDIT", 1, http.StatusConflict},
 		{Usagef("", "no query given"), "USAGE", 2, http.StatusBadRequest},
 		{&CannotRunError{Err: exec.ErrNotFound, Exit: 127}, "CANNOT_RUN", 127, http.StatusInternalServerError},
 		{&CannotRunError{Err: errors.New("permission denied"), Exit: 126}, "CANNOT_RUN", 126, http.StatusInternalServerError},

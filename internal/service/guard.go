@@ -152,6 +152,8 @@ type GuardCheckRequest struct {
 	// Env is the committer's environment: AGENTMAIL_GUARD_MODE,
 	// AGENTMAIL_BYPASS and the store's location are read from it.
 	Env func(string) string `json:"-"`
+	// Now is the clock leases expire by; nil means time.Now.
+	Now func() time.Time `json:"-"`
 }
 
 // GuardConflict is a path the commit touches that another agent holds.
@@ -220,6 +222,7 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 	}
 	rep, err := guard.Check(ctx, guard.CheckOptions{
 		Dir: sc.Project.Dir, Hook: req.Hook, Paths: paths, Stdin: req.Stdin, Mode: mode, Bypass: bypass, Agent: sc.Agent, Reservations: source,
+		Now: req.Now,
 	})
 	resp := GuardCheckResponse{Blocked: rep.Blocked, Bypassed: rep.Bypassed, Hook: rep.Hook, Mode: string(rep.Mode), Paths: rep.Paths, Now: rep.Now,
 		Conflicts: mapSlice(rep.Conflicts, func(k guard.Conflict) GuardConflict {

@@ -15,7 +15,7 @@ import (
 
 // schemaVersion is bumped whenever the index layout changes; an index of
 // another version is rebuilt from the archive on open.
-const schemaVersion = 12
+const schemaVersion = 13
 
 // schema is the index layout. Everything but presence is derived from the
 // archive.
@@ -65,12 +65,9 @@ var schema = []string{
 	// The requests waiting for an agent's answer, which check counts.
 	`CREATE INDEX contacts_waiting ON contacts(project_id, target) WHERE state = 'requested'`,
 	// objects caches the raw commit and trees of the archive's head along
-	// recently written paths (see archive.Cache): each row holds the object
-	// (data), or names the pack and offset where a write left it (pack not
-	// empty, data NULL). Content-addressed, so never stale, and left alone
-	// by rebuilds.
-	`CREATE TABLE objects(hash TEXT PRIMARY KEY, data BLOB, pack TEXT NOT NULL DEFAULT '',
-		pack_offset INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+	// recently written paths (see archive.Cache). Content-addressed, so
+	// never stale, and left alone by rebuilds.
+	`CREATE TABLE objects(hash TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID`,
 }
 
 // derivedTables are emptied by a rebuild; presence is kept.
