@@ -42,8 +42,10 @@ type Config struct {
 	Note func(string)
 }
 
-// Service is agentmail's operations on one store. It is safe for
-// concurrent use.
+// Service is agentmail's operations on one store. It opens the store
+// once, for whichever call needs it first; the store itself does not yet
+// serve calls from several goroutines at once (its notes and its record
+// of writes are unguarded), so a server must serialize them for now.
 type Service struct {
 	cfg Config
 
