@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 func TestParseNow(t *testing.T) {
@@ -62,8 +64,8 @@ func TestParseNowFollowsTheRealClock(t *testing.T) {
 func TestClockRefusesABadValue(t *testing.T) {
 	t.Setenv(nowVar, "tomorrow")
 	_, err := clock()
-	var u *usageError
-	if !errors.As(err, &u) || !strings.Contains(u.msg, `AGENTMAIL_NOW="tomorrow"`) || u.hint == "" {
+	var u *service.UsageError
+	if !errors.As(err, &u) || !strings.Contains(u.Msg, `AGENTMAIL_NOW="tomorrow"`) || u.Hint == "" {
 		t.Fatalf("clock() with AGENTMAIL_NOW=tomorrow: %v, want a usage error naming the value, with a hint", err)
 	}
 }

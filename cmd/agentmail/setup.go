@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,25 +10,15 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
 )
 
-// setup's error codes and examples join their tables here, beside the
-// command, so that the command list is all app.go knows of it. The errors
-// carry hints of their own; these are for any that would not.
+// setup's examples join the table here, beside the command, so that the
+// command list is all app.go knows of it.
 func init() {
-	errorCodes = append(errorCodes, []struct {
-		err  error
-		code string
-		exit int
-		hint string
-	}{
-		{setup.ErrMalformed, "MALFORMED_CONFIG", exitError, "fix the file, then run agentmail setup again"},
-		{setup.ErrEntryDiffers, "ENTRY_DIFFERS", exitError, "pass --force to replace it, or --uninstall to take it out"},
-		{setup.ErrCannotEdit, "CANNOT_EDIT", exitError, "make the change by hand"},
-	}...)
 	examples["setup"] = []string{
 		"agentmail setup claude-code --hooks          # .mcp.json and a hook in .claude/settings.json",
 		"agentmail setup codex --user --agent GreenCastle --dry-run",
@@ -36,14 +27,12 @@ func init() {
 	}
 }
 
-type setupFileJSON struct {
-	Path   string  `json:"path"`
-	Action string  `json:"action"`
-	What   string  `json:"what"`
-	Diff   *string `json:"diff,omitempty"`
+type setupOptions struct {
+	output
+	req service.SetupRequest
 }
 
-func setupCommand(e *env) *cli.Command {
+func newSetupCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "setup",
 		Usage:     "add the agentmail MCP server to a coding agent's configuration (" + strings.Join(setup.Clients(), ", ") + ")",
@@ -64,63 +53,35 @@ func setupCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "command", Usage: "the agentmail the client runs, a `PATH` or a name on the client's PATH (default: the absolute path of this one)"},
 			&cli.StringFlag{Name: "repo", Usage: "a directory `DIR` in the project's repository (default: the current one)"},
 		},
-		Action: func(c *cli.Context) error { return e.setup(c) },
+		Action: func(c *cli.Context) error {
+			opts, err := readSetupOptions(c)
+			if err != nil {
+				return err
+			}
+			return runSetup(c.Context, &setupOptions{output: e.output(c),
+				req: service.SetupRequest{Options: opts, Uninstall: c.Bool("uninstall"), DryRun: c.Bool("dry-run")}})
+		},
 	}
 }
 
-func (e *env) setup(c *cli.Context) error {
-	o, err := setupOptions(c)
-	if err != nil {
-		return err
-	}
-	do := setup.Install
-	if c.Bool("uninstall") {
-		do = setup.Uninstall
-	}
-	p, err := do(o)
-	if err != nil {
-		return err
-	}
-	dry := c.Bool("dry-run")
-	if !dry {
-		if err := p.Apply(); err != nil {
-			return err
-		}
-	}
-	changed := false
-	for _, ch := range p.Changes {
-		changed = changed || ch.Action != "unchanged"
-	}
-	notes := p.Notes
-	if !changed || dry {
-		notes = nil // said when a change is made
-	}
-	if jsonOutput(c) {
-		files := make([]setupFileJSON, len(p.Changes))
-		for i, ch := range p.Changes {
-			files[i] = setupFileJSON{Path: ch.Path, Action: ch.Action, What: ch.What}
-			if dry {
-				d := ch.Diff()
-				files[i].Diff = &d
+func runSetup(ctx context.Context, o *setupOptions) error {
+	resp, err := service.Setup(ctx, o.req)
+	return o.render(resp, err, func() error {
+		for _, f := range resp.Files {
+			if o.req.DryRun && f.Diff != nil && *f.Diff != "" {
+				fmt.Fprint(o.Stdout, *f.Diff)
+				continue
 			}
+			fmt.Fprintf(o.Stdout, "%s %s (agentmail %s)\n", f.Action, f.Path, setupWhat(f.What))
 		}
-		return e.printJSON(map[string]any{"client": p.Client, "scope": p.Scope, "files": files, "dry_run": dry,
-			"command": o.Command, "notes": append([]string{}, notes...)})
-	}
-	for _, ch := range p.Changes {
-		if d := ch.Diff(); dry && d != "" {
-			fmt.Fprint(e.stdout, d)
-			continue
+		if o.req.DryRun {
+			fmt.Fprintln(o.Stderr, "note: dry run: nothing was written")
 		}
-		fmt.Fprintf(e.stdout, "%s %s (agentmail %s)\n", ch.Action, ch.Path, setupWhat(ch.What))
-	}
-	if dry {
-		fmt.Fprintln(e.stderr, "note: dry run: nothing was written")
-	}
-	for _, n := range notes {
-		fmt.Fprintln(e.stderr, "note: "+n)
-	}
-	return nil
+		for _, n := range resp.Notes {
+			fmt.Fprintln(o.Stderr, "note: "+n)
+		}
+		return nil
+	})
 }
 
 func setupWhat(what string) string {
@@ -130,8 +91,8 @@ func setupWhat(what string) string {
 	return "MCP server"
 }
 
-// setupOptions reads the command line and the environment.
-func setupOptions(c *cli.Context) (setup.Options, error) {
+// readSetupOptions reads the command line and the environment.
+func readSetupOptions(c *cli.Context) (setup.Options, error) {
 	client, err := oneArg(c, "CLIENT")
 	if err != nil {
 		return setup.Options{}, err

@@ -96,19 +96,25 @@ type Store struct {
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
 // ~/.local/share/agentmail.
-func DefaultDir() (string, error) {
-	if d := os.Getenv("AGENTMAIL_HOME"); d != "" {
+func DefaultDir() (string, error) { return DefaultDirIn(os.Getenv) }
+
+// DefaultDirIn is DefaultDir in the environment getenv reads.
+func DefaultDirIn(getenv func(string) string) (string, error) {
+	if d := getenv("AGENTMAIL_HOME"); d != "" {
 		return d, nil
 	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "agentmail"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the store: %w; set AGENTMAIL_HOME", err)
+	home := getenv("HOME")
+	if home == "" {
+		return "", fmt.Errorf("find the store: %w; set AGENTMAIL_HOME", errNoHome)
 	}
 	return filepath.Join(home, ".local", "share", "agentmail"), nil
 }
+
+// errNoHome is what os.UserHomeDir says on Unix without $HOME.
+var errNoHome = errors.New("$HOME is not defined")
 
 // Open opens the store in dir, creating it on first use.
 func Open(dir string, opts Options) (*Store, error) {

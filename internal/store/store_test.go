@@ -1053,3 +1053,22 @@ func TestObjectCacheAcrossRollUp(t *testing.T) {
 		t.Errorf("notes: %q", n)
 	}
 }
+
+// DefaultDirIn reads the environment it is given, in DefaultDir's order.
+func TestDefaultDirIn(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"AGENTMAIL_HOME": "/a", "XDG_DATA_HOME": "/x", "HOME": "/h"}, "/a"},
+		{map[string]string{"XDG_DATA_HOME": "/x", "HOME": "/h"}, filepath.Join("/x", "agentmail")},
+		{map[string]string{"HOME": "/h"}, filepath.Join("/h", ".local", "share", "agentmail")},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		got, err := DefaultDirIn(func(k string) string { return tt.env[k] })
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("%v: %q, %v; want %q", tt.env, got, err, tt.want)
+		}
+	}
+}
