@@ -1,0 +1,2 @@
+// Package web is the web face of agentmail serve.
+package web
