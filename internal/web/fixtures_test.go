@@ -134,8 +134,8 @@ var fixtureInbox = func() []Received {
 	var out []Received
 	subjects := []struct {
 		from, subject, cat, imp string
-		age                 time.Duration
-		read, ack, acked    bool
+		age                     time.Duration
+		read, ack, acked        bool
 	}{
 		{"RedCat", "Migration 12 is BLOCKED on the session table", "BLOCKED", "urgent", 5 * time.Minute, false, true, false},
 		{"GreenCastle", "Re: Auth API ready for the login form", "", "normal", 30 * time.Minute, false, false, false},
