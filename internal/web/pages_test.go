@@ -27,9 +27,11 @@ func previewDir(t *testing.T) string {
 	return dir
 }
 
+// newTestPages renders bodies with GitHub's extensions, as the serve
+// command will (with fts's parser, which builds the same nodes).
 func newTestPages(t *testing.T) *Pages {
 	t.Helper()
-	p, err := NewPages(NewMarkdown(nil))
+	p, err := NewPages(NewMarkdown(gfmParser()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestPagesShowData(t *testing.T) {
 	}{
 		{"projects", []string{"shop-3fa1c2d9", "github.com/acme/shop", "1284 messages", "github.com/acme/<script>document.title='PWNED'</script>"}},
 		{"project", []string{"GreenCastle", "claude-code · opus-4", "Auth API: sessions, tokens and the login routes", "src/api/**",
-			"exclusive · expires in 15m", "Task " + payload, "retired", "deploy/staging", "active, seen just now", "stale, seen 26h ago"}},
+			"exclusive · expires in 15m", "Task " + payload, "retired", "deploy/staging", "active Auth API", "opencode stale", "seen 26h ago"}},
 		{"inbox", []string{"BlueLake", "Migration 12 is BLOCKED on the session table", "BLOCKED", "urgent", "ack pending",
 			"acked", "Subject " + payload, "Older →", "5m ago"}},
 		{"inbox-older", []string{"← Newest", "Typo sweep of the README"}},

@@ -36,10 +36,19 @@
       banner.hidden = false;
     });
   });
+  // A stream that stays down for ten seconds marks the page as offline:
+  // it no longer learns of changes.
+  var offline = null;
   events.addEventListener("error", function () {
-    body.classList.toggle("offline", events.readyState !== EventSource.OPEN);
+    if (offline === null) {
+      offline = setTimeout(function () {
+        body.classList.toggle("offline", events.readyState !== EventSource.OPEN);
+      }, 10000);
+    }
   });
   events.addEventListener("open", function () {
+    clearTimeout(offline);
+    offline = null;
     body.classList.remove("offline");
   });
 })();
