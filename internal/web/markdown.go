@@ -96,11 +96,11 @@ func (safeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindLink, renderLink)
 	reg.Register(ast.KindAutoLink, renderAutoLink)
 	reg.Register(ast.KindImage, renderImage)
-	reg.Register(east.KindTable, renderTable)
-	reg.Register(east.KindTableHeader, renderTableHeader)
-	reg.Register(east.KindTableRow, renderTableRow)
+	reg.Register(east.KindTable, wrap("<div class=\"table\"><table>\n", "</tbody></table></div>\n"))
+	reg.Register(east.KindTableHeader, wrap("<thead><tr>", "</tr></thead>\n<tbody>\n"))
+	reg.Register(east.KindTableRow, wrap("<tr>", "</tr>\n"))
 	reg.Register(east.KindTableCell, renderTableCell)
-	reg.Register(east.KindStrikethrough, renderStrikethrough)
+	reg.Register(east.KindStrikethrough, wrap("<del>", "</del>"))
 	reg.Register(east.KindTaskCheckBox, renderTaskCheckBox)
 }
 
@@ -215,31 +215,17 @@ func renderAutoLink(w util.BufWriter, source []byte, node ast.Node, entering boo
 	return ast.WalkSkipChildren, nil
 }
 
-func renderTable(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		_, _ = w.WriteString("<div class=\"table\"><table>\n")
-	} else {
-		_, _ = w.WriteString("</tbody></table></div>\n")
+// wrap returns a renderer that writes open before a node's children and
+// close after them.
+func wrap(open, close string) renderer.NodeRendererFunc {
+	return func(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			_, _ = w.WriteString(open)
+		} else {
+			_, _ = w.WriteString(close)
+		}
+		return ast.WalkContinue, nil
 	}
-	return ast.WalkContinue, nil
-}
-
-func renderTableHeader(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		_, _ = w.WriteString("<thead><tr>")
-	} else {
-		_, _ = w.WriteString("</tr></thead>\n<tbody>\n")
-	}
-	return ast.WalkContinue, nil
-}
-
-func renderTableRow(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		_, _ = w.WriteString("<tr>")
-	} else {
-		_, _ = w.WriteString("</tr>\n")
-	}
-	return ast.WalkContinue, nil
 }
 
 // renderTableCell writes a cell, aligned by a class rather than a style.
@@ -263,15 +249,6 @@ func renderTableCell(w util.BufWriter, _ []byte, node ast.Node, entering bool) (
 		_, _ = w.WriteString(` class="right"`)
 	}
 	_ = w.WriteByte('>')
-	return ast.WalkContinue, nil
-}
-
-func renderStrikethrough(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		_, _ = w.WriteString("<del>")
-	} else {
-		_, _ = w.WriteString("</del>")
-	}
 	return ast.WalkContinue, nil
 }
 
