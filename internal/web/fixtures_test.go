@@ -209,7 +209,7 @@ func fixtureViews() map[string]View {
 		{ID: thread[1].ID, Thread: thread[1].Thread, From: "BlueLake", Subject: thread[1].Subject, Created: thread[1].Created,
 			Marked: marked("Wired up. … does /logout clear the CSRF cookie … ", "session", ""), Score: 5.1},
 		{ID: hostileMessage.ID, Thread: hostileThread, From: "EvilTwin", Subject: hostileMessage.Subject, Created: hostileMessage.Created,
-			Marked: marked("Hello <script>document.title='"+pwnedTitle+"'</script> ", "session", " <img src=x onerror=alert(1)>"), Score: 1.3},
+			Marked: marked("Hello <script>document.title='"+pwnedTitle+"'</script> ", "session", " <img src=x onerror=\"fetch('"+hitPath+"?snippet')\">"), Score: 1.3},
 	}
 	return map[string]View{
 		"projects": ProjectsView{Page: Page{Now: at(fixtureNow)}, Projects: []Project{fixtureProject,

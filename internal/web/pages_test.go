@@ -97,7 +97,7 @@ func TestPagesShowData(t *testing.T) {
 			"<iframe src=\"/hit?iframe\"></iframe>", "a link", "<script> stays text", "RedCat"}},
 		{"thread", []string{"Auth API ready for the login form", "3 messages", "does /logout clear the CSRF cookie too?"}},
 		{"thread-hostile", []string{hostileThread, "Subject " + payload}},
-		{"search", []string{"session login", "3 results", "sets the session cookie", `ignored "NEAR(": not supported`}},
+		{"search", []string{"session login", "3 results", "sets the session cookie", `ignored "NEAR(": not supported`, "<img src=x onerror=\"fetch('/hit?snippet')\">"}},
 		{"search-empty", []string{payload, "No messages match."}},
 		{"reservations", []string{"src/api/**", "migrations/", "expired 2h ago", "released 28h ago", "build/frontend", "schema 12"}},
 		{"contacts", []string{"need the session schema", "requested", "denied", "approved", payload}},
