@@ -280,12 +280,14 @@ func bearerToken(r *http.Request) (string, bool) {
 func (g *Guard) logIn(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: g.session, Path: "/",
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
-	u := *r.URL
-	q := u.Query()
+	q := r.URL.Query()
 	q.Del(TokenParam)
-	u.RawQuery = q.Encode()
-	u.Scheme, u.Host = "", ""
-	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+	// One leading slash: "//host/..." would send the browser to another host.
+	target := "/" + strings.TrimLeft(r.URL.EscapedPath(), "/")
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
 // CSRFToken returns the token a form of this browser must carry in its

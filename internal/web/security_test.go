@@ -142,7 +142,7 @@ func checkResponse(t *testing.T, rq request, w *httptest.ResponseRecorder) {
 		return
 	}
 	for k, v := range rq.headers {
-		if got := w.Header().Get(k); !strings.Contains(got, v) {
+		if got := w.Header().Get(k); !strings.Contains(got, v) || k == "Location" && got != v {
 			t.Errorf("%s: header %s = %q, want %q", rq.name, k, got, v)
 		}
 	}
@@ -217,6 +217,8 @@ func TestGuardLogIn(t *testing.T) {
 	serve(t, Options{Addr: "0.0.0.0:8765", Token: testToken}, []request{
 		{name: "log in", method: "GET", target: "/mail/p-12345678?token=" + testToken + "&x=1", status: 303,
 			headers: map[string]string{"Location": "/mail/p-12345678?x=1", "Set-Cookie": SessionCookie + "=" + session}},
+		{name: "log in stays on this host", method: "GET", target: "//evil.example/x?token=" + testToken, status: 303,
+			headers: map[string]string{"Location": "/evil.example/x"}},
 		{name: "wrong token in the link", method: "GET", target: "/mail/?token=nope", status: 401},
 		{name: "token in an api link", method: "GET", target: "/api/inbox?token=" + testToken, status: 401, code: CodeUnauthorized},
 		{name: "page with the cookie", method: "GET", target: "/mail/", header: cookie, status: 200},
