@@ -69,6 +69,7 @@ func TestScripts(t *testing.T) {
 			"golden":      cmdGolden,
 			"tick":        cmdTick,
 			"legacystore": cmdLegacyStore,
+			"gitdaemon":   cmdGitDaemon,
 		}),
 	})
 }
