@@ -3,6 +3,7 @@ package mailbox
 import (
 	"errors"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/names"
 )
 
@@ -14,7 +15,7 @@ var (
 	ErrInvalidName      = names.ErrInvalid
 	ErrNameTaken        = errors.New("name taken")
 	ErrUnknownRecipient = errors.New("unknown recipient")
-	ErrNotFound         = errors.New("not found")
-	ErrAmbiguousID      = errors.New("ambiguous id")
-	ErrInvalidArgument  = errors.New("invalid argument")
+	ErrNotFound         = fault.ErrNotFound        // shared with every package
+	ErrAmbiguousID      = fault.ErrAmbiguousID     // shared with every package
+	ErrInvalidArgument  = fault.ErrInvalidArgument // shared with every package
 )

@@ -21,13 +21,15 @@ import (
 var (
 	// ErrConflict: a pattern overlaps another agent's reservation.
 	ErrConflict = errors.New("reservation conflict")
-	// ErrNotFound: no such reservation of the agent's.
-	ErrNotFound = errors.New("not found")
+	// ErrNotFound: no such reservation of the agent's (fault.ErrNotFound).
+	ErrNotFound = fault.ErrNotFound
 	// ErrInvalidArgument: a bad TTL, a revival of an expired lease, a
-	// forced release of a live holder, a malformed or too short id.
-	ErrInvalidArgument = errors.New("invalid argument")
-	// ErrAmbiguousID: an id prefix names several reservations.
-	ErrAmbiguousID = errors.New("ambiguous id")
+	// forced release of a live holder, a malformed or too short id
+	// (fault.ErrInvalidArgument).
+	ErrInvalidArgument = fault.ErrInvalidArgument
+	// ErrAmbiguousID: an id prefix names several reservations
+	// (fault.ErrAmbiguousID).
+	ErrAmbiguousID = fault.ErrAmbiguousID
 )
 
 // MinIDPrefix is the shortest reservation id prefix accepted.
