@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -84,7 +85,7 @@ func seedStore(b *testing.B, repo string, n int) string {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	proj, err := mailbox.ResolveProject(repo)
+	proj, err := project.ResolveProject(repo)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func BenchmarkCheck(b *testing.B) {
 	ctx := context.Background()
 	repo := stageBenchRepo(b)
 	dir := seedStore(b, repo, 1000)
-	proj, err := mailbox.ResolveProject(repo)
+	proj, err := project.ResolveProject(repo)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 // Sentinel errors callers branch on. Each error returned by this package
 // wraps at most one of them, and most carry a hint (see internal/fault).
 var (
-	ErrNoProject        = errors.New("no project")
 	ErrNotRegistered    = errors.New("not registered")
 	ErrInvalidName      = names.ErrInvalid
 	ErrNameTaken        = errors.New("name taken")

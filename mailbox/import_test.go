@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/oklog/ulid/v2"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -289,7 +290,7 @@ func TestImportIDs(t *testing.T) {
 	}
 	// Another project of the same store gets ids of its own: message ids
 	// are unique across the store.
-	other, err := ProjectFromKey("example.com/acme/other")
+	other, err := project.ProjectFromKey("example.com/acme/other")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/names"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -25,7 +26,7 @@ const ActiveWindow = 5 * time.Minute
 // Mailbox is one project's mail in an open store.
 type Mailbox struct {
 	st       *store.Store
-	proj     Project
+	proj     project.Project
 	pid      int64 // 0 until the project has a record
 	agent    string
 	presence PresenceRules
@@ -33,7 +34,7 @@ type Mailbox struct {
 
 // Open returns the mailbox of proj, acting as agent ("" for nobody: read-only
 // overviews). The index is brought up to date with the archive first.
-func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Mailbox, error) {
+func Open(ctx context.Context, st *store.Store, proj project.Project, agent string) (*Mailbox, error) {
 	if err := st.Fresh(ctx); err != nil {
 		return nil, err
 	}
@@ -57,12 +58,12 @@ func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Ma
 // spelling on a host that ignores case in paths (github.com/Acme/Shop is
 // github.com/acme/shop). Nothing already in the store drops out of view.
 func (m *Mailbox) adopt(ctx context.Context) error {
-	if r := m.proj.Repo; r != nil && r.LegacyKey != "" && m.proj.Source == SourceOrigin {
-		if ok, err := m.adoptKey(ctx, `slug = ?`, slugFor(r.LegacyKey)); ok || err != nil {
+	if r := m.proj.Repo; r != nil && r.LegacyKey != "" && m.proj.Source == project.SourceOrigin {
+		if ok, err := m.adoptKey(ctx, `slug = ?`, project.Slug(r.LegacyKey)); ok || err != nil {
 			return err
 		}
 	}
-	if foldsCase(m.proj.Key) {
+	if project.FoldsCase(m.proj.Key) {
 		_, err := m.adoptKey(ctx, `key = ? COLLATE NOCASE`, m.proj.Key)
 		return err
 	}
@@ -101,7 +102,7 @@ func (m *Mailbox) EnsureProject(ctx context.Context) error {
 }
 
 // Project returns the mailbox's project.
-func (m *Mailbox) Project() Project { return m.proj }
+func (m *Mailbox) Project() project.Project { return m.proj }
 
 type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 )
 
@@ -15,7 +16,7 @@ import (
 type fixture struct {
 	t     testing.TB
 	st    *store.Store
-	proj  Project
+	proj  project.Project
 	mu    sync.Mutex
 	clock time.Time
 }
@@ -39,7 +40,7 @@ func newFixtureWith(t testing.TB, opts store.Options, agents ...string) *fixture
 	}
 	t.Cleanup(func() { st.Close() })
 	f.st = st
-	if f.proj, err = ProjectFromKey("example.com/acme/shop"); err != nil {
+	if f.proj, err = project.ProjectFromKey("example.com/acme/shop"); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range agents {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 )
 
@@ -105,7 +106,7 @@ func TestSearchMatchesReference(t *testing.T) {
 
 	home := f.proj
 	var err error
-	if f.proj, err = ProjectFromKey("example.com/acme/other"); err != nil {
+	if f.proj, err = project.ProjectFromKey("example.com/acme/other"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.as("").Register(ctx, RegisterInput{Name: "GreenCastle"}); err != nil {

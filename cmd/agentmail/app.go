@@ -16,6 +16,7 @@ import (
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -49,7 +50,7 @@ var errorCodes = []struct {
 	exit int
 	hint string
 }{
-	{mailbox.ErrNoProject, "NO_PROJECT", exitError, "run agentmail inside your project's git checkout, or pass --project KEY"},
+	{project.ErrNoProject, "NO_PROJECT", exitError, "run agentmail inside your project's git checkout, or pass --project KEY"},
 	{mailbox.ErrNotRegistered, "NOT_REGISTERED", exitError, "pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"},
 	{mailbox.ErrInvalidName, "INVALID_NAME", exitError, "agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"},
 	{mailbox.ErrNameTaken, "NAME_TAKEN", exitError, "choose another name, or omit --name for a generated one"},
@@ -356,10 +357,10 @@ func (e *env) notes(st *store.Store) {
 
 // project resolves the project from --project, $AGENTMAIL_PROJECT or the
 // repository around the current directory.
-func (e *env) project(c *cli.Context) (mailbox.Project, error) {
+func (e *env) project(c *cli.Context) (project.Project, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return mailbox.Project{}, err
+		return project.Project{}, err
 	}
 	return e.projectAt(c, wd)
 }
@@ -367,20 +368,20 @@ func (e *env) project(c *cli.Context) (mailbox.Project, error) {
 // projectAt resolves the project from --project, $AGENTMAIL_PROJECT or the
 // repository around dir. A key given by flag or environment still takes
 // paths from dir when it is in a repository.
-func (e *env) projectAt(c *cli.Context, dir string) (mailbox.Project, error) {
-	key, source := global(c, "project"), mailbox.SourceFlag
+func (e *env) projectAt(c *cli.Context, dir string) (project.Project, error) {
+	key, source := global(c, "project"), project.SourceFlag
 	if key == "" {
-		key, source = os.Getenv("AGENTMAIL_PROJECT"), mailbox.SourceEnv
+		key, source = os.Getenv("AGENTMAIL_PROJECT"), project.SourceEnv
 	}
 	if key != "" {
-		p, err := mailbox.ProjectFromKey(key)
+		p, err := project.ProjectFromKey(key)
 		if err != nil {
 			return p, err
 		}
 		p.Source = source
 		return p.In(dir), nil
 	}
-	return mailbox.ResolveProject(dir)
+	return project.ResolveProject(dir)
 }
 
 // presenceRules reads AGENTMAIL_IDLE_AFTER and AGENTMAIL_STALE_AFTER.
@@ -433,7 +434,7 @@ func (e *env) openMailbox(c *cli.Context) (*session, error) {
 // time a repository is used its key is pinned: the one the store knows it
 // by (see mailbox.Open), so that what is there stays in view whatever
 // happens to the repository's remotes later.
-func (e *env) openProject(c *cli.Context, st *store.Store, proj mailbox.Project) (*session, error) {
+func (e *env) openProject(c *cli.Context, st *store.Store, proj project.Project) (*session, error) {
 	mb, err := mailbox.Open(c.Context, st, proj, global(c, "agent", "AGENTMAIL_AGENT", "AGENT_NAME"))
 	if err != nil {
 		return nil, err

@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 	"github.com/urfave/cli/v2"
 )
@@ -219,7 +219,7 @@ func (e *env) guardCheck(c *cli.Context) error {
 		paths = c.Args().Slice()
 	}
 	bypass := guard.Bypassed()
-	var proj mailbox.Project
+	var proj project.Project
 	var projErr error
 	if !bypass { // a bypassed check looks at nothing
 		proj, projErr = e.project(c)
@@ -337,7 +337,7 @@ func shellWord(s string) string {
 // a store that holds nothing of the project) is an error, which fails the
 // commit in block mode and is warned about in warn mode: the guard never
 // lets a held path through for want of looking in the right place.
-func (e *env) guardSource(c *cli.Context, proj mailbox.Project, projErr error) guard.Source {
+func (e *env) guardSource(c *cli.Context, proj project.Project, projErr error) guard.Source {
 	return func(ctx context.Context) ([]reservations.Reservation, error) {
 		dir, from, err := guardStoreDir(c)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
@@ -105,21 +106,21 @@ func (e *env) showProject(c *cli.Context) error {
 // otherKey is another key the repository could have.
 type otherKey struct {
 	from  string // origin or path
-	proj  mailbox.Project
+	proj  project.Project
 	holds mailbox.Holdings // what the store keeps under it
 }
 
 // otherKeys lists the keys the repository around cur would have from its
 // origin or its path, when they are not cur's, with what the store keeps
 // under each.
-func otherKeys(ctx context.Context, st *store.Store, cur mailbox.Project) ([]otherKey, error) {
+func otherKeys(ctx context.Context, st *store.Store, cur project.Project) ([]otherKey, error) {
 	var out []otherKey
 	r := cur.Repo
 	if r == nil {
 		return out, nil
 	}
 	for _, k := range []struct{ from, key string }{{"origin", r.OriginKey}, {"path", r.PathKey}} {
-		p, err := mailbox.ProjectFromKey(k.key)
+		p, err := project.ProjectFromKey(k.key)
 		if err != nil {
 			continue // none, or a key nobody can use
 		}
@@ -140,21 +141,21 @@ func otherKeys(ctx context.Context, st *store.Store, cur mailbox.Project) ([]oth
 }
 
 // describeSource says in words how p's key was chosen.
-func describeSource(p mailbox.Project) string {
+func describeSource(p project.Project) string {
 	switch p.Source {
-	case mailbox.SourceFlag:
+	case project.SourceFlag:
 		return "--project"
-	case mailbox.SourceEnv:
+	case project.SourceEnv:
 		return "AGENTMAIL_PROJECT"
 	}
-	how := map[string]string{mailbox.SourceOrigin: "the origin remote", mailbox.SourcePath: "the main worktree's path"}[p.Source]
+	how := map[string]string{project.SourceOrigin: "the origin remote", project.SourcePath: "the main worktree's path"}[p.Source]
 	switch {
 	case p.Repo == nil || p.Repo.Pinned == "":
 		return how + " (not pinned)"
-	case p.Source != mailbox.SourcePinned:
-		return how + ", pinned now in " + p.Repo.Config + " (" + mailbox.PinKey + ")"
+	case p.Source != project.SourcePinned:
+		return how + ", pinned now in " + p.Repo.Config + " (" + project.PinKey + ")"
 	}
-	return "pinned in " + p.Repo.Config + " (" + mailbox.PinKey + ")"
+	return "pinned in " + p.Repo.Config + " (" + project.PinKey + ")"
 }
 
 // describeHoldings says what a project holds: "2 agents, 1 message, no
@@ -181,11 +182,11 @@ func (e *env) setProject(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	repo, err := mailbox.FindRepository(wd)
+	repo, err := project.FindRepository(wd)
 	if err != nil {
 		return err
 	}
-	next, err := mailbox.ProjectFromKey(c.Args().First())
+	next, err := project.ProjectFromKey(c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func (e *env) setProject(c *cli.Context) error {
 	// What the repository resolves to today, whatever --project says: that
 	// is what stays behind.
 	var prev *session
-	if old, err := mailbox.ResolveProject(wd); err == nil {
+	if old, err := project.ResolveProject(wd); err == nil {
 		if prev, err = e.openProject(c, st, old); err != nil {
 			return err
 		}
@@ -205,7 +206,7 @@ func (e *env) setProject(c *cli.Context) error {
 		return err
 	}
 	next = next.In(wd)
-	next.Source = mailbox.SourcePinned
+	next.Source = project.SourcePinned
 	s, err := e.openProject(c, st, next)
 	if err != nil {
 		return err
@@ -214,7 +215,7 @@ func (e *env) setProject(c *cli.Context) error {
 		return err
 	}
 	cur := s.mb.Project()
-	doc := map[string]any{"project": projectJSON{cur.Key, cur.Slug, mailbox.SourcePinned, optString(cur.Root)}, "previous": nil}
+	doc := map[string]any{"project": projectJSON{cur.Key, cur.Slug, project.SourcePinned, optString(cur.Root)}, "previous": nil}
 	var line string
 	if prev != nil && prev.mb.Project().Slug != cur.Slug {
 		old := prev.mb.Project()

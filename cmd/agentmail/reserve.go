@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 	"github.com/urfave/cli/v2"
@@ -315,7 +316,7 @@ func kind(exclusive bool) string {
 
 // selector is what renew and release name: patterns, given like paths
 // (relative to the current directory), ids, or all.
-func selector(c *cli.Context, proj mailbox.Project) (reservations.Selector, error) {
+func selector(c *cli.Context, proj project.Project) (reservations.Selector, error) {
 	pats, err := proj.RepoPatterns(c.Args().Slice())
 	return reservations.Selector{Patterns: pats, IDs: c.StringSlice("id"), All: c.Bool("all")}, err
 }
