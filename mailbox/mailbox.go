@@ -316,6 +316,7 @@ func (m *Mailbox) ensureProject(tx *store.Tx) error {
 	if m.pid, err = res.LastInsertId(); err != nil {
 		return err
 	}
+	tx.OnAbort(func() { m.pid = 0 }) // the row goes with the transaction
 	tx.Put(&record.Project{Key: m.proj.Key, Slug: m.proj.Slug, Created: m.st.Now()})
 	return nil
 }
@@ -410,6 +411,32 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 		}
 	}
 	return list, rows.Err()
+}
+
+// AgentNames returns the names of the project's registered agents, retired
+// ones too, in no particular order.
+func (m *Mailbox) AgentNames(ctx context.Context) ([]string, error) {
+	return m.agentNames(ctx, m.st.DB())
+}
+
+func (m *Mailbox) agentNames(ctx context.Context, q queryer) ([]string, error) {
+	if m.pid == 0 {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT name FROM agents WHERE project_id = ?`, m.pid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }
 
 // Holdings is what the store keeps of a project.

@@ -644,3 +644,58 @@ func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]Pa
 	}
 	return out, nil
 }
+
+// Import queues in tx, the transaction of an update of the store,
+// reservations brought over from another system with their own ids (ULIDs)
+// and times, leaving alone those whose id the store holds already: it
+// returns how many it wrote and how many were present. Patterns must be
+// normalized (NormalizePattern); holders are taken as given, the caller
+// vouching that they are agents of the project. An error leaves the update
+// to be abandoned.
+func (s *Service) Import(ctx context.Context, tx *store.Tx, rs []Reservation) (written, present int, err error) {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if seen[r.ID] {
+			present++
+			continue
+		}
+		seen[r.ID] = true
+		if _, err := ulid.ParseStrict(r.ID); err != nil {
+			return written, present, fault.WithHint(fmt.Errorf("%w: %q is not a ULID", ErrInvalidArgument, r.ID), "imported reservations need ULID ids")
+		}
+		if r.Created.IsZero() || r.Expires.IsZero() {
+			return written, present, fault.WithHint(fmt.Errorf("%w: reservation %s has no creation or expiry time", ErrInvalidArgument, r.ID),
+				"give every imported reservation its times")
+		}
+		if _, err := Compile(r.Pattern); err != nil {
+			return written, present, fault.WithHint(fmt.Errorf("reservation %s: %w", r.ID, err), "normalize imported patterns with NormalizePattern")
+		}
+		found, err := s.exists(ctx, tx, r.ID)
+		if err != nil {
+			return written, present, err
+		}
+		if found {
+			present++
+			continue
+		}
+		r.Project = s.slug
+		r.Created, r.Expires = r.Created.UTC().Truncate(time.Second), r.Expires.UTC().Truncate(time.Second)
+		if !r.Released.IsZero() {
+			r.Released = r.Released.UTC().Truncate(time.Second)
+		}
+		tx.Put(&r)
+		written++
+	}
+	return written, present, nil
+}
+
+// exists reports whether the store holds a reservation with id, in any
+// project: ids are unique across the store.
+func (s *Service) exists(ctx context.Context, q querier, id string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM reservations WHERE id = ?`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/importer"
 	"github.com/urfave/cli/v2"
 )
 
@@ -15,9 +15,7 @@ type countsJSON struct {
 	Reservations int `json:"reservations"`
 }
 
-func importCountsDoc(c mailbox.ImportCounts) countsJSON {
-	return countsJSON{c.Agents, c.Messages, c.Reservations}
-}
+func importCountsDoc(c importer.Counts) countsJSON { return countsJSON(c) }
 
 func importCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -33,7 +31,7 @@ func importCommand(e *env) *cli.Command {
 				"Importing again adds only what is new. Files that cannot be used are reported as warnings.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "source-project", Usage: "the project `SLUG` under DIR/projects to import, when DIR holds several"},
-				&cli.IntFlag{Name: "batch", Value: mailbox.DefaultImportBatch, Usage: "records per archive commit"},
+				&cli.IntFlag{Name: "batch", Value: importer.DefaultBatch, Usage: "records per archive commit"},
 			},
 			Action: func(c *cli.Context) error {
 				dir, err := oneArg(c, "DIR")
@@ -48,7 +46,7 @@ func importCommand(e *env) *cli.Command {
 					return err
 				}
 				report, end := e.progress(c, "importing", "records")
-				rep, err := s.mb.ImportAgentMail(c.Context, dir, mailbox.AgentMailOptions{
+				rep, err := importer.AgentMail(c.Context, s.st, s.mb, dir, importer.Options{
 					SourceProject: c.String("source-project"), BatchSize: c.Int("batch"), Progress: report,
 				})
 				end()
@@ -70,7 +68,7 @@ func importCommand(e *env) *cli.Command {
 					fmt.Fprintln(e.stderr, "warning: "+w)
 				}
 				fmt.Fprintf(e.stdout, "imported agent-mail project %s into %s\n", rep.Source, proj.Slug)
-				row := func(label string, n mailbox.ImportCounts) []string {
+				row := func(label string, n importer.Counts) []string {
 					return []string{label, fmt.Sprint(n.Agents), fmt.Sprint(n.Messages), fmt.Sprint(n.Reservations)}
 				}
 				table(e.stdout, "\tAGENTS\tMESSAGES\tRESERVATIONS", [][]string{

@@ -28,7 +28,7 @@ type otherKeyJSON struct {
 	Holds countsJSON `json:"holds"`
 }
 
-func holdingsDoc(h mailbox.Holdings) countsJSON { return importCountsDoc(mailbox.ImportCounts(h)) }
+func holdingsDoc(h mailbox.Holdings) countsJSON { return countsJSON(h) }
 
 func projectCommand(e *env) *cli.Command {
 	return &cli.Command{

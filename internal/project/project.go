@@ -123,4 +123,3 @@ func ResolveProject(dir string) (Project, error) {
 	}
 	return Project{Key: key, Slug: Slug(key), Root: root, Dir: abs, Source: source, Repo: repo}, nil
 }
-

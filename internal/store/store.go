@@ -478,7 +478,8 @@ type Tx struct {
 	recs      []record.Record
 	author    string
 	subject   string
-	committed bool // the archive has the commit
+	committed bool     // the archive has the commit
+	aborted   []func() // run when the update writes nothing
 }
 
 // Put queues records to be committed when the update function returns nil.
@@ -487,11 +488,18 @@ func (t *Tx) Put(recs ...record.Record) { t.recs = append(t.recs, recs...) }
 // Describe sets the commit's author (an agent name) and one-line subject.
 func (t *Tx) Describe(author, subject string) { t.author, t.subject = author, subject }
 
+// OnAbort registers fn to run should the update write nothing after all
+// (the update function or the archive commit fails), for a caller that
+// keeps state learnt inside the transaction, such as the row id of a
+// project the transaction creates.
+func (t *Tx) OnAbort(fn func()) { t.aborted = append(t.aborted, fn) }
+
 // Update runs fn under the store lock against an up-to-date index, then
 // commits the records fn queued (one archive commit for all of them) and
 // indexes them. If fn returns an error nothing is written.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.withLock(func() error {
+	var t *Tx
+	err := s.withLock(func() error {
 		if err := s.catchUp(ctx); err != nil {
 			return err
 		}
@@ -500,7 +508,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 			return fmt.Errorf("begin: %w", err)
 		}
 		defer sqlTx.Rollback()
-		t := &Tx{Tx: sqlTx}
+		t = &Tx{Tx: sqlTx}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -523,6 +531,12 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 		return nil
 	})
+	if err != nil && t != nil && !t.committed {
+		for _, undo := range t.aborted {
+			undo()
+		}
+	}
+	return err
 }
 
 // committed handles err, met while indexing the write of t. Once the

@@ -361,6 +361,36 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 	}
 }
 
+// TestOnAbort: what a caller registers runs when the update writes
+// nothing, and only then.
+func TestOnAbort(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	boom := errors.New("boom")
+	for _, tt := range []struct {
+		name  string
+		fail  error
+		put   bool
+		undid bool
+	}{
+		{"committed", nil, true, false},
+		{"nothing to commit", nil, false, false},
+		{"failed", boom, true, true},
+	} {
+		undid := false
+		err := s.Update(context.Background(), func(tx *Tx) error {
+			tx.OnAbort(func() { undid = true })
+			if tt.put {
+				tx.Put(agent("Agent" + tt.name))
+			}
+			return tt.fail
+		})
+		if !errors.Is(err, tt.fail) || undid != tt.undid {
+			t.Errorf("%s: Update = %v, undone %v; want %v, %v", tt.name, err, undid, tt.fail, tt.undid)
+		}
+	}
+}
+
 func TestUpdateWithoutPut(t *testing.T) {
 	s := openStore(t, t.TempDir())
 	setup(t, s)
