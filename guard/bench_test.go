@@ -59,8 +59,7 @@ func BenchmarkMatch(b *testing.B) {
 	b.ResetTimer()
 	var n int
 	for i := 0; i < b.N; i++ {
-		m := NewMatcher(rs)
-		n = len(m.Conflicts(paths, false))
+		n = len(Conflicts(rs, paths, false))
 	}
 	b.ReportMetric(float64(n), "conflicts")
 }
@@ -70,7 +69,7 @@ func BenchmarkMatchFold(b *testing.B) {
 	rs, paths := benchReservations(1000), benchPaths(5000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		NewMatcher(rs).Conflicts(paths, true)
+		Conflicts(rs, paths, true)
 	}
 }
 

@@ -608,12 +608,12 @@ func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]Pa
 	if err != nil {
 		return nil, err
 	}
-	ix := newPatternIndex(patterns)
+	m := NewMatcher(patterns)
 	matches := make([][]int, len(paths))
 	var holding []int64
 	seen := make([]bool, len(rowids))
 	for i, p := range paths {
-		matches[i] = ix.match(strings.TrimPrefix(p, "./"))
+		matches[i] = m.Match(p, false)
 		for _, j := range matches[i] {
 			if !seen[j] {
 				seen[j] = true

@@ -409,10 +409,10 @@ func TestLockRunWaits(t *testing.T) {
 }
 
 // Check answers as reading every active reservation in full and matching
-// the paths against them would, holders in the same order: reading whole
+// the paths against them would, holders oldest first: reading whole
 // reservations only for the patterns that match changes nothing. (The
-// matching itself is patternIndex's, tested against doublestar in
-// index_test.go.)
+// matching itself is Matcher's, tested against doublestar in
+// match_test.go.)
 func TestCheckMatchesAllActive(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
@@ -444,7 +444,7 @@ func TestCheckMatchesAllActive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := newPatternIndex(patternsOf(active))
+	m := NewMatcher(patternsOf(active))
 	paths := make([]string, 400)
 	for i := range paths {
 		paths[i] = randomPath(rng)
@@ -456,7 +456,7 @@ func TestCheckMatchesAllActive(t *testing.T) {
 	matched := 0
 	for i, p := range paths {
 		want := []Reservation{}
-		for _, j := range ix.match(p) {
+		for _, j := range m.Match(p, false) {
 			want = append(want, active[j])
 		}
 		matched += len(want)
