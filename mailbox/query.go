@@ -17,37 +17,25 @@ import (
 // MinIDPrefix is the shortest id prefix accepted.
 const MinIDPrefix = 6
 
-// Message is a message as one agent sees it: Bcc holds every bcc recipient
-// for the sender, only the viewer for a bcc recipient, and nothing for
-// anyone else. ReadAt and AckedAt are the viewer's receipt.
+// Message is a message as one agent sees it: its record, with Thread set
+// to the thread it belongs to (its own id when the sender named none) and
+// Bcc to what the viewer may see of the bcc list (every bcc recipient for
+// the sender, only the viewer for a bcc recipient, nothing for anyone
+// else), and the viewer's receipt.
 type Message struct {
-	ID          string
-	Thread      string
-	From        string
-	To, Cc, Bcc []string
-	Subject     string
-	Importance  string
-	AckRequired bool
-	Category    string
-	ReplyTo     string
-	Created     time.Time
-	Hold        time.Duration // on a reply: the sender should wait this much longer
-	Path        string
-	Body        string
-	ReadAt      *time.Time
-	AckedAt     *time.Time
+	record.Message
+	Path    string     // the canonical file in the archive (the record's Path())
+	ReadAt  *time.Time // when the viewer read it; nil if not read, or not a recipient
+	AckedAt *time.Time // when the viewer acknowledged it
 }
 
 // viewOf turns a record into the view of viewer, whose recipient kind is
 // kind ("" when not a recipient).
 func viewOf(r *record.Message, viewer, kind string, readAt, ackedAt *time.Time) Message {
-	return Message{
-		ID: r.ID, Thread: r.ThreadID(), From: r.From, To: nonNil(r.To), Cc: nonNil(r.Cc),
-		Bcc:     visibleBcc(r.Bcc, r.From, viewer, kind),
-		Subject: r.Subject, Importance: r.Importance, AckRequired: r.AckRequired,
-		Category: r.Category, ReplyTo: r.ReplyTo, Created: r.Created, Hold: r.Hold, Path: r.Path(), Body: r.Body,
-		ReadAt: readAt, AckedAt: ackedAt,
-	}
+	v := Message{Message: *r, Path: r.Path(), ReadAt: readAt, AckedAt: ackedAt}
+	v.Thread, v.To, v.Cc = r.ThreadID(), nonNil(r.To), nonNil(r.Cc)
+	v.Bcc = visibleBcc(r.Bcc, r.From, viewer, kind)
+	return v
 }
 
 func visibleBcc(bcc []string, from, viewer, kind string) []string {
