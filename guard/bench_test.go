@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
@@ -79,7 +80,7 @@ func seedStore(b *testing.B, repo string, n int) string {
 	b.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(b.TempDir(), "store")
-	st, err := store.Open(dir, store.Options{})
+	st, err := store.Open(dir, store.Options{Projections: []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	src := func(ctx context.Context) ([]reservations.Reservation, error) {
-		st, err := store.Open(dir, store.Options{})
+		st, err := store.Open(dir, store.Options{Projections: []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}})
 		if err != nil {
 			return nil, err
 		}

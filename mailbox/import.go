@@ -42,7 +42,7 @@ type ImportCounts struct {
 // thread, UTF-8) except that their time, id and sender are given. An error
 // leaves the update to be abandoned.
 func (m *Mailbox) Import(ctx context.Context, tx *store.Tx, b ImportBatch) (written, present ImportCounts, err error) {
-	if err := m.ensureProject(tx); err != nil {
+	if err := m.ensureProject(ctx, tx); err != nil {
 		return written, present, err
 	}
 	known := map[string]string{} // fold -> name, for agents of this batch

@@ -120,7 +120,7 @@ func gitIn(t *testing.T, dir string, args ...string) {
 // adopt it.
 func TestOpenAdoptsLegacyKey(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(t.TempDir(), store.Options{})
+	st, err := store.Open(t.TempDir(), store.Options{Projections: testProjections})
 	if err != nil {
 		t.Fatal(err)
 	}

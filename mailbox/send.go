@@ -118,7 +118,7 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 			if from, err = m.actor(ctx, tx); err != nil {
 				return err
 			}
-		} else if err := m.ensureProject(tx); err != nil {
+		} else if err := m.ensureProject(ctx, tx); err != nil {
 			return err
 		}
 		out = make([]Message, 0, len(drafts))

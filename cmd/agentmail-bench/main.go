@@ -155,7 +155,7 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 		clock = clock.Add(step)
 		return clock
 	}
-	st, err := store.Open(dir, store.Options{Now: now, Extensions: []store.Extension{fts.Extension{}}})
+	st, err := store.Open(dir, store.Options{Now: now, Projections: []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}})
 	if err != nil {
 		return s, err
 	}

@@ -292,9 +292,9 @@ func jsonOutput(c *cli.Context) bool {
 }
 
 // storeOptions are the options every command opens the store with: the
-// full-text index is kept with the message index.
+// tables of mail, reservations and search.
 func storeOptions() store.Options {
-	return store.Options{Extensions: []store.Extension{fts.Extension{}}}
+	return store.Options{Projections: []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}}
 }
 
 // openStore opens the store named by --store or the environment, and

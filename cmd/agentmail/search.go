@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"context"
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
@@ -41,7 +42,7 @@ func searchCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := s.mb.Search(c.Context, strings.Join(c.Args().Slice(), " "), c.Bool("all"), c.Int("limit"))
+			res, err := searchMail(c.Context, s, strings.Join(c.Args().Slice(), " "), c.Bool("all"), c.Int("limit"))
 			if err != nil {
 				return err
 			}
@@ -75,7 +76,7 @@ func searchCommand(e *env) *cli.Command {
 			if colorful(e.stdout) {
 				highlight = fts.HighlightTerminal
 			}
-			short, err := s.mb.ShortIDs(c.Context, mapSlice(res.Hits, func(h mailbox.Hit) string { return h.ID }))
+			short, err := s.mb.ShortIDs(c.Context, mapSlice(res.Hits, func(h searchHit) string { return h.ID }))
 			if err != nil {
 				return err
 			}
@@ -89,4 +90,44 @@ func searchCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// searchHit is a message a search found, as the viewer sees it.
+type searchHit struct {
+	mailbox.Message
+	Snippet string  // body excerpt with hits between fts.MarkOpen and fts.MarkClose
+	Score   float64 // bm25 relevance, higher is better; 0 without text terms
+}
+
+// searchResult is a search's hits, best first, and its notes.
+type searchResult struct {
+	Hits  []searchHit
+	Notes []string
+}
+
+// searchMail runs a search of the session's project (fts.Search) as its
+// acting agent, or a human, sees it, and shows the messages found as the
+// mailbox does.
+func searchMail(ctx context.Context, s *session, query string, all bool, limit int) (searchResult, error) {
+	viewer, err := s.mb.Viewer(ctx)
+	if err != nil {
+		return searchResult{}, err
+	}
+	found, err := fts.Search(ctx, s.st, fts.Request{Project: s.mb.ProjectID(), Viewer: viewer, All: all, Query: query, Limit: limit})
+	if err != nil {
+		return searchResult{}, err
+	}
+	msgs, err := s.mb.Messages(ctx, viewer, mapSlice(found.Hits, func(h fts.Hit) string { return h.ID }))
+	if err != nil {
+		return searchResult{}, fmt.Errorf("search: %w", err)
+	}
+	hits := make(map[string]fts.Hit, len(found.Hits))
+	for _, h := range found.Hits {
+		hits[h.ID] = h
+	}
+	res := searchResult{Hits: make([]searchHit, len(msgs)), Notes: found.Notes}
+	for i, m := range msgs {
+		res.Hits[i] = searchHit{m, hits[m.ID].Snippet, hits[m.ID].Score}
+	}
+	return res, nil
 }

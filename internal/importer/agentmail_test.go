@@ -81,7 +81,8 @@ type fixture struct {
 func newFixture(t testing.TB, agents ...string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	st, err := store.Open(t.TempDir(), store.Options{Now: func() time.Time { return f.clock }})
+	st, err := store.Open(t.TempDir(), store.Options{Now: func() time.Time { return f.clock },
+		Projections: []store.Projection{mailbox.Projection(), reservations.Projection()}})
 	if err != nil {
 		t.Fatal(err)
 	}
