@@ -5,20 +5,25 @@ GO      ?= go
 TAGS    := sqlite_fts5,sqlite_omit_load_extension,urfave_cli_no_docs
 BIN     := bin/agentmail
 GOFLAGS_ALL := -tags $(TAGS)
-# The binary is linked statically: no dynamic loader or shared libraries to
-# map saves every process a fraction of a millisecond. This needs glibc's
-# static libraries (Debian: libc6-dev, which cgo needs anyway); build with
-# `make build LDFLAGS=` where they are missing.
-LDFLAGS ?= -linkmode external -extldflags -static
+# The binary is linked dynamically, as Go links cgo programs by default, so
+# that `make build` works wherever gcc does. `make build-static` links it
+# statically instead: no dynamic loader or shared libraries to map saves
+# every process a fraction of a millisecond. That needs glibc's static
+# libraries (Debian: libc6-dev, which cgo needs anyway).
+LDFLAGS ?=
+STATIC_LDFLAGS := -linkmode external -extldflags -static
 # agentmail version prints this (the go command records no git revision in
 # a linked worktree).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
-.PHONY: build install test bench lint demo clean
+.PHONY: build build-static install test bench lint demo clean
 
 build:
 	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
+
+build-static:
+	$(GO) build $(GOFLAGS_ALL) -ldflags '$(STATIC_LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
 
 install:
 	$(GO) install $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' ./cmd/agentmail

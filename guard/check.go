@@ -49,6 +49,7 @@ type CheckOptions struct {
 	Mode         Mode      // Block (the default) or Warn
 	Bypass       bool      // skip the check (AGENTMAIL_BYPASS)
 	Reservations Source
+	Now          func() time.Time // the clock leases expire by; nil means time.Now
 }
 
 // Report is the outcome of a check.
@@ -71,7 +72,10 @@ type Report struct {
 // returns no error for either, and the report says what it found. The
 // report is filled in either way.
 func Check(ctx context.Context, o CheckOptions) (Report, error) {
-	rep := Report{Hook: o.Hook, Mode: o.Mode, Conflicts: []Conflict{}, Now: time.Now()}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	rep := Report{Hook: o.Hook, Mode: o.Mode, Conflicts: []Conflict{}, Now: o.Now()}
 	if rep.Hook == "" {
 		rep.Hook = PreCommit
 	}
@@ -125,7 +129,7 @@ func check(ctx context.Context, o CheckOptions, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	blocking := Blocking(rs, o.Agent, time.Now())
+	blocking := Blocking(rs, o.Agent, rep.Now)
 	if len(blocking) == 0 {
 		return nil
 	}

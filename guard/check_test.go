@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/reservations"
@@ -136,5 +137,30 @@ func TestStoreAbsent(t *testing.T) {
 	}
 	if StoreAbsent(file) {
 		t.Error("a file in the store's place should be opened (and fail), not skipped")
+	}
+}
+
+// A lease expires by the clock the check is given, not the machine's: the
+// commands pass theirs (AGENTMAIL_NOW), the one the store's leases are
+// listed by.
+func TestCheckReadsItsClock(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	r := res("BlueLake", "src/**")
+	r.Expires = time.Date(2001, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		now     time.Time
+		blocked bool
+	}{
+		{r.Expires.Add(-time.Second), true},
+		{r.Expires, false},
+		{r.Expires.Add(time.Hour), false},
+	} {
+		rep, err := Check(ctx, CheckOptions{Dir: dir, Paths: []string{"src/a.go"}, Reservations: source(r),
+			Now: func() time.Time { return c.now }})
+		if rep.Blocked != c.blocked || errors.Is(err, ErrBlocked) != c.blocked || !rep.Now.Equal(c.now) {
+			t.Errorf("at %v: blocked %v (%v), report time %v; want blocked %v", c.now, rep.Blocked, err, rep.Now, c.blocked)
+		}
 	}
 }

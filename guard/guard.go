@@ -84,8 +84,11 @@ func ParseMode(s string) (Mode, error) {
 // ResolveMode returns the mode given explicitly (a --mode flag), else the
 // one in the environment (AGENTMAIL_GUARD_MODE, then AGENT_MAIL_GUARD_MODE),
 // else Block.
-func ResolveMode(explicit string) (Mode, error) {
-	for _, s := range []string{explicit, os.Getenv(EnvMode), os.Getenv(EnvModeAlt)} {
+func ResolveMode(explicit string) (Mode, error) { return ModeIn(os.Getenv, explicit) }
+
+// ModeIn is ResolveMode in the environment getenv reads.
+func ModeIn(getenv func(string) string, explicit string) (Mode, error) {
+	for _, s := range []string{explicit, getenv(EnvMode), getenv(EnvModeAlt)} {
 		if s != "" {
 			return ParseMode(s)
 		}
@@ -94,8 +97,11 @@ func ResolveMode(explicit string) (Mode, error) {
 }
 
 // Bypassed reports whether AGENTMAIL_BYPASS asks to skip the check.
-func Bypassed() bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvBypass))) {
+func Bypassed() bool { return BypassedIn(os.Getenv) }
+
+// BypassedIn is Bypassed in the environment getenv reads.
+func BypassedIn(getenv func(string) string) bool {
+	switch strings.ToLower(strings.TrimSpace(getenv(EnvBypass))) {
 	case "1", "true", "yes":
 		return true
 	}

@@ -158,3 +158,31 @@ func TestResolveModeAndBypass(t *testing.T) {
 		}
 	}
 }
+
+// ModeIn and BypassedIn read the environment they are given, not the
+// process's: a server checks for many committers.
+func TestModeInBypassedIn(t *testing.T) {
+	t.Setenv(EnvMode, "warn")
+	t.Setenv(EnvBypass, "1")
+	tests := []struct {
+		env      map[string]string
+		explicit string
+		mode     Mode
+		bypass   bool
+	}{
+		{env: nil, mode: Block},
+		{env: map[string]string{EnvModeAlt: "warn"}, mode: Warn},
+		{env: map[string]string{EnvMode: "block", EnvModeAlt: "warn"}, mode: Block},
+		{env: map[string]string{EnvMode: "block"}, explicit: "warn", mode: Warn},
+		{env: map[string]string{EnvBypass: "yes"}, mode: Block, bypass: true},
+	}
+	for _, tt := range tests {
+		getenv := func(k string) string { return tt.env[k] }
+		if m, err := ModeIn(getenv, tt.explicit); err != nil || m != tt.mode {
+			t.Errorf("%v, %q: mode %q, %v; want %q", tt.env, tt.explicit, m, err, tt.mode)
+		}
+		if got := BypassedIn(getenv); got != tt.bypass {
+			t.Errorf("%v: bypassed %v", tt.env, got)
+		}
+	}
+}

@@ -285,7 +285,7 @@ func (m *Mailbox) parseName(ctx context.Context, q queryer, raw string) (string,
 }
 
 func (m *Mailbox) freeName(ctx context.Context, q queryer) (string, error) {
-	seed := uint64(time.Now().UnixNano())
+	seed := uint64(m.st.Clock().UnixNano()) // a stopped clock (AGENTMAIL_NOW) suggests the same name each time
 	return names.Generate(rand.New(rand.NewPCG(seed, seed>>32)), func(fold string) bool {
 		_, taken, _ := m.lookupAgent(ctx, q, fold)
 		return taken

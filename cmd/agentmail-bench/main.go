@@ -19,8 +19,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -155,7 +155,7 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 		clock = clock.Add(step)
 		return clock
 	}
-	st, err := store.Open(dir, store.Options{Now: now, Projections: []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}})
+	st, err := store.Open(dir, store.Options{Now: now, Projections: service.Projections()})
 	if err != nil {
 		return s, err
 	}

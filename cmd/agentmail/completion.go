@@ -130,7 +130,7 @@ func completionCommand(e *env) *cli.Command {
 				return usagef("agentmail completion writes scripts for bash, zsh and fish", "%s", msg)
 			}
 			nodes := completionTree(c.App)
-			return e.buffered(func(w io.Writer) { write(w, nodes) })
+			return e.output(c).buffered(func(w io.Writer) { write(w, nodes) })
 		},
 	}
 }

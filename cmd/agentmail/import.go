@@ -1,23 +1,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/agentmail/agentmail/internal/importer"
+	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
 )
 
-// countsJSON counts a project's agents, messages and reservations: what
-// an import brought in, or what a project holds.
-type countsJSON struct {
-	Agents       int `json:"agents"`
-	Messages     int `json:"messages"`
-	Reservations int `json:"reservations"`
+type importOptions struct {
+	scoped
+	req service.ImportRequest
+	// progress returns the callback that draws a progress bar, and the
+	// function that ends it.
+	progress func() (report func(done, total int), end func())
 }
 
-func importCountsDoc(c importer.Counts) countsJSON { return countsJSON(c) }
-
-func importCommand(e *env) *cli.Command {
+func newImportCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "import",
 		Usage: "import mail from another system",
@@ -31,56 +30,40 @@ func importCommand(e *env) *cli.Command {
 				"Importing again adds only what is new. Files that cannot be used are reported as warnings.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "source-project", Usage: "the project `SLUG` under DIR/projects to import, when DIR holds several"},
-				&cli.IntFlag{Name: "batch", Value: importer.DefaultBatch, Usage: "records per archive commit"},
+				&cli.IntFlag{Name: "batch", Value: service.DefaultImportBatch, Usage: "records per archive commit"},
 			},
-			Action: func(c *cli.Context) error {
+			Action: scopedAction(e, func(c *cli.Context) (*importOptions, error) {
 				dir, err := oneArg(c, "DIR")
-				if err != nil {
-					return err
-				}
-				if c.Int("batch") <= 0 {
-					return usagef("pass a positive --batch", "--batch must be positive")
-				}
-				s, err := e.openMailbox(c)
-				if err != nil {
-					return err
-				}
-				report, end := e.progress(c, "importing", "records")
-				rep, err := importer.AgentMail(c.Context, s.st, s.mb, dir, importer.Options{
-					SourceProject: c.String("source-project"), BatchSize: c.Int("batch"), Progress: report,
-				})
-				end()
-				if err != nil {
-					return err
-				}
-				proj := s.mb.Project()
-				if jsonOutput(c) {
-					return e.printJSON(map[string]any{
-						"source":    map[string]string{"dir": rep.Dir, "project": rep.Source},
-						"project":   map[string]string{"key": proj.Key, "slug": proj.Slug},
-						"imported":  importCountsDoc(rep.Imported),
-						"skipped":   importCountsDoc(rep.Skipped),
-						"malformed": importCountsDoc(rep.Malformed),
-						"warnings":  rep.Warnings,
-					})
-				}
-				for _, w := range rep.Warnings {
-					fmt.Fprintln(e.stderr, "warning: "+w)
-				}
-				fmt.Fprintf(e.stdout, "imported agent-mail project %s into %s\n", rep.Source, proj.Slug)
-				row := func(label string, n importer.Counts) []string {
-					return []string{label, fmt.Sprint(n.Agents), fmt.Sprint(n.Messages), fmt.Sprint(n.Reservations)}
-				}
-				table(e.stdout, "\tAGENTS\tMESSAGES\tRESERVATIONS", [][]string{
-					row("imported", rep.Imported),
-					row("already present", rep.Skipped),
-					row("malformed", rep.Malformed),
-				})
-				if len(rep.Warnings) > 0 {
-					fmt.Fprintf(e.stdout, "%s (on stderr)\n", count(len(rep.Warnings), "warning", "warnings"))
-				}
-				return nil
-			},
+				return &importOptions{
+					req:      service.ImportRequest{Dir: dir, SourceProject: c.String("source-project"), Batch: c.Int("batch")},
+					progress: func() (func(int, int), func()) { return e.progress(c, "importing", "records") },
+				}, err
+			}, runImport),
 		}},
 	}
+}
+
+func runImport(ctx context.Context, o *importOptions) error {
+	report, end := o.progress()
+	o.req.Progress = report
+	resp, err := o.Service.ImportAgentMail(ctx, o.Scope, o.req)
+	end()
+	return o.render(resp, err, func() error {
+		for _, w := range resp.Warnings {
+			fmt.Fprintln(o.Stderr, "warning: "+w)
+		}
+		fmt.Fprintf(o.Stdout, "imported agent-mail project %s into %s\n", resp.Source.Project, resp.Project.Slug)
+		row := func(label string, n service.Counts) []string {
+			return []string{label, fmt.Sprint(n.Agents), fmt.Sprint(n.Messages), fmt.Sprint(n.Reservations)}
+		}
+		table(o.Stdout, "\tAGENTS\tMESSAGES\tRESERVATIONS", [][]string{
+			row("imported", resp.Imported),
+			row("already present", resp.Skipped),
+			row("malformed", resp.Malformed),
+		})
+		if len(resp.Warnings) > 0 {
+			fmt.Fprintf(o.Stdout, "%s (on stderr)\n", count(len(resp.Warnings), "warning", "warnings"))
+		}
+		return nil
+	})
 }

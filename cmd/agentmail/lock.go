@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,69 +11,11 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
 )
 
-// exitStatus is an error that ends agentmail with a given code and no
-// message: lock run passes on its command's status.
-type exitStatus int
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-type lockJSON struct {
-	Key     string  `json:"key"`
-	Holder  string  `json:"holder"`
-	Created *string `json:"created"`
-	Expires *string `json:"expires"`
-}
-
-func lockDoc(l reservations.Lock) lockJSON {
-	return lockJSON{l.Key, l.Holder, jsonTime(l.Created), jsonTime(l.Expires)}
-}
-
-func (e *env) lockOut(c *cli.Context, verb string, l reservations.Lock, now time.Time) error {
-	if jsonOutput(c) {
-		return e.printJSON(map[string]any{"lock": lockDoc(l)})
-	}
-	if verb == "released" {
-		fmt.Fprintf(e.stdout, "released %s\n", l.Key)
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "%s %s (expires %s)\n", verb, l.Key, ago(l.Expires, now))
-	return nil
-}
-
-// printHeld shows who holds a lock before the error says it is held.
-func (e *env) printHeld(c *cli.Context, err error) error {
-	var held *reservations.HeldError
-	if errors.As(err, &held) && jsonOutput(c) {
-		if perr := e.printJSON(map[string]any{"lock": lockDoc(held.Lock)}); perr != nil {
-			return perr
-		}
-	}
-	return err
-}
-
-func lockCommands(e *env) *cli.Command {
-	ttl := &cli.DurationFlag{Name: "ttl", Value: 5 * time.Minute, Usage: "how long the lock lasts without renewal"}
-	wait := &cli.DurationFlag{Name: "wait", Usage: "wait up to this long for the holder to let go"}
-	keyed := func(name, usage string, flags []cli.Flag, act func(*cli.Context, *session, *reservations.Service, string) error) *cli.Command {
-		return &cli.Command{
-			Name: name, Usage: usage, ArgsUsage: "KEY", Flags: flags,
-			Action: func(c *cli.Context) error {
-				key, err := oneArg(c, "KEY")
-				if err != nil {
-					return err
-				}
-				s, svc, err := e.reservationService(c)
-				if err != nil {
-					return err
-				}
-				return act(c, s, svc, key)
-			},
-		}
-	}
+func newLockCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "lock",
 		Usage: "named locks: deploy gates, build slots, leader election",
@@ -80,134 +23,183 @@ func lockCommands(e *env) *cli.Command {
 			"renewed; a holder that dies loses it when the TTL runs out. acquire exits 3 when another\n" +
 			"agent holds the lock (after --wait).",
 		Subcommands: []*cli.Command{
-			keyed("acquire", "take a lock", []cli.Flag{ttl, wait}, func(c *cli.Context, s *session, svc *reservations.Service, key string) error {
-				l, err := svc.Acquire(c.Context, key, c.Duration("ttl"), c.Duration("wait"))
-				if err != nil {
-					return e.printHeld(c, err)
-				}
-				return e.lockOut(c, "acquired", l, s.st.Now())
-			}),
-			keyed("renew", "extend a lock you hold to --ttl from now", []cli.Flag{ttl}, func(c *cli.Context, s *session, svc *reservations.Service, key string) error {
-				l, err := svc.RenewLock(c.Context, key, c.Duration("ttl"))
-				if err != nil {
-					return e.printHeld(c, err)
-				}
-				return e.lockOut(c, "renewed", l, s.st.Now())
-			}),
-			keyed("release", "let go of a lock you hold", nil, func(c *cli.Context, s *session, svc *reservations.Service, key string) error {
-				l, err := svc.ReleaseLock(c.Context, key)
-				if err != nil {
-					return e.printHeld(c, err)
-				}
-				return e.lockOut(c, "released", l, s.st.Now())
-			}),
-			{
-				Name: "list", Usage: "locks held now", ArgsUsage: " ",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "prefix", Usage: "only keys starting with `P`, e.g. deploy/"}},
-				Action: func(c *cli.Context) error {
-					s, err := e.openMailboxNoArgs(c)
-					if err != nil {
-						return err
-					}
-					locks, err := reservations.New(s.st, s.mb.Project().Slug, "", nil).Locks(c.Context, c.String("prefix"))
-					if err != nil {
-						return err
-					}
-					if jsonOutput(c) {
-						docs := mapSlice(locks, lockDoc)
-						return e.printJSON(map[string]any{"locks": docs})
-					}
-					if len(locks) == 0 {
-						fmt.Fprintln(e.stdout, "no locks held")
-						return nil
-					}
-					rows := make([][]string, len(locks))
-					for i, l := range locks {
-						rows[i] = []string{l.Key, e.esc.line(l.Holder), "expires " + ago(l.Expires, s.st.Now())}
-					}
-					table(e.stdout, "KEY\tHOLDER\tSTATE", rows)
-					return nil
-				},
-			},
-			{
-				Name: "run", Usage: "hold a lock while a command runs", ArgsUsage: "KEY -- CMD [ARG...]",
-				Description: "Acquires KEY (waiting up to --wait), runs CMD, renews the lock every third of --ttl while it\n" +
-					"runs, passes SIGINT/SIGTERM/SIGHUP on to it, releases the lock when it ends and exits with its\n" +
-					"status. If agentmail itself is killed, the lock lapses after --ttl.",
-				Flags: []cli.Flag{ttl, wait},
-				Action: func(c *cli.Context) error {
-					if c.Args().Len() < 2 {
-						return usagef("usage: agentmail lock run KEY -- CMD [ARG...]", "need a key and a command")
-					}
-					key, argv := c.Args().First(), c.Args().Slice()[1:]
-					_, svc, err := e.reservationService(c)
-					if err != nil {
-						return err
-					}
-					l, err := svc.AcquireRun(c.Context, key, c.Duration("ttl"), c.Duration("wait"))
-					if err != nil {
-						return e.printHeld(c, err)
-					}
-					code, runErr := e.runHolding(c, svc, l, argv)
-					if _, err := svc.ReleaseRun(c.Context, l); err != nil {
-						fmt.Fprintf(e.stderr, "agentmail: could not release %s (it lapses after --ttl): %v\n", key, err)
-					}
-					if runErr != nil {
-						return runErr
-					}
-					if code != 0 {
-						return exitStatus(code)
-					}
-					return nil
-				},
-			},
+			newLockKeyCommand(e, "acquire", "take a lock", (*service.Service).AcquireLock, true),
+			newLockKeyCommand(e, "renew", "extend a lock you hold to --ttl from now", (*service.Service).RenewLock, true),
+			newLockKeyCommand(e, "release", "let go of a lock you hold", releaseLock, false),
+			newLockListCommand(e),
+			newLockRunCommand(e),
 		},
 	}
 }
 
-// cannotRun is a command lock run could not start: exit 127 when it was not
-// found, 126 when it could not be executed, as a shell does.
-type cannotRun struct {
-	err  error
-	exit int
+func lockTTLFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "ttl", Value: 5 * time.Minute, Usage: "how long the lock lasts without renewal"}
 }
 
-func (e *cannotRun) Error() string { return e.err.Error() }
-func (e *cannotRun) Unwrap() error { return e.err }
+func lockWaitFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "wait", Usage: "wait up to this long for the holder to let go"}
+}
 
-func startError(name string, err error) error {
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-		return &cannotRun{fault.WithHint(fmt.Errorf("cannot run %s: command not found", name),
-			"check the command's name and $PATH; the lock was released"), 127}
+// lockOp is one of the service's operations on a lock by key.
+type lockOp func(*service.Service, context.Context, service.Scope, service.LockRequest) (service.LockResponse, error)
+
+func releaseLock(s *service.Service, ctx context.Context, sc service.Scope, req service.LockRequest) (service.LockResponse, error) {
+	return s.ReleaseLock(ctx, sc, req.Key)
+}
+
+type lockKeyOptions struct {
+	scoped
+	verb string // acquired, renewed or released
+	op   lockOp
+	req  service.LockRequest
+}
+
+// newLockKeyCommand is lock acquire, renew or release; timed commands
+// take --ttl (and acquire, --wait).
+func newLockKeyCommand(e *env, name, usage string, op lockOp, timed bool) *cli.Command {
+	var flags []cli.Flag
+	if timed {
+		flags = append(flags, lockTTLFlag())
 	}
-	return &cannotRun{fault.WithHint(fmt.Errorf("cannot run %s: %v", name, unwrapPath(err)),
-		"check that it is an executable file you may run; the lock was released"), 126}
+	if name == "acquire" {
+		flags = append(flags, lockWaitFlag())
+	}
+	verb := map[string]string{"acquire": "acquired", "renew": "renewed", "release": "released"}[name]
+	return &cli.Command{
+		Name: name, Usage: usage, ArgsUsage: "KEY", Flags: flags,
+		Action: scopedAction(e, func(c *cli.Context) (*lockKeyOptions, error) {
+			key, err := oneArg(c, "KEY")
+			return &lockKeyOptions{verb: verb, op: op, req: service.LockRequest{Key: key, TTL: c.Duration("ttl"), Wait: c.Duration("wait")}}, err
+		}, runLockKey),
+	}
 }
 
-// runHolding runs argv, renewing the run's lock l while it runs, and returns its exit
-// status.
-func (e *env) runHolding(c *cli.Context, svc *reservations.Service, l reservations.Lock, argv []string) (int, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+func runLockKey(ctx context.Context, o *lockKeyOptions) error {
+	resp, err := o.op(o.Service, ctx, o.Scope, o.req)
+	if err != nil {
+		return o.held(resp, err)
+	}
+	if o.JSON {
+		return o.printJSON(resp)
+	}
+	if o.verb == "released" {
+		fmt.Fprintf(o.Stdout, "released %s\n", resp.Lock.Key)
+		return nil
+	}
+	fmt.Fprintf(o.Stdout, "%s %s (expires %s)\n", o.verb, resp.Lock.Key, ago(resp.Lock.Expires.Time, o.now()))
+	return nil
+}
+
+// held shows who holds a lock (when the error is that one does) before
+// the error says so.
+func (o output) held(resp service.LockResponse, err error) error {
+	if resp.Lock.Key != "" && o.JSON {
+		if perr := o.printJSON(resp); perr != nil {
+			return perr
+		}
+	}
+	return err
+}
+
+type lockListOptions struct {
+	scoped
+	prefix string
+}
+
+func newLockListCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name: "list", Usage: "locks held now", ArgsUsage: " ",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "prefix", Usage: "only keys starting with `P`, e.g. deploy/"}},
+		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *lockListOptions {
+			return &lockListOptions{prefix: c.String("prefix")}
+		}), runLockList),
+	}
+}
+
+func runLockList(ctx context.Context, o *lockListOptions) error {
+	resp, err := o.Service.Locks(ctx, o.Scope, o.prefix)
+	return o.render(resp, err, func() error {
+		if len(resp.Locks) == 0 {
+			fmt.Fprintln(o.Stdout, "no locks held")
+			return nil
+		}
+		now := o.now()
+		rows := make([][]string, len(resp.Locks))
+		for i, l := range resp.Locks {
+			rows[i] = []string{l.Key, o.esc.line(l.Holder), "expires " + ago(l.Expires.Time, now)}
+		}
+		table(o.Stdout, "KEY\tHOLDER\tSTATE", rows)
+		return nil
+	})
+}
+
+type lockRunOptions struct {
+	scoped
+	req  service.LockRequest
+	argv []string // the command to run
+}
+
+func newLockRunCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name: "run", Usage: "hold a lock while a command runs", ArgsUsage: "KEY -- CMD [ARG...]",
+		Description: "Acquires KEY (waiting up to --wait), runs CMD, renews the lock every third of --ttl while it\n" +
+			"runs, passes SIGINT/SIGTERM/SIGHUP on to it, releases the lock when it ends and exits with its\n" +
+			"status. If agentmail itself is killed, the lock lapses after --ttl.",
+		Flags: []cli.Flag{lockTTLFlag(), lockWaitFlag()},
+		Action: scopedAction(e, func(c *cli.Context) (*lockRunOptions, error) {
+			if c.Args().Len() < 2 {
+				return nil, usagef("usage: agentmail lock run KEY -- CMD [ARG...]", "need a key and a command")
+			}
+			return &lockRunOptions{req: service.LockRequest{Key: c.Args().First(), TTL: c.Duration("ttl"), Wait: c.Duration("wait")},
+				argv: c.Args().Slice()[1:]}, nil
+		}, runLockRun),
+	}
+}
+
+// runLockRun takes the lock for the run, runs the command holding it, and
+// exits with the command's status.
+func runLockRun(ctx context.Context, o *lockRunOptions) error {
+	lr, resp, err := o.Service.StartLockRun(ctx, o.Scope, o.req)
+	if err != nil {
+		return o.held(resp, err)
+	}
+	code, runErr := o.runHolding(ctx, lr)
+	if err := lr.Release(ctx); err != nil {
+		fmt.Fprintf(o.Stderr, "agentmail: could not release %s (it lapses after --ttl): %v\n", lr.Key(), err)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if code != 0 {
+		return exitStatus(code)
+	}
+	return nil
+}
+
+// runHolding runs the command while the run's lock is kept alive, passing
+// signals on to it, and returns its exit status.
+func (o *lockRunOptions) runHolding(ctx context.Context, lr *service.LockRun) (int, error) {
+	cmd := exec.Command(o.argv[0], o.argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
 	if err := cmd.Start(); err != nil {
-		return 0, startError(argv[0], err)
+		return 0, startError(o.argv[0], err)
 	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	ttl := c.Duration("ttl")
-	renew := time.NewTicker(max(ttl/3, time.Second))
-	defer renew.Stop()
+	keep, stop := context.WithCancel(ctx)
+	kept := make(chan struct{})
+	go func() {
+		defer close(kept)
+		lr.KeepAlive(keep, func(err error) { fmt.Fprintf(o.Stderr, "agentmail: could not renew %s: %v\n", lr.Key(), err) })
+	}()
+	defer func() { stop(); <-kept }()
 	for {
 		select {
 		case sig := <-signals:
 			cmd.Process.Signal(sig)
-		case <-renew.C:
-			if _, err := svc.RenewRun(c.Context, l, ttl); err != nil {
-				fmt.Fprintf(e.stderr, "agentmail: could not renew %s: %v\n", l.Key, err)
-			}
 		case err := <-done:
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
@@ -219,4 +211,16 @@ func (e *env) runHolding(c *cli.Context, svc *reservations.Service, l reservatio
 			return 0, err
 		}
 	}
+}
+
+// startError is the error of a command lock run could not start: exit 127
+// when it was not found, 126 when it could not be executed, as a shell
+// does.
+func startError(name string, err error) error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		return &service.CannotRunError{Err: fault.WithHint(fmt.Errorf("cannot run %s: command not found", name),
+			"check the command's name and $PATH; the lock was released"), Exit: 127}
+	}
+	return &service.CannotRunError{Err: fault.WithHint(fmt.Errorf("cannot run %s: %v", name, unwrapPath(err)),
+		"check that it is an executable file you may run; the lock was released"), Exit: 126}
 }

@@ -44,6 +44,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
 			env.Setenv("GIT_COMMITTER_NAME", "Test")
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+			fsckAfterScript(env)
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
@@ -52,7 +53,7 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+		Cmds: withArchiveCmds(map[string]func(*testscript.TestScript, bool, []string){
 			"jsonget":     cmdJSONGet,
 			"jsonsave":    cmdJSONSave,
 			"frontmatter": cmdFrontMatter,
@@ -65,7 +66,9 @@ func TestScripts(t *testing.T) {
 			"nobody":      cmdNobody,
 			"hinted":      cmdHinted,
 			"prefix":      cmdPrefix,
-		},
+			"golden":      cmdGolden,
+			"tick":        cmdTick,
+		}),
 	})
 }
 
@@ -395,22 +398,31 @@ func cmdNobody(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: nobody agentmail ARGS...")
 	}
 	bin := agentmailPath(ts)
-	cmd := exec.Command(bin, args[1:]...)
-	cmd.Dir = ts.MkAbs(".")
-	cmd.Env = scriptEnv(ts)
-	for _, k := range []string{"AGENTMAIL_AGENT", "AGENTMAIL_PROJECT", "AGENTMAIL_IDLE_AFTER", "NO_COLOR"} {
+	env := scriptEnv(ts)
+	for _, k := range []string{"AGENTMAIL_AGENT", "AGENTMAIL_PROJECT", "AGENTMAIL_IDLE_AFTER", "AGENTMAIL_NOW", "NO_COLOR"} {
 		if v := ts.Getenv(k); v != "" {
-			cmd.Env = append(cmd.Env, k+"="+v)
+			env = append(env, k+"="+v)
 		}
 	}
-	if os.Geteuid() == 0 {
-		cmd.Path = nobodyBinary(ts, bin)
-		cmd.Env = append(cmd.Env, "TMPDIR="+os.TempDir()) // the script's own is root's
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	}
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	run := func() error {
+		cmd := exec.Command(bin, args[1:]...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = ts.MkAbs("."), env, &stdout, &stderr
+		if os.Geteuid() == 0 {
+			cmd.Path = nobodyBinary(ts, bin)
+			cmd.Env = append(cmd.Env, "TMPDIR="+os.TempDir()) // the script's own is root's
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		}
+		return cmd.Run()
+	}
+	err := run()
+	// The copy nobody runs was just written: a process another script
+	// forked meanwhile may hold it open for writing until it execs ("text
+	// file busy").
+	for try := 0; errors.Is(err, syscall.ETXTBSY) && try < 20; try++ {
+		time.Sleep(50 * time.Millisecond)
+		err = run()
+	}
 	ts.Stdout().Write(stdout.Bytes())
 	ts.Stderr().Write(stderr.Bytes())
 	var ee *exec.ExitError

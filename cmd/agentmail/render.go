@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -10,112 +9,11 @@ import (
 
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/urfave/cli/v2"
+	"github.com/agentmail/agentmail/internal/service"
 )
 
-// The JSON documents below are a stable interface (README.md, "JSON
-// output"): fields may be added, never renamed or removed.
-
-type agentJSON struct {
-	Name         string  `json:"name"`
-	Program      string  `json:"program"`
-	Model        string  `json:"model"`
-	Task         string  `json:"task"`
-	Registered   *string `json:"registered"`
-	LastSeen     *string `json:"last_seen"`
-	Retired      bool    `json:"retired"`
-	Policy       string  `json:"policy"`
-	State        string  `json:"state,omitempty"`
-	Reservations *int    `json:"reservations,omitempty"`
-}
-
-func agentDoc(a mailbox.Agent) agentJSON {
-	return agentJSON{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task,
-		Registered: jsonTime(a.Registered), LastSeen: jsonTime(a.LastSeen), Retired: a.Retired, Policy: a.Policy}
-}
-
-// listedAgentDoc adds what agents reports beyond the profile.
-func listedAgentDoc(a mailbox.Agent) agentJSON {
-	d := agentDoc(a)
-	d.State, d.Reservations = a.State, &a.Reservations
-	return d
-}
-
-type messageJSON struct {
-	ID          string   `json:"id"`
-	Thread      string   `json:"thread"`
-	From        string   `json:"from"`
-	To          []string `json:"to"`
-	Cc          []string `json:"cc"`
-	Bcc         []string `json:"bcc"`
-	Subject     string   `json:"subject"`
-	Importance  string   `json:"importance"`
-	AckRequired bool     `json:"ack_required"`
-	Category    *string  `json:"category"`
-	ReplyTo     *string  `json:"reply_to"`
-	Created     *string  `json:"created"`
-	Path        string   `json:"path"`
-}
-
-// receivedJSON adds the viewer's receipt.
-type receivedJSON struct {
-	messageJSON
-	ReadAt  *string `json:"read_at"`
-	AckedAt *string `json:"acked_at"`
-}
-
-// fullJSON adds the body.
-type fullJSON struct {
-	receivedJSON
-	Body string `json:"body"`
-}
-
-func messageDoc(m mailbox.Message) messageJSON {
-	return messageJSON{
-		ID: m.ID, Thread: m.Thread, From: m.From, To: m.To, Cc: m.Cc, Bcc: m.Bcc,
-		Subject: m.Subject, Importance: m.Importance, AckRequired: m.AckRequired,
-		Category: optString(m.Category), ReplyTo: optString(m.ReplyTo), Created: jsonTime(m.Created), Path: m.Path,
-	}
-}
-
-func receivedDoc(m mailbox.Message) receivedJSON {
-	return receivedJSON{messageDoc(m), jsonTimePtr(m.ReadAt), jsonTimePtr(m.AckedAt)}
-}
-
-func fullDoc(m mailbox.Message) fullJSON { return fullJSON{receivedDoc(m), m.Body} }
-
-// mapSlice applies f to each element of s, for turning results into JSON
-// documents.
-func mapSlice[T, D any](s []T, f func(T) D) []D {
-	out := make([]D, len(s))
-	for i, v := range s {
-		out[i] = f(v)
-	}
-	return out
-}
-
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func jsonTime(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := record.FormatTime(t)
-	return &s
-}
-
-func jsonTimePtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	return jsonTime(*t)
-}
+// Text output: aligned, short, with relative times. The JSON documents are
+// the service's responses, printed as they are.
 
 // ago renders t relative to now: "just now", "42s ago", "5m ago", "3h ago",
 // "2d ago", or the date for anything older than a month; a time to come as
@@ -145,13 +43,13 @@ func short(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// messageID is a message's id, for mapSlice.
-func messageID(m mailbox.Message) string { return m.ID }
-
-// shortIDs abbreviates the ids of msgs for display: the shortest prefix
-// unique in the project, which pastes back into any command taking an id.
-func (s *session) shortIDs(c *cli.Context, msgs []mailbox.Message) (ids.Short, error) {
-	return s.mb.ShortIDs(c.Context, mapSlice(msgs, messageID))
+// mapSlice applies f to each element of s.
+func mapSlice[T, D any](s []T, f func(T) D) []D {
+	out := make([]D, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
 }
 
 func table(w io.Writer, header string, rows [][]string) {
@@ -173,16 +71,16 @@ func truncate(s string, n int) string {
 
 // flags summarizes a message's state for a table: importance when not
 // normal, category, and ack state.
-func flags(m mailbox.Message) string {
+func flags(m service.Received) string {
 	var f []string
 	if m.Importance != "normal" {
 		f = append(f, m.Importance)
 	}
-	if m.Category != "" {
-		f = append(f, m.Category)
+	if m.Category != nil {
+		f = append(f, *m.Category)
 	}
 	switch {
-	case m.AckedAt != nil:
+	case !m.AckedAt.IsZero():
 		f = append(f, "acked")
 	case m.AckRequired:
 		f = append(f, "ack-required")
@@ -190,21 +88,10 @@ func flags(m mailbox.Message) string {
 	return strings.Join(f, ",")
 }
 
-// printTable prints msgs as messageTable does, by their short ids. Their
-// text must be escaped for the terminal already (escaper.messages).
-func (s *session) printTable(c *cli.Context, w io.Writer, msgs []mailbox.Message, inbox bool) error {
-	short, err := s.shortIDs(c, msgs)
-	if err != nil {
-		return err
-	}
-	messageTable(w, msgs, short, s.st.Now(), inbox)
-	return nil
-}
-
 // messageTable lists messages, each by its id as short names it; an inbox
 // shows senders and marks unread messages with "*", an outbox shows
-// recipients.
-func messageTable(w io.Writer, msgs []mailbox.Message, short ids.Short, now time.Time, inbox bool) {
+// recipients. Their text must be escaped for the terminal already.
+func messageTable(w io.Writer, msgs []service.Received, short ids.Short, now time.Time, inbox bool) {
 	header := " ID\tTO\tSUBJECT\tWHEN\tFLAGS"
 	if inbox {
 		header = " ID\tFROM\tSUBJECT\tWHEN\tFLAGS"
@@ -212,20 +99,20 @@ func messageTable(w io.Writer, msgs []mailbox.Message, short ids.Short, now time
 	rows := make([][]string, 0, len(msgs))
 	for _, m := range msgs {
 		mark, who := " ", m.From
-		if inbox && m.ReadAt == nil {
+		if inbox && m.ReadAt.IsZero() {
 			mark = "*"
 		}
 		if !inbox {
 			who = truncate(strings.Join(append(append([]string{}, m.To...), m.Cc...), ","), 30)
 		}
-		rows = append(rows, []string{mark + short.Of(m.ID), who, truncate(m.Subject, 50), ago(m.Created, now), flags(m)})
+		rows = append(rows, []string{mark + short.Of(m.ID), who, truncate(m.Subject, 50), ago(m.Created.Time, now), flags(m)})
 	}
 	table(w, header, rows)
 }
 
 // printMessage prints a message's headers and body.
-func (e *env) printMessage(m mailbox.Message, now time.Time) {
-	w, m := e.stdout, e.esc.message(m)
+func (o output) printMessage(m service.FullMessage, now time.Time) {
+	w, m := o.Stdout, o.esc.fullMessage(m)
 	line := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(w, "%-9s %s\n", k+":", v)
@@ -237,14 +124,14 @@ func (e *env) printMessage(m mailbox.Message, now time.Time) {
 	line("Cc", strings.Join(m.Cc, ", "))
 	line("Bcc", strings.Join(m.Bcc, ", "))
 	line("Subject", m.Subject)
-	line("Date", record.FormatTime(m.Created)+" ("+ago(m.Created, now)+")")
+	line("Date", record.FormatTime(m.Created.Time)+" ("+ago(m.Created.Time, now)+")")
 	line("Thread", m.Thread)
-	if m.ReplyTo != "" {
-		line("Reply-To", m.ReplyTo)
+	if m.ReplyTo != nil {
+		line("Reply-To", *m.ReplyTo)
 	}
-	line("Flags", flags(m))
-	if m.ReadAt != nil {
-		line("Read", ago(*m.ReadAt, now))
+	line("Flags", flags(m.Received))
+	if !m.ReadAt.IsZero() {
+		line("Read", ago(m.ReadAt.Time, now))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, m.Body)
@@ -252,6 +139,20 @@ func (e *env) printMessage(m mailbox.Message, now time.Time) {
 		fmt.Fprintln(w)
 	}
 }
+
+// printMessages prints messages one after another, with a rule between
+// them (and before the first, with ruleFirst).
+func (o output) printMessages(msgs []service.FullMessage, now time.Time, ruleFirst bool) {
+	for i, m := range msgs {
+		if i > 0 || ruleFirst {
+			fmt.Fprintln(o.Stdout, rule)
+		}
+		o.printMessage(m, now)
+	}
+}
+
+// rule separates messages printed one after another.
+var rule = strings.Repeat("─", 40)
 
 // plural returns one when n is 1, else many.
 func plural(n int, one, many string) string {
@@ -266,10 +167,15 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, plural(n, one, many))
 }
 
-// buffered runs print with a buffer in front of stdout, written out once at
-// the end: a line per path or reservation must not cost a system call each.
-func (e *env) buffered(print func(w io.Writer)) error {
-	w := bufio.NewWriter(e.stdout)
-	print(w)
-	return w.Flush()
+// kind names a lease's kind.
+func kind(exclusive bool) string {
+	if exclusive {
+		return "exclusive"
+	}
+	return "shared"
+}
+
+// shellWord quotes s for a shell command line shown to the user.
+func shellWord(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

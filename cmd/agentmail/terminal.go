@@ -6,8 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 // Text from the store (bodies, subjects, names, tasks, reasons) may hold
@@ -46,34 +45,45 @@ func (x escaper) lines(ss []string) []string {
 }
 
 // message returns m with every field it shows escaped.
-func (x escaper) message(m mailbox.Message) mailbox.Message {
+func (x escaper) message(m service.Message) service.Message {
 	if !x.on {
 		return m
 	}
-	m.Thread, m.From, m.Subject, m.Category, m.ReplyTo, m.Path = x.line(m.Thread), x.line(m.From), x.line(m.Subject), x.line(m.Category), x.line(m.ReplyTo), x.line(m.Path)
+	m.Thread, m.From, m.Subject, m.Path = x.line(m.Thread), x.line(m.From), x.line(m.Subject), x.line(m.Path)
+	m.Category, m.ReplyTo = x.optLine(m.Category), x.optLine(m.ReplyTo)
 	m.To, m.Cc, m.Bcc = x.lines(m.To), x.lines(m.Cc), x.lines(m.Bcc)
-	m.Body = x.text(m.Body)
 	return m
 }
 
-func (x escaper) messages(ms []mailbox.Message) []mailbox.Message {
-	if !x.on {
-		return ms
+func (x escaper) optLine(s *string) *string {
+	if s == nil {
+		return nil
 	}
-	return mapSlice(ms, x.message)
+	e := x.line(*s)
+	return &e
 }
 
-func (x escaper) agent(a mailbox.Agent) mailbox.Agent {
+func (x escaper) received(m service.Received) service.Received {
+	m.Message = x.message(m.Message)
+	return m
+}
+
+func (x escaper) fullMessage(m service.FullMessage) service.FullMessage {
+	m.Received, m.Body = x.received(m.Received), x.text(m.Body)
+	return m
+}
+
+func (x escaper) agent(a service.Agent) service.Agent {
 	a.Name, a.Program, a.Model, a.Task = x.line(a.Name), x.line(a.Program), x.line(a.Model), x.line(a.Task)
 	return a
 }
 
-func (x escaper) reservation(r reservations.Reservation) reservations.Reservation {
+func (x escaper) reservation(r service.Reservation) service.Reservation {
 	r.Agent, r.Pattern, r.Reason = x.line(r.Agent), x.line(r.Pattern), x.line(r.Reason)
 	return r
 }
 
-func (x escaper) contact(c mailbox.Contact) mailbox.Contact {
+func (x escaper) contact(c service.Contact) service.Contact {
 	c.From, c.To, c.Reason = x.line(c.From), x.line(c.To), x.line(c.Reason)
 	return c
 }

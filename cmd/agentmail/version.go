@@ -83,7 +83,7 @@ func versionCommand(e *env) *cli.Command {
 func (e *env) printVersion(c *cli.Context) error {
 	info := readBuildInfo()
 	if jsonOutput(c) {
-		return e.printJSON(info)
+		return e.output(c).printJSON(info)
 	}
 	rev, when := "unknown", "unknown"
 	if info.Revision != nil {

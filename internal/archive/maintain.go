@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/crash"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -75,7 +76,7 @@ func (a *Archive) Pack(hold *os.File) error {
 	// No git of an earlier roll-up still runs: it would hold the lock.
 	if left, err := filepath.Glob(tmp + "-*"); err == nil {
 		for _, f := range left {
-			os.Remove(f)
+			a.fs.remove(f)
 		}
 	}
 	var in bytes.Buffer
@@ -99,24 +100,22 @@ func (a *Archive) Pack(hold *os.File) error {
 	if !plumbing.IsHash(sum) {
 		return fmt.Errorf("git pack-objects: unexpected output %q", out)
 	}
-	// Everything but the pack first: readers list packs by their .pack file.
+	crash.Point(crash.RollUpWritten)
 	made, err := filepath.Glob(tmp + "-" + sum + ".*")
 	if err != nil || !slices.ContainsFunc(made, hasExt(".pack")) || !slices.ContainsFunc(made, hasExt(".idx")) {
 		return fmt.Errorf("pack: git pack-objects left no pack and index for %s (%v)", sum, err)
 	}
-	sort.Slice(made, func(i, j int) bool {
-		return !strings.HasSuffix(made[i], ".pack") && strings.HasSuffix(made[j], ".pack")
-	})
-	newBase := filepath.Join(packDir, "pack-"+sum)
-	for _, f := range made {
-		if err := os.Rename(f, newBase+filepath.Ext(f)); err != nil {
-			return fmt.Errorf("pack: %w", err)
-		}
+	if err := a.publishPack(made, filepath.Join(packDir, "pack-"+sum)); err != nil {
+		return fmt.Errorf("pack: %w", err)
 	}
+	newBase := filepath.Join(packDir, "pack-"+sum)
 	removed := false
 	for _, p := range roll {
 		if p.base != newBase {
-			removePack(p.base)
+			a.removePack(p.base)
+			if !removed {
+				crash.Point(crash.MidRollUp)
+			}
 			removed = true
 		}
 	}
@@ -124,7 +123,7 @@ func (a *Archive) Pack(hold *os.File) error {
 		// A multi-pack index (git maintenance, git multi-pack-index write)
 		// naming removed packs would fail git fsck; git repack drops it too.
 		for _, ext := range []string{"", ".bitmap", ".rev"} {
-			os.Remove(filepath.Join(packDir, "multi-pack-index"+ext))
+			a.fs.remove(filepath.Join(packDir, "multi-pack-index"+ext))
 		}
 	}
 	if len(loose) > 0 {
@@ -133,6 +132,28 @@ func (a *Archive) Pack(hold *os.File) error {
 		}
 	}
 	return nil
+}
+
+// publishPack makes the files git pack-objects wrote (made) durable as
+// the pack base (.pack, .idx, ...), before the packs they replace are
+// removed: synced, renamed into place, the pack file last (readers list
+// packs by it), and the directory synced. git syncs its packs too, unless
+// core.fsync says otherwise; the renames are ours.
+func (a *Archive) publishPack(made []string, base string) error {
+	sort.Slice(made, func(i, j int) bool {
+		return !strings.HasSuffix(made[i], ".pack") && strings.HasSuffix(made[j], ".pack")
+	})
+	for _, f := range made {
+		if err := a.fs.syncFile(f); err != nil {
+			return err
+		}
+	}
+	for _, f := range made {
+		if err := a.fs.rename(f, base+filepath.Ext(f)); err != nil {
+			return err
+		}
+	}
+	return a.fs.syncDir(filepath.Dir(base))
 }
 
 // packFile is one pack of the archive.
@@ -225,16 +246,16 @@ func geometricSplit(packs []packFile) int {
 	return split
 }
 
-// removePack deletes a pack that has been rolled up, its .pack file first
-// so that no reader finds a pack without its index.
 // hasExt returns a test for names ending in ext.
 func hasExt(ext string) func(string) bool {
 	return func(name string) bool { return strings.HasSuffix(name, ext) }
 }
 
-func removePack(base string) {
+// removePack deletes a pack that has been rolled up, its .pack file first
+// so that no reader finds a pack without its index.
+func (a *Archive) removePack(base string) {
 	for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap"} {
-		os.Remove(base + ext)
+		a.fs.remove(base + ext)
 	}
 }
 
@@ -261,30 +282,39 @@ func (a *Archive) looseObjectNames() ([]string, error) {
 
 // GC packs every object into one pack, recompressed, and removes what is no
 // longer needed, including the remains of killed writes. It needs the git
-// command; hold is as for Pack.
+// command; hold is as for Pack. git repack renames its pack into place
+// and deletes the old ones without syncing the directory; GC syncs it
+// before it returns.
 func (a *Archive) GC(hold *os.File) error {
 	a.removeLeftovers()
 	if _, err := a.git(hold, nil, "repack", "-a", "-d", "-q", "-f", "-F", "--no-write-bitmap-index"); err != nil {
 		return err
 	}
-	_, err := a.git(hold, nil, "prune", "--expire=now")
-	return err
+	if _, err := a.git(hold, nil, "prune", "--expire=now"); err != nil {
+		return err
+	}
+	return a.fs.syncDir(filepath.Join(a.dir, "objects", "pack"))
 }
 
-// removeLeftovers deletes temporary files and pack indexes without packs
-// that killed writes left behind. With the store lock held, no write is in
-// progress.
+// removeLeftovers deletes what killed writes left behind: temporary files
+// (of this version's writes and of the spare ref file earlier versions
+// kept) and pack indexes without packs. With the store lock held, no write
+// is in progress.
 func (a *Archive) removeLeftovers() {
-	tmps, _ := filepath.Glob(filepath.Join(a.dir, ".ref-main-*"))
-	more, _ := filepath.Glob(filepath.Join(a.dir, "objects", "pack", ".tmp-*"))
-	for _, t := range append(tmps, more...) {
-		os.Remove(t)
+	a.removeStaleLock(a.refPath()+".lock", "") // before the temporary files that identify it
+	var left []string
+	for _, pattern := range []string{refTemp, ".ref-main-*", "objects/pack/.tmp-*"} {
+		m, _ := filepath.Glob(filepath.Join(a.dir, pattern))
+		left = append(left, m...)
 	}
 	idxs, _ := filepath.Glob(filepath.Join(a.dir, "objects", "pack", "pack-*.idx"))
 	for _, idx := range idxs {
 		if _, err := os.Stat(strings.TrimSuffix(idx, ".idx") + ".pack"); errors.Is(err, os.ErrNotExist) {
-			os.Remove(idx)
+			left = append(left, idx)
 		}
+	}
+	for _, f := range left {
+		a.fs.remove(f)
 	}
 }
 

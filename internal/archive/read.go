@@ -1,13 +1,14 @@
 package archive
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Skip tells Changes which directories it need not descend into.
@@ -36,19 +37,30 @@ func (a *Archive) Changes(from, to string, skip Skip, fn func(path string, data 
 }
 
 func (a *Archive) commitTree(rev string) (plumbing.Hash, error) {
-	data, err := a.readObject(plumbing.CommitObject, plumbing.NewHash(rev))
-	if err != nil {
+	var c object.Commit
+	if err := a.decode(plumbing.CommitObject, plumbing.NewHash(rev), &c); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", rev, err)
 	}
-	return commitTree(data)
+	return c.TreeHash, nil
 }
 
-func (a *Archive) readTree(h plumbing.Hash) ([]treeEntry, error) {
-	data, err := a.readObject(plumbing.TreeObject, h)
-	if err != nil {
+func (a *Archive) readTree(h plumbing.Hash) ([]object.TreeEntry, error) {
+	var t object.Tree
+	if err := a.decode(plumbing.TreeObject, h, &t); err != nil {
 		return nil, err
 	}
-	return parseTree(data)
+	return t.Entries, nil
+}
+
+// decode reads the object h of type typ into v with go-git's decoder.
+func (a *Archive) decode(typ plumbing.ObjectType, h plumbing.Hash, v interface {
+	Decode(plumbing.EncodedObject) error
+}) error {
+	data, err := a.readObject(typ, h)
+	if err != nil {
+		return err
+	}
+	return v.Decode(&rawObject{typ: typ, data: data})
 }
 
 func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn func(string, []byte) error) error {
@@ -62,7 +74,7 @@ func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn fu
 			return fmt.Errorf("read tree %s/: %w", dir, err)
 		}
 		for _, e := range entries {
-			old[e.name] = e.hash
+			old[e.Name] = e.Hash
 		}
 	}
 	entries, err := a.readTree(to)
@@ -70,24 +82,24 @@ func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn fu
 		return fmt.Errorf("read tree %s/: %w", dir, err)
 	}
 	for _, e := range entries {
-		p := e.name
+		p := e.Name
 		if dir != "" {
-			p = dir + "/" + e.name
+			p = dir + "/" + e.Name
 		}
-		prev := old[e.name]
-		if prev == e.hash {
+		prev := old[e.Name]
+		if prev == e.Hash {
 			continue
 		}
-		if e.dir {
+		if e.Mode == filemode.Dir {
 			if skip != nil && skip(p) {
 				continue
 			}
-			if err := a.diffTrees(p, prev, e.hash, skip, fn); err != nil {
+			if err := a.diffTrees(p, prev, e.Hash, skip, fn); err != nil {
 				return err
 			}
 			continue
 		}
-		data, err := a.readObject(plumbing.BlobObject, e.hash)
+		data, err := a.readObject(plumbing.BlobObject, e.Hash)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", p, err)
 		}
@@ -112,8 +124,8 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 		}
 		found := false
 		for _, e := range entries {
-			if e.name == name && e.dir == (i < len(parts)-1) {
-				h, found = e.hash, true
+			if e.Name == name && (e.Mode == filemode.Dir) == (i < len(parts)-1) {
+				h, found = e.Hash, true
 				break
 			}
 		}
@@ -125,14 +137,20 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 }
 
 // readObject returns the content of an object from the repository. go-git
-// caches the list of packs, and every write adds one: an object it cannot
-// find may be in a pack another process wrote since, so it looks again.
+// caches the list of packs, and every write adds one while git may remove
+// some: an object it cannot find or read may be in a pack written since,
+// so it looks again once.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	o, err := a.st.EncodedObject(typ, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	data, err := a.readObjectOnce(typ, h)
+	if err != nil {
 		a.st.ObjectStorage.Reindex()
-		o, err = a.st.EncodedObject(typ, h)
+		data, err = a.readObjectOnce(typ, h)
 	}
+	return data, err
+}
+
+func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	o, err := a.st.EncodedObject(typ, h)
 	if err != nil {
 		return nil, err
 	}

@@ -330,9 +330,6 @@ type ArchiveStats struct {
 func (s *Store) GC() (ArchiveStats, error) {
 	var st ArchiveStats
 	err := s.withLock(func() error {
-		if err := s.materialize(context.Background()); err != nil {
-			s.notes = append(s.notes, "could not keep the object cache: "+err.Error())
-		}
 		if err := s.arc.GC(s.lock.File()); err != nil {
 			return err
 		}

@@ -15,19 +15,16 @@ import (
 // changes, or the way projections are kept; an index of another version
 // (or built with other projections, see layout.name) is rebuilt from the
 // archive on open.
-const schemaVersion = 13
+const schemaVersion = 14
 
 // schema is the store's own part of the index: meta records the archive
 // commit the index reflects; the projections' tables follow it.
 var schema = []string{
 	`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
 	// objects caches the raw commit and trees of the archive's head along
-	// recently written paths (see archive.Cache): each row holds the object
-	// (data), or names the pack and offset where a write left it (pack not
-	// empty, data NULL). Content-addressed, so never stale, and left alone
-	// by rebuilds.
-	`CREATE TABLE objects(hash TEXT PRIMARY KEY, data BLOB, pack TEXT NOT NULL DEFAULT '',
-		pack_offset INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+	// recently written paths (see archive.Cache). Content-addressed, so
+	// never stale, and left alone by rebuilds.
+	`CREATE TABLE objects(hash TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID`,
 }
 
 // driverName is go-sqlite3 with the WAL kept between connections: SQLite

@@ -11,10 +11,11 @@
 //
 // Every write follows the same path: take the lock, bring the index up to
 // the archive's head, decide against the index, commit the new records to
-// the archive, then apply the very same records to the index in one SQL
-// transaction that also records the new head. A process killed between the
-// two steps leaves an index behind the archive, which the next command
-// notices and heals.
+// the archive (durably: synced to disk before the commit returns), then
+// apply the very same records to the index in one SQL transaction that
+// also records the new head. A process killed between the two steps, or a
+// power loss, leaves an index behind the archive, which the next command
+// notices and heals; the index itself is not synced.
 package store
 
 import (
@@ -29,6 +30,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/crash"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
@@ -37,7 +39,8 @@ import (
 
 // Sentinel errors callers branch on.
 var (
-	// ErrBusy: the store lock was not free within the wait.
+	// ErrBusy: the store lock was not free within the wait, or another
+	// git process held or moved the archive's branch during a write.
 	ErrBusy = errors.New("store is busy")
 	// ErrNotWritable: the store directory cannot be created or written.
 	ErrNotWritable = errors.New("store is not writable")
@@ -97,19 +100,25 @@ type Store struct {
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
 // ~/.local/share/agentmail.
-func DefaultDir() (string, error) {
-	if d := os.Getenv("AGENTMAIL_HOME"); d != "" {
+func DefaultDir() (string, error) { return DefaultDirIn(os.Getenv) }
+
+// DefaultDirIn is DefaultDir in the environment getenv reads.
+func DefaultDirIn(getenv func(string) string) (string, error) {
+	if d := getenv("AGENTMAIL_HOME"); d != "" {
 		return d, nil
 	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "agentmail"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the store: %w; set AGENTMAIL_HOME", err)
+	home := getenv("HOME")
+	if home == "" {
+		return "", fmt.Errorf("find the store: %w; set AGENTMAIL_HOME", errNoHome)
 	}
 	return filepath.Join(home, ".local", "share", "agentmail"), nil
 }
+
+// errNoHome is what os.UserHomeDir says on Unix without $HOME.
+var errNoHome = errors.New("$HOME is not defined")
 
 // Open opens the store in dir, creating it on first use.
 func Open(dir string, opts Options) (*Store, error) {
@@ -541,14 +550,12 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 				return s.committed(ctx, t, err)
 			}
 		}
+		crash.Point(crash.BeforeIndexCommit)
 		if err := sqlTx.Commit(); err != nil {
 			return s.committed(ctx, t, fmt.Errorf("index commit: %w", err))
 		}
+		crash.Point(crash.AfterIndexCommit)
 		if s.shouldPack() {
-			// Should this fail, references to the packs rolled up only miss.
-			if err := s.materialize(ctx); err != nil {
-				s.notes = append(s.notes, "could not keep the object cache: "+err.Error())
-			}
 			if err := s.arc.Pack(s.lock.File()); err != nil {
 				s.notes = append(s.notes, "could not pack the archive: "+err.Error())
 			}
@@ -603,7 +610,7 @@ func (s *Store) commit(t *Tx) error {
 	if subject == "" {
 		subject = fmt.Sprintf("update: %d records", len(t.recs))
 	}
-	cache, err := newObjectCache(t.sql, s.arc)
+	cache, err := newObjectCache(t.sql)
 	if err != nil {
 		return err
 	}
@@ -611,6 +618,11 @@ func (s *Store) commit(t *Tx) error {
 	res, err := s.arc.Commit(parent, changes, archive.Author{
 		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
 	}, subject, cache)
+	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
+		// Another git process is at work on the archive; nothing was
+		// written, and the command can run again.
+		return fmt.Errorf("%w: %w", ErrBusy, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -628,26 +640,20 @@ func (s *Store) commit(t *Tx) error {
 	return setHead(t.sql, res.Head, w.messages, false)
 }
 
-// objectCache serves archive objects from the index's objects table. A
-// row holds the object itself or, for a big tree (a day directory holds
-// tens of KB), where Commit left it in a pack, which spares the index
-// writing and reading the tree on every write. A pack rolled up is a miss;
-// materialize turns references into data before a roll-up.
+// objectCache serves archive objects from the index's objects table: the
+// commit and trees of the archive's head along recently written paths, so
+// that a write reads them from the index instead of the archive, where
+// finding them means loading the index of every pack.
 type objectCache struct {
 	get *sql.Stmt
-	arc *archive.Archive
 }
 
-// packRefMin is the size from which a written object is cached as a
-// reference to its pack.
-const packRefMin = 4 << 10
-
-func newObjectCache(tx *sql.Tx, arc *archive.Archive) (*objectCache, error) {
-	st, err := tx.Prepare(`SELECT data, pack, pack_offset FROM objects WHERE hash = ?`)
+func newObjectCache(tx *sql.Tx) (*objectCache, error) {
+	st, err := tx.Prepare(`SELECT data FROM objects WHERE hash = ?`)
 	if err != nil {
 		return nil, fmt.Errorf("object cache: %w", err)
 	}
-	return &objectCache{get: st, arc: arc}, nil
+	return &objectCache{get: st}, nil
 }
 
 func (c *objectCache) close() { c.get.Close() }
@@ -655,53 +661,10 @@ func (c *objectCache) close() { c.get.Close() }
 // Object implements archive.Cache.
 func (c *objectCache) Object(hash string) ([]byte, bool) {
 	var data []byte
-	var pack string
-	var offset int64
-	if err := c.get.QueryRow(hash).Scan(&data, &pack, &offset); err != nil {
+	if err := c.get.QueryRow(hash).Scan(&data); err != nil {
 		return nil, false
 	}
-	if pack != "" {
-		return c.arc.ReadStored(pack, offset, hash)
-	}
 	return data, true
-}
-
-// materialize replaces the references to packs in the object cache with
-// the objects themselves, before a roll-up removes those packs.
-func (s *Store) materialize(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("object cache: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := tx.Query(`SELECT hash, pack, pack_offset FROM objects WHERE pack != ''`)
-	if err != nil {
-		return fmt.Errorf("object cache: %w", err)
-	}
-	objs := map[string][]byte{}
-	for rows.Next() {
-		var h, pack string
-		var offset int64
-		if err := rows.Scan(&h, &pack, &offset); err != nil {
-			rows.Close()
-			return fmt.Errorf("object cache: %w", err)
-		}
-		objs[h], _ = s.arc.ReadStored(pack, offset, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("object cache: %w", err)
-	}
-	for h, data := range objs {
-		q, args := `UPDATE objects SET data = ?, pack = '', pack_offset = 0 WHERE hash = ?`, []any{data, h}
-		if data == nil { // gone already
-			q, args = `DELETE FROM objects WHERE hash = ?`, []any{h}
-		}
-		if _, err := tx.Exec(q, args...); err != nil {
-			return fmt.Errorf("object cache: %w", err)
-		}
-	}
-	return tx.Commit()
 }
 
 // cacheObjects replaces the objects a commit made stale with the ones it
@@ -720,23 +683,19 @@ func cacheObjects(tx *sql.Tx, res archive.Result) error {
 			return fmt.Errorf("object cache: %w", err)
 		}
 	}
-	args := make([]any, 0, 4*chunk)
+	args := make([]any, 0, 2*chunk)
 	flush := func() error {
 		if len(args) == 0 {
 			return nil
 		}
-		q := `INSERT OR REPLACE INTO objects(hash, data, pack, pack_offset) VALUES (?,?,?,?)` + strings.Repeat(",(?,?,?,?)", len(args)/4-1)
+		q := `INSERT OR REPLACE INTO objects(hash, data) VALUES (?,?)` + strings.Repeat(",(?,?)", len(args)/2-1)
 		_, err := tx.Exec(q, args...)
 		args = args[:0]
 		return err
 	}
 	for h, data := range res.Written {
-		if len(data) >= packRefMin {
-			args = append(args, h, nil, res.Pack, res.Offsets[h])
-		} else {
-			args = append(args, h, data, "", 0)
-		}
-		if len(args) == 4*chunk {
+		args = append(args, h, data)
+		if len(args) == 2*chunk {
 			if err := flush(); err != nil {
 				return fmt.Errorf("object cache: %w", err)
 			}

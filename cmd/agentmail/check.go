@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/urfave/cli/v2"
+)
+
+type checkOptions struct {
+	scoped
+	exitCode bool // exit 1 when something waits
+}
+
+// checkNewest is how many of the newest unread subjects check lists.
+const checkNewest = 3
+
+func newCheckCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "anything for me? silent when no mail or contact request waits (for an agent's per-step hook)",
+		ArgsUsage: " ",
+		Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
+			"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +
+			"requests. With --json, always a document. --exit-code also exits 1 when something waits, for hooks\n" +
+			"that branch on it.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when unread mail or a contact request waits, 0 when nothing does"},
+		},
+		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *checkOptions {
+			return &checkOptions{exitCode: c.Bool("exit-code")}
+		}), runCheck),
+	}
+}
+
+func runCheck(ctx context.Context, o *checkOptions) error {
+	resp, err := o.Service.Check(ctx, o.Scope, service.CheckRequest{Newest: checkNewest, Abbreviate: !o.JSON})
+	if err != nil {
+		return err
+	}
+	var waiting error // --exit-code: exit 1, with nothing more to say
+	if o.exitCode && resp.Waiting() {
+		waiting = exitStatus(exitError)
+	}
+	if o.JSON {
+		if err := o.printJSON(resp); err != nil {
+			return err
+		}
+		return waiting
+	}
+	if resp.Unread > 0 {
+		fmt.Fprintf(o.Stdout, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", resp.Unread, resp.Urgent, resp.AwaitingAck)
+	}
+	for _, m := range resp.Messages {
+		m = o.esc.message(m)
+		fmt.Fprintf(o.Stdout, "  %s  %s: %s\n", resp.Short.Of(m.ID), m.From, truncate(m.Subject, 60))
+	}
+	if resp.ContactRequests > 0 {
+		fmt.Fprintf(o.Stdout, "%d contact %s waiting for your answer: agentmail contacts list\n", resp.ContactRequests, plural(resp.ContactRequests, "request", "requests"))
+	}
+	return waiting
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/urfave/cli/v2"
+)
+
+type inboxOptions struct {
+	scoped
+	req service.InboxRequest
+}
+
+func newInboxCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "inbox",
+		Usage:     "list messages you received, newest first",
+		ArgsUsage: " ",
+		Description: "Lists the acting agent's mail without changing its state; unread messages are marked with *.\n" +
+			"Mark them with `agentmail read ID` or `agentmail ack ID`.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "unread", Aliases: []string{"u"}, Usage: "only unread messages"},
+			&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent messages"},
+			&cli.StringFlag{Name: "category", Usage: "only messages of this category"},
+			&cli.StringFlag{Name: "since", Usage: "only messages since `WHEN`: a date (2026-11-01), RFC 3339 time, or duration ago (2h, 3d)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
+			&cli.BoolFlag{Name: "bodies", Usage: "include bodies"},
+		},
+		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *inboxOptions {
+			return &inboxOptions{req: service.InboxRequest{
+				Unread: c.Bool("unread"), Urgent: c.Bool("urgent"), Category: c.String("category"),
+				Since: c.String("since"), Limit: c.Int("limit"), Bodies: c.Bool("bodies"),
+			}}
+		}), runInbox),
+	}
+}
+
+func runInbox(ctx context.Context, o *inboxOptions) error {
+	o.req.Abbreviate = !o.JSON && !o.req.Bodies
+	resp, err := o.Service.Inbox(ctx, o.Scope, o.req)
+	return o.render(resp, err, func() error {
+		if len(resp.Messages) == 0 {
+			fmt.Fprintln(o.Stdout, "no messages")
+			return nil
+		}
+		if o.req.Bodies {
+			o.printMessages(mapSlice(resp.Messages, func(m service.InboxMessage) service.FullMessage {
+				return service.FullMessage{Received: m.Received, Body: *m.Body}
+			}), o.now(), false)
+			return nil
+		}
+		received := mapSlice(resp.Messages, func(m service.InboxMessage) service.Received { return o.esc.received(m.Received) })
+		messageTable(o.Stdout, received, resp.Short, o.now(), true)
+		return nil
+	})
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/urfave/cli/v2"
+)
+
+type replyOptions struct {
+	scoped
+	req service.ReplyRequest
+}
+
+func newReplyCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "reply",
+		Usage:     "reply to a message in its thread",
+		ArgsUsage: "ID",
+		Description: "Replies to the sender of message ID (a prefix of 6+ characters is enough), in the same thread,\n" +
+			"with \"Re: \" added once and the original's importance (not its ack request). --all also copies every other\n" +
+			"recipient. The body is --body TEXT, --body-file FILE, or --body-file - (standard input).",
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "reply to the sender and all recipients"},
+			&cli.DurationFlag{Name: "hold", Usage: "ask a sender waiting with send --wait to wait this much longer (\"checking logs\")"},
+		}, bodyFlags()...),
+		Action: scopedAction(e, func(c *cli.Context) (*replyOptions, error) {
+			id, err := oneArg(c, "ID")
+			if err != nil {
+				return nil, err
+			}
+			body, err := e.readBody(c)
+			if err != nil {
+				return nil, err
+			}
+			return &replyOptions{req: service.ReplyRequest{ID: id, All: c.Bool("all"), Body: body, Hold: c.Duration("hold")}}, nil
+		}, runReply),
+	}
+}
+
+func runReply(ctx context.Context, o *replyOptions) error {
+	resp, err := o.Service.Reply(ctx, o.Scope, o.req)
+	if err != nil {
+		return err
+	}
+	return o.sent(resp.Message)
+}

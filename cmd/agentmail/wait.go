@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/urfave/cli/v2"
+)
+
+type waitOptions struct {
+	scoped
+	req service.WaitRequest
+}
+
+func newWaitCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "wait",
+		Usage:     "block until new mail arrives (exit 4 on timeout)",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after this long (exit 4)"},
+			&cli.StringFlag{Name: "thread", Usage: "only mail in this thread"},
+			&cli.StringFlag{Name: "from", Usage: "only mail from this agent"},
+			&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
+		},
+		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *waitOptions {
+			return &waitOptions{req: service.WaitRequest{Timeout: c.Duration("timeout"), Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent")}}
+		}), runWait),
+	}
+}
+
+func runWait(ctx context.Context, o *waitOptions) error {
+	resp, err := o.Service.Wait(ctx, o.Scope, o.req)
+	if err != nil && !resp.Timeout {
+		return err
+	}
+	if o.JSON {
+		if perr := o.printJSON(resp); perr != nil {
+			return perr
+		}
+		return err
+	}
+	if resp.Timeout {
+		return err
+	}
+	o.printMessages(resp.Messages, o.now(), false)
+	return nil
+}

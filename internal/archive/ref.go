@@ -1,0 +1,169 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/crash"
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// ErrRefLocked is returned by Commit when another git process holds the
+// branch's lock file, refs/heads/main.lock, for longer than a write waits.
+var ErrRefLocked = errors.New("archive branch is locked by another git process")
+
+// refLockWait is how long a write waits for another git process to let go
+// of the branch's lock file; git holds it for milliseconds.
+var refLockWait = 2 * time.Second
+
+// refTemp is the pattern of the temporary files that carry a new value of
+// the branch into its lock file (see setRef).
+const refTemp = "agentmail-ref-*"
+
+// Head returns the commit the main branch points at, as 40 hex digits.
+// The loose ref is read strictly: a file that does not hold a hash is
+// ErrNoHead, never a reason to fall back on packed-refs, whose entry may
+// be older. Only a missing loose ref is looked up there, through go-git
+// (git pack-refs moves refs into packed-refs).
+func (a *Archive) Head() (string, error) {
+	b, err := os.ReadFile(a.refPath())
+	if err == nil {
+		h := strings.TrimSpace(string(b))
+		if plumbing.IsHash(h) {
+			return h, nil
+		}
+		return "", fmt.Errorf("%w: ref file holds %q", ErrNoHead, h)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", Branch, err)
+	}
+	ref, err := a.st.Reference(plumbing.ReferenceName(Branch))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoHead, err)
+	}
+	if ref.Type() != plumbing.HashReference {
+		return "", fmt.Errorf("%w: %s", ErrNoHead, ref)
+	}
+	return ref.Hash().String(), nil
+}
+
+func (a *Archive) refPath() string { return filepath.Join(a.dir, filepath.FromSlash(Branch)) }
+
+// setRef moves the branch from old (zero: the branch must not exist yet)
+// to h with git's lock-file protocol, so that git and agentmail exclude
+// each other: the new value is written to a temporary file and synced,
+// which is then hard-linked as refs/heads/main.lock (an exclusive create,
+// as git's O_EXCL, that fails while another process holds the lock); under
+// the lock the branch is compared with old, and the lock is renamed over
+// the ref and its directory synced. A reader sees the old ref or the new
+// one, never a partial one.
+//
+// The temporary file is what makes a lock this archive left behind
+// recognizable as such (it is the same file), so that the next write can
+// remove it; a lock git left behind is git's to clear. Callers serialize
+// writers, so no other write of this archive is in progress.
+func (a *Archive) setRef(old, h plumbing.Hash) error {
+	tmp, err := a.fs.writeTemp(a.dir, refTemp, []byte(h.String()+"\n"), 0o644)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", Branch, err)
+	}
+	defer a.fs.remove(tmp)
+	if err := a.fs.syncFile(tmp); err != nil {
+		return fmt.Errorf("update %s: %w", Branch, err)
+	}
+	ref := a.refPath()
+	lock := ref + ".lock"
+	if err := a.lockRef(tmp, lock); err != nil {
+		return err
+	}
+	crash.Point(crash.AfterRefLock)
+	if err := a.compareRef(old); err != nil {
+		a.fs.remove(lock)
+		return err
+	}
+	if err := a.fs.rename(lock, ref); err != nil {
+		a.fs.remove(lock)
+		return fmt.Errorf("update %s: %w", Branch, err)
+	}
+	if err := a.fs.syncDir(filepath.Dir(ref)); err != nil {
+		return fmt.Errorf("update %s: %w", Branch, err)
+	}
+	crash.Point(crash.AfterRef)
+	return nil
+}
+
+// compareRef checks, under the branch's lock, that the branch is at old
+// (zero: that it does not exist).
+func (a *Archive) compareRef(old plumbing.Hash) error {
+	cur, err := a.Head()
+	if old.IsZero() && errors.Is(err, ErrNoHead) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("update %s: %w", Branch, err)
+	}
+	if cur != old.String() {
+		return fault.WithHint(fmt.Errorf("%w (expected %s, found %s)", ErrMoved, old, cur),
+			"another git process moved the branch; nothing was written, run the command again")
+	}
+	return nil
+}
+
+// lockRef takes the branch's lock by linking tmp as lock, waiting up to
+// refLockWait for another process to let go of it.
+func (a *Archive) lockRef(tmp, lock string) error {
+	deadline := time.Now().Add(refLockWait)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		err := a.fs.link(tmp, lock)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fault.WithHint(fmt.Errorf("lock %s: %w", Branch, err),
+				"agentmail takes the branch's lock with a hard link: keep the store on a file system that has them, a local one")
+		}
+		if a.removeStaleLock(lock, tmp) {
+			continue
+		}
+		if time.Now().After(deadline) {
+			return fault.WithHint(fmt.Errorf("%w: %s exists (waited %s)", ErrRefLocked, lock, refLockWait),
+				"run the command again once the git command working on the archive is done; if none is running, a git command crashed: remove "+lock)
+		}
+		time.Sleep(delay)
+	}
+}
+
+// removeStaleLock removes lock, and the temporary ref files an earlier
+// write left, if lock is one of them: that write was killed holding it.
+// It reports whether it removed the lock.
+func (a *Archive) removeStaleLock(lock, current string) bool {
+	li, err := os.Stat(lock)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist) // let go of since: try again
+	}
+	left, _ := filepath.Glob(filepath.Join(a.dir, refTemp))
+	stale := false
+	for _, t := range left {
+		if ti, err := os.Stat(t); t != current && err == nil && os.SameFile(li, ti) {
+			stale = true
+		}
+	}
+	if !stale {
+		return false
+	}
+	if err := a.fs.remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	for _, t := range left {
+		if t != current {
+			a.fs.remove(t)
+		}
+	}
+	return true
+}

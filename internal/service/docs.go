@@ -1,0 +1,229 @@
+package service
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/importer"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/reservations"
+)
+
+// The types below are the parts of the --json documents, a stable
+// interface (README.md, "JSON output"): fields may be added, never renamed
+// or removed. Documents that were once built as maps keep their keys in
+// alphabetical order, as encoding/json wrote them.
+
+// Time is a time in a document: RFC 3339 UTC, or null when it is zero.
+type Time struct{ time.Time }
+
+// MarshalJSON writes t as RFC 3339 UTC, or null when t is zero.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(record.FormatTime(t.Time))
+}
+
+// timeOf is t, or the zero Time for nil.
+func timeOf(t *time.Time) Time {
+	if t == nil {
+		return Time{}
+	}
+	return Time{*t}
+}
+
+// optString is s, or nil (null) when it is empty.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// mapSlice applies f to each element of s.
+func mapSlice[T, D any](s []T, f func(T) D) []D {
+	out := make([]D, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// Agent is an agent's profile. Agents adds its presence and its active
+// reservations.
+type Agent struct {
+	Name         string `json:"name"`
+	Program      string `json:"program"`
+	Model        string `json:"model"`
+	Task         string `json:"task"`
+	Registered   Time   `json:"registered"`
+	LastSeen     Time   `json:"last_seen"`
+	Retired      bool   `json:"retired"`
+	Policy       string `json:"policy"`
+	State        string `json:"state,omitempty"`        // active, idle or stale; in Agents only
+	Reservations *int   `json:"reservations,omitempty"` // active ones; in Agents only
+}
+
+func agentDoc(a mailbox.Agent) Agent {
+	return Agent{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task,
+		Registered: Time{a.Registered}, LastSeen: Time{a.LastSeen}, Retired: a.Retired, Policy: a.Policy}
+}
+
+// listedAgentDoc adds what Agents reports beyond the profile.
+func listedAgentDoc(a mailbox.Agent) Agent {
+	d := agentDoc(a)
+	d.State, d.Reservations = a.State, &a.Reservations
+	return d
+}
+
+// Message is a message's headers, as its viewer sees them: Bcc lists
+// every bcc recipient for the sender, only the viewer for a bcc recipient,
+// and nobody for anyone else.
+type Message struct {
+	ID          string   `json:"id"`
+	Thread      string   `json:"thread"`
+	From        string   `json:"from"`
+	To          []string `json:"to"`
+	Cc          []string `json:"cc"`
+	Bcc         []string `json:"bcc"`
+	Subject     string   `json:"subject"`
+	Importance  string   `json:"importance"`
+	AckRequired bool     `json:"ack_required"`
+	Category    *string  `json:"category"`
+	ReplyTo     *string  `json:"reply_to"`
+	Created     Time     `json:"created"`
+	Path        string   `json:"path"` // the canonical file in the archive
+}
+
+// Received is a message with the viewer's receipt.
+type Received struct {
+	Message
+	ReadAt  Time `json:"read_at"`
+	AckedAt Time `json:"acked_at"`
+}
+
+// FullMessage is a message with the viewer's receipt and its body.
+type FullMessage struct {
+	Received
+	Body string `json:"body"`
+}
+
+func messageDoc(m mailbox.Message) Message {
+	return Message{
+		ID: m.ID, Thread: m.Thread, From: m.From, To: m.To, Cc: m.Cc, Bcc: m.Bcc,
+		Subject: m.Subject, Importance: m.Importance, AckRequired: m.AckRequired,
+		Category: optString(m.Category), ReplyTo: optString(m.ReplyTo), Created: Time{m.Created}, Path: m.Path,
+	}
+}
+
+func receivedDoc(m mailbox.Message) Received {
+	return Received{messageDoc(m), timeOf(m.ReadAt), timeOf(m.AckedAt)}
+}
+
+func fullDoc(m mailbox.Message) FullMessage { return FullMessage{receivedDoc(m), m.Body} }
+
+// Contact is a contact request and its answer.
+type Contact struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	State     string `json:"state"` // requested, approved or denied
+	Reason    string `json:"reason"`
+	Requested Time   `json:"requested"`
+	Decided   Time   `json:"decided"`
+	Expires   Time   `json:"expires"`
+}
+
+func contactDoc(c mailbox.Contact) Contact {
+	return Contact{c.From, c.To, c.State, c.Reason, Time{c.Requested}, Time{c.Decided}, Time{c.Expires}}
+}
+
+// Reservation is a lease on a pattern of repository paths.
+type Reservation struct {
+	ID        string `json:"id"`
+	Agent     string `json:"agent"`
+	Pattern   string `json:"pattern"`
+	Exclusive bool   `json:"exclusive"`
+	Reason    string `json:"reason"`
+	Created   Time   `json:"created"`
+	Expires   Time   `json:"expires"`
+	Released  Time   `json:"released"`
+}
+
+func reservationDoc(r reservations.Reservation) Reservation {
+	return Reservation{r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, Time{r.Created}, Time{r.Expires}, Time{r.Released}}
+}
+
+func reservationDocs(rs []reservations.Reservation) []Reservation {
+	return mapSlice(rs, reservationDoc)
+}
+
+// Conflict is another agent's reservation that stands in the way of a
+// pattern asked for.
+type Conflict struct {
+	Pattern       string `json:"pattern"`
+	Holder        string `json:"holder"`
+	HolderPattern string `json:"holder_pattern"`
+	Exclusive     bool   `json:"exclusive"`
+	Expires       Time   `json:"expires"`
+}
+
+func conflictDoc(k reservations.Conflict) Conflict {
+	return Conflict{k.Pattern, k.Holder, k.HolderPattern, k.Exclusive, Time{k.Expires}}
+}
+
+// Lock is a named lock and its holder.
+type Lock struct {
+	Key     string `json:"key"`
+	Holder  string `json:"holder"`
+	Created Time   `json:"created"`
+	Expires Time   `json:"expires"`
+}
+
+func lockDoc(l reservations.Lock) Lock {
+	return Lock{l.Key, l.Holder, Time{l.Created}, Time{l.Expires}}
+}
+
+// Counts counts a project's agents, messages and reservations: what an
+// import brought in, or what a project holds.
+type Counts struct {
+	Agents       int `json:"agents"`
+	Messages     int `json:"messages"`
+	Reservations int `json:"reservations"`
+}
+
+// Empty reports whether every count is zero.
+func (c Counts) Empty() bool { return c == Counts{} }
+
+func importCountsDoc(c importer.Counts) Counts { return Counts(c) }
+
+func holdingsDoc(h mailbox.Holdings) Counts { return Counts(h) }
+
+// SearchHit is one search result.
+type SearchHit struct {
+	ID      string  `json:"id"`
+	Thread  string  `json:"thread"`
+	From    string  `json:"from"`
+	Subject string  `json:"subject"`
+	Created Time    `json:"created"`
+	Snippet string  `json:"snippet"` // hits marked as [hit]
+	Score   float64 `json:"score"`   // bm25, higher is better
+
+	marked string // the snippet with fts's markers
+}
+
+// Highlight returns the snippet, passed through escape (which must keep
+// fts's private-use markers), with its hits marked as [hit], or in bold
+// on an ANSI terminal.
+func (h SearchHit) Highlight(escape func(string) string, terminal bool) string {
+	if terminal {
+		return fts.HighlightTerminal(escape(h.marked))
+	}
+	return fts.HighlightText(escape(h.marked))
+}
+
+func searchHitDoc(m mailbox.Message, h fts.Hit) SearchHit {
+	return SearchHit{m.ID, m.Thread, m.From, m.Subject, Time{m.Created}, fts.HighlightText(h.Snippet), h.Score, h.Snippet}
+}

@@ -1,0 +1,150 @@
+package service
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/setup"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/reservations"
+)
+
+// Exit statuses of the command line. They are part of the interface: see
+// README.md.
+const (
+	ExitOK       = 0
+	ExitError    = 1
+	ExitUsage    = 2
+	ExitConflict = 3
+	ExitTimeout  = 4
+)
+
+// Sentinels of the domain packages that callers of the service branch on.
+var (
+	// ErrInvalidArgument: an input the operation cannot use.
+	ErrInvalidArgument = mailbox.ErrInvalidArgument
+	// ErrTimeout: nothing arrived in time (Wait, SendAndWait).
+	ErrTimeout = mailbox.ErrTimeout
+	// ErrConflict: a pattern overlaps another agent's reservation.
+	ErrConflict = reservations.ErrConflict
+)
+
+// Failure is how an error reaches a user: its code in the JSON error
+// document, its message, what to do next, and the exit status (command
+// line) and HTTP status (server) it maps to.
+type Failure struct {
+	Code    string
+	Message string
+	Hint    string
+	Exit    int
+	HTTP    int
+}
+
+// UsageError is a request that does not make sense as given: an input
+// missing, contradictory or out of range (USAGE, exit 2).
+type UsageError struct {
+	Msg  string
+	Hint string // what to do instead; "" for the general one
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef returns a UsageError with the hint and a formatted message.
+func Usagef(hint, format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// CannotRunError is a command that lock run could not start: exit 127 when
+// it was not found, 126 when it could not be executed, as a shell does.
+type CannotRunError struct {
+	Err  error
+	Exit int
+}
+
+func (e *CannotRunError) Error() string { return e.Err.Error() }
+func (e *CannotRunError) Unwrap() error { return e.Err }
+
+// errorCodes maps the sentinel errors of the domain packages to their
+// codes, exit and HTTP statuses, and the hint shown when the error carries
+// none of its own: every error says what to do next. The first match wins.
+var errorCodes = []struct {
+	err  error
+	code string
+	exit int
+	http int
+	hint string
+}{
+	{project.ErrNoProject, "NO_PROJECT", ExitError, http.StatusBadRequest, "run agentmail inside your project's git checkout, or pass --project KEY"},
+	{mailbox.ErrNotRegistered, "NOT_REGISTERED", ExitError, http.StatusForbidden, "pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"},
+	{mailbox.ErrInvalidName, "INVALID_NAME", ExitError, http.StatusBadRequest, "agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"},
+	{mailbox.ErrNameTaken, "NAME_TAKEN", ExitError, http.StatusConflict, "choose another name, or omit --name for a generated one"},
+	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", ExitError, http.StatusBadRequest, "agentmail agents lists who is registered"},
+	{mailbox.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
+	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
+	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
+	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
+	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, "wait again, or check agentmail inbox"},
+	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, "ask first: agentmail contacts request NAME --reason \"...\""},
+	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", ExitError, http.StatusForbidden, "the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"},
+	{reservations.ErrConflict, "RESERVATION_CONFLICT", ExitConflict, http.StatusConflict, "wait for the holder's reservation to expire, ask the holder (agentmail send --to HOLDER), or pass --shared or --allow-conflicts"},
+	{reservations.ErrLockHeld, "LOCK_HELD", ExitConflict, http.StatusConflict, "wait for it (--wait 5m), or ask the holder (agentmail send --to HOLDER)"},
+	{reservations.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "agentmail reservations --mine and agentmail lock list show what you hold"},
+	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
+	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},
+	{guard.ErrBlocked, "GUARD_BLOCKED", ExitError, http.StatusConflict, "to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify"}, // design §7: a blocking hook exits 1
+	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", ExitError, http.StatusConflict, "pass --allow-global to install the hooks there anyway"},
+	{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", ExitError, http.StatusConflict, "move the file out of the way, or see agentmail guard status"},
+	{guard.ErrNoBinary, "NO_BINARY", ExitError, http.StatusInternalServerError, "put agentmail on $PATH, then install the hooks again"},
+	{guard.ErrNotRepository, "NO_PROJECT", ExitError, http.StatusBadRequest, "run it inside a git checkout, or pass --repo DIR"},
+	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail guard --help"},
+	{store.ErrBusy, "STORE_BUSY", ExitError, http.StatusServiceUnavailable, "another agentmail holds the store lock; try again in a moment"},
+	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --check"},
+	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, "point --store or AGENTMAIL_HOME at a directory you can write"},
+	{store.ErrNotReadable, "STORE_NOT_READABLE", ExitError, http.StatusInternalServerError, "ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"},
+	{setup.ErrMalformed, "MALFORMED_CONFIG", ExitError, http.StatusBadRequest, "fix the file, then run agentmail setup again"},
+	{setup.ErrEntryDiffers, "ENTRY_DIFFERS", ExitError, http.StatusConflict, "pass --force to replace it, or --uninstall to take it out"},
+	{setup.ErrCannotEdit, "CANNOT_EDIT", ExitError, http.StatusConflict, "make the change by hand"},
+}
+
+// Hints of errors with no code of their own.
+const (
+	usageHint   = "see: agentmail --help"
+	generalHint = "if it happens again, run agentmail doctor --check and report it with the command that failed"
+	runHint     = "check the command's name and $PATH"
+)
+
+// Describe says how err reaches a user: its code, message, hint (its own,
+// else its code's), exit status and HTTP status. An error of no known
+// kind is ERROR, exit 1, HTTP 500.
+func Describe(err error) Failure {
+	f := describeKind(err)
+	f.Message = err.Error()
+	if h := fault.Hint(err); h != "" {
+		f.Hint = h
+	}
+	return f
+}
+
+// describeKind is Describe without the message and the error's own hint.
+func describeKind(err error) Failure {
+	var ue *UsageError
+	var cr *CannotRunError
+	switch {
+	case errors.As(err, &ue):
+		return Failure{Code: "USAGE", Exit: ExitUsage, HTTP: http.StatusBadRequest, Hint: cmp.Or(ue.Hint, usageHint)}
+	case errors.As(err, &cr):
+		return Failure{Code: "CANNOT_RUN", Exit: cr.Exit, HTTP: http.StatusInternalServerError, Hint: runHint}
+	}
+	for _, c := range errorCodes {
+		if errors.Is(err, c.err) {
+			return Failure{Code: c.code, Exit: c.exit, HTTP: c.http, Hint: c.hint}
+		}
+	}
+	return Failure{Code: "ERROR", Exit: ExitError, HTTP: http.StatusInternalServerError, Hint: generalHint}
+}

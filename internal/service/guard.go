@@ -1,0 +1,291 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/reservations"
+)
+
+// The hooks a guard check runs for.
+const (
+	PreCommit      = guard.PreCommit
+	PreMergeCommit = guard.PreMergeCommit
+	PrePush        = guard.PrePush
+)
+
+// ErrBlocked: in block mode, the commit or push touches paths another
+// agent holds.
+var ErrBlocked = guard.ErrBlocked
+
+// HookChange is what install or uninstall did to one hook.
+type HookChange struct {
+	Hook   string `json:"hook"`
+	Path   string `json:"path"`
+	Action string `json:"action"` // installed, chained, updated, unchanged; removed, restored, foreign, missing
+	Kept   string `json:"kept"`   // the original hook kept beside ours, or put back
+}
+
+func hookChangeDocs(chs []guard.HookChange) []HookChange {
+	return mapSlice(chs, func(ch guard.HookChange) HookChange { return HookChange{ch.Hook, ch.Path, ch.Action, ch.Kept} })
+}
+
+// GuardInstallRequest says what hooks to install where. The scope's
+// project is the repository's, which the store is told of.
+type GuardInstallRequest struct {
+	Repo        string // a directory in the repository; "" for the scope's
+	Mode        string // block ("") or warn, when the committer's environment does not say
+	PrePush     bool   // also check the commits of every push
+	AllowGlobal bool   // install even into a core.hooksPath from global or system configuration
+}
+
+// GuardInstallResponse is the document of guard install.
+type GuardInstallResponse struct {
+	Agentmail string       `json:"agentmail"` // the binary the hooks run
+	Dir       string       `json:"dir"`       // the hooks directory
+	Hooks     []HookChange `json:"hooks"`
+	Mode      string       `json:"mode"`
+	Store     string       `json:"store"` // the store the hooks consult when the environment names none
+}
+
+// GuardInstall writes the guard's hooks into the repository, recording
+// this service's store in them, and records the repository's project in
+// the store (pinning its key), so that a hook that finds no store or no
+// project there knows something is wrong.
+func (s *Service) GuardInstall(ctx context.Context, sc Scope, req GuardInstallRequest) (GuardInstallResponse, error) {
+	mode := guard.Block
+	if req.Mode != "" {
+		var err error
+		if mode, err = guard.ParseMode(req.Mode); err != nil {
+			return GuardInstallResponse{}, err
+		}
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return GuardInstallResponse{}, err
+	}
+	if err := x.mb.EnsureProject(ctx); err != nil {
+		return GuardInstallResponse{}, err
+	}
+	res, err := guard.Install(ctx, guard.InstallOptions{
+		Repo: cmp.Or(req.Repo, sc.Project.Dir), Mode: mode, PrePush: req.PrePush, AllowGlobal: req.AllowGlobal, Store: s.Dir(),
+	})
+	if err != nil {
+		return GuardInstallResponse{}, err
+	}
+	return GuardInstallResponse{Agentmail: res.Binary, Dir: res.Dir, Hooks: hookChangeDocs(res.Hooks), Mode: string(res.Mode), Store: res.Store}, nil
+}
+
+// GuardUninstallResponse is the document of guard uninstall.
+type GuardUninstallResponse struct {
+	Dir   string       `json:"dir"`
+	Hooks []HookChange `json:"hooks"`
+}
+
+// GuardUninstall removes the guard's hooks from the repository around
+// repo (a directory, absolute), putting back exactly what was there before.
+// It needs no store.
+func GuardUninstall(ctx context.Context, repo string) (GuardUninstallResponse, error) {
+	res, err := guard.Uninstall(ctx, repo)
+	if err != nil {
+		return GuardUninstallResponse{}, err
+	}
+	return GuardUninstallResponse{Dir: res.Dir, Hooks: hookChangeDocs(res.Hooks)}, nil
+}
+
+// HookStatus describes one hook.
+type HookStatus struct {
+	Hook      string  `json:"hook"`
+	Path      string  `json:"path"`
+	State     string  `json:"state"`           // ours, chained, foreign, missing
+	Mode      *string `json:"mode"`            // recorded in our hook
+	Agentmail *string `json:"agentmail"`       // the binary our hook runs
+	Found     bool    `json:"agentmail_found"` // whether that binary exists
+	Store     *string `json:"store"`           // the store our hook records
+}
+
+// GuardStatusResponse is the document of guard status.
+type GuardStatusResponse struct {
+	Dir    string       `json:"dir"`
+	Global bool         `json:"global"` // core.hooksPath comes from outside the repository
+	Hooks  []HookStatus `json:"hooks"`
+	Mode   *string      `json:"mode"`  // the mode our pre-commit hook records
+	Store  *string      `json:"store"` // the store our pre-commit hook records
+}
+
+// GuardStatus says, for each hook the guard knows in the repository
+// around repo (a directory, absolute), whether it is ours, chained to a kept original, someone
+// else's, or missing. It needs no store.
+func GuardStatus(ctx context.Context, repo string) (GuardStatusResponse, error) {
+	res, err := guard.Status(ctx, repo)
+	if err != nil {
+		return GuardStatusResponse{}, err
+	}
+	hooks := mapSlice(res.Hooks, func(h guard.HookStatus) HookStatus {
+		return HookStatus{h.Hook, h.Path, h.State, optString(string(h.Mode)), optString(h.Agentmail), h.Found, optString(h.Store)}
+	})
+	return GuardStatusResponse{Dir: res.Dir, Global: res.GlobalPath, Hooks: hooks, Mode: optString(string(res.Mode)), Store: optString(res.Store)}, nil
+}
+
+// GuardCheckRequest is what the hooks ask: whether the paths a commit (or
+// a push) touches are held by other agents. The scope names the project
+// (its Dir is where git runs, and where relative paths start) and the
+// committer.
+type GuardCheckRequest struct {
+	Hook  string    // guard.PreCommit (""), guard.PreMergeCommit or guard.PrePush
+	Paths []string  // check these paths (relative to the scope's directory) instead of asking git
+	Stdin io.Reader // pre-push's standard input: the refs being pushed
+	Mode  string    // block or warn; "" for the environment's, else block
+	// Store is the store to consult, when given (--store); else the
+	// environment's AGENTMAIL_HOME, else Recorded, else the default.
+	Store string
+	// Recorded is the store guard install recorded in the hooks.
+	Recorded string
+	// Env is the committer's environment: AGENTMAIL_GUARD_MODE,
+	// AGENTMAIL_BYPASS and the store's location are read from it.
+	Env func(string) string `json:"-"`
+	// Now is the clock leases expire by; nil means time.Now.
+	Now func() time.Time `json:"-"`
+}
+
+// GuardConflict is a path the commit touches that another agent holds.
+type GuardConflict struct {
+	Path    string `json:"path"`
+	Holder  string `json:"holder"`
+	Pattern string `json:"pattern"` // the holder's reservation pattern
+	Expires Time   `json:"expires"`
+}
+
+// GuardCheckResponse is the document of guard check.
+type GuardCheckResponse struct {
+	Blocked   bool            `json:"blocked"` // conflicts in block mode: the commit is stopped
+	Bypassed  bool            `json:"bypassed"`
+	Conflicts []GuardConflict `json:"conflicts"`
+	Hook      string          `json:"hook"`
+	Mode      string          `json:"mode"`      // block or warn
+	Paths     int             `json:"paths"`     // how many paths were checked
+	Unchecked *string         `json:"unchecked"` // why the check could not be made
+
+	UncheckedHint string    `json:"-"` // what to do about it
+	Now           time.Time `json:"-"` // the time the leases were judged at
+}
+
+// Holders returns the distinct holders of the conflicts, in order.
+func (r GuardCheckResponse) Holders() []string {
+	cs := mapSlice(r.Conflicts, func(k GuardConflict) guard.Conflict { return guard.Conflict{Holder: k.Holder} })
+	return guard.Holders(cs)
+}
+
+// Opener opens the service of the store in an absolute directory, for
+// operations that choose their store themselves.
+type Opener func(dir string) (*Service, error)
+
+// GuardCheck lists the paths the commit (or push) touches and matches them
+// against other agents' active exclusive reservations, in the store the
+// request's rules choose (opened with open, and never created). In block
+// mode the error wraps guard.ErrBlocked when a path is held, and
+// guard.ErrUnchecked when the check cannot be made: the commit fails
+// closed. In warn mode neither is an error. The response says what was
+// found either way; its Hook is "" when no check could be made at all (a
+// bad mode, a path outside the repository).
+func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opener) (GuardCheckResponse, error) {
+	env := req.Env
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	mode, err := guard.ModeIn(env, req.Mode)
+	if err != nil {
+		return GuardCheckResponse{}, err
+	}
+	bypass := guard.BypassedIn(env)
+	var proj project.Project
+	var projErr error
+	if !bypass { // a bypassed check looks at nothing
+		proj, projErr = ResolveProject(sc.Project)
+	}
+	paths := req.Paths
+	if projErr == nil {
+		if paths, err = proj.RepoPaths(paths); err != nil {
+			return GuardCheckResponse{}, err
+		}
+	}
+	source := func(ctx context.Context) ([]reservations.Reservation, error) {
+		return guardReservations(ctx, sc, req, env, proj, projErr, open)
+	}
+	rep, err := guard.Check(ctx, guard.CheckOptions{
+		Dir: sc.Project.Dir, Hook: req.Hook, Paths: paths, Stdin: req.Stdin, Mode: mode, Bypass: bypass, Agent: sc.Agent, Reservations: source,
+		Now: req.Now,
+	})
+	resp := GuardCheckResponse{Blocked: rep.Blocked, Bypassed: rep.Bypassed, Hook: rep.Hook, Mode: string(rep.Mode), Paths: rep.Paths, Now: rep.Now,
+		Conflicts: mapSlice(rep.Conflicts, func(k guard.Conflict) GuardConflict {
+			return GuardConflict{k.Path, k.Holder, k.Pattern, Time{k.Expires}}
+		})}
+	if rep.Unchecked != nil {
+		resp.Unchecked = optString(rep.Unchecked.Error())
+		resp.UncheckedHint = fault.Hint(rep.Unchecked)
+	}
+	return resp, err
+}
+
+// guardReservations loads the project's active reservations for a guard
+// check, without creating a store or a project: a commit must not have
+// that side effect. A check that cannot know what is reserved (no store,
+// no project, a store that holds nothing of the project) is an error,
+// which fails the commit in block mode and is warned about in warn mode:
+// the guard never lets a held path through for want of looking in the
+// right place.
+func guardReservations(ctx context.Context, sc Scope, req GuardCheckRequest, env func(string) string,
+	proj project.Project, projErr error, open Opener) ([]reservations.Reservation, error) {
+	dir, from, err := guardStoreDir(req, env)
+	if err != nil {
+		return nil, err
+	}
+	abs := dir
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(sc.Project.Dir, dir)
+	}
+	if guard.StoreAbsent(abs) {
+		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, dir, from),
+			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+	}
+	if projErr != nil {
+		return nil, projErr
+	}
+	svc, err := open(abs)
+	if err != nil {
+		return nil, err
+	}
+	x, err := svc.sessionFor(ctx, proj, sc.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if !x.mb.Known() {
+		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, proj.Slug, proj.Key, dir, from),
+			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
+	}
+	return x.overview().List(ctx, reservations.Filter{})
+}
+
+// guardStoreDir returns the store a guard check consults, and what named
+// it: the request's Store, else AGENTMAIL_HOME, else the store guard
+// install recorded in the hooks, else the default one.
+func guardStoreDir(req GuardCheckRequest, env func(string) string) (dir, from string, err error) {
+	switch {
+	case req.Store != "":
+		return req.Store, "the store --store names", nil
+	case env("AGENTMAIL_HOME") != "":
+		return env("AGENTMAIL_HOME"), "the store AGENTMAIL_HOME names", nil
+	case req.Recorded != "":
+		return req.Recorded, "the store guard install recorded", nil
+	}
+	dir, err = store.DefaultDirIn(env)
+	return dir, "the default store", err
+}

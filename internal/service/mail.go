@@ -1,0 +1,422 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/mailbox"
+)
+
+// DefaultReplyWait is how long SendAndWait waits for a reply when the
+// request names no time.
+const DefaultReplyWait = 2 * time.Minute
+
+// pollInterval is how often waits look at the archive's head.
+const pollInterval = 200 * time.Millisecond
+
+// SendRequest is a message to send from the acting agent (or, AsHuman,
+// from the human overseer).
+type SendRequest struct {
+	To, Cc, Bcc []string // agent names, or mailbox.Broadcast
+	Subject     string
+	Body        string // markdown, stored byte for byte
+	Thread      string // a thread name, or a message id (or unique prefix) whose thread to join; "" starts one
+	Importance  string // low, normal (""), high or urgent
+	Ack         bool   // ask the recipients to acknowledge
+	Category    string // HANDOFF, BLOCKED (both imply Ack), DECISION or INFO
+	AsHuman     bool   // from mailbox.HumanSender: needs no agent, passes every contact policy
+}
+
+func (r SendRequest) draft() mailbox.Draft {
+	return mailbox.Draft{To: r.To, Cc: r.Cc, Bcc: r.Bcc, Subject: r.Subject, Body: r.Body, Thread: r.Thread,
+		Importance: r.Importance, AckRequired: r.Ack, Category: r.Category, AsHuman: r.AsHuman}
+}
+
+// SendResponse is the document of send and reply: {"message": message}.
+type SendResponse struct {
+	Message Message `json:"message"`
+}
+
+// Send delivers a message.
+func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return SendResponse{}, err
+	}
+	m, err := x.mb.Send(ctx, req.draft())
+	if err != nil {
+		return SendResponse{}, err
+	}
+	return SendResponse{Message: messageDoc(m)}, nil
+}
+
+// SendAndWaitRequest is a message to send, then how long to wait for the
+// first reply in its thread from one of its recipients.
+type SendAndWaitRequest struct {
+	SendRequest
+	Wait time.Duration // 0 means DefaultReplyWait
+	// OnSent, when set, is told of the message once it is sent, before
+	// the wait.
+	OnSent func(Message) `json:"-"`
+	// OnHold, when set, is told of each reply that asks for more time
+	// (reply --hold); each extends the wait by its hold.
+	OnHold func(Hold) `json:"-"`
+}
+
+// Hold is a reply that asks a waiting sender for more time.
+type Hold struct {
+	From string
+	Hold time.Duration
+	Body string
+}
+
+// SendAndWaitResponse is the document of send --wait: {"message":
+// message, "reply": message + receipt + body or null}, and on timeout
+// "thread", the thread as it stands.
+type SendAndWaitResponse struct {
+	Message Message       `json:"message"`
+	Reply   *FullMessage  `json:"reply"`
+	Thread  []FullMessage `json:"thread,omitempty"`
+
+	Waited time.Duration `json:"-"` // how long it was to wait, holds aside
+}
+
+// SendAndWait delivers a message and waits for the first reply in its
+// thread from one of its recipients. On timeout the error wraps
+// mailbox.ErrTimeout and the response holds the thread as it stands.
+func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequest) (SendAndWaitResponse, error) {
+	wait := req.Wait
+	if wait <= 0 {
+		wait = DefaultReplyWait
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return SendAndWaitResponse{}, err
+	}
+	sent, err := x.mb.Send(ctx, req.draft())
+	if err != nil {
+		return SendAndWaitResponse{}, err
+	}
+	resp := SendAndWaitResponse{Message: messageDoc(sent), Waited: wait}
+	if req.OnSent != nil {
+		req.OnSent(resp.Message)
+	}
+	var onHold func(mailbox.Message)
+	if req.OnHold != nil {
+		onHold = func(m mailbox.Message) { req.OnHold(Hold{From: m.From, Hold: m.Hold, Body: m.Body}) }
+	}
+	reply, err := x.mb.WaitReply(ctx, sent, wait, pollInterval, onHold)
+	if errors.Is(err, mailbox.ErrTimeout) {
+		if _, msgs, terr := x.mb.Thread(ctx, sent.Thread); terr == nil {
+			resp.Thread = mapSlice(msgs, fullDoc)
+		}
+		return resp, err
+	}
+	if err != nil {
+		return resp, err
+	}
+	full := fullDoc(reply)
+	resp.Reply = &full
+	return resp, nil
+}
+
+// ReplyRequest answers a message in its thread.
+type ReplyRequest struct {
+	ID   string // the message, or a unique prefix of 6+ characters
+	All  bool   // to the sender and every other recipient
+	Body string
+	Hold time.Duration // ask a sender waiting with send --wait to wait this much longer
+}
+
+// Reply answers message req.ID in its thread: to its sender (or, with All,
+// everyone but the acting agent), with "Re: " added once and the original's
+// importance.
+func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendResponse, error) {
+	if req.Hold < 0 {
+		return SendResponse{}, Usagef("pass a positive duration such as --hold 10m", "--hold must not be negative")
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return SendResponse{}, err
+	}
+	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold})
+	if err != nil {
+		return SendResponse{}, err
+	}
+	return SendResponse{Message: messageDoc(m)}, nil
+}
+
+// InboxRequest filters the acting agent's received messages.
+type InboxRequest struct {
+	Unread   bool
+	Urgent   bool   // high and urgent only
+	Category string // only this category
+	// Since keeps messages since a date (2026-11-01), an RFC 3339 time,
+	// or a duration ago (2h, 3d); "" keeps all.
+	Since  string
+	Limit  int  // at most this many, newest first; 0 is all
+	Bodies bool // include each message's body
+	// Abbreviate fills the response's Short, for display.
+	Abbreviate bool
+}
+
+// InboxMessage is a received message, with its body when asked for.
+type InboxMessage struct {
+	Received
+	Body *string `json:"body,omitempty"`
+}
+
+// InboxResponse is the document of inbox: {"messages": [message +
+// receipt...]}, each with "body" when bodies were asked for.
+type InboxResponse struct {
+	Messages []InboxMessage `json:"messages"`
+
+	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+}
+
+// Inbox lists the acting agent's received messages, newest first, without
+// changing their state.
+func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxResponse, error) {
+	since, err := ParseSince(req.Since, s.Now())
+	if err != nil {
+		return InboxResponse{}, err
+	}
+	if req.Limit < 0 {
+		return InboxResponse{}, Usagef("pass --limit 0 for all messages", "--limit must not be negative")
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return InboxResponse{}, err
+	}
+	msgs, err := x.mb.Inbox(ctx, mailbox.InboxQuery{
+		Unread: req.Unread, Urgent: req.Urgent, Category: req.Category, Since: since, Limit: req.Limit,
+	})
+	if err != nil {
+		return InboxResponse{}, err
+	}
+	resp := InboxResponse{Messages: make([]InboxMessage, len(msgs))}
+	for i, m := range msgs {
+		resp.Messages[i].Received = receivedDoc(m)
+		if req.Bodies {
+			resp.Messages[i].Body = &m.Body
+		}
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(msgs, messageID))
+	return resp, err
+}
+
+// messageID is a message's id, for mapSlice.
+func messageID(m mailbox.Message) string { return m.ID }
+
+// abbreviate returns the shortest unique prefixes of message ids, when
+// asked for.
+func (x *session) abbreviate(ctx context.Context, asked bool, list []string) (ids.Short, error) {
+	if !asked {
+		return nil, nil
+	}
+	return x.mb.ShortIDs(ctx, list)
+}
+
+// ParseSince reads a Since value: a date, an RFC 3339 time, or a
+// duration back from now (with d for days).
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if t, err := record.ParseTime(s); err == nil {
+		return t, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == days {
+			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, Usagef("use a date (2026-11-01), an RFC 3339 time, or a duration like 2h or 3d", "cannot read --since %q", s)
+}
+
+// OutboxRequest limits the list of sent messages.
+type OutboxRequest struct {
+	Limit      int  // at most this many, newest first; 0 is all
+	Abbreviate bool // fill the response's Short, for display
+}
+
+// OutboxResponse is the document of outbox: {"messages": [message...]}.
+type OutboxResponse struct {
+	Messages []Message `json:"messages"`
+
+	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	// Received are the messages with the sender's own receipts (mail
+	// to oneself has them), for display.
+	Received []Received `json:"-"`
+}
+
+// Outbox lists the acting agent's sent messages, newest first.
+func (s *Service) Outbox(ctx context.Context, sc Scope, req OutboxRequest) (OutboxResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return OutboxResponse{}, err
+	}
+	msgs, err := x.mb.Outbox(ctx, req.Limit)
+	if err != nil {
+		return OutboxResponse{}, err
+	}
+	short, err := x.abbreviate(ctx, req.Abbreviate, mapSlice(msgs, messageID))
+	return OutboxResponse{Messages: mapSlice(msgs, messageDoc), Short: short, Received: mapSlice(msgs, receivedDoc)}, err
+}
+
+// ShowResponse is the document of show: {"message": message + receipt +
+// body}.
+type ShowResponse struct {
+	Message FullMessage `json:"message"`
+}
+
+// Show returns one message (id, or a unique prefix of 6+ characters) with
+// its body, without marking it read. An agent sees only its own mail; a
+// scope without one (a human), any message of the project.
+func (s *Service) Show(ctx context.Context, sc Scope, id string) (ShowResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return ShowResponse{}, err
+	}
+	m, err := x.mb.Show(ctx, id)
+	if err != nil {
+		return ShowResponse{}, err
+	}
+	return ShowResponse{Message: fullDoc(m)}, nil
+}
+
+// MarkRequest names messages to mark read, or acknowledged (and read).
+type MarkRequest struct {
+	IDs []string // ids or unique prefixes of 6+ characters
+	// All marks every unread message of the inbox, or, with Ack, every
+	// one asking for an acknowledgement not given yet.
+	All        bool
+	Ack        bool
+	Abbreviate bool // fill the response's Short, for display
+}
+
+// MarkResponse is the document of read and ack: {"message": first,
+// "messages": [all]}, each message + receipt + body.
+type MarkResponse struct {
+	Message  *FullMessage  `json:"message"`
+	Messages []FullMessage `json:"messages"`
+
+	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+}
+
+// Mark records the time on the acting agent's receipts; marking again
+// keeps the first time.
+func (s *Service) Mark(ctx context.Context, sc Scope, req MarkRequest) (MarkResponse, error) {
+	verb := map[bool]string{false: "read", true: "ack"}[req.Ack]
+	hint := "agentmail " + verb + " ID... or agentmail " + verb + " --all"
+	switch {
+	case len(req.IDs) == 0 && !req.All:
+		return MarkResponse{}, Usagef(hint, "no message ids given")
+	case len(req.IDs) > 0 && req.All:
+		return MarkResponse{}, Usagef(hint, "give ids or --all, not both")
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return MarkResponse{}, err
+	}
+	msgs, err := x.mb.Mark(ctx, req.IDs, req.All, req.Ack)
+	if err != nil {
+		return MarkResponse{}, err
+	}
+	resp := MarkResponse{Messages: mapSlice(msgs, fullDoc)}
+	if len(resp.Messages) > 0 {
+		resp.Message = &resp.Messages[0]
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(msgs, messageID))
+	return resp, err
+}
+
+// ThreadResponse is the document of thread: {"thread": "NAME", "messages":
+// [message + receipt + body...]}.
+type ThreadResponse struct {
+	Messages []FullMessage `json:"messages"`
+	Thread   string        `json:"thread"`
+}
+
+// Thread returns the thread ref names (a thread name, or a message id or
+// prefix whose thread is meant), oldest first, as the viewer may see it.
+func (s *Service) Thread(ctx context.Context, sc Scope, ref string) (ThreadResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return ThreadResponse{}, err
+	}
+	thread, msgs, err := x.mb.Thread(ctx, ref)
+	if err != nil {
+		return ThreadResponse{}, err
+	}
+	return ThreadResponse{Messages: mapSlice(msgs, fullDoc), Thread: thread}, nil
+}
+
+// SearchRequest is a full-text search.
+type SearchRequest struct {
+	Query      string // the fts query language
+	All        bool   // the whole project, not only the acting agent's mail
+	Limit      int    // at most this many results; 0 is all
+	Abbreviate bool   // fill the response's Short, for display
+}
+
+// SearchResponse is the document of search: {"results": [...], "notes":
+// [...]}, best matches first; notes say which parts of the query were
+// ignored or read differently from how they were typed.
+type SearchResponse struct {
+	Results []SearchHit `json:"results"`
+	Notes   []string    `json:"notes"`
+
+	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+}
+
+// Search runs a query. An agent sees the mail it sent or received; with
+// All, or with no agent (a human), the whole project.
+func (s *Service) Search(ctx context.Context, sc Scope, req SearchRequest) (SearchResponse, error) {
+	if req.Limit < 0 {
+		return SearchResponse{}, Usagef("pass --limit 0 for all results", "--limit must not be negative")
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	viewer, err := x.mb.Viewer(ctx)
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	// fts ranks the project's messages as the viewer may see them; the
+	// mailbox shows those found.
+	found, err := fts.Search(ctx, x.st, fts.Request{Project: x.mb.ProjectID(), Viewer: viewer, All: req.All, Query: req.Query, Limit: req.Limit})
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	ids := mapSlice(found.Hits, func(h fts.Hit) string { return h.ID })
+	msgs, err := x.mb.Messages(ctx, viewer, ids)
+	if err != nil {
+		return SearchResponse{}, fmt.Errorf("search: %w", err)
+	}
+	hits := make(map[string]fts.Hit, len(found.Hits))
+	for _, h := range found.Hits {
+		hits[h.ID] = h
+	}
+	resp := SearchResponse{Results: make([]SearchHit, len(msgs)), Notes: append([]string{}, found.Notes...)}
+	for i, m := range msgs {
+		resp.Results[i] = searchHitDoc(m, hits[m.ID])
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, ids)
+	return resp, err
+}

@@ -1,0 +1,154 @@
+package service
+
+import (
+	"context"
+
+	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/mailbox"
+)
+
+// ProjectInfo is a project and how its key was chosen.
+type ProjectInfo struct {
+	Key    string  `json:"key"`
+	Slug   string  `json:"slug"`
+	Source string  `json:"source"` // pinned, origin, path, flag or env (mailbox.Source*)
+	Root   *string `json:"root"`   // the working tree; null outside one
+}
+
+func projectInfo(p project.Project, source string) ProjectInfo {
+	return ProjectInfo{p.Key, p.Slug, source, optString(p.Root)}
+}
+
+// Origin is the repository's origin remote and the key it gives.
+type Origin struct {
+	Key string `json:"key"`
+	URL string `json:"url"`
+}
+
+// OtherKey is another key the repository could have, and what the store
+// keeps under it.
+type OtherKey struct {
+	From  string `json:"from"` // origin or path
+	Key   string `json:"key"`
+	Slug  string `json:"slug"`
+	Holds Counts `json:"holds"`
+}
+
+// ProjectResponse is the document of project.
+type ProjectResponse struct {
+	Config  *string     `json:"config"` // the repository's configuration file, where the pin lives
+	Holds   Counts      `json:"holds"`
+	Origin  *Origin     `json:"origin"`
+	Others  []OtherKey  `json:"others"` // the keys origin and the path give, when not the project's
+	Pinned  *string     `json:"pinned"` // the key pinned in the repository
+	Project ProjectInfo `json:"project"`
+}
+
+// Project describes the scope's project: its key, how the key was chosen,
+// what the store holds of it, and the keys the repository's origin or path
+// would give when they differ, with what the store holds under each.
+func (s *Service) Project(ctx context.Context, sc Scope) (ProjectResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return ProjectResponse{}, err
+	}
+	holds, err := x.mb.Holdings(ctx)
+	if err != nil {
+		return ProjectResponse{}, err
+	}
+	cur := x.project()
+	resp := ProjectResponse{Holds: holdingsDoc(holds), Others: []OtherKey{}, Project: projectInfo(cur, cur.Source)}
+	r := cur.Repo
+	if r == nil {
+		return resp, nil
+	}
+	resp.Config, resp.Pinned = &r.Config, optString(r.Pinned)
+	if r.OriginURL != "" {
+		resp.Origin = &Origin{Key: r.OriginKey, URL: r.OriginURL}
+	}
+	for _, k := range []struct{ from, key string }{{SourceOrigin, r.OriginKey}, {SourcePath, r.PathKey}} {
+		p, err := project.ProjectFromKey(k.key)
+		if err != nil {
+			continue // none, or a key nobody can use
+		}
+		mb, err := mailbox.Open(ctx, x.st, p, "")
+		if err != nil {
+			return ProjectResponse{}, err
+		}
+		if mb.Project().Slug == cur.Slug {
+			continue
+		}
+		h, err := mb.Holdings(ctx)
+		if err != nil {
+			return ProjectResponse{}, err
+		}
+		resp.Others = append(resp.Others, OtherKey{k.from, mb.Project().Key, mb.Project().Slug, holdingsDoc(h)})
+	}
+	return resp, nil
+}
+
+// PreviousProject is the key a repository was moved from, and what stays
+// behind under it.
+type PreviousProject struct {
+	Holds Counts `json:"holds"`
+	Key   string `json:"key"`
+	Slug  string `json:"slug"`
+}
+
+// ProjectSetResponse is the document of project set.
+type ProjectSetResponse struct {
+	Previous *PreviousProject `json:"previous"` // null when the key did not change
+	Project  ProjectInfo      `json:"project"`
+
+	Config string `json:"-"` // the repository's configuration file, where the pin is
+}
+
+// SetProject pins the repository around the scope's directory to key (a
+// remote URL, a host/path key or an absolute path), whatever the scope's
+// own key. What the old key holds stays under it, out of the repository's
+// view: the response says what.
+func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (ProjectSetResponse, error) {
+	dir := sc.Project.Dir
+	repo, err := project.FindRepository(dir)
+	if err != nil {
+		return ProjectSetResponse{}, err
+	}
+	next, err := project.ProjectFromKey(key)
+	if err != nil {
+		return ProjectSetResponse{}, err
+	}
+	if _, err := s.store(); err != nil {
+		return ProjectSetResponse{}, err
+	}
+	// What the repository resolves to today, whatever the scope's key
+	// says: that is what stays behind.
+	var prev *session
+	if old, err := project.ResolveProject(dir); err == nil {
+		if prev, err = s.sessionFor(ctx, old, sc.Agent); err != nil {
+			return ProjectSetResponse{}, err
+		}
+	}
+	if err := repo.SetPin(ctx, next.Key); err != nil {
+		return ProjectSetResponse{}, err
+	}
+	next = next.In(dir)
+	next.Source = project.SourcePinned
+	x, err := s.sessionFor(ctx, next, sc.Agent)
+	if err != nil {
+		return ProjectSetResponse{}, err
+	}
+	if err := x.mb.EnsureProject(ctx); err != nil {
+		return ProjectSetResponse{}, err
+	}
+	cur := x.project()
+	resp := ProjectSetResponse{Project: projectInfo(cur, project.SourcePinned), Config: repo.Config}
+	if prev != nil && prev.project().Slug != cur.Slug {
+		old := prev.project()
+		holds, err := prev.mb.Holdings(ctx)
+		if err != nil {
+			return ProjectSetResponse{}, err
+		}
+		resp.Previous = &PreviousProject{Holds: holdingsDoc(holds), Key: old.Key, Slug: old.Slug}
+	}
+	return resp, nil
+}

@@ -1,0 +1,142 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/mailbox"
+)
+
+// CheckRequest is the cheap "anything for me?" of an agent's per-step
+// hook.
+type CheckRequest struct {
+	Newest     int  // how many of the newest unread messages to list
+	Abbreviate bool // fill the response's Short, for display
+}
+
+// CheckResponse is the document of check.
+type CheckResponse struct {
+	AwaitingAck     int       `json:"awaiting_ack"`     // received, ack requested, not acknowledged
+	ContactRequests int       `json:"contact_requests"` // requests to write to the agent it has not answered
+	Messages        []Message `json:"messages"`         // the newest unread
+	Unread          int       `json:"unread"`
+	Urgent          int       `json:"urgent"` // unread and high or urgent
+
+	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+}
+
+// Waiting reports whether unread mail or a contact request waits.
+func (r CheckResponse) Waiting() bool { return r.Unread+r.ContactRequests > 0 }
+
+// Check counts the acting agent's unread, urgent and unacknowledged mail
+// and open contact requests, and lists the newest unread messages.
+func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return CheckResponse{}, err
+	}
+	sum, err := x.mb.Check(ctx, req.Newest)
+	if err != nil {
+		return CheckResponse{}, err
+	}
+	resp := CheckResponse{AwaitingAck: sum.AwaitingAck, ContactRequests: sum.ContactRequests,
+		Messages: mapSlice(sum.Newest, messageDoc), Unread: sum.Unread, Urgent: sum.Urgent}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(sum.Newest, messageID))
+	return resp, err
+}
+
+// WaitRequest says what new mail to wait for, and how long.
+type WaitRequest struct {
+	Timeout time.Duration // 0 checks once
+	Thread  string        // only mail in this thread (a name, or a message id or prefix)
+	From    string        // only mail from this agent
+	Urgent  bool          // only high and urgent mail
+}
+
+// WaitResponse is the document of wait: {"messages": [message + receipt +
+// body...], "timeout": bool}.
+type WaitResponse struct {
+	Messages []FullMessage `json:"messages"`
+	Timeout  bool          `json:"timeout"` // nothing arrived in time
+}
+
+// Wait blocks until unread mail matching req arrives for the acting agent
+// after the call began, and returns it. On timeout the error wraps
+// mailbox.ErrTimeout and the response says so.
+func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResponse, error) {
+	if req.Timeout < 0 {
+		return WaitResponse{}, Usagef("pass a duration such as --timeout 5m (0 checks once)", "--timeout must not be negative, got %s", req.Timeout)
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return WaitResponse{}, err
+	}
+	msgs, err := x.mb.Wait(ctx, mailbox.WaitFilter{Thread: req.Thread, From: req.From, Urgent: req.Urgent}, req.Timeout, pollInterval)
+	timedOut := errors.Is(err, mailbox.ErrTimeout)
+	if err != nil && !timedOut {
+		return WaitResponse{}, err
+	}
+	return WaitResponse{Messages: mapSlice(msgs, fullDoc), Timeout: timedOut}, err
+}
+
+// ReceivedResponse is the document of acks pending: {"messages": [message
+// + receipt...]}.
+type ReceivedResponse struct {
+	Messages []Received `json:"messages"`
+
+	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+}
+
+// PendingAcks lists the messages the acting agent was asked to acknowledge
+// and has not, oldest first; abbreviate fills the response's Short.
+func (s *Service) PendingAcks(ctx context.Context, sc Scope, abbreviate bool) (ReceivedResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return ReceivedResponse{}, err
+	}
+	msgs, err := x.mb.PendingAcks(ctx)
+	if err != nil {
+		return ReceivedResponse{}, err
+	}
+	short, err := x.abbreviate(ctx, abbreviate, mapSlice(msgs, messageID))
+	return ReceivedResponse{Messages: mapSlice(msgs, receivedDoc), Short: short}, err
+}
+
+// OverdueRequest chooses the overdue acknowledgements to list.
+type OverdueRequest struct {
+	Older      time.Duration // only messages sent longer ago than this
+	Abbreviate bool          // fill the response's Short, for display
+}
+
+// Overdue is a sent message still waiting for acknowledgements.
+type Overdue struct {
+	Message
+	WaitingFor []string `json:"waiting_for"` // recipients who have not acknowledged
+}
+
+// OverdueResponse is the document of acks overdue: {"messages": [message
+// + "waiting_for"...]}.
+type OverdueResponse struct {
+	Messages []Overdue `json:"messages"`
+
+	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+}
+
+// OverdueAcks lists the messages the acting agent sent, asking for an
+// acknowledgement, longer ago than req.Older, that some recipient has not
+// acknowledged, oldest first.
+func (s *Service) OverdueAcks(ctx context.Context, sc Scope, req OverdueRequest) (OverdueResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return OverdueResponse{}, err
+	}
+	list, err := x.mb.OverdueAcks(ctx, req.Older)
+	if err != nil {
+		return OverdueResponse{}, err
+	}
+	resp := OverdueResponse{Messages: mapSlice(list, func(o mailbox.Overdue) Overdue { return Overdue{messageDoc(o.Message), o.Waiting} })}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(list, func(o mailbox.Overdue) string { return o.ID }))
+	return resp, err
+}
