@@ -411,20 +411,7 @@ func (m *Mailbox) agentNames(ctx context.Context, q queryer) ([]string, error) {
 	if m.pid == 0 {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT name FROM agents WHERE project_id = ?`, m.pid)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return store.Strings(ctx, q, `SELECT name FROM agents WHERE project_id = ?`, m.pid)
 }
 
 // Holdings is what the store keeps of a project.

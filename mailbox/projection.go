@@ -3,7 +3,6 @@ package mailbox
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
@@ -102,11 +101,11 @@ func (projection) Apply(w *store.Writer, rec record.Record, prepared any) error 
 		err = applyMessage(w, pid, r, prepared.([3]string))
 	case *record.Receipt:
 		_, err = w.Exec(`UPDATE recipients SET read_at = ?, acked_at = ? WHERE project_id = ? AND agent = ? AND message_id = ?`,
-			nullTime(r.ReadAt), nullTime(r.AckedAt), pid, r.Agent, r.Message)
+			store.NullTime(r.ReadAt), store.NullTime(r.AckedAt), pid, r.Agent, r.Message)
 	case *record.Contact:
 		_, err = w.Exec(`INSERT OR REPLACE INTO contacts(project_id, requester, target, state, reason, requested, decided, expires)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, pid, r.From, r.To, r.State, r.Reason, record.FormatTime(r.Requested),
-			nullTime(r.Decided), nullTime(r.Expires))
+			store.NullTime(r.Decided), store.NullTime(r.Expires))
 	}
 	return err
 }
@@ -135,12 +134,4 @@ func applyMessage(w *store.Writer, pid int64, r *record.Message, lists [3]string
 		}
 	}
 	return nil
-}
-
-// nullTime is t as the tables keep an optional time: NULL when unset.
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return record.FormatTime(t)
 }

@@ -243,20 +243,7 @@ func recipientLists(d Draft, resolve func(raw string) ([]string, error)) (to, cc
 const Broadcast = "all"
 
 func (m *Mailbox) broadcastList(ctx context.Context, q queryer, from string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM agents WHERE project_id = ? AND NOT retired AND fold != ? ORDER BY fold`, m.pid, names.Fold(from))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return store.Strings(ctx, q, `SELECT name FROM agents WHERE project_id = ? AND NOT retired AND fold != ? ORDER BY fold`, m.pid, names.Fold(from))
 }
 
 func (m *Mailbox) unknownRecipient(ctx context.Context, q queryer, name string) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
 )
 
 // ErrTimeout: Wait saw no matching mail in time.
@@ -127,21 +128,11 @@ func (m *Mailbox) OverdueAcks(ctx context.Context, older time.Duration) ([]Overd
 	}
 	out := make([]Overdue, 0, len(msgs))
 	for _, msg := range msgs {
-		rows, err := m.st.Index().QueryContext(ctx, `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, me.Name)
+		waiting, err := store.Strings(ctx, m.st.Index(), `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, me.Name)
 		if err != nil {
 			return nil, err
 		}
-		o := Overdue{Message: msg, Waiting: []string{}}
-		for rows.Next() {
-			var a string
-			if err := rows.Scan(&a); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			o.Waiting = append(o.Waiting, a)
-		}
-		rows.Close()
-		out = append(out, o)
+		out = append(out, Overdue{Message: msg, Waiting: append([]string{}, waiting...)})
 	}
 	return out, nil
 }

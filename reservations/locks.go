@@ -231,21 +231,11 @@ func (s *Service) Locks(ctx context.Context, prefix string) ([]Lock, error) {
 	if err != nil || sc.pid == 0 {
 		return out, err
 	}
-	rows, err := sc.q.QueryContext(ctx, `SELECT key FROM locks WHERE project_id = ? AND released IS NULL AND expires > ?
+	keys, err := store.Strings(ctx, sc.q, `SELECT key FROM locks WHERE project_id = ? AND released IS NULL AND expires > ?
 		AND substr(key, 1, length(?)) = ? ORDER BY key`, sc.pid, record.FormatTime(s.st.Now()), prefix, prefix)
 	if err != nil {
 		return out, err
 	}
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			rows.Close()
-			return out, err
-		}
-		keys = append(keys, k)
-	}
-	rows.Close()
 	for _, k := range keys {
 		l, _, err := s.lock(ctx, sc, k)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"strings"
 )
 
 func TestMatcher(t *testing.T) {
@@ -81,20 +83,21 @@ func TestMatcherAgreesWithDoublestar(t *testing.T) {
 	}
 }
 
+// joinRandom joins one to four random segments of segs with '/'.
+func joinRandom(rng *rand.Rand, segs []string) string {
+	parts := make([]string, 1+rng.IntN(4))
+	for i := range parts {
+		parts[i] = segs[rng.IntN(len(segs))]
+	}
+	return strings.Join(parts, "/")
+}
+
 func testMatcherAgreesWithDoublestar(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	segs := []string{"a", "b", "A", "src", "Src", "x.go", "y.md", "é", "*", "**", "?", "[ab]", "{a,b}", "*.go", "a*"}
 	var patterns []string
 	for len(patterns) < 300 {
-		n := 1 + rng.IntN(4)
-		var p string
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				p += "/"
-			}
-			p += segs[rng.IntN(len(segs))]
-		}
-		norm, err := NormalizePattern(p, nil)
+		norm, err := NormalizePattern(joinRandom(rng, segs), nil)
 		if err != nil {
 			continue
 		}
@@ -107,14 +110,7 @@ func testMatcherAgreesWithDoublestar(t *testing.T, seed uint64) {
 	names := []string{"a", "b", "A", "B", "src", "SRC", "Src", "x.go", "X.GO", "y.md", "é", "É", "ab", "ba", "aa"}
 	matched, foldOnly := 0, 0
 	for i := 0; i < 1500; i++ {
-		n := 1 + rng.IntN(4)
-		var p string
-		for j := 0; j < n; j++ {
-			if j > 0 {
-				p += "/"
-			}
-			p += names[rng.IntN(len(names))]
-		}
+		p := joinRandom(rng, names)
 		var want []int
 		for k, pattern := range patterns {
 			if dsMatch(t, pattern, p) {

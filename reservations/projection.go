@@ -43,7 +43,7 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 		_, err = w.Exec(`INSERT OR REPLACE INTO reservations(id, project_id, agent, pattern, exclusive, reason,
 			created, expires, released, released_by, release_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, pid, r.Agent, r.Pattern, r.Exclusive, r.Reason, record.FormatTime(r.Created),
-			record.FormatTime(r.Expires), nullTime(r.Released), r.ReleasedBy, r.ReleaseReason)
+			record.FormatTime(r.Expires), store.NullTime(r.Released), r.ReleasedBy, r.ReleaseReason)
 		return err
 	case *record.Lock:
 		pid, err := w.ProjectID(r.Project)
@@ -52,18 +52,10 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 		}
 		_, err = w.Exec(`INSERT OR REPLACE INTO locks(project_id, key, holder, created, expires, released, run)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, pid, r.Key, r.Holder, record.FormatTime(r.Created),
-			record.FormatTime(r.Expires), nullTime(r.Released), r.Run)
+			record.FormatTime(r.Expires), store.NullTime(r.Released), r.Run)
 		return err
 	}
 	return nil
-}
-
-// nullTime is t as the tables keep an optional time: NULL when unset.
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return record.FormatTime(t)
 }
 
 // ActiveCounts returns the number of active reservations at now of each
@@ -117,21 +109,8 @@ func (p projection) Overlapping(ctx context.Context, q store.Querier, project in
 }
 
 func activePatterns(ctx context.Context, sc scope, agent string, now time.Time) ([]string, error) {
-	rows, err := sc.q.QueryContext(ctx, `SELECT pattern FROM reservations WHERE project_id = ? AND agent = ?
+	return store.Strings(ctx, sc.q, `SELECT pattern FROM reservations WHERE project_id = ? AND agent = ?
 		AND `+activeWhere, sc.pid, agent, record.FormatTime(now))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }
 
 // Presence is what a forced release needs to know of the mailbox's

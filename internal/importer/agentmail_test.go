@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +21,6 @@ import (
 	"github.com/agentmail/agentmail/reservations"
 	"github.com/oklog/ulid/v2"
 	"github.com/rogpeppe/go-internal/txtar"
-	"path"
 )
 
 const pySlug = "data-projects-backend"
@@ -78,24 +78,19 @@ type fixture struct {
 	clock time.Time
 }
 
-func newFixture(t testing.TB, agents ...string) *fixture {
+// newFixture opens a store of the mailbox's and the reservations' tables,
+// which an import writes.
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	st, err := store.Open(t.TempDir(), store.Options{Now: func() time.Time { return f.clock },
+	var err error
+	f.st, err = store.Open(t.TempDir(), store.Options{Now: func() time.Time { return f.clock },
 		Projections: []store.Projection{mailbox.Projection(), reservations.Projection()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	f.st = st
-	if f.proj, err = project.ProjectFromKey("example.com/acme/shop"); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range agents {
-		if _, err := f.as("").Register(context.Background(), mailbox.RegisterInput{Name: a}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t.Cleanup(func() { f.st.Close() })
+	f.proj = project.Project{Key: "example.com/acme/shop", Slug: project.Slug("example.com/acme/shop")}
 	return f
 }
 
@@ -159,16 +154,23 @@ func hasWarning(rep Report, file, text string) bool {
 	})
 }
 
+// checkCounts checks what an import reports it imported and found
+// malformed.
+func checkCounts(t *testing.T, rep Report, imported, malformed Counts) {
+	t.Helper()
+	if rep.Imported != imported {
+		t.Errorf("imported %+v, want %+v", rep.Imported, imported)
+	}
+	if rep.Malformed != malformed {
+		t.Errorf("malformed %+v, want %+v", rep.Malformed, malformed)
+	}
+}
+
 func TestImportAgentMailFixture(t *testing.T) {
 	f := newFixture(t)
 	dir := pyFixture(t)
 	rep := f.importPy(dir, Options{})
-	if want := (Counts{4, 10, 2}); rep.Imported != want {
-		t.Errorf("imported %+v, want %+v", rep.Imported, want)
-	}
-	if want := (Counts{2, 2, 0}); rep.Malformed != want {
-		t.Errorf("malformed %+v, want %+v", rep.Malformed, want)
-	}
+	checkCounts(t, rep, Counts{4, 10, 2}, Counts{2, 2, 0})
 	if rep.Skipped != (Counts{}) || rep.Source != pySlug {
 		t.Errorf("skipped %+v, source %q", rep.Skipped, rep.Source)
 	}
@@ -308,7 +310,7 @@ func TestImportProgress(t *testing.T) {
 }
 
 func TestImportKeepsRegisteredAgents(t *testing.T) {
-	f := newFixture(t, "RedFox")
+	f := newFixture(t)
 	if _, err := f.as("RedFox").Register(context.Background(), mailbox.RegisterInput{Program: "native"}); err != nil {
 		t.Fatal(err)
 	}
@@ -415,12 +417,7 @@ func TestImportMalformedFiles(t *testing.T) {
 	}
 	f := newFixture(t)
 	rep := f.importPy(root, Options{})
-	if want := (Counts{2, 2, 1}); rep.Imported != want {
-		t.Errorf("imported %+v, want %+v", rep.Imported, want)
-	}
-	if want := (Counts{4, 11, 5}); rep.Malformed != want {
-		t.Errorf("malformed %+v, want %+v", rep.Malformed, want)
-	}
+	checkCounts(t, rep, Counts{2, 2, 1}, Counts{4, 11, 5})
 	p := "projects/demo/"
 	for file, text := range map[string]string{
 		"agents/RedFox/profile.json":     "inception_ts: missing",

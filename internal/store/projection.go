@@ -327,3 +327,30 @@ func execAll(tx *sql.Tx, stmts []string) error {
 	}
 	return nil
 }
+
+// NullTime is an optional time as the index keeps it: NULL when unset,
+// else as records write it.
+func NullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return record.FormatTime(t)
+}
+
+// Strings runs a query of one text column and returns its values.
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"strings"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/record"
 )
@@ -85,15 +84,8 @@ func (testMail) Apply(w *Writer, rec record.Record, prepared any) error {
 			return err
 		}
 		_, err = w.Exec(`UPDATE recipients SET read_at = ?, acked_at = ? WHERE project_id = ? AND agent = ? AND message_id = ?`,
-			nullTime(r.ReadAt), nullTime(r.AckedAt), pid, r.Agent, r.Message)
+			NullTime(r.ReadAt), NullTime(r.AckedAt), pid, r.Agent, r.Message)
 		return err
 	}
 	return nil
-}
-
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return record.FormatTime(t)
 }
