@@ -3,6 +3,7 @@ package reservations
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -21,7 +22,8 @@ import (
 type Matcher struct {
 	entries []entry
 	byDir   map[string][]int // the directory of the literal prefix ("" or ending in '/') -> entries
-	byFold  map[string][]int // the same, lower-cased
+	folded  sync.Once        // makes the lower-cased entries and index, on the first match ignoring case
+	byFold  map[string][]int // byDir, lower-cased
 }
 
 type entry struct {
@@ -31,18 +33,27 @@ type entry struct {
 }
 
 // NewMatcher indexes patterns, which must be valid patterns (Compile
-// accepts them); Match names them by their index in the list.
+// accepts them); Match names them by their index in the list. A Matcher
+// is safe for concurrent use.
 func NewMatcher(patterns []string) *Matcher {
-	m := &Matcher{entries: make([]entry, len(patterns)), byDir: map[string][]int{}, byFold: map[string][]int{}}
+	m := &Matcher{entries: make([]entry, len(patterns)), byDir: map[string][]int{}}
 	for i, p := range patterns {
-		e := entry{pattern: p, lower: strings.ToLower(p)}
-		e.prefix, e.lowerPrefix = literalPrefix(e.pattern), literalPrefix(e.lower)
-		e.suffix, e.lowerSuffix = literalSuffix(e.pattern), literalSuffix(e.lower)
+		e := entry{pattern: p, prefix: literalPrefix(p), suffix: literalSuffix(p)}
 		m.byDir[dirOf(e.prefix)] = append(m.byDir[dirOf(e.prefix)], i)
-		m.byFold[dirOf(e.lowerPrefix)] = append(m.byFold[dirOf(e.lowerPrefix)], i)
 		m.entries[i] = e
 	}
 	return m
+}
+
+// foldIndex fills in the lower-cased entries and their index.
+func (m *Matcher) foldIndex() {
+	m.byFold = map[string][]int{}
+	for i := range m.entries {
+		e := &m.entries[i]
+		e.lower = strings.ToLower(e.pattern)
+		e.lowerPrefix, e.lowerSuffix = literalPrefix(e.lower), literalSuffix(e.lower)
+		m.byFold[dirOf(e.lowerPrefix)] = append(m.byFold[dirOf(e.lowerPrefix)], i)
+	}
 }
 
 // literalPrefix returns the part of pattern before its first
@@ -93,8 +104,14 @@ func (e *entry) matches(path, lower string, fold bool) (exact, any bool) {
 // Match returns the indexes of the patterns that match path, in order;
 // fold ignores case (core.ignorecase). A leading "./" is ignored.
 func (m *Matcher) Match(path string, fold bool) []int {
-	var out []int
-	m.Each(path, fold, func(i int, _ bool) { out = append(out, i) })
+	hits := m.hits(path, fold)
+	if len(hits) == 0 {
+		return nil
+	}
+	out := make([]int, len(hits))
+	for i, h := range hits {
+		out[i] = h.i
+	}
 	return out
 }
 
@@ -102,6 +119,19 @@ func (m *Matcher) Match(path string, fold bool) []int {
 // saying whether it matched as written; with fold it also calls fn for the
 // patterns that match ignoring case only. A leading "./" is ignored.
 func (m *Matcher) Each(path string, fold bool, fn func(i int, exact bool)) {
+	for _, h := range m.hits(path, fold) {
+		fn(h.i, h.exact)
+	}
+}
+
+// hit is a pattern matching a path, and whether it matches as written.
+type hit struct {
+	i     int
+	exact bool
+}
+
+// hits returns the patterns matching path, in order.
+func (m *Matcher) hits(path string, fold bool) []hit {
 	p := strings.TrimPrefix(path, "./")
 	key, index := p, m.byDir
 	lower := ""
@@ -109,15 +139,12 @@ func (m *Matcher) Each(path string, fold bool, fn func(i int, exact bool)) {
 		// A path that starts with a literal prefix also does lower-cased,
 		// so the lower-cased index finds the patterns matching as written
 		// too.
+		m.folded.Do(m.foldIndex)
 		lower = strings.ToLower(p)
 		key, index = lower, m.byFold
 	}
 	// The candidates: patterns whose literal directory is "", a directory
 	// above the path, or the path itself taken as a directory.
-	type hit struct {
-		i     int
-		exact bool
-	}
 	var hits []hit
 	try := func(dir string) {
 		for _, i := range index[dir] {
@@ -133,8 +160,8 @@ func (m *Matcher) Each(path string, fold bool, fn func(i int, exact bool)) {
 		}
 	}
 	try(key + "/")
-	slices.SortFunc(hits, func(a, b hit) int { return a.i - b.i })
-	for _, h := range hits {
-		fn(h.i, h.exact)
+	if len(hits) > 1 {
+		slices.SortFunc(hits, func(a, b hit) int { return a.i - b.i })
 	}
+	return hits
 }
