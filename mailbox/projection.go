@@ -62,16 +62,21 @@ func (projection) Tables() []store.Table {
 	}
 }
 
-// Prepare joins a message's recipient lists, off the goroutine that
-// writes the index.
+// prepared is what Prepare works out of a message for its row: its
+// recipient lists joined, and its file's path.
+type prepared struct{ to, cc, bcc, path string }
+
+// Prepare works out a message's row, off the goroutine that writes the
+// index: the path of its file, made of its subject, costs as much as
+// writing the row.
 func (projection) Prepare(rec record.Record) any {
 	if m, ok := rec.(*record.Message); ok {
-		return [3]string{strings.Join(m.To, ","), strings.Join(m.Cc, ","), strings.Join(m.Bcc, ",")}
+		return prepared{strings.Join(m.To, ","), strings.Join(m.Cc, ","), strings.Join(m.Bcc, ","), m.Path()}
 	}
 	return nil
 }
 
-func (projection) Apply(w *store.Writer, rec record.Record, prepared any) error {
+func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 	var project string
 	switch r := rec.(type) {
 	case *record.Agent:
@@ -98,7 +103,7 @@ func (projection) Apply(w *store.Writer, rec record.Record, prepared any) error 
 			retired = excluded.retired, policy = excluded.policy`,
 			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated), r.Retired, r.Policy)
 	case *record.Message:
-		err = applyMessage(w, pid, r, prepared.([3]string))
+		err = applyMessage(w, pid, r, p.(prepared))
 	case *record.Receipt:
 		_, err = w.Exec(`UPDATE recipients SET read_at = ?, acked_at = ? WHERE project_id = ? AND agent = ? AND message_id = ?`,
 			store.NullTime(r.ReadAt), store.NullTime(r.AckedAt), pid, r.Agent, r.Message)
@@ -111,13 +116,13 @@ func (projection) Apply(w *store.Writer, rec record.Record, prepared any) error 
 }
 
 // applyMessage adds a message and its recipients, unless it is there
-// already; lists are its to, cc and bcc lists joined.
-func applyMessage(w *store.Writer, pid int64, r *record.Message, lists [3]string) error {
+// already.
+func applyMessage(w *store.Writer, pid int64, r *record.Message, p prepared) error {
 	res, err := w.Exec(`INSERT INTO messages(id, project_id, thread, named_thread, sender, to_list, cc_list, bcc_list,
 		subject, importance, ack_required, category, reply_to, created, hold_ms, path, body)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-		r.ID, pid, r.ThreadID(), r.Thread, r.From, lists[0], lists[1], lists[2],
-		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Hold.Milliseconds(), r.Path(), r.Body)
+		r.ID, pid, r.ThreadID(), r.Thread, r.From, p.to, p.cc, p.bcc,
+		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Hold.Milliseconds(), p.path, r.Body)
 	if err != nil {
 		return fmt.Errorf("message %s: %w", r.ID, err)
 	}
