@@ -22,37 +22,39 @@ import (
 type Matcher struct {
 	entries []entry
 	byDir   map[string][]int // the directory of the literal prefix ("" or ending in '/') -> entries
-	folded  sync.Once        // makes the lower-cased entries and index, on the first match ignoring case
-	byFold  map[string][]int // byDir, lower-cased
+	folded  sync.Once        // makes lower and byFold, on the first match ignoring case
+	lower   []entry          // the entries lower-cased
+	byFold  map[string][]int // byDir, of lower
 }
 
-type entry struct {
-	pattern, lower      string // the pattern, and lower-cased
-	prefix, lowerPrefix string // their literal prefixes
-	suffix, lowerSuffix string // and suffixes
+// entry is a pattern with its literal prefix and suffix, which every path
+// it matches starts and ends with.
+type entry struct{ pattern, prefix, suffix string }
+
+func newEntry(pattern string) entry {
+	return entry{pattern, literalPrefix(pattern), literalSuffix(pattern)}
 }
 
 // NewMatcher indexes patterns, which must be valid patterns (Compile
 // accepts them); Match names them by their index in the list. A Matcher
 // is safe for concurrent use.
 func NewMatcher(patterns []string) *Matcher {
-	m := &Matcher{entries: make([]entry, len(patterns)), byDir: map[string][]int{}}
+	m := &Matcher{entries: make([]entry, len(patterns)), byDir: make(map[string][]int, len(patterns))}
 	for i, p := range patterns {
-		e := entry{pattern: p, prefix: literalPrefix(p), suffix: literalSuffix(p)}
-		m.byDir[dirOf(e.prefix)] = append(m.byDir[dirOf(e.prefix)], i)
-		m.entries[i] = e
+		m.entries[i] = newEntry(p)
+		dir := dirOf(m.entries[i].prefix)
+		m.byDir[dir] = append(m.byDir[dir], i)
 	}
 	return m
 }
 
 // foldIndex fills in the lower-cased entries and their index.
 func (m *Matcher) foldIndex() {
-	m.byFold = map[string][]int{}
-	for i := range m.entries {
-		e := &m.entries[i]
-		e.lower = strings.ToLower(e.pattern)
-		e.lowerPrefix, e.lowerSuffix = literalPrefix(e.lower), literalSuffix(e.lower)
-		m.byFold[dirOf(e.lowerPrefix)] = append(m.byFold[dirOf(e.lowerPrefix)], i)
+	m.lower, m.byFold = make([]entry, len(m.entries)), make(map[string][]int, len(m.entries))
+	for i, e := range m.entries {
+		m.lower[i] = newEntry(strings.ToLower(e.pattern))
+		dir := dirOf(m.lower[i].prefix)
+		m.byFold[dir] = append(m.byFold[dir], i)
 	}
 }
 
@@ -61,8 +63,11 @@ func (m *Matcher) foldIndex() {
 // it, or is it without its final '/' (doublestar matches `a/**` against
 // `a`).
 func literalPrefix(pattern string) string {
-	if i := strings.IndexAny(pattern, `*?[{\`); i >= 0 {
-		return pattern[:i]
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '*', '?', '[', '{', '\\':
+			return pattern[:i]
+		}
 	}
 	return pattern
 }
@@ -73,7 +78,12 @@ func literalPrefix(pattern string) string {
 // left out. (A pattern without metacharacters is its own prefix; the
 // suffix adds nothing.)
 func literalSuffix(pattern string) string {
-	i := strings.LastIndexAny(pattern, `*?[]{}\`)
+	i := len(pattern) - 1
+	for ; i >= 0; i-- {
+		if c := pattern[i]; c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}' || c == '\\' {
+			break
+		}
+	}
 	if i < 0 {
 		return ""
 	}
@@ -92,65 +102,18 @@ func under(path, prefix string) bool {
 	return strings.HasPrefix(path, prefix) || len(path)+1 == len(prefix) && prefix[len(path)] == '/' && strings.HasPrefix(prefix, path)
 }
 
-// matches reports whether path matches e as written (exact), and whether
-// it matches at all, ignoring case when fold is set.
-func (e *entry) matches(path, lower string, fold bool) (exact, any bool) {
-	if under(path, e.prefix) && strings.HasSuffix(path, e.suffix) && doublestar.MatchUnvalidated(e.pattern, path) {
-		return true, true
-	}
-	return false, fold && under(lower, e.lowerPrefix) && strings.HasSuffix(lower, e.lowerSuffix) && doublestar.MatchUnvalidated(e.lower, lower)
+// matches reports whether path matches e.
+func (e *entry) matches(path string) bool {
+	return under(path, e.prefix) && strings.HasSuffix(path, e.suffix) && doublestar.MatchUnvalidated(e.pattern, path)
 }
 
-// Match returns the indexes of the patterns that match path, in order;
-// fold ignores case (core.ignorecase). A leading "./" is ignored.
-func (m *Matcher) Match(path string, fold bool) []int {
-	hits := m.hits(path, fold)
-	if len(hits) == 0 {
-		return nil
-	}
-	out := make([]int, len(hits))
-	for i, h := range hits {
-		out[i] = h.i
-	}
-	return out
-}
-
-// Each calls fn with the index of every pattern matching path, in order,
-// saying whether it matched as written; with fold it also calls fn for the
-// patterns that match ignoring case only. A leading "./" is ignored.
-func (m *Matcher) Each(path string, fold bool, fn func(i int, exact bool)) {
-	for _, h := range m.hits(path, fold) {
-		fn(h.i, h.exact)
-	}
-}
-
-// hit is a pattern matching a path, and whether it matches as written.
-type hit struct {
-	i     int
-	exact bool
-}
-
-// hits returns the patterns matching path, in order.
-func (m *Matcher) hits(path string, fold bool) []hit {
-	p := strings.TrimPrefix(path, "./")
-	key, index := p, m.byDir
-	lower := ""
-	if fold {
-		// A path that starts with a literal prefix also does lower-cased,
-		// so the lower-cased index finds the patterns matching as written
-		// too.
-		m.folded.Do(m.foldIndex)
-		lower = strings.ToLower(p)
-		key, index = lower, m.byFold
-	}
-	// The candidates: patterns whose literal directory is "", a directory
-	// above the path, or the path itself taken as a directory.
-	var hits []hit
+// candidates calls fn with the entries of index that may match the path
+// key: those whose literal directory is "", a directory above key, or key
+// itself taken as a directory.
+func candidates(index map[string][]int, key string, fn func(i int)) {
 	try := func(dir string) {
 		for _, i := range index[dir] {
-			if exact, ok := m.entries[i].matches(p, lower, fold); ok {
-				hits = append(hits, hit{i, exact})
-			}
+			fn(i)
 		}
 	}
 	try("")
@@ -160,8 +123,56 @@ func (m *Matcher) hits(path string, fold bool) []hit {
 		}
 	}
 	try(key + "/")
-	if len(hits) > 1 {
-		slices.SortFunc(hits, func(a, b hit) int { return a.i - b.i })
+}
+
+// Match returns the indexes of the patterns that match path, in order;
+// fold ignores case (core.ignorecase). A leading "./" is ignored.
+func (m *Matcher) Match(path string, fold bool) []int {
+	if fold {
+		var out []int
+		m.Each(path, true, func(i int, _ bool) { out = append(out, i) })
+		return out
 	}
-	return hits
+	p := strings.TrimPrefix(path, "./")
+	var out []int
+	candidates(m.byDir, p, func(i int) {
+		if m.entries[i].matches(p) {
+			out = append(out, i)
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// Each calls fn with the index of every pattern matching path, in order,
+// saying whether it matched as written; with fold it also calls fn for the
+// patterns that match ignoring case only. A leading "./" is ignored.
+func (m *Matcher) Each(path string, fold bool, fn func(i int, exact bool)) {
+	if !fold {
+		for _, i := range m.Match(path, false) {
+			fn(i, true)
+		}
+		return
+	}
+	// A path that starts with a literal prefix also does lower-cased, so
+	// the lower-cased index finds the patterns matching as written too.
+	m.folded.Do(m.foldIndex)
+	p := strings.TrimPrefix(path, "./")
+	lower := strings.ToLower(p)
+	type hit struct {
+		i     int
+		exact bool
+	}
+	var hits []hit
+	candidates(m.byFold, lower, func(i int) {
+		if m.entries[i].matches(p) {
+			hits = append(hits, hit{i, true})
+		} else if m.lower[i].matches(lower) {
+			hits = append(hits, hit{i, false})
+		}
+	})
+	slices.SortFunc(hits, func(a, b hit) int { return a.i - b.i })
+	for _, h := range hits {
+		fn(h.i, h.exact)
+	}
 }
