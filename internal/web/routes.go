@@ -1,0 +1,85 @@
+package web
+
+import (
+	"net/url"
+	"strings"
+)
+
+// The routes of the web UI, as http.ServeMux patterns; the serve command
+// mounts a handler on each. {project} is a project's slug, {agent} an
+// agent's name, {id} a message id, {thread} a thread name (path-escaped:
+// it may hold any character).
+const (
+	StaticPrefix      = "/static/"
+	RouteStatic       = "GET /static/{file}"
+	RouteProjects     = "GET /mail/{$}"
+	RouteProject      = "GET /mail/{project}"
+	RouteInbox        = "GET /mail/{project}/inbox/{agent}"
+	RouteOutbox       = "GET /mail/{project}/outbox/{agent}"
+	RouteMessage      = "GET /mail/{project}/message/{id}"
+	RouteThread       = "GET /mail/{project}/thread/{thread}"
+	RouteSearch       = "GET /mail/{project}/search"
+	RouteReservations = "GET /mail/{project}/reservations"
+	RouteContacts     = "GET /mail/{project}/contacts"
+	RouteAcks         = "GET /mail/{project}/acks"
+	RouteCompose      = "GET /mail/{project}/compose"
+	RouteSend         = "POST /mail/{project}/compose"
+	RouteArchive      = "GET /mail/{project}/archive/{commit}/{path...}"
+)
+
+// mailURL joins path segments under /mail/, escaping each.
+func mailURL(segments ...string) string {
+	var b strings.Builder
+	b.WriteString("/mail/")
+	for i, s := range segments {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(url.PathEscape(s))
+	}
+	return b.String()
+}
+
+// ProjectURL is the address of a project's page (its agents).
+func ProjectURL(project string) string { return mailURL(project) }
+
+// InboxURL is the address of an agent's inbox, from its newest message or,
+// with before set, from the message before that id.
+func InboxURL(project, agent, before string) string {
+	return withQuery(mailURL(project, "inbox", agent), "before", before)
+}
+
+// OutboxURL is the address of an agent's outbox, like InboxURL.
+func OutboxURL(project, agent, before string) string {
+	return withQuery(mailURL(project, "outbox", agent), "before", before)
+}
+
+// MessageURL is the address of a message, as agent (if set) sees it.
+func MessageURL(project, id, agent string) string {
+	return withQuery(mailURL(project, "message", id), "agent", agent)
+}
+
+// ThreadURL is the address of a thread.
+func ThreadURL(project, thread string) string { return mailURL(project, "thread", thread) }
+
+// SearchURL is the address of the search page with a query.
+func SearchURL(project, query string) string {
+	return withQuery(mailURL(project, "search"), "q", query)
+}
+
+// ArchiveURL is the address of a file of the archive as of a commit.
+func ArchiveURL(project, commit, path string) string {
+	u := mailURL(project, "archive", commit)
+	for _, s := range strings.Split(path, "/") {
+		u += "/" + url.PathEscape(s)
+	}
+	return u
+}
+
+// withQuery adds ?key=value to u when value is set.
+func withQuery(u, key, value string) string {
+	if value == "" {
+		return u
+	}
+	return u + "?" + url.Values{key: {value}}.Encode()
+}

@@ -1,0 +1,234 @@
+package web
+
+import "time"
+
+// The types below are what the pages show. Their fields are the keys of
+// the --json documents (README.md, "JSON output"), named as the service
+// layer names them, so that a handler fills them by copying its response
+// field for field. A time is the zero time where the document has null.
+
+// Project is a project and what the store holds of it: the project
+// document's key and slug, and its holds.
+type Project struct {
+	Key   string
+	Slug  string
+	Holds Counts
+}
+
+// Counts are a project's registered agents, messages and active
+// reservations (the holds document).
+type Counts struct {
+	Agents       int
+	Messages     int
+	Reservations int
+}
+
+// Agent is the agent document; State (active, idle or stale) and
+// Reservations (active ones) are what the agents listing adds.
+type Agent struct {
+	Name         string
+	Program      string
+	Model        string
+	Task         string
+	Registered   time.Time
+	LastSeen     time.Time
+	Retired      bool
+	Policy       string
+	State        string
+	Reservations *int
+}
+
+// Message is the message document: a message's headers.
+type Message struct {
+	ID          string
+	Thread      string
+	From        string
+	To          []string
+	Cc          []string
+	Bcc         []string
+	Subject     string
+	Importance  string // low, normal, high or urgent
+	AckRequired bool
+	Category    *string // HANDOFF, BLOCKED, DECISION or INFO; nil when unset
+	ReplyTo     *string
+	Created     time.Time
+	Path        string // the canonical file in the archive
+}
+
+// Received is a message with its receipt, as the viewing agent has it.
+type Received struct {
+	Message
+	ReadAt  time.Time
+	AckedAt time.Time
+}
+
+// FullMessage is a message with its receipt and body.
+type FullMessage struct {
+	Received
+	Body string
+}
+
+// AwaitingAck is a message of acks overdue: it asks for an ack that the
+// agents of WaitingFor have not given.
+type AwaitingAck struct {
+	Received
+	WaitingFor []string
+}
+
+// Reservation is the reservation document: a lease on a pattern of paths.
+type Reservation struct {
+	ID        string
+	Agent     string
+	Pattern   string
+	Exclusive bool
+	Reason    string
+	Created   time.Time
+	Expires   time.Time
+	Released  time.Time
+}
+
+// Lock is the lock document: a named lock and its holder.
+type Lock struct {
+	Key     string
+	Holder  string
+	Created time.Time
+	Expires time.Time
+}
+
+// Contact is the contact document: a request to write to an agent and
+// its answer.
+type Contact struct {
+	From      string
+	To        string
+	State     string // requested, approved or denied
+	Reason    string
+	Requested time.Time
+	Decided   time.Time
+	Expires   time.Time
+}
+
+// SearchHit is a result of the search document. Snippet is the document's
+// (hits marked as [hit]); Marked, when set, is the same snippet with fts's
+// markers (fts.MarkOpen, fts.MarkClose), which the page shows highlighted.
+type SearchHit struct {
+	ID      string
+	Thread  string
+	From    string
+	Subject string
+	Created time.Time
+	Snippet string
+	Score   float64
+	Marked  string
+}
+
+// Page is what every page has. Handlers set Project on a project's pages,
+// and Now to the time the page shows relative times against.
+type Page struct {
+	Project *Project
+	Now     time.Time
+	// Events is the address of the event stream the page listens to (its
+	// live.js shows a "reload" banner on the event types of Live); empty
+	// for a page that needs no live updates.
+	Events string
+	Live   []string
+}
+
+// ProjectsView is the first page: every project of the store.
+type ProjectsView struct {
+	Page
+	Projects []Project
+}
+
+// ProjectView is a project's page: its agents with their presence, and
+// what each holds.
+type ProjectView struct {
+	Page
+	Agents       []Agent
+	Reservations []Reservation // active ones
+	Locks        []Lock
+}
+
+// MailboxView is an agent's inbox or outbox, newest first, one page of it.
+type MailboxView struct {
+	Page
+	Agent    Agent
+	Outbox   bool
+	Messages []Received
+	// Before is the cursor this page starts at ("" for the newest), Older
+	// the cursor of the next page ("" when there is none): a message id,
+	// the page lists messages strictly older than it.
+	Before string
+	Older  string
+}
+
+// MessageView is one message with its thread, as Agent (if set) sees it.
+type MessageView struct {
+	Page
+	Agent   string
+	Message FullMessage
+	Thread  []Received // the thread's messages, oldest first, this one among them
+	// Commit is the archive commit the message file is read from; with
+	// Message.Path it names the file in the archive.
+	Commit string
+}
+
+// ThreadView is a whole thread, oldest first.
+type ThreadView struct {
+	Page
+	Thread   string
+	Agent    string
+	Messages []FullMessage
+}
+
+// SearchView is the search page: the query as typed, its filters, and
+// the results (Searched says whether a search ran).
+type SearchView struct {
+	Page
+	Query    string
+	Filters  SearchFilters
+	Searched bool
+	Results  []SearchHit
+	Notes    []string
+}
+
+// ReservationsView lists a project's reservations, expired and released
+// ones too, and its locks.
+type ReservationsView struct {
+	Page
+	Reservations []Reservation
+	Locks        []Lock
+}
+
+// ContactsView lists a project's contact requests.
+type ContactsView struct {
+	Page
+	Contacts []Contact
+}
+
+// AcksView lists the messages of a project still waiting for an ack.
+type AcksView struct {
+	Page
+	Pending []AwaitingAck
+}
+
+// ComposeView is the overseer's form: a message from Human to one agent
+// or to all. Sent is the message just sent, Error what was wrong with the
+// form sent (which it shows again).
+type ComposeView struct {
+	Page
+	Agents []Agent
+	Form   ComposeForm
+	CSRF   string // Guard.CSRFToken
+	Sent   *Message
+	Error  string
+	Hint   string
+}
+
+// ErrorView is a page that could not be shown.
+type ErrorView struct {
+	Page
+	Status  int
+	Code    string
+	Message string
+	Hint    string
+}
