@@ -10,8 +10,8 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -206,7 +206,7 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		return GuardCheckResponse{}, err
 	}
 	bypass := guard.BypassedIn(env)
-	var proj mailbox.Project
+	var proj project.Project
 	var projErr error
 	if !bypass { // a bypassed check looks at nothing
 		proj, projErr = ResolveProject(sc.Project)
@@ -243,7 +243,7 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 // the guard never lets a held path through for want of looking in the
 // right place.
 func guardReservations(ctx context.Context, sc Scope, req GuardCheckRequest, env func(string) string,
-	proj mailbox.Project, projErr error, open Opener) ([]reservations.Reservation, error) {
+	proj project.Project, projErr error, open Opener) ([]reservations.Reservation, error) {
 	dir, from, err := guardStoreDir(req, env)
 	if err != nil {
 		return nil, err

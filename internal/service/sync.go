@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 // ErrNoRemote reports a project with no remote to sync with.
@@ -140,7 +140,7 @@ func syncStatus(st *store.Store, slug string, resp SyncResponse) (SyncResponse, 
 
 // syncRemote returns the remote to sync the project with: url, which it
 // remembers, else the remembered one, else the project's origin.
-func syncRemote(arc *archive.Archive, proj mailbox.Project, url string) (string, error) {
+func syncRemote(arc *archive.Archive, proj project.Project, url string) (string, error) {
 	key := syncKey(proj.Slug, "remote")
 	if url != "" {
 		if abs := localPath(url, ""); abs != "" {
