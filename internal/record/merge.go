@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"reflect"
 	"time"
 )
 
@@ -27,24 +28,18 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 	}
 	ra, errA := Decode(path, a)
 	rb, errB := Decode(path, b)
-	if errA != nil || errB != nil || ra == nil || rb == nil {
+	if errA != nil || errB != nil || ra == nil || rb == nil || reflect.TypeOf(ra) != reflect.TypeOf(rb) {
 		return a, nil
 	}
 	var m Record
 	switch x := ra.(type) {
 	case *Receipt:
-		y, ok := rb.(*Receipt)
-		if !ok {
-			return a, nil
-		}
+		y := rb.(*Receipt)
 		r := *x
 		r.ReadAt, r.AckedAt = earliest(x.ReadAt, y.ReadAt), earliest(x.AckedAt, y.AckedAt)
 		m = &r
 	case *Reservation:
-		y, ok := rb.(*Reservation)
-		if !ok {
-			return a, nil
-		}
+		y := rb.(*Reservation)
 		r := *x
 		r.Expires = latest(x.Expires, y.Expires)
 		if releasedFirst(y, x) {
@@ -52,10 +47,7 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 		}
 		m = &r
 	case *Lock:
-		y, ok := rb.(*Lock)
-		if !ok {
-			return a, nil
-		}
+		y := rb.(*Lock)
 		if !x.Created.Equal(y.Created) || x.Holder != y.Holder || x.Run != y.Run {
 			return later(a, b, x.Created, y.Created), nil
 		}
@@ -63,16 +55,10 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 		l.Expires, l.Released = latest(x.Expires, y.Expires), earliest(x.Released, y.Released)
 		m = &l
 	case *Agent:
-		y, ok := rb.(*Agent)
-		if !ok {
-			return a, nil
-		}
+		y := rb.(*Agent)
 		return later(a, b, x.Updated, y.Updated), nil
 	case *Contact:
-		y, ok := rb.(*Contact)
-		if !ok {
-			return a, nil
-		}
+		y := rb.(*Contact)
 		return later(a, b, x.Decided, y.Decided), nil
 	default:
 		return a, nil
