@@ -78,7 +78,7 @@ func (a *Archive) Tracking(slug string) string {
 // Count returns the number of commits reachable from to and not from from
 // ("" for none; to "" counts nothing).
 func (a *Archive) Count(from, to string) (int, error) {
-	if to == "" {
+	if to == "" || from == to {
 		return 0, nil
 	}
 	rng := to
