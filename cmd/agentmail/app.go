@@ -189,7 +189,7 @@ func newApp(e *env) *cli.App {
 			newGuardCommand(e),
 			newRegisterCommand(e), newWhoamiCommand(e), newAgentsCommand(e),
 			newImportCommand(e),
-			newProjectCommand(e), newInitCommand(e), newArchiveCommand(e), newDoctorCommand(e),
+			newProjectCommand(e), newInitCommand(e), newArchiveCommand(e), newDoctorCommand(e), newSyncCommand(e),
 			newSetupCommand(e),
 			helpCommand(e), versionCommand(e), completionCommand(e),
 		},

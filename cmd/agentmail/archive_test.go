@@ -217,6 +217,11 @@ func cmdSendWithGit(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := git("clone", "-q", "--bare", archive, clone); err != nil {
 		ts.Fatalf("%v", err)
 	}
+	// The project's branch, which HEAD names once the project has one.
+	branch, err := git("--git-dir", archive, "symbolic-ref", "HEAD")
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
 	deadline := time.Now().Add(time.Duration(seconds * float64(time.Second)))
 	var (
 		mu                 sync.Mutex
@@ -271,20 +276,20 @@ func cmdSendWithGit(ts *testscript.TestScript, neg bool, args []string) {
 	}{
 		{"gc", func() error { _, err := git("--git-dir", archive, "gc", "-q"); return err }},
 		{"update-ref (no-op)", func() error {
-			h, err := git("--git-dir", archive, "rev-parse", "refs/heads/main")
+			h, err := git("--git-dir", archive, "rev-parse", branch)
 			if err == nil {
-				_, err = git("--git-dir", archive, "update-ref", "refs/heads/main", h, h)
+				_, err = git("--git-dir", archive, "update-ref", branch, h, h)
 			}
 			return err
 		}},
 		{"commit by git", func() error {
-			h, err := git("--git-dir", archive, "rev-parse", "refs/heads/main")
+			h, err := git("--git-dir", archive, "rev-parse", branch)
 			if err != nil {
 				return err
 			}
 			c, err := git("--git-dir", archive, "commit-tree", h+"^{tree}", "-p", h, "-m", "note: a human was here")
 			if err == nil {
-				err = updateRefHolding(env, archive, c, h, 30*time.Millisecond)
+				err = updateRefHolding(env, archive, branch, c, h, 30*time.Millisecond)
 			}
 			if err == nil {
 				mu.Lock()
@@ -294,9 +299,9 @@ func cmdSendWithGit(ts *testscript.TestScript, neg bool, args []string) {
 			return err
 		}},
 		{"fetch", func() error {
-			_, err := git("--git-dir", clone, "fetch", "-q", archive, "+refs/heads/main:refs/heads/main")
+			_, err := git("--git-dir", clone, "fetch", "-q", archive, "+"+branch+":"+branch)
 			if err == nil {
-				_, err = git("--git-dir", archive, "fetch", "-q", clone, "+refs/heads/main:refs/remotes/clone/main")
+				_, err = git("--git-dir", archive, "fetch", "-q", clone, "+"+branch+":refs/remotes/clone/main")
 			}
 			return err
 		}},
@@ -332,18 +337,18 @@ func cmdSendWithGit(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("nothing ran: %d sends, %d commits by git", len(acked), len(gitCommits))
 	}
 	for _, c := range gitCommits {
-		if _, err := git("--git-dir", archive, "merge-base", "--is-ancestor", c, "refs/heads/main"); err != nil {
+		if _, err := git("--git-dir", archive, "merge-base", "--is-ancestor", c, branch); err != nil {
 			ts.Fatalf("git's commit %s, accepted by update-ref, is not in the branch's history", c)
 		}
 	}
 	appendAcked(ts, acked...)
 }
 
-// updateRefHolding moves refs/heads/main from old to c with git
+// updateRefHolding moves branch from old to c with git
 // update-ref --stdin, holding the branch's lock for hold between taking it
 // (prepare) and committing, as a git transaction of many refs or a slow
 // reference-transaction hook does.
-func updateRefHolding(env []string, archive, c, old string, hold time.Duration) error {
+func updateRefHolding(env []string, archive, branch, c, old string, hold time.Duration) error {
 	cmd := exec.Command("git", "--git-dir", archive, "update-ref", "--stdin")
 	cmd.Env = env
 	in, err := cmd.StdinPipe()
@@ -355,7 +360,7 @@ func updateRefHolding(env []string, archive, c, old string, hold time.Duration) 
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	fmt.Fprintf(in, "start\nupdate refs/heads/main %s %s\nprepare\n", c, old)
+	fmt.Fprintf(in, "start\nupdate %s %s %s\nprepare\n", branch, c, old)
 	time.Sleep(hold)
 	fmt.Fprintf(in, "commit\n")
 	in.Close()

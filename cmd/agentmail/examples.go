@@ -221,6 +221,11 @@ var examples = map[string][]string{
 		"agentmail archive path",
 		"git clone \"$(agentmail archive path)\" mailbox && git -C mailbox log --oneline",
 	},
+	"sync": {
+		"agentmail sync",
+		"agentmail sync --remote git@github.com:acme/shop-mail.git",
+		"agentmail sync --status --json",
+	},
 	"doctor": {
 		"agentmail doctor",
 		"agentmail doctor --reindex",

@@ -68,6 +68,8 @@ func TestScripts(t *testing.T) {
 			"prefix":      cmdPrefix,
 			"golden":      cmdGolden,
 			"tick":        cmdTick,
+			"legacystore": cmdLegacyStore,
+			"gitdaemon":   cmdGitDaemon,
 		}),
 	})
 }

@@ -147,7 +147,7 @@ func build(fs fsys, tmp string, when time.Time) error {
 	if _, err := a.writePack(w.objs); err != nil {
 		return err
 	}
-	if err := a.setRef(plumbing.ZeroHash, c); err != nil {
+	if err := a.setRef(Branch, plumbing.ZeroHash, c); err != nil {
 		return err
 	}
 	// Every directory's entries, deepest first, then the root's.
@@ -199,20 +199,32 @@ type Result struct {
 // objects are written as one pack, synced before the branch moves; the
 // branch is synced before Commit returns. cache may be nil.
 func (a *Archive) Commit(parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
+	if parent == "" {
+		return Result{}, errors.New("commit: no parent")
+	}
+	return a.commitOn(Branch, parent, changes, author, message, cache)
+}
+
+// commitOn is Commit on the ref name; parent "" makes a root commit, and
+// the ref must not exist yet.
+func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
 	if len(changes) == 0 {
 		return Result{}, errors.New("commit: nothing to write")
 	}
 	w := a.newTreeWriter(cache)
-	p := plumbing.NewHash(parent)
-	pdata, err := w.read(plumbing.CommitObject, p)
-	if err != nil {
-		return Result{}, fmt.Errorf("commit: read parent %s: %w", parent, err)
-	}
+	var p plumbing.Hash
 	var pc object.Commit
-	if err := pc.Decode(&rawObject{typ: plumbing.CommitObject, data: pdata}); err != nil {
-		return Result{}, fmt.Errorf("commit: parent %s: %w", parent, err)
+	if parent != "" {
+		p = plumbing.NewHash(parent)
+		pdata, err := w.read(plumbing.CommitObject, p)
+		if err != nil {
+			return Result{}, fmt.Errorf("commit: read parent %s: %w", parent, err)
+		}
+		if err := pc.Decode(&rawObject{typ: plumbing.CommitObject, data: pdata}); err != nil {
+			return Result{}, fmt.Errorf("commit: parent %s: %w", parent, err)
+		}
+		w.stale = append(w.stale, parent)
 	}
-	w.stale = append(w.stale, parent)
 	rootChanges := &dirChange{}
 	for _, c := range changes {
 		if err := rootChanges.add(c.Path, c.Data); err != nil {
@@ -231,7 +243,7 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 		return Result{}, fmt.Errorf("commit: write pack: %w", err)
 	}
 	crash.Point(crash.AfterObjects)
-	if err := a.setRef(p, c); err != nil {
+	if err := a.setRef(ref, p, c); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
 	return Result{Head: c.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil

@@ -301,7 +301,11 @@ func (a *Archive) GC(hold *os.File) error {
 // kept) and pack indexes without packs. With the store lock held, no write
 // is in progress.
 func (a *Archive) removeLeftovers() {
-	a.removeStaleLock(a.refPath()+".lock", "") // before the temporary files that identify it
+	// The locks before the temporary files that identify them.
+	locks, _ := filepath.Glob(filepath.Join(a.refPath(ProjectRefs), "*.lock"))
+	for _, l := range append(locks, a.refPath(Branch)+".lock") {
+		a.removeStaleLock(l, "")
+	}
 	var left []string
 	for _, pattern := range []string{refTemp, ".ref-main-*", "objects/pack/.tmp-*"} {
 		m, _ := filepath.Glob(filepath.Join(a.dir, pattern))

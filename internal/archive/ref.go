@@ -31,8 +31,12 @@ const refTemp = "agentmail-ref-*"
 // ErrNoHead, never a reason to fall back on packed-refs, whose entry may
 // be older. Only a missing loose ref is looked up there, through go-git
 // (git pack-refs moves refs into packed-refs).
-func (a *Archive) Head() (string, error) {
-	b, err := os.ReadFile(a.refPath())
+func (a *Archive) Head() (string, error) { return a.readRef(Branch) }
+
+// readRef returns the commit the ref name points at, read as Head reads
+// the main branch.
+func (a *Archive) readRef(name string) (string, error) {
+	b, err := os.ReadFile(a.refPath(name))
 	if err == nil {
 		h := strings.TrimSpace(string(b))
 		if plumbing.IsHash(h) {
@@ -41,9 +45,9 @@ func (a *Archive) Head() (string, error) {
 		return "", fmt.Errorf("%w: ref file holds %q", ErrNoHead, h)
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read %s: %w", Branch, err)
+		return "", fmt.Errorf("read %s: %w", name, err)
 	}
-	ref, err := a.st.Reference(plumbing.ReferenceName(Branch))
+	ref, err := a.st.Reference(plumbing.ReferenceName(name))
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNoHead, err)
 	}
@@ -53,9 +57,11 @@ func (a *Archive) Head() (string, error) {
 	return ref.Hash().String(), nil
 }
 
-func (a *Archive) refPath() string { return filepath.Join(a.dir, filepath.FromSlash(Branch)) }
+func (a *Archive) refPath(name string) string {
+	return filepath.Join(a.dir, filepath.FromSlash(name))
+}
 
-// setRef moves the branch from old (zero: the branch must not exist yet)
+// setRef moves the ref name from old (zero: the branch must not exist yet)
 // to h with git's lock-file protocol, so that git and agentmail exclude
 // each other: the new value is written to a temporary file and synced,
 // which is then hard-linked as refs/heads/main.lock (an exclusive create,
@@ -68,45 +74,67 @@ func (a *Archive) refPath() string { return filepath.Join(a.dir, filepath.FromSl
 // recognizable as such (it is the same file), so that the next write can
 // remove it; a lock git left behind is git's to clear. Callers serialize
 // writers, so no other write of this archive is in progress.
-func (a *Archive) setRef(old, h plumbing.Hash) error {
+func (a *Archive) setRef(name string, old, h plumbing.Hash) error {
+	ref := a.refPath(name)
+	if err := a.makeRefDir(filepath.Dir(ref)); err != nil {
+		return fmt.Errorf("update %s: %w", name, err)
+	}
 	tmp, err := a.fs.writeTemp(a.dir, refTemp, []byte(h.String()+"\n"), 0o644)
 	if err != nil {
-		return fmt.Errorf("update %s: %w", Branch, err)
+		return fmt.Errorf("update %s: %w", name, err)
 	}
 	defer a.fs.remove(tmp)
 	if err := a.fs.syncFile(tmp); err != nil {
-		return fmt.Errorf("update %s: %w", Branch, err)
+		return fmt.Errorf("update %s: %w", name, err)
 	}
-	ref := a.refPath()
 	lock := ref + ".lock"
-	if err := a.lockRef(tmp, lock); err != nil {
+	if err := a.lockRef(name, tmp, lock); err != nil {
 		return err
 	}
 	crash.Point(crash.AfterRefLock)
-	if err := a.compareRef(old); err != nil {
+	if err := a.compareRef(name, old); err != nil {
 		a.fs.remove(lock)
 		return err
 	}
 	if err := a.fs.rename(lock, ref); err != nil {
 		a.fs.remove(lock)
-		return fmt.Errorf("update %s: %w", Branch, err)
+		return fmt.Errorf("update %s: %w", name, err)
 	}
 	if err := a.fs.syncDir(filepath.Dir(ref)); err != nil {
-		return fmt.Errorf("update %s: %w", Branch, err)
+		return fmt.Errorf("update %s: %w", name, err)
 	}
 	crash.Point(crash.AfterRef)
 	return nil
 }
 
-// compareRef checks, under the branch's lock, that the branch is at old
+// makeRefDir creates the directory dir of a ref, and its parents below
+// refs/, durably: a ref renamed into a directory whose own entry a power
+// loss could undo would be lost with it.
+func (a *Archive) makeRefDir(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != a.dir {
+		if err := a.makeRefDir(parent); err != nil {
+			return err
+		}
+	}
+	if err := a.fs.mkdir(dir); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return a.fs.syncDir(parent)
+}
+
+// compareRef checks, under the ref's lock, that the ref name is at old
 // (zero: that it does not exist).
-func (a *Archive) compareRef(old plumbing.Hash) error {
-	cur, err := a.Head()
-	if old.IsZero() && errors.Is(err, ErrNoHead) {
+func (a *Archive) compareRef(name string, old plumbing.Hash) error {
+	cur, err := a.readRef(name)
+	if old.IsZero() && errors.Is(err, ErrNoHead) && !a.refFileExists(name) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("update %s: %w", Branch, err)
+		return fmt.Errorf("update %s: %w", name, err)
 	}
 	if cur != old.String() {
 		return fault.WithHint(fmt.Errorf("%w (expected %s, found %s)", ErrMoved, old, cur),
@@ -115,17 +143,31 @@ func (a *Archive) compareRef(old plumbing.Hash) error {
 	return nil
 }
 
-// lockRef takes the branch's lock by linking tmp as lock, waiting up to
+// refFileExists reports whether the loose ref name exists, whatever it
+// holds: a ref file that holds no hash is damage, never "no ref".
+func (a *Archive) refFileExists(name string) bool {
+	_, err := os.Lstat(a.refPath(name))
+	return err == nil
+}
+
+// lockRef takes the ref name's lock by linking tmp as lock, waiting up to
 // refLockWait for another process to let go of it.
-func (a *Archive) lockRef(tmp, lock string) error {
+func (a *Archive) lockRef(name, tmp, lock string) error {
 	deadline := time.Now().Add(refLockWait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		err := a.fs.link(tmp, lock)
 		if err == nil {
 			return nil
 		}
+		if _, serr := os.Stat(filepath.Dir(lock)); errors.Is(err, fs.ErrNotExist) && errors.Is(serr, fs.ErrNotExist) {
+			// git pack-refs --prune removes a ref's directory once empty;
+			// make it again, as git does.
+			if err = a.makeRefDir(filepath.Dir(lock)); err == nil {
+				continue
+			}
+		}
 		if !errors.Is(err, fs.ErrExist) {
-			return fault.WithHint(fmt.Errorf("lock %s: %w", Branch, err),
+			return fault.WithHint(fmt.Errorf("lock %s: %w", name, err),
 				"agentmail takes the branch's lock with a hard link: keep the store on a file system that has them, a local one")
 		}
 		if a.removeStaleLock(lock, tmp) {

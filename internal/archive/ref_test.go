@@ -38,7 +38,7 @@ func shortLockWait(t *testing.T, d time.Duration) {
 // that starts while git holds it lands once git lets go.
 func TestCommitWaitsForGitsLock(t *testing.T) {
 	a := newArchive(t)
-	lock := a.refPath() + ".lock"
+	lock := a.refPath(Branch) + ".lock"
 	if err := os.WriteFile(lock, []byte(head(t, a)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestCommitGivesUpOnGitsLock(t *testing.T) {
 	shortLockWait(t, 100*time.Millisecond)
 	a := newArchive(t)
 	before := head(t, a)
-	lock := a.refPath() + ".lock"
+	lock := a.refPath(Branch) + ".lock"
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func killedMidRef(t *testing.T, a *Archive, hash string) string {
 	if err := os.WriteFile(tmp, []byte(hash+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lock := a.refPath() + ".lock"
+	lock := a.refPath(Branch) + ".lock"
 	if err := os.Link(tmp, lock); err != nil {
 		t.Fatal(err)
 	}
@@ -223,10 +223,10 @@ func TestCommitLeavesHardLinksAlone(t *testing.T) {
 	a := newArchive(t)
 	c1 := commit(t, a, "one", "x", "1")
 	backup := filepath.Join(t.TempDir(), "main")
-	if err := os.Link(a.refPath(), backup); err != nil {
+	if err := os.Link(a.refPath(Branch), backup); err != nil {
 		t.Fatal(err)
 	}
-	held, err := os.Open(a.refPath())
+	held, err := os.Open(a.refPath(Branch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestCommitWithoutHardLinks(t *testing.T) {
 	if h := head(t, a); h != before {
 		t.Errorf("branch moved to %s", h)
 	}
-	if _, err := os.Stat(a.refPath() + ".lock"); !os.IsNotExist(err) {
+	if _, err := os.Stat(a.refPath(Branch) + ".lock"); !os.IsNotExist(err) {
 		t.Errorf("a lock was left: %v", err)
 	}
 }

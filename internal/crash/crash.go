@@ -23,6 +23,9 @@ const (
 	// InitBuilt: a new archive is complete in its temporary directory,
 	// not yet renamed into place.
 	InitBuilt Step = "init-built"
+	// MigrateBranches: an archive of an earlier version has a branch
+	// per project; its main branch is not yet set aside.
+	MigrateBranches Step = "migrate-branches"
 	// AfterObjects: a commit's pack and index are durable; the branch
 	// has not been touched.
 	AfterObjects Step = "after-objects"
@@ -47,7 +50,7 @@ const (
 )
 
 // Steps lists every step.
-var Steps = []Step{InitBuilt, AfterObjects, AfterRefLock, AfterRef, BeforeIndexCommit, AfterIndexCommit, RollUpWritten, MidRollUp}
+var Steps = []Step{InitBuilt, MigrateBranches, AfterObjects, AfterRefLock, AfterRef, BeforeIndexCommit, AfterIndexCommit, RollUpWritten, MidRollUp}
 
 var at = Step(os.Getenv(Env))
 

@@ -103,18 +103,23 @@ func (f *fixture) as(agent string) *mailbox.Mailbox {
 	return mb
 }
 
-// ids lists the ids of the archive's messages, in the order of their files:
-// by day, then by id.
+// ids lists the ids of the messages of every project's branch, project by
+// project, each in the order of its files: by day, then by id.
 func ids(f *fixture) []string {
 	f.t.Helper()
-	out, err := exec.Command("git", "--git-dir", f.st.ArchiveDir(), "ls-tree", "-r", "--name-only", "main").Output()
-	if err != nil {
-		f.t.Fatal(err)
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"--git-dir", f.st.ArchiveDir()}, args...)...).Output()
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return string(out)
 	}
 	var list []string
-	for _, p := range strings.Split(string(out), "\n") {
-		if dir, file := path.Split(p); strings.Contains(dir, "/messages/") {
-			list = append(list, file[:26])
+	for _, branch := range strings.Fields(git("for-each-ref", "--format=%(refname)", "refs/heads/projects/")) {
+		for _, p := range strings.Split(git("ls-tree", "-r", "--name-only", branch), "\n") {
+			if dir, file := path.Split(p); strings.HasPrefix(dir, "messages/") {
+				list = append(list, file[:26])
+			}
 		}
 	}
 	return list
@@ -138,10 +143,11 @@ func (f *fixture) head() string {
 	return h
 }
 
-// commitSubjects lists the archive's commit subjects, newest first.
+// commitSubjects lists the subjects of the commits of the projects'
+// branches, newest first.
 func (f *fixture) commitSubjects() []string {
 	f.t.Helper()
-	out, err := exec.Command("git", "--git-dir", f.st.ArchiveDir(), "log", "--format=%s", "main").Output()
+	out, err := exec.Command("git", "--git-dir", f.st.ArchiveDir(), "log", "--format=%s", "--branches=projects/*").Output()
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -287,7 +293,6 @@ func TestImportBatches(t *testing.T) {
 		"import: agent-mail 4 messages, 1 reservation",
 		"import: agent-mail 5 messages",
 		"import: agent-mail 4 agents, 1 message",
-		"init: agentmail archive",
 	}
 	if got := f.commitSubjects(); !slices.Equal(got, want) {
 		t.Errorf("commits\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/agentmail/agentmail/internal/archive"
 	"net/http"
 
 	"github.com/agentmail/agentmail/guard"
@@ -103,6 +104,8 @@ var errorCodes = []struct {
 	{guard.ErrNoBinary, "NO_BINARY", ExitError, http.StatusInternalServerError, "put agentmail on $PATH, then install the hooks again"},
 	{guard.ErrNotRepository, "NO_PROJECT", ExitError, http.StatusBadRequest, "run it inside a git checkout, or pass --repo DIR"},
 	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail guard --help"},
+	{ErrNoRemote, "NO_REMOTE", ExitError, http.StatusBadRequest, "pass the remote once: agentmail sync --remote URL"},
+	{archive.ErrUnreachable, "REMOTE_UNREACHABLE", ExitError, http.StatusBadGateway, "check the remote with git ls-remote URL"},
 	{store.ErrBusy, "STORE_BUSY", ExitError, http.StatusServiceUnavailable, "another agentmail holds the store lock; try again in a moment"},
 	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --check"},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, "point --store or AGENTMAIL_HOME at a directory you can write"},

@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"fmt"
+	"github.com/agentmail/agentmail/internal/archive"
 	"net/http"
 	"os/exec"
 	"testing"
@@ -49,6 +50,8 @@ func TestDescribe(t *testing.T) {
 		{guard.ErrNoBinary, "NO_BINARY", 1, http.StatusInternalServerError},
 		{guard.ErrNotRepository, "NO_PROJECT", 1, http.StatusBadRequest},
 		{guard.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
+		{ErrNoRemote, "NO_REMOTE", 1, http.StatusBadRequest},
+		{archive.ErrUnreachable, "REMOTE_UNREACHABLE", 1, http.StatusBadGateway},
 		{store.ErrBusy, "STORE_BUSY", 1, http.StatusServiceUnavailable},
 		{store.ErrCorrupt, "STORE_CORRUPT", 1, http.StatusInternalServerError},
 		{store.ErrNotWritable, "STORE_NOT_WRITABLE", 1, http.StatusServiceUnavailable},

@@ -17,7 +17,7 @@ import (
 // branch, as a person would, and returns it.
 func gitCommitOnBranch(t *testing.T, dir string) string {
 	t.Helper()
-	h := runGit(t, dir, "rev-parse", "refs/heads/main")
+	h := runGit(t, dir, "rev-parse", branch)
 	cmd := exec.Command("git", "--git-dir", dir, "commit-tree", h+"^{tree}", "-p", h, "-m", "note: by hand")
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Human", "GIT_AUTHOR_EMAIL=h@example.com",
 		"GIT_COMMITTER_NAME=Human", "GIT_COMMITTER_EMAIL=h@example.com")
@@ -26,7 +26,7 @@ func gitCommitOnBranch(t *testing.T, dir string) string {
 		t.Fatalf("git commit-tree: %v", err)
 	}
 	c := strings.TrimSpace(string(out))
-	runGit(t, dir, "update-ref", "refs/heads/main", c, h)
+	runGit(t, dir, "update-ref", branch, c, h)
 	return c
 }
 
@@ -45,7 +45,7 @@ func TestUpdateBusyWhileGitWorks(t *testing.T) {
 			return func() {}
 		}, archive.ErrMoved},
 		{"git holds the branch's lock", func(t *testing.T, dir string) func() {
-			lock := filepath.Join(dir, "refs", "heads", "main.lock")
+			lock := filepath.Join(dir, filepath.FromSlash(branch)+".lock")
 			if err := os.WriteFile(lock, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -69,14 +69,14 @@ func TestUpdateBusyWhileGitWorks(t *testing.T) {
 			if got := indexHead(t, s.db); got != idx {
 				t.Errorf("the index moved to %s", got)
 			}
-			byGit := archiveHead(t, s)
+			byGit := runGit(t, s.ArchiveDir(), "rev-parse", branch)
 			put(t, s, "again", message(1))
 			fresh(t, s)
 			var n int
 			if err := s.db.QueryRow(`SELECT count(*) FROM messages WHERE id = ?`, message(1).ID).Scan(&n); err != nil || n != 1 {
 				t.Errorf("the message is indexed %d times (%v), want once", n, err)
 			}
-			runGit(t, s.ArchiveDir(), "merge-base", "--is-ancestor", byGit, "refs/heads/main")
+			runGit(t, s.ArchiveDir(), "merge-base", "--is-ancestor", byGit, branch)
 			runGit(t, s.ArchiveDir(), "fsck", "--strict")
 		})
 	}

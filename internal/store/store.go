@@ -153,8 +153,18 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.arc = arc
-	if !writable(dir) {
+	if writable(dir) {
+		if err := s.migrate(fresh); err != nil {
+			arc.Close()
+			return nil, err
+		}
+	} else {
 		s.readOnly = true
+		if legacy, _ := arc.Legacy(); legacy {
+			arc.Close()
+			return nil, fault.WithHint(fmt.Errorf("%w: %s: the archive needs a one-time migration to a branch per project", ErrNotWritable, dir),
+				"run any agentmail command as the store's owner once, which migrates it")
+		}
 		if err := s.openReadOnly(context.Background()); err != nil {
 			arc.Close()
 			return nil, err
@@ -173,6 +183,27 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.notes = append(s.notes, note)
 	}
 	return s, nil
+}
+
+// migrate gives each project of an archive made by an earlier version (or
+// by archive.Init) its own branch, once, under the lock.
+func (s *Store) migrate(fresh bool) error {
+	if legacy, err := s.arc.Legacy(); err != nil || !legacy {
+		return err
+	}
+	return s.withLock(func() error {
+		if legacy, err := s.arc.Legacy(); err != nil || !legacy {
+			return err // another process migrated it meanwhile
+		}
+		m, err := s.arc.Migrate()
+		if err != nil {
+			return err
+		}
+		if !fresh {
+			s.notes = append(s.notes, fmt.Sprintf("migrated the archive to one branch per project (%d); the old main branch is kept as %s", len(m.Projects), archive.LegacyRef))
+		}
+		return nil
+	})
 }
 
 func isReadOnly(err error) bool {
@@ -291,9 +322,9 @@ func (s *Store) Snapshot(ctx context.Context, fn func(q Querier) error) error {
 // Fresh brings the index up to the archive's head. When they already agree
 // it costs two small reads and takes no lock.
 func (s *Store) Fresh(ctx context.Context) error {
-	head, err := s.arc.Head()
+	head, err := s.arc.State()
 	if err == nil {
-		if idx, err := s.indexHead(s.db); err == nil && idx == head {
+		if idx, err := s.indexHead(s.db); err == nil && idx == head.String() {
 			return nil
 		}
 	}
@@ -319,14 +350,15 @@ func (s *Store) indexHead(q querier) (string, error) {
 	return h, err
 }
 
-// archiveHead reads the branch, retrying briefly: on an initialized archive
-// a missing ref is a concurrent rewrite by a foreign tool, never "empty".
+// archiveHead reads the projects' branches (archive.State's String form),
+// retrying briefly: a ref that cannot be read is a concurrent rewrite by a
+// foreign tool, never "empty".
 func (s *Store) archiveHead() (string, error) {
 	var err error
 	for i := 0; i < 20; i++ {
-		var h string
-		if h, err = s.arc.Head(); err == nil {
-			return h, nil
+		var st archive.State
+		if st, err = s.arc.State(); err == nil {
+			return st.String(), nil
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -392,7 +424,7 @@ func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, err
 	var walkErr error
 	go func() {
 		defer close(files)
-		walkErr = s.arc.Changes(from, to, record.SkipCopies, func(path string, data []byte) error {
+		walkErr = s.arc.ProjectChanges(from, to, record.SkipCopies, func(path string, data []byte) error {
 			select {
 			case files <- file{path, data}:
 				return nil
@@ -615,7 +647,7 @@ func (s *Store) commit(t *Tx) error {
 		return err
 	}
 	defer cache.close()
-	res, err := s.arc.Commit(parent, changes, archive.Author{
+	res, err := s.arc.CommitProjects(parent, changes, archive.Author{
 		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
 	}, subject, cache)
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {

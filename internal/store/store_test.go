@@ -89,9 +89,13 @@ func runGit(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// branch is the test project's branch in the archive.
+var branch = archive.ProjectRef(slug)
+
+// archiveHead returns the archive's state: the test project's branch.
 func archiveHead(t *testing.T, s *Store) string {
 	t.Helper()
-	return runGit(t, s.ArchiveDir(), "rev-parse", "refs/heads/main")
+	return slug + ":" + runGit(t, s.ArchiveDir(), "rev-parse", branch)
 }
 
 func indexHead(t *testing.T, db *sql.DB) string {
@@ -106,7 +110,7 @@ func indexHead(t *testing.T, db *sql.DB) string {
 func commitCount(t *testing.T, s *Store) int {
 	t.Helper()
 	var n int
-	fmt.Sscan(runGit(t, s.ArchiveDir(), "rev-list", "--count", "main"), &n)
+	fmt.Sscan(runGit(t, s.ArchiveDir(), "rev-list", "--count", branch), &n)
 	return n
 }
 
@@ -194,12 +198,15 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("no index: %v", err)
 	}
 	runGit(t, s.ArchiveDir(), "fsck", "--strict")
-	if commitCount(t, s) != 1 {
-		t.Errorf("new archive has %d commits", commitCount(t, s))
+	if n := runGit(t, s.ArchiveDir(), "rev-list", "--all", "--count"); n != "1" {
+		t.Errorf("new archive has %s commits, want 1 (init)", n)
+	}
+	if refs := runGit(t, s.ArchiveDir(), "for-each-ref", "--format=%(refname)"); refs != archive.LegacyRef {
+		t.Errorf("new archive's refs: %q, want only %s (no project yet)", refs, archive.LegacyRef)
 	}
 	fresh(t, s)
-	if indexHead(t, s.db) != archiveHead(t, s) {
-		t.Error("index head differs from the archive's after Fresh")
+	if h := indexHead(t, s.db); h != "" {
+		t.Errorf("index head %q after Fresh of an archive with no project, want \"\"", h)
 	}
 	if got, want := s.Now(), t0; !got.Equal(want) || got.Location() != time.UTC {
 		t.Errorf("Now() = %v", got)
@@ -260,19 +267,21 @@ func TestUpdateCommitsAndIndexes(t *testing.T) {
 	s := openStore(t, t.TempDir())
 	setup(t, s)
 	m := message(1)
-	base := archiveHead(t, s)
+	base := runGit(t, s.ArchiveDir(), "rev-parse", branch)
 	put(t, s, "mail: GreenCastle -> BlueLake, RedCat | message 1", m)
 
 	// One commit, on the previous head, by the described author.
-	if got := runGit(t, s.ArchiveDir(), "log", "--format=%P|%an <%ae>|%at|%s", "-1", "main"); got != fmt.Sprintf("%s|GreenCastle <greencastle@agentmail>|%d|mail: GreenCastle -> BlueLake, RedCat | message 1", base, t0.Unix()) {
+	if got := runGit(t, s.ArchiveDir(), "log", "--format=%P|%an <%ae>|%at|%s", "-1", branch); got != fmt.Sprintf("%s|GreenCastle <greencastle@agentmail>|%d|mail: GreenCastle -> BlueLake, RedCat | message 1", base, t0.Unix()) {
 		t.Errorf("commit = %q", got)
 	}
-	if n := commitCount(t, s); n != 3 {
-		t.Errorf("%d commits, want 3 (init, setup, message)", n)
+	if n := commitCount(t, s); n != 2 {
+		t.Errorf("%d commits, want 2 (setup, message)", n)
 	}
-	// Every file of the record is in the archive, byte for byte.
+	// Every file of the record is in the project's branch, rooted at the
+	// project's directory, byte for byte.
 	for _, f := range m.Files() {
-		if got := runGit(t, s.ArchiveDir(), "cat-file", "-p", "main:"+f.Path); got != strings.TrimSpace(string(f.Data)) {
+		rel := strings.TrimPrefix(f.Path, "projects/"+slug+"/")
+		if got := runGit(t, s.ArchiveDir(), "cat-file", "-p", branch+":"+rel); got != strings.TrimSpace(string(f.Data)) {
 			t.Errorf("archive %s = %q, want %q", f.Path, got, f.Data)
 		}
 	}
@@ -421,7 +430,7 @@ func externalCommit(t *testing.T, dir string, recs ...record.Record) string {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	h, err := a.Head()
+	h, err := a.State()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +440,7 @@ func externalCommit(t *testing.T, dir string, recs ...record.Record) string {
 			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
 		}
 	}
-	res, err := a.Commit(h, changes, archive.Author{Name: "Crashed", Email: "crashed@agentmail", When: t0}, "crashed write", nil)
+	res, err := a.CommitProjects(h.String(), changes, archive.Author{Name: "Crashed", Email: "crashed@agentmail", When: t0}, "crashed write", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +478,7 @@ func TestCatchUpNextProcess(t *testing.T) {
 
 	// The next write builds on the external commit: nothing is lost.
 	put(t, s2, "after", message(3))
-	if got := runGit(t, s2.ArchiveDir(), "rev-parse", "main^"); got != h {
+	if got := slug + ":" + runGit(t, s2.ArchiveDir(), "rev-parse", branch+"^"); got != h {
 		t.Errorf("new commit's parent is %s, want the external commit %s", got, h)
 	}
 	if got := dump(t, s2.db, "messages"); len(got) != 3 {
@@ -517,14 +526,14 @@ func TestCatchUpSkipsMalformed(t *testing.T) {
 	setup(t, s)
 	s.Close()
 	a, _ := archive.Open(filepath.Join(dir, "archive.git"))
-	h, _ := a.Head()
+	h, _ := a.State()
 	m := message(1)
 	bad := "projects/" + slug + "/messages/2026/11/22/01JD0000000000000000000000-bad.md"
 	changes := []archive.Change{{Path: bad, Data: []byte("no front matter")}}
 	for _, f := range m.Files() {
 		changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
 	}
-	res, err := a.Commit(h, changes, archive.Author{Name: "X", Email: "x@agentmail", When: t0}, "bad", nil)
+	res, err := a.CommitProjects(h.String(), changes, archive.Author{Name: "X", Email: "x@agentmail", When: t0}, "bad", nil)
 	a.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -915,7 +924,7 @@ func TestConcurrentUpdates(t *testing.T) {
 	if n := commitCount(t, s2); n != base+writers*each {
 		t.Errorf("%d commits, want %d", n, base+writers*each)
 	}
-	subjects := strings.Split(runGit(t, s2.ArchiveDir(), "log", "--format=%s", fmt.Sprintf("-%d", writers*each)), "\n")
+	subjects := strings.Split(runGit(t, s2.ArchiveDir(), "log", "--format=%s", fmt.Sprintf("-%d", writers*each), branch), "\n")
 	seen := map[string]bool{}
 	for _, sub := range subjects {
 		if seen[sub] {
@@ -961,8 +970,8 @@ func TestConcurrentFirstOpen(t *testing.T) {
 		}
 	}
 	s := openStore(t, dir)
-	if n := commitCount(t, s); n != 1 {
-		t.Errorf("%d commits after concurrent creation, want 1", n)
+	if n := runGit(t, s.ArchiveDir(), "rev-list", "--all", "--count"); n != "1" {
+		t.Errorf("%s commits after concurrent creation, want 1", n)
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, ".archive-init-*")); len(m) != 0 {
 		t.Errorf("left behind: %v", m)

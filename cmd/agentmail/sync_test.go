@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// gitdaemon DIR serves the repositories below DIR with git daemon on a
+// free port of 127.0.0.1, pushes allowed, until the script ends, and sets
+// $DAEMON to its base URL (git://127.0.0.1:PORT).
+func cmdGitDaemon(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gitdaemon DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
+		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+dir, dir)
+	cmd.Env = scriptEnv(ts)
+	ts.Check(cmd.Start())
+	ts.Defer(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("git daemon did not listen on %s", addr)
+		}
+	}
+	ts.Setenv("DAEMON", "git://"+addr)
+}

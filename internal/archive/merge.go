@@ -1,0 +1,170 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"path"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Resolve merges two different versions of the file at path (relative to
+// a project's branch) into one. For merges to be commutative, associative
+// and idempotent, so must Resolve be.
+type Resolve func(path string, a, b []byte) ([]byte, error)
+
+// Merge returns the commit that holds both ours and theirs, two commits of
+// one project's branch: one of them when the other is its ancestor,
+// otherwise a new merge commit whose tree is the union of both trees, a
+// file present in both with different content being resolve's. Records
+// are never deleted, so no common ancestor is needed. The merge commit is
+// the same whichever side makes it: its parents are sorted, its author is
+// agentmail and its time the later of the two commits'. Merge writes the
+// objects but moves no ref (see MoveProject).
+func (a *Archive) Merge(ours, theirs string, resolve Resolve) (string, error) {
+	if ours == theirs {
+		return ours, nil
+	}
+	for _, pair := range [][2]string{{theirs, ours}, {ours, theirs}} {
+		anc, err := a.IsAncestor(pair[0], pair[1])
+		if err != nil {
+			return "", fmt.Errorf("merge: %w", err)
+		}
+		if anc {
+			return pair[1], nil
+		}
+	}
+	var oc, tc object.Commit
+	if err := a.decode(plumbing.CommitObject, plumbing.NewHash(ours), &oc); err != nil {
+		return "", fmt.Errorf("merge: read %s: %w", ours, err)
+	}
+	if err := a.decode(plumbing.CommitObject, plumbing.NewHash(theirs), &tc); err != nil {
+		return "", fmt.Errorf("merge: read %s: %w", theirs, err)
+	}
+	w := a.newTreeWriter(nil)
+	tree, err := w.mergeTrees("", oc.TreeHash, tc.TreeHash, resolve)
+	if err != nil {
+		return "", fmt.Errorf("merge: %w", err)
+	}
+	parents := []string{ours, theirs}
+	sort.Strings(parents)
+	when := oc.Committer.When
+	if tc.Committer.When.After(when) {
+		when = tc.Committer.When
+	}
+	sig := object.Signature{Name: "agentmail", Email: "agentmail@agentmail", When: when.UTC()}
+	c := object.Commit{Author: sig, Committer: sig, TreeHash: tree,
+		Message:      fmt.Sprintf("merge: %s %s\n", parents[0], parents[1]),
+		ParentHashes: []plumbing.Hash{plumbing.NewHash(parents[0]), plumbing.NewHash(parents[1])}}
+	h, err := w.object(plumbing.CommitObject, 512, c.Encode)
+	if err != nil {
+		return "", fmt.Errorf("merge: %w", err)
+	}
+	if _, err := a.writePack(w.objs); err != nil {
+		return "", fmt.Errorf("merge: write pack: %w", err)
+	}
+	return h.String(), nil
+}
+
+// mergeTrees writes the union of the trees x and y (zero: none), dir
+// being their path.
+func (w *treeWriter) mergeTrees(dir string, x, y plumbing.Hash, resolve Resolve) (plumbing.Hash, error) {
+	if x == y || y.IsZero() {
+		return x, nil
+	}
+	if x.IsZero() {
+		return y, nil
+	}
+	xs, err := w.a.readTree(x)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read tree %s/: %w", dir, err)
+	}
+	ys, err := w.a.readTree(y)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read tree %s/: %w", dir, err)
+	}
+	onlyX := make(map[string]object.TreeEntry, len(xs))
+	for _, e := range xs {
+		onlyX[e.Name] = e
+	}
+	out := make([]object.TreeEntry, 0, len(xs)+len(ys))
+	for _, e := range ys {
+		o, both := onlyX[e.Name]
+		if !both {
+			out = append(out, e)
+			continue
+		}
+		delete(onlyX, e.Name)
+		merged, err := w.mergeEntry(path.Join(dir, e.Name), o, e, resolve)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		out = append(out, merged)
+	}
+	for _, e := range onlyX {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return sortName(out[i]) < sortName(out[j]) })
+	t := object.Tree{Entries: out}
+	return w.object(plumbing.TreeObject, 0, t.Encode)
+}
+
+// mergeEntry merges the entries x and y of one name at path p.
+func (w *treeWriter) mergeEntry(p string, x, y object.TreeEntry, resolve Resolve) (object.TreeEntry, error) {
+	xDir, yDir := x.Mode == filemode.Dir, y.Mode == filemode.Dir
+	switch {
+	case x.Hash == y.Hash:
+		return x, nil
+	case xDir && yDir:
+		h, err := w.mergeTrees(p, x.Hash, y.Hash, resolve)
+		return object.TreeEntry{Name: x.Name, Mode: filemode.Dir, Hash: h}, err
+	case xDir || yDir:
+		return object.TreeEntry{}, fmt.Errorf("%s is a file on one side and a directory on the other", p)
+	}
+	xb, err := w.a.readObject(plumbing.BlobObject, x.Hash)
+	if err != nil {
+		return object.TreeEntry{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	yb, err := w.a.readObject(plumbing.BlobObject, y.Hash)
+	if err != nil {
+		return object.TreeEntry{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	data, err := resolve(p, xb, yb)
+	if err != nil {
+		return object.TreeEntry{}, fmt.Errorf("merge %s: %w", p, err)
+	}
+	h, err := w.blob(data)
+	return object.TreeEntry{Name: x.Name, Mode: filemode.Regular, Hash: h}, err
+}
+
+// IsAncestor reports whether commit x is an ancestor of commit y (or y).
+func (a *Archive) IsAncestor(x, y string) (bool, error) {
+	out, err := exec.Command("git", "--git-dir", a.dir, "merge-base", "--is-ancestor", x, y).CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("git merge-base: %v: %s", err, out)
+	}
+	return true, nil
+}
+
+// MoveProject moves the project slug's branch from old (the commit the
+// caller read) to h with the lock-file protocol and a compare-and-swap.
+func (a *Archive) MoveProject(slug, old, h string) error {
+	var o plumbing.Hash
+	if old != "" {
+		o = plumbing.NewHash(old)
+	}
+	if old == "" {
+		if err := a.adoptHead(slug); err != nil {
+			return err
+		}
+	}
+	return a.setRef(ProjectRef(slug), o, plumbing.NewHash(h))
+}

@@ -1,0 +1,106 @@
+package archive
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"math/rand"
+	"testing"
+	"time"
+)
+
+// maxBytes is a resolve that is commutative, associative and idempotent.
+func maxBytes(_ string, a, b []byte) ([]byte, error) {
+	if bytes.Compare(a, b) >= 0 {
+		return a, nil
+	}
+	return b, nil
+}
+
+// randomHistory writes n random commits on the branch name and returns
+// its head and the files as the last write left them.
+func randomHistory(t *testing.T, a *Archive, r *rand.Rand, name string, n int) (string, map[string]string) {
+	t.Helper()
+	files := map[string]string{}
+	head := ""
+	paths := []string{"project.json", "messages/2026/11/22/a.md", "messages/2026/11/22/b.md", "messages/2026/11/23/c.md", "receipts/x/R.json", "agents/A/profile.json"}
+	for i := 0; i < n; i++ {
+		var changes []Change
+		for _, p := range paths {
+			if r.Intn(3) == 0 {
+				v := fmt.Sprintf("%s %d", p, r.Intn(4))
+				changes = append(changes, Change{Path: p, Data: []byte(v)})
+				files[p] = v
+			}
+		}
+		if len(changes) == 0 {
+			continue
+		}
+		res, err := a.commitOn(ProjectRef(name), head, changes, Author{Name: "X", Email: "x@agentmail", When: t0.Add(time.Duration(r.Intn(1000)) * time.Second)}, "w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head = res.Head
+	}
+	if head == "" {
+		return randomHistory(t, a, r, name, n)
+	}
+	return head, files
+}
+
+func treeOf(t *testing.T, a *Archive, c string) string {
+	t.Helper()
+	return runGit(t, a.Dir(), "rev-parse", c+"^{tree}")
+}
+
+func merge(t *testing.T, a *Archive, x, y string) string {
+	t.Helper()
+	m, err := a.Merge(x, y, maxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Merging random histories is commutative (the very same commit),
+// associative and idempotent, and its tree is the union of the sides'
+// files, each resolved.
+func TestMergeProperties(t *testing.T) {
+	a := newArchive(t)
+	r := rand.New(rand.NewSource(1))
+	for trial := 0; trial < 10; trial++ {
+		x, fx := randomHistory(t, a, r, fmt.Sprintf("x%d", trial), 1+r.Intn(4))
+		y, fy := randomHistory(t, a, r, fmt.Sprintf("y%d", trial), 1+r.Intn(4))
+		z, _ := randomHistory(t, a, r, fmt.Sprintf("z%d", trial), 1+r.Intn(4))
+		xy, yx := merge(t, a, x, y), merge(t, a, y, x)
+		if xy != yx {
+			t.Fatalf("trial %d: merge(x,y) = %s, merge(y,x) = %s", trial, xy, yx)
+		}
+		want := maps.Clone(fx)
+		for p, v := range fy {
+			if w, ok := want[p]; !ok || v > w {
+				want[p] = v
+			}
+		}
+		got := map[string]string{}
+		for p := range lsTree(t, a.Dir(), xy) {
+			got[p] = runGit(t, a.Dir(), "cat-file", "blob", xy+":"+p)
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("trial %d: merged files %v, want %v", trial, got, want)
+		}
+		if l, r := treeOf(t, a, merge(t, a, xy, z)), treeOf(t, a, merge(t, a, x, merge(t, a, y, z))); l != r {
+			t.Fatalf("trial %d: not associative: %s vs %s", trial, l, r)
+		}
+		if m := merge(t, a, x, x); m != x {
+			t.Fatalf("trial %d: merge(x,x) = %s", trial, m)
+		}
+		if m := merge(t, a, xy, x); m != xy {
+			t.Fatalf("trial %d: merge(merge(x,y),x) = %s, want the merge itself", trial, m)
+		}
+		if m := merge(t, a, x, xy); m != xy {
+			t.Fatalf("trial %d: merge(x, merge(x,y)) = %s, want a fast-forward", trial, m)
+		}
+	}
+	runGit(t, a.Dir(), "fsck", "--strict", "--no-progress")
+}

@@ -1,0 +1,114 @@
+package record
+
+import (
+	"bytes"
+	"reflect"
+	"time"
+)
+
+// Merge resolves two versions of the record file at path (as Decode takes
+// it) that two histories of a project wrote differently, by a rule per
+// record that is commutative, associative and idempotent, so that merging
+// histories in any order gives the same archive:
+//
+//   - a receipt keeps the earliest read_at and the earliest acked_at;
+//   - a reservation keeps its latest expiry and its earliest release (and
+//     who released it then);
+//   - a lock keeps its latest acquisition; one acquisition keeps its latest
+//     expiry and its earliest release;
+//   - a profile keeps its latest update, a contact its latest decision;
+//   - anything else (a message and its copies are immutable, a project's
+//     file is written once; files this version does not know) keeps the
+//     smaller of the two byte strings.
+//
+// Ties are broken by the bytes, never by the order of the arguments.
+func Merge(path string, a, b []byte) ([]byte, error) {
+	if bytes.Compare(a, b) > 0 {
+		a, b = b, a
+	}
+	ra, errA := Decode(path, a)
+	rb, errB := Decode(path, b)
+	if errA != nil || errB != nil || ra == nil || rb == nil || reflect.TypeOf(ra) != reflect.TypeOf(rb) {
+		return a, nil
+	}
+	var m Record
+	switch x := ra.(type) {
+	case *Receipt:
+		y := rb.(*Receipt)
+		r := *x
+		r.ReadAt, r.AckedAt = earliest(x.ReadAt, y.ReadAt), earliest(x.AckedAt, y.AckedAt)
+		m = &r
+	case *Reservation:
+		y := rb.(*Reservation)
+		r := *x
+		r.Expires = latest(x.Expires, y.Expires)
+		if releasedFirst(y, x) {
+			r.Released, r.ReleasedBy, r.ReleaseReason = y.Released, y.ReleasedBy, y.ReleaseReason
+		}
+		m = &r
+	case *Lock:
+		y := rb.(*Lock)
+		if !x.Created.Equal(y.Created) || x.Holder != y.Holder || x.Run != y.Run {
+			return later(a, b, x.Created, y.Created), nil
+		}
+		l := *x
+		l.Expires, l.Released = latest(x.Expires, y.Expires), earliest(x.Released, y.Released)
+		m = &l
+	case *Agent:
+		y := rb.(*Agent)
+		return later(a, b, x.Updated, y.Updated), nil
+	case *Contact:
+		y := rb.(*Contact)
+		return later(a, b, x.Decided, y.Decided), nil
+	default:
+		return a, nil
+	}
+	for _, f := range m.Files() {
+		if f.Path == path {
+			return f.Data, nil
+		}
+	}
+	return a, nil
+}
+
+// earliest returns the earlier of two times, a zero time meaning "not
+// yet".
+func earliest(x, y time.Time) time.Time {
+	switch {
+	case x.IsZero():
+		return y
+	case y.IsZero() || x.Before(y):
+		return x
+	}
+	return y
+}
+
+func latest(x, y time.Time) time.Time {
+	if y.After(x) {
+		return y
+	}
+	return x
+}
+
+// later returns the version of the later time, b (the greater bytes) on a
+// tie.
+func later(a, b []byte, ta, tb time.Time) []byte {
+	if ta.After(tb) {
+		return a
+	}
+	return b
+}
+
+// releasedFirst orders releases: the earlier one first (none is last),
+// then by who released it and why, so that a tie has one winner.
+func releasedFirst(x, y *Reservation) bool {
+	switch {
+	case x.Released.IsZero() || y.Released.IsZero():
+		return !x.Released.IsZero() && y.Released.IsZero()
+	case !x.Released.Equal(y.Released):
+		return x.Released.Before(y.Released)
+	case x.ReleasedBy != y.ReleasedBy:
+		return x.ReleasedBy < y.ReleasedBy
+	}
+	return x.ReleaseReason < y.ReleaseReason
+}

@@ -1,0 +1,128 @@
+package record
+
+import (
+	"bytes"
+	"math/rand"
+	"testing"
+	"time"
+)
+
+var mt0 = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+// someTime is one of a few times, or zero ("not yet").
+func someTime(r *rand.Rand) time.Time {
+	if r.Intn(3) == 0 {
+		return time.Time{}
+	}
+	return mt0.Add(time.Duration(r.Intn(4)) * time.Minute)
+}
+
+// variants returns random versions of one record of each kind, as files.
+func variants(r *rand.Rand) map[string]func() File {
+	return map[string]func() File{
+		"receipt": func() File {
+			return (&Receipt{Project: "p", Message: "01JD0000000000000000000000", Agent: "BlueLake", ReadAt: someTime(r), AckedAt: someTime(r)}).Files()[0]
+		},
+		"reservation": func() File {
+			rel := someTime(r)
+			by := ""
+			if !rel.IsZero() {
+				by = []string{"", "RedCat"}[r.Intn(2)]
+			}
+			return (&Reservation{Project: "p", ID: "01JD0000000000000000000001", Agent: "GreenCastle", Pattern: "src/**", Exclusive: true,
+				Created: mt0, Expires: mt0.Add(time.Duration(1+r.Intn(4)) * time.Hour), Released: rel, ReleasedBy: by}).Files()[0]
+		},
+		"lock": func() File {
+			return (&Lock{Project: "p", Key: "deploy", Holder: []string{"A", "B"}[r.Intn(2)], Created: mt0.Add(time.Duration(r.Intn(2)) * time.Minute),
+				Expires: mt0.Add(time.Duration(1+r.Intn(3)) * time.Hour), Released: someTime(r)}).Files()[0]
+		},
+		"agent": func() File {
+			return (&Agent{Project: "p", Name: "GreenCastle", Program: "claude-code", Task: []string{"a", "b", "c"}[r.Intn(3)],
+				Registered: mt0, Updated: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
+		},
+		"contact": func() File {
+			st := []string{"requested", "approved", "denied"}[r.Intn(3)]
+			var dec time.Time
+			if st != "requested" {
+				dec = mt0.Add(time.Duration(1+r.Intn(2)) * time.Minute)
+			}
+			return (&Contact{Project: "p", From: "GreenCastle", To: "BlueLake", State: st, Requested: mt0, Decided: dec}).Files()[0]
+		},
+	}
+}
+
+func mustMerge(t *testing.T, p string, a, b []byte) []byte {
+	t.Helper()
+	m, err := Merge(p, a, b)
+	if err != nil {
+		t.Fatalf("Merge(%s): %v", p, err)
+	}
+	return m
+}
+
+// Merge is commutative, associative and idempotent for every record kind.
+func TestMergeLaws(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for kind, gen := range variants(r) {
+		for i := 0; i < 300; i++ {
+			x, y, z := gen(), gen(), gen()
+			p := x.Path
+			if y.Path != p || z.Path != p {
+				t.Fatalf("%s: paths differ: %s %s %s", kind, p, y.Path, z.Path)
+			}
+			if a, b := mustMerge(t, p, x.Data, y.Data), mustMerge(t, p, y.Data, x.Data); !bytes.Equal(a, b) {
+				t.Fatalf("%s: not commutative:\n%s\n%s", kind, a, b)
+			}
+			if a, b := mustMerge(t, p, mustMerge(t, p, x.Data, y.Data), z.Data), mustMerge(t, p, x.Data, mustMerge(t, p, y.Data, z.Data)); !bytes.Equal(a, b) {
+				t.Fatalf("%s: not associative:\n%s\n%s", kind, a, b)
+			}
+			if m := mustMerge(t, p, x.Data, x.Data); !bytes.Equal(m, x.Data) {
+				t.Fatalf("%s: not idempotent:\n%s\n%s", kind, m, x.Data)
+			}
+		}
+	}
+}
+
+// The rules themselves, on the fields each record merges.
+func TestMergeRules(t *testing.T) {
+	at := func(m int) time.Time { return mt0.Add(time.Duration(m) * time.Minute) }
+	merged := func(a, b Record) Record {
+		fa, fb := a.Files()[0], b.Files()[0]
+		rec, err := Decode(fa.Path, mustMerge(t, fa.Path, fa.Data, fb.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	rc := merged(&Receipt{Project: "p", Message: "01JD0000000000000000000000", Agent: "B", ReadAt: at(2)},
+		&Receipt{Project: "p", Message: "01JD0000000000000000000000", Agent: "B", ReadAt: at(1), AckedAt: at(3)}).(*Receipt)
+	if !rc.ReadAt.Equal(at(1)) || !rc.AckedAt.Equal(at(3)) {
+		t.Errorf("receipt: read %v acked %v, want the earliest of each", rc.ReadAt, rc.AckedAt)
+	}
+	res := func(exp, rel int, by string) *Reservation {
+		r := &Reservation{Project: "p", ID: "01JD0000000000000000000001", Agent: "G", Pattern: "src/**", Created: mt0, Expires: at(exp), ReleasedBy: by}
+		if rel > 0 {
+			r.Released = at(rel)
+		}
+		return r
+	}
+	rs := merged(res(60, 0, ""), res(90, 30, "RedCat")).(*Reservation)
+	if !rs.Expires.Equal(at(90)) || !rs.Released.Equal(at(30)) || rs.ReleasedBy != "RedCat" {
+		t.Errorf("reservation: expires %v released %v by %q", rs.Expires, rs.Released, rs.ReleasedBy)
+	}
+	ag := merged(&Agent{Project: "p", Name: "G", Task: "new", Registered: mt0, Updated: at(5)},
+		&Agent{Project: "p", Name: "G", Task: "old", Registered: mt0, Updated: at(1)}).(*Agent)
+	if ag.Task != "new" {
+		t.Errorf("profile: task %q, want the latest update's", ag.Task)
+	}
+	lk := merged(&Lock{Project: "p", Key: "k", Holder: "A", Created: at(0), Expires: at(10)},
+		&Lock{Project: "p", Key: "k", Holder: "B", Created: at(1), Expires: at(5)}).(*Lock)
+	if lk.Holder != "B" {
+		t.Errorf("lock: holder %q, want the latest acquisition's", lk.Holder)
+	}
+	ct := merged(&Contact{Project: "p", From: "G", To: "B", State: "requested", Requested: mt0},
+		&Contact{Project: "p", From: "G", To: "B", State: "approved", Requested: mt0, Decided: at(1)}).(*Contact)
+	if ct.State != "approved" {
+		t.Errorf("contact: %q, want the decision", ct.State)
+	}
+}

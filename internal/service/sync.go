@@ -1,0 +1,182 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/store"
+)
+
+// ErrNoRemote reports a project with no remote to sync with.
+var ErrNoRemote = errors.New("no remote to sync with")
+
+// SyncRequest says where to sync the scope's project.
+type SyncRequest struct {
+	Remote string // a git URL; remembered for the project. "" means the remembered one, else origin
+	Status bool   // report only, without the network
+}
+
+// SyncResponse is the document of sync and sync --status.
+type SyncResponse struct {
+	Project  string     `json:"project"`
+	Remote   string     `json:"remote"`
+	Ref      string     `json:"ref"`       // the project's branch on the remote
+	Head     string     `json:"head"`      // the project's branch here, after the sync
+	In       int        `json:"in"`        // the remote's commits that came in
+	Out      int        `json:"out"`       // commits that went out, a merge's included
+	Ahead    int        `json:"ahead"`     // commits here the remote had not, as last seen
+	Behind   int        `json:"behind"`    // commits on the remote not here, as last seen
+	LastSync *time.Time `json:"last_sync"` // null before the first
+}
+
+// syncAttempts bounds how many times a sync whose push lost a race to
+// another fetches, merges and pushes again.
+const syncAttempts = 5
+
+// Sync fetches the scope's project's branch from its remote, merges it
+// into the local one, catches the index up, and pushes the result with
+// the remote's compare-and-swap, trying again when another push got
+// there first. The network is used outside the store lock.
+func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return SyncResponse{}, err
+	}
+	slug := x.project().Slug
+	arc := x.st.Archive()
+	remote, err := syncRemote(arc, x.project(), req.Remote)
+	if err != nil {
+		return SyncResponse{}, err
+	}
+	resp := SyncResponse{Project: slug, Remote: remote, Ref: archive.RemoteRef(slug)}
+	if !req.Status {
+		if err := s.syncOnce(ctx, x.st, slug, remote, &resp); err != nil {
+			return SyncResponse{}, err
+		}
+		if err := arc.SetConfig(syncKey(slug, "lastsync"), s.Now().Format(time.RFC3339)); err != nil {
+			return SyncResponse{}, err
+		}
+	}
+	return syncStatus(x.st, slug, resp)
+}
+
+// syncOnce is the fetch, merge, push loop.
+func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse) error {
+	arc := st.Archive()
+	for attempt := 0; attempt < syncAttempts; attempt++ {
+		theirs, err := arc.Fetch(remote, slug)
+		if err != nil {
+			return err
+		}
+		before, err := st.ProjectHead(slug)
+		if err != nil {
+			return err
+		}
+		after := before
+		if theirs != "" {
+			if before, after, err = st.MergeProject(ctx, slug, theirs); err != nil {
+				return err
+			}
+			in, err := arc.Count(before, theirs)
+			if err != nil {
+				return err
+			}
+			resp.In += in
+		}
+		if after == "" || after == theirs {
+			return nil // nothing here the remote lacks
+		}
+		out, err := arc.Count(theirs, after)
+		if err != nil {
+			return err
+		}
+		err = arc.Push(remote, slug, after, theirs)
+		if errors.Is(err, archive.ErrPushRejected) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		resp.Out += out
+		return nil
+	}
+	return fault.WithHint(fmt.Errorf("%w: sync: %d pushes in a row lost to others", store.ErrBusy, syncAttempts),
+		"others are syncing the same project right now; run agentmail sync again")
+}
+
+// syncStatus fills in resp from what the archive knows, without the
+// network.
+func syncStatus(st *store.Store, slug string, resp SyncResponse) (SyncResponse, error) {
+	arc := st.Archive()
+	head, err := st.ProjectHead(slug)
+	if err != nil {
+		return resp, err
+	}
+	resp.Head = head
+	seen := arc.Tracking(slug)
+	if resp.Ahead, err = arc.Count(seen, head); err != nil {
+		return resp, err
+	}
+	if head != "" {
+		if resp.Behind, err = arc.Count(head, seen); err != nil {
+			return resp, err
+		}
+	} else if resp.Behind, err = arc.Count("", seen); err != nil {
+		return resp, err
+	}
+	if t, err := time.Parse(time.RFC3339, arc.Config(syncKey(slug, "lastsync"))); err == nil {
+		resp.LastSync = &t
+	}
+	return resp, nil
+}
+
+// syncRemote returns the remote to sync the project with: url, which it
+// remembers, else the remembered one, else the project's origin.
+func syncRemote(arc *archive.Archive, proj project.Project, url string) (string, error) {
+	key := syncKey(proj.Slug, "remote")
+	if url != "" {
+		if abs := localPath(url, ""); abs != "" {
+			url = abs
+		}
+		return url, arc.SetConfig(key, url)
+	}
+	if url = arc.Config(key); url != "" {
+		return url, nil
+	}
+	if proj.Root != "" {
+		out, err := exec.Command("git", "-C", proj.Root, "remote", "get-url", "origin").Output()
+		if origin := strings.TrimSpace(string(out)); err == nil && origin != "" {
+			if abs := localPath(origin, proj.Root); abs != "" {
+				return abs, nil
+			}
+			return origin, nil
+		}
+	}
+	return "", fault.WithHint(fmt.Errorf("%w: project %s has no origin remote and none was given", ErrNoRemote, proj.Slug),
+		"pass the remote once: agentmail sync --remote URL (it is remembered)")
+}
+
+// localPath returns the absolute path of a remote given as a relative
+// local path (relative to dir, or the current directory), "" for a URL or
+// an absolute path.
+func localPath(url, dir string) string {
+	if strings.Contains(url, "://") || filepath.IsAbs(url) || (strings.Contains(url, ":") && !strings.HasPrefix(url, ".")) {
+		return ""
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, url))
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
+// syncKey is the archive's git config key of the project slug's setting.
+func syncKey(slug, name string) string { return "agentmail." + slug + "." + name }
