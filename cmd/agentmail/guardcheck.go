@@ -91,6 +91,9 @@ func (o output) guardReport(rep service.GuardCheckResponse) {
 		what, verb = "merge", "merge"
 	}
 	switch {
+	case rep.Note != nil:
+		fmt.Fprintf(w, "agentmail: %s\n", *rep.Note)
+		return
 	case rep.Bypassed:
 		fmt.Fprintf(w, "agentmail guard: AGENTMAIL_BYPASS is set: reservation check skipped (%s)\n", rep.Hook)
 		return
