@@ -226,14 +226,14 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 	unused := false
 	source := func(ctx context.Context) ([]reservations.Reservation, error) {
 		if req.EnvErr != nil {
-			return nil, notUsage(req.EnvErr)
+			return nil, PlainUsage(req.EnvErr)
 		}
 		rs, err := guardReservations(ctx, sc, req, env, proj, projErr, open)
 		if neverUsed(proj, projErr, err) {
 			unused = true
 			return nil, nil
 		}
-		return rs, notUsage(err)
+		return rs, PlainUsage(err)
 	}
 	rep, err := guard.Check(ctx, guard.CheckOptions{
 		Dir: sc.Project.Dir, Hook: req.Hook, Paths: paths, Stdin: req.Stdin, Mode: mode, Bypass: bypass, Agent: sc.Agent, Reservations: source,
@@ -251,18 +251,6 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		resp.Note = optString(NoteNoProject)
 	}
 	return resp, err
-}
-
-// notUsage turns a usage error (a bad AGENTMAIL_IDLE_AFTER, say) into a
-// plain one with the same message and hint: in a hook it is a check that
-// cannot be made, which fails the commit like any other (exit 1) in block
-// mode and is only warned about in warn mode.
-func notUsage(err error) error {
-	var ue *UsageError
-	if !errors.As(err, &ue) {
-		return err
-	}
-	return fault.WithHint(errors.New(err.Error()), cmp.Or(ue.Hint, usageHint))
 }
 
 // NoteNoProject is what a guard check says in a repository that has never
