@@ -1,15 +1,19 @@
-// Package fts is the full-text side of the index: the FTS5 table that
-// mirrors the messages table, the documents stored in it, the query language
-// of `agentmail search`, and the SQL fragments that rank and excerpt hits.
+// Package fts is the full-text search of the messages: its tables of the
+// index, the documents stored in them, the query language of `agentmail
+// search`, and the search itself.
 //
-// # Table and rowid contract
+// # Tables
 //
-// [Schema] creates the FTS5 table [Table]. Its rowid is the messages table's
-// integer rowid (messages.seq): [Put] writes a message's [Document] under that
-// rowid, replacing any earlier one, and [Delete] removes it. The table stores
-// its own copy of the text (a normal FTS5 table, not contentless), so
-// snippet() and highlight() work and a row can be replaced by rowid. Empty it
-// with a plain DELETE.
+// The package owns its part of the index (see [Projection]): the FTS5
+// table of the messages' text, and two tables beside it, of what a search
+// filters on: each message's sender, thread, category, importance and time
+// (search_messages, whose seq is the message's rowid in the FTS5 table),
+// and its recipients, bcc included, with their receipts
+// (search_recipients). The projection fills them from the archive's
+// message and receipt records, so that a search reads no other package's
+// tables: which messages a viewer may see (those it sent or received) is
+// decided on these rows. The FTS5 table stores its own copy of the text (a
+// normal FTS5 table, not contentless), so snippet() and highlight() work.
 //
 // The text columns (subject, body, sender, recipients, thread, category) use
 // the `porter unicode61 remove_diacritics 2` tokenizer: words are case-folded,
@@ -21,7 +25,7 @@
 // Stemming and tokenizing on punctuation suit prose but not identifiers:
 // POL-358 would be the two words "pol" and "358", and CamelCases would stem to
 // the same word as CamelCase. So the table has three more columns
-// (subject_ids, body_ids, meta_ids) that Put fills with an unstemmed,
+// (subject_ids, body_ids, meta_ids) filled with an unstemmed,
 // case-folded, punctuation-preserving copy of the identifiers in the text.
 // Every whitespace-separated word is split into its runs of letters and
 // digits ("parts"); every run of 2 to 8 consecutive parts is stored with
@@ -54,31 +58,26 @@
 // [Parse] reads the query language of `agentmail search` and never fails:
 // parts it cannot use are dropped with a one-line note. Its result is a pure
 // value: [Query.Match] is bound as the right-hand side of `MATCH ?` and is
-// always valid FTS5 syntax; the other fields are filters for the caller's
-// SQL. See [Parse] for the syntax.
+// always valid FTS5 syntax; the other fields are the search's filters. See
+// [Parse] for the syntax.
 //
 // A query whose only text terms are negative (`-draft`) cannot be given to
-// FTS5 as it stands, because FTS5's NOT needs a left operand. Put therefore
-// stores the token "0" in every row's meta_ids column, and Parse uses it as
+// FTS5 as it stands, because FTS5's NOT needs a left operand. Every row
+// therefore has the token "0" in its meta_ids column, and Parse uses it as
 // the missing left operand: `-draft` becomes `meta_ids : "0" NOT (...)`,
 // which is every message without "draft".
 //
 // # Hits
 //
-// The caller builds its SELECT from the constants here, for example
-//
-//	"SELECT m.seq, " + fts.HighlightSubjectSQL + ", " + fts.SnippetSQL +
-//	" FROM " + fts.Table + " JOIN messages m ON m.seq = " + fts.Table + ".rowid" +
-//	" WHERE " + fts.Table + " MATCH ? AND <filters>" +
-//	" ORDER BY " + fts.RankSQL + ", m.created DESC"
-//
-// with Query.Match bound to the parameter. When Match is "" the query has
-// no text terms: the caller selects from messages alone, without the FTS
-// table, its rank or its snippets, and when [Query.Empty] is true it shows
-// no hits at all, only the notes.
+// [Search] runs a query over a project's messages as one viewer may see
+// them and returns the hits' message ids, best first, with a highlighted
+// snippet of each body and its bm25 score; the caller shows the messages
+// (package mailbox's Messages). A query without text terms lists what its
+// filters keep, newest first, and when [Query.Empty] is true there are no
+// hits at all, only the notes.
 //
 // The snippet and highlight markers are the private-use runes [MarkOpen] and
-// [MarkClose], which Put removes from indexed text, so that they can only
+// [MarkClose], which are removed from indexed text, so that they can only
 // come from FTS5 and literal brackets in a message stay literal:
 // [HighlightText] turns them into [brackets] for plain text and JSON,
 // [HighlightTerminal] into bold.

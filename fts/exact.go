@@ -7,7 +7,7 @@ import (
 	"unicode"
 )
 
-// Limits of the identifier sequences stored by Put (see the package
+// Limits of the identifier sequences stored for each message (see the package
 // documentation). A query identifier beyond them is matched as a phrase only.
 const (
 	maxExactParts = 8

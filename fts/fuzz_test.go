@@ -1,7 +1,6 @@
 package fts
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -62,13 +61,9 @@ func FuzzDocument(f *testing.F) {
 		f.Add(s)
 	}
 	db := newTestDB(f)
-	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, text string) {
-		d := NewDocument(text, text, "", nil, "", "")
-		if err := Put(ctx, db, 1, d); err != nil {
-			t.Fatalf("Put: %v", err)
-		}
-		defer Delete(ctx, db, 1)
+		put(t, db, 1, NewDocument(text, text, "", nil, "", ""))
+		defer db.Exec(`DELETE FROM ` + table + ` WHERE rowid = 1`)
 		for i, w := range strings.Fields(clean(text)) {
 			if i == 20 || len(w) > 1000 {
 				break

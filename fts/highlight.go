@@ -6,8 +6,8 @@ import (
 )
 
 // MarkOpen and MarkClose surround the matched words in the output of
-// [SnippetSQL] and [HighlightSubjectSQL]. They are private-use runes that
-// [Put] removes from indexed text, so they never come from a message.
+// [snippetSQL] and [highlightSubjectSQL]. They are private-use runes that
+// [putDocument] removes from indexed text, so they never come from a message.
 const (
 	MarkOpen  = "\uE000"
 	MarkClose = "\uE001"

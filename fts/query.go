@@ -11,7 +11,7 @@ import (
 )
 
 // Query is what a search query means: an FTS5 expression for the text terms
-// and filters for the caller's SQL. Filters of different fields must all
+// and filters for the search. Filters of different fields must all
 // hold; the values of one field are alternatives.
 type Query struct {
 	// Match is the FTS5 expression to bind to `MATCH ?`, or "" when the query

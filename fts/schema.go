@@ -1,41 +1,39 @@
 package fts
 
 import (
-	"context"
-	"database/sql"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Table is the name of the FTS5 table that [Schema] creates.
-const Table = "messages_fts"
+// table is the name of the FTS5 table that [schema] creates.
+const table = "messages_fts"
 
-// Schema is the statement that creates [Table]. Columns 0–5 hold the
+// schema is the statement that creates table. Columns 0–5 hold the
 // searchable text of a message, columns 6–8 the identifier sequences described
-// in the package documentation; all of them are written by [Put] only.
-const Schema = `CREATE VIRTUAL TABLE ` + Table + ` USING fts5(
+// in the package documentation; all of them are written by [putDocument] only.
+const schema = `CREATE VIRTUAL TABLE ` + table + ` USING fts5(
 	subject, body, sender, recipients, thread, category,
 	subject_ids, body_ids, meta_ids,
 	tokenize = 'porter unicode61 remove_diacritics 2'
 )`
 
-// RankSQL is the bm25() call that ranks hits, best first when sorted
+// rankSQL is the bm25() call that ranks hits, best first when sorted
 // ascending (bm25 scores are negative). A hit in the subject weighs ten times
 // one in the body; sender, thread and category count double; the identifier
 // columns count nothing, since every identifier hit also hits the text
-// columns. It may only be used in a query with a MATCH on [Table].
-const RankSQL = "bm25(" + Table + ", 10.0, 1.0, 2.0, 1.0, 2.0, 2.0, 0.0, 0.0, 0.0)"
+// columns. It may only be used in a query with a MATCH on table.
+const rankSQL = "bm25(" + table + ", 10.0, 1.0, 2.0, 1.0, 2.0, 2.0, 0.0, 0.0, 0.0)"
 
-// SnippetSQL is the snippet() call that excerpts a hit's body: about twelve
+// snippetSQL is the snippet() call that excerpts a hit's body: about twelve
 // tokens around the best match, matched words between [MarkOpen] and
 // [MarkClose], elisions shown as "…". When only other columns matched it
 // shows the start of the body without markers.
-const SnippetSQL = "snippet(" + Table + ", 1, char(57344), char(57345), '…', 12)"
+const snippetSQL = "snippet(" + table + ", 1, char(57344), char(57345), '…', 12)"
 
-// HighlightSubjectSQL is the highlight() call that returns a hit's whole
+// highlightSubjectSQL is the highlight() call that returns a hit's whole
 // subject with matched words between [MarkOpen] and [MarkClose].
-const HighlightSubjectSQL = "highlight(" + Table + ", 0, char(57344), char(57345))"
+const highlightSubjectSQL = "highlight(" + table + ", 0, char(57344), char(57345))"
 
 // allToken is the token every row has in meta_ids; it stands for "every
 // message" as the left operand of a query that only excludes.
@@ -65,25 +63,15 @@ func NewDocument(subject, markdownBody, sender string, recipients []string, thre
 	}
 }
 
-// Execer is the part of *sql.DB, *sql.Tx and *sql.Conn that [Put] and
-// [Delete] use.
-type Execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-const putSQL = `INSERT OR REPLACE INTO ` + Table + `(rowid, subject, body, sender, recipients, thread, category,
+// putSQL stores a message's document under its rowid, replacing the one
+// stored before, if any; its values are a row's (row.values).
+const putSQL = `INSERT OR REPLACE INTO ` + table + `(rowid, subject, body, sender, recipients, thread, category,
 	subject_ids, body_ids, meta_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// Put stores d as the document of the message with the given rowid,
-// replacing the one stored before, if any. Control characters, invalid UTF-8
-// and the marker runes are replaced by spaces first.
-func Put(ctx context.Context, db Execer, rowid int64, d Document) error {
-	return d.row().put(ctx, db, rowid)
-}
-
-// row is a Document as Put stores it, the values of putSQL after the rowid:
-// the text columns cleaned, then the identifier sequences. Making it is the
-// costly part of Put, which Extension does off the SQL goroutine.
+// row is a Document as the table stores it: the text columns cleaned
+// (control characters, invalid UTF-8 and the marker runes replaced by
+// spaces), then the identifier sequences. Making it is the costly part of
+// indexing a message, which the projection does off the SQL goroutine.
 type row [9]string
 
 func (d Document) row() row {
@@ -94,16 +82,9 @@ func (d Document) row() row {
 		exactTokens(subject), exactTokens(body), allToken + " " + exactTokens(meta)}
 }
 
-func (r row) put(ctx context.Context, db Execer, rowid int64) error {
-	_, err := db.ExecContext(ctx, putSQL, rowid, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
-	return err
-}
-
-// Delete removes the document of the message with the given rowid; it is
-// not an error if there is none.
-func Delete(ctx context.Context, db Execer, rowid int64) error {
-	_, err := db.ExecContext(ctx, `DELETE FROM `+Table+` WHERE rowid = ?`, rowid)
-	return err
+// values returns the arguments of putSQL for the row under rowid.
+func (r row) values(rowid int64) []any {
+	return []any{rowid, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]}
 }
 
 // clean replaces invalid UTF-8, control characters other than tab and

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -58,8 +60,7 @@ func BenchmarkMatch(b *testing.B) {
 	b.ResetTimer()
 	var n int
 	for i := 0; i < b.N; i++ {
-		m := NewMatcher(rs)
-		n = len(m.Conflicts(paths, false))
+		n = len(Conflicts(rs, paths, false))
 	}
 	b.ReportMetric(float64(n), "conflicts")
 }
@@ -69,7 +70,7 @@ func BenchmarkMatchFold(b *testing.B) {
 	rs, paths := benchReservations(1000), benchPaths(5000)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		NewMatcher(rs).Conflicts(paths, true)
+		Conflicts(rs, paths, true)
 	}
 }
 
@@ -79,12 +80,12 @@ func seedStore(b *testing.B, repo string, n int) string {
 	b.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(b.TempDir(), "store")
-	st, err := store.Open(dir, store.Options{})
+	st, err := store.Open(dir, store.Options{Projections: []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	proj, err := mailbox.ResolveProject(repo)
+	proj, err := project.ResolveProject(repo)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -139,12 +140,12 @@ func BenchmarkCheck(b *testing.B) {
 	ctx := context.Background()
 	repo := stageBenchRepo(b)
 	dir := seedStore(b, repo, 1000)
-	proj, err := mailbox.ResolveProject(repo)
+	proj, err := project.ResolveProject(repo)
 	if err != nil {
 		b.Fatal(err)
 	}
 	src := func(ctx context.Context) ([]reservations.Reservation, error) {
-		st, err := store.Open(dir, store.Options{})
+		st, err := store.Open(dir, store.Options{Projections: []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}})
 		if err != nil {
 			return nil, err
 		}

@@ -142,7 +142,7 @@ func check(ctx context.Context, o CheckOptions, rep *Report) error {
 	// Matching ignoring case finds a superset, in the same pass; only when
 	// it finds more does core.ignorecase matter, and only then is git
 	// asked for it.
-	exact, folded := NewMatcher(blocking).conflicts(paths, true)
+	exact, folded := conflicts(blocking, paths, true)
 	rep.Conflicts = exact
 	if len(folded) > len(exact) {
 		fold, err := IgnoreCase(ctx, o.Dir)

@@ -34,8 +34,9 @@ var (
 	// ErrNoBinary: neither this program's path nor agentmail on PATH can be
 	// recorded in the hooks.
 	ErrNoBinary = errors.New("cannot find the agentmail binary")
-	// ErrInvalidArgument: an unknown mode or hook name.
-	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrInvalidArgument: an unknown mode or hook name
+	// (fault.ErrInvalidArgument).
+	ErrInvalidArgument = fault.ErrInvalidArgument
 	// ErrNotRepository: the directory is not inside a git repository.
 	ErrNotRepository = errors.New("not a git repository")
 	// ErrHookInTheWay: a foreign hook and a kept original both exist, so

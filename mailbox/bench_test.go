@@ -57,7 +57,7 @@ func BenchmarkSendConcurrent(b *testing.B) {
 	ctx := context.Background()
 	mbs := make([]*Mailbox, senders)
 	for i := range mbs {
-		st, err := store.Open(f.st.Dir(), store.Options{Now: f.now})
+		st, err := store.Open(f.st.Dir(), store.Options{Now: f.now, Projections: testProjections})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/reservations"
 )
 
 // Errors of the contact policy.
@@ -170,11 +169,11 @@ func (m *Mailbox) DecideContact(ctx context.Context, from string, approve bool) 
 
 // Contacts lists the requests to and from the acting agent.
 func (m *Mailbox) Contacts(ctx context.Context) ([]Contact, error) {
-	me, err := m.actor(ctx, m.st.DB())
+	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
-	return m.contacts(ctx, m.st.DB(), `requester = ? OR target = ?`, me.Name, me.Name)
+	return m.contacts(ctx, m.st.Index(), `requester = ? OR target = ?`, me.Name, me.Name)
 }
 
 func (m *Mailbox) contact(ctx context.Context, q queryer, from, to string) (Contact, bool, error) {
@@ -285,44 +284,5 @@ func (m *Mailbox) related(ctx context.Context, q queryer, from, to, thread strin
 	if err != nil || ok {
 		return ok, err
 	}
-	mine, err := m.activePatterns(ctx, q, from, now)
-	if err != nil {
-		return false, err
-	}
-	// A broad pattern ("**", "*") overlaps every lease; taken with --shared
-	// it would open everyone's inbox.
-	mine = slices.DeleteFunc(mine, reservations.IsBroad)
-	if len(mine) == 0 {
-		return false, nil
-	}
-	theirs, err := m.activePatterns(ctx, q, to, now)
-	if err != nil {
-		return false, err
-	}
-	for _, a := range mine {
-		for _, b := range theirs {
-			if reservations.Overlap(a, b) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
-}
-
-func (m *Mailbox) activePatterns(ctx context.Context, q queryer, agent string, now time.Time) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT pattern FROM reservations WHERE project_id = ? AND agent = ?
-		AND released IS NULL AND expires > ?`, m.pid, agent, record.FormatTime(now))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return m.leases().Overlapping(ctx, q, m.pid, from, to, now)
 }

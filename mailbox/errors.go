@@ -3,18 +3,18 @@ package mailbox
 import (
 	"errors"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/names"
 )
 
 // Sentinel errors callers branch on. Each error returned by this package
 // wraps at most one of them, and most carry a hint (see internal/fault).
 var (
-	ErrNoProject        = errors.New("no project")
 	ErrNotRegistered    = errors.New("not registered")
 	ErrInvalidName      = names.ErrInvalid
 	ErrNameTaken        = errors.New("name taken")
 	ErrUnknownRecipient = errors.New("unknown recipient")
-	ErrNotFound         = errors.New("not found")
-	ErrAmbiguousID      = errors.New("ambiguous id")
-	ErrInvalidArgument  = errors.New("invalid argument")
+	ErrNotFound         = fault.ErrNotFound        // shared with every package
+	ErrAmbiguousID      = fault.ErrAmbiguousID     // shared with every package
+	ErrInvalidArgument  = fault.ErrInvalidArgument // shared with every package
 )

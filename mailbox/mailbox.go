@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/names"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -25,7 +26,7 @@ const ActiveWindow = 5 * time.Minute
 // Mailbox is one project's mail in an open store.
 type Mailbox struct {
 	st       *store.Store
-	proj     Project
+	proj     project.Project
 	pid      int64 // 0 until the project has a record
 	agent    string
 	presence PresenceRules
@@ -33,12 +34,16 @@ type Mailbox struct {
 
 // Open returns the mailbox of proj, acting as agent ("" for nobody: read-only
 // overviews). The index is brought up to date with the archive first.
-func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Mailbox, error) {
+func Open(ctx context.Context, st *store.Store, proj project.Project, agent string) (*Mailbox, error) {
 	if err := st.Fresh(ctx); err != nil {
 		return nil, err
 	}
+	if !st.Has(projection{}.Name()) {
+		return nil, fault.WithHint(errors.New("the store was opened without the mailbox's tables"),
+			"open the store with mailbox.Projection() among its projections")
+	}
 	m := &Mailbox{st: st, proj: proj, agent: strings.TrimSpace(agent), presence: DefaultPresence}
-	if err := m.loadProjectID(st.DB()); err != nil {
+	if err := m.loadProjectID(ctx, st.Index()); err != nil {
 		return nil, err
 	}
 	if m.pid == 0 {
@@ -57,31 +62,27 @@ func Open(ctx context.Context, st *store.Store, proj Project, agent string) (*Ma
 // spelling on a host that ignores case in paths (github.com/Acme/Shop is
 // github.com/acme/shop). Nothing already in the store drops out of view.
 func (m *Mailbox) adopt(ctx context.Context) error {
-	if r := m.proj.Repo; r != nil && r.LegacyKey != "" && m.proj.Source == SourceOrigin {
-		if ok, err := m.adoptKey(ctx, `slug = ?`, slugFor(r.LegacyKey)); ok || err != nil {
+	if r := m.proj.Repo; r != nil && r.LegacyKey != "" && m.proj.Source == project.SourceOrigin {
+		p, ok, err := store.LookupProject(ctx, m.st.Index(), project.Slug(r.LegacyKey))
+		if ok || err != nil {
+			m.adoptRow(p)
 			return err
 		}
 	}
-	if foldsCase(m.proj.Key) {
-		_, err := m.adoptKey(ctx, `key = ? COLLATE NOCASE`, m.proj.Key)
+	if project.FoldsCase(m.proj.Key) {
+		p, _, err := store.LookupProjectByKey(ctx, m.st.Index(), m.proj.Key)
+		m.adoptRow(p)
 		return err
 	}
 	return nil
 }
 
-// adoptKey makes the mailbox that of the oldest project matching where.
-func (m *Mailbox) adoptKey(ctx context.Context, where string, arg string) (bool, error) {
-	var key, slug string
-	err := m.st.DB().QueryRowContext(ctx, `SELECT key, slug, id FROM projects WHERE `+where+`
-		ORDER BY created, id LIMIT 1`, arg).Scan(&key, &slug, &m.pid)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+// adoptRow makes the mailbox that of the project the index knows as p,
+// unless p is no project.
+func (m *Mailbox) adoptRow(p store.ProjectRow) {
+	if p.ID != 0 {
+		m.proj.Key, m.proj.Slug, m.pid = p.Key, p.Slug, p.ID
 	}
-	if err != nil {
-		return false, fmt.Errorf("look for project %s: %w", m.proj.Key, err)
-	}
-	m.proj.Key, m.proj.Slug = key, slug
-	return true, nil
 }
 
 // Known reports whether the store holds anything of the project.
@@ -92,7 +93,7 @@ func (m *Mailbox) Known() bool { return m.pid != 0 }
 // it.
 func (m *Mailbox) EnsureProject(ctx context.Context) error {
 	return m.st.Update(ctx, func(tx *store.Tx) error {
-		if err := m.ensureProject(tx); err != nil {
+		if err := m.ensureProject(ctx, tx); err != nil {
 			return err
 		}
 		tx.Describe("agentmail", fmt.Sprintf("project: %s (%s)", m.proj.Slug, m.proj.Key))
@@ -101,22 +102,19 @@ func (m *Mailbox) EnsureProject(ctx context.Context) error {
 }
 
 // Project returns the mailbox's project.
-func (m *Mailbox) Project() Project { return m.proj }
+func (m *Mailbox) Project() project.Project { return m.proj }
 
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
+// ProjectID returns the row id the index knows the project by, 0 while
+// the store holds nothing of it: what other packages' tables name it by.
+func (m *Mailbox) ProjectID() int64 { return m.pid }
 
-func (m *Mailbox) loadProjectID(q interface {
-	QueryRow(string, ...any) *sql.Row
-}) error {
-	err := q.QueryRow(`SELECT id FROM projects WHERE slug = ?`, m.proj.Slug).Scan(&m.pid)
-	if errors.Is(err, sql.ErrNoRows) {
-		m.pid = 0
-		return nil
-	}
+// queryer is the index as the mailbox reads and writes it: the store's, or
+// an update's transaction.
+type queryer = store.Querier
+
+func (m *Mailbox) loadProjectID(ctx context.Context, q queryer) error {
+	p, _, err := store.LookupProject(ctx, q, m.proj.Slug)
+	m.pid = p.ID
 	return err
 }
 
@@ -218,7 +216,7 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 	}
 	var out Agent
 	err := m.st.Update(ctx, func(tx *store.Tx) error {
-		if err := m.ensureProject(tx); err != nil {
+		if err := m.ensureProject(ctx, tx); err != nil {
 			return err
 		}
 		name := strings.TrimSpace(in.Name)
@@ -294,28 +292,20 @@ func (m *Mailbox) freeName(ctx context.Context, q queryer) (string, error) {
 	})
 }
 
-// ensureProject queues the project's record the first time anything is
-// written for it.
-func (m *Mailbox) ensureProject(tx *store.Tx) error {
+// ensureProject records the project in the store the first time anything
+// is written for it.
+func (m *Mailbox) ensureProject(ctx context.Context, tx *store.Tx) error {
 	if m.pid != 0 {
 		return nil
 	}
-	if err := m.loadProjectID(tx); err != nil {
-		return err
-	}
-	if m.pid != 0 {
-		return nil
-	}
-	// The project row is created by the indexer when the record is applied;
-	// until then, ids resolve through a placeholder.
-	res, err := tx.Exec(`INSERT INTO projects(key, slug, created) VALUES (?, ?, ?)`, m.proj.Key, m.proj.Slug, record.FormatTime(m.st.Now()))
+	pid, created, err := tx.EnsureProject(ctx, m.proj.Key, m.proj.Slug)
 	if err != nil {
 		return err
 	}
-	if m.pid, err = res.LastInsertId(); err != nil {
-		return err
+	m.pid = pid
+	if created {
+		tx.OnAbort(func() { m.pid = 0 }) // the row goes with the transaction
 	}
-	tx.Put(&record.Project{Key: m.proj.Key, Slug: m.proj.Slug, Created: m.st.Now()})
 	return nil
 }
 
@@ -374,14 +364,14 @@ func (m *Mailbox) profile(ctx context.Context, q queryer, name string) (*record.
 
 // Whoami returns the acting agent's profile.
 func (m *Mailbox) Whoami(ctx context.Context) (Agent, error) {
-	return m.actor(ctx, m.st.DB())
+	return m.actor(ctx, m.st.Index())
 }
 
 // Agents lists the project's agents by name, with their presence; with
 // active, only the active ones.
 func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 	if m.agent != "" {
-		if _, err := m.actor(ctx, m.st.DB()); err != nil {
+		if _, err := m.actor(ctx, m.st.Index()); err != nil {
 			return nil, err
 		}
 	}
@@ -389,7 +379,7 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := m.st.DB().QueryContext(ctx, `SELECT `+agentColumns+` FROM agents a
+	rows, err := m.st.Index().QueryContext(ctx, `SELECT `+agentColumns+` FROM agents a
 		LEFT JOIN presence p ON p.slug = ? AND p.fold = a.fold
 		WHERE a.project_id = ? ORDER BY a.fold`, m.proj.Slug, m.pid)
 	if err != nil {
@@ -411,6 +401,19 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 	return list, rows.Err()
 }
 
+// AgentNames returns the names of the project's registered agents, retired
+// ones too, in no particular order.
+func (m *Mailbox) AgentNames(ctx context.Context) ([]string, error) {
+	return m.agentNames(ctx, m.st.Index())
+}
+
+func (m *Mailbox) agentNames(ctx context.Context, q queryer) ([]string, error) {
+	if m.pid == 0 {
+		return nil, nil
+	}
+	return store.Strings(ctx, q, `SELECT name FROM agents WHERE project_id = ?`, m.pid)
+}
+
 // Holdings is what the store keeps of a project.
 type Holdings struct {
 	Agents       int // registered agents
@@ -427,13 +430,27 @@ func (m *Mailbox) Holdings(ctx context.Context) (Holdings, error) {
 	if m.pid == 0 {
 		return h, nil
 	}
-	err := m.st.DB().QueryRowContext(ctx, `SELECT
+	err := m.st.Index().QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM agents WHERE project_id = ?1),
-		(SELECT count(*) FROM messages WHERE project_id = ?1),
-		(SELECT count(*) FROM reservations WHERE project_id = ?1 AND released IS NULL AND expires > ?2)`,
-		m.pid, record.FormatTime(m.st.Now())).Scan(&h.Agents, &h.Messages, &h.Reservations)
+		(SELECT count(*) FROM messages WHERE project_id = ?1)`, m.pid).Scan(&h.Agents, &h.Messages)
 	if err != nil {
 		return h, fmt.Errorf("count what project %s holds: %w", m.proj.Slug, err)
 	}
+	counts, err := m.reservationCounts(ctx)
+	if err != nil {
+		return h, fmt.Errorf("count what project %s holds: %w", m.proj.Slug, err)
+	}
+	for _, n := range counts {
+		h.Reservations += n
+	}
 	return h, nil
+}
+
+// ignoreNoRows is err, but nil for sql.ErrNoRows: for a lookup whose
+// caller says "not found" otherwise.
+func ignoreNoRows(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
 }

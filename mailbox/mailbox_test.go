@@ -8,14 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 // fixture is a store with a fake clock and a project with agents.
 type fixture struct {
 	t     testing.TB
 	st    *store.Store
-	proj  Project
+	proj  project.Project
 	mu    sync.Mutex
 	clock time.Time
 }
@@ -28,18 +30,26 @@ func newFixture(t testing.TB, agents ...string) *fixture {
 	return newFixtureWith(t, store.Options{}, agents...)
 }
 
-// newFixtureWith is newFixture with store options other than the clock.
+// testProjections are the projections of the tests' stores: the
+// mailbox's, and the reservations' that the contact policy asks.
+var testProjections = []store.Projection{Projection(), reservations.Projection()}
+
+// newFixtureWith is newFixture with store options other than the clock
+// (and the projections, by default testProjections).
 func newFixtureWith(t testing.TB, opts store.Options, agents ...string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	opts.Now = f.now
+	if opts.Projections == nil {
+		opts.Projections = testProjections
+	}
 	st, err := store.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	f.st = st
-	if f.proj, err = ProjectFromKey("example.com/acme/shop"); err != nil {
+	if f.proj, err = project.ProjectFromKey("example.com/acme/shop"); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range agents {
@@ -370,13 +380,9 @@ func TestPresenceRefresh(t *testing.T) {
 	ctx := context.Background()
 	stored := func() time.Time {
 		t.Helper()
-		var s string
-		if err := f.st.DB().QueryRow(`SELECT last_seen FROM presence WHERE fold = 'bluelake'`).Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		when, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
+		when, ok, err := projection{}.LastSeen(ctx, f.st.Index(), f.proj.Slug, "BlueLake")
+		if err != nil || !ok {
+			t.Fatalf("last seen: %v, %v", ok, err)
 		}
 		return when
 	}

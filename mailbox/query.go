@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"encoding/json"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
@@ -17,37 +18,25 @@ import (
 // MinIDPrefix is the shortest id prefix accepted.
 const MinIDPrefix = 6
 
-// Message is a message as one agent sees it: Bcc holds every bcc recipient
-// for the sender, only the viewer for a bcc recipient, and nothing for
-// anyone else. ReadAt and AckedAt are the viewer's receipt.
+// Message is a message as one agent sees it: its record, with Thread set
+// to the thread it belongs to (its own id when the sender named none) and
+// Bcc to what the viewer may see of the bcc list (every bcc recipient for
+// the sender, only the viewer for a bcc recipient, nothing for anyone
+// else), and the viewer's receipt.
 type Message struct {
-	ID          string
-	Thread      string
-	From        string
-	To, Cc, Bcc []string
-	Subject     string
-	Importance  string
-	AckRequired bool
-	Category    string
-	ReplyTo     string
-	Created     time.Time
-	Hold        time.Duration // on a reply: the sender should wait this much longer
-	Path        string
-	Body        string
-	ReadAt      *time.Time
-	AckedAt     *time.Time
+	record.Message
+	Path    string     // the canonical file in the archive (the record's Path())
+	ReadAt  *time.Time // when the viewer read it; nil if not read, or not a recipient
+	AckedAt *time.Time // when the viewer acknowledged it
 }
 
 // viewOf turns a record into the view of viewer, whose recipient kind is
 // kind ("" when not a recipient).
 func viewOf(r *record.Message, viewer, kind string, readAt, ackedAt *time.Time) Message {
-	return Message{
-		ID: r.ID, Thread: r.ThreadID(), From: r.From, To: nonNil(r.To), Cc: nonNil(r.Cc),
-		Bcc:     visibleBcc(r.Bcc, r.From, viewer, kind),
-		Subject: r.Subject, Importance: r.Importance, AckRequired: r.AckRequired,
-		Category: r.Category, ReplyTo: r.ReplyTo, Created: r.Created, Hold: r.Hold, Path: r.Path(), Body: r.Body,
-		ReadAt: readAt, AckedAt: ackedAt,
-	}
+	v := Message{Message: *r, Path: r.Path(), ReadAt: readAt, AckedAt: ackedAt}
+	v.Thread, v.To, v.Cc = r.ThreadID(), nonNil(r.To), nonNil(r.Cc)
+	v.Bcc = visibleBcc(r.Bcc, r.From, viewer, kind)
+	return v
 }
 
 func visibleBcc(bcc []string, from, viewer, kind string) []string {
@@ -155,7 +144,7 @@ func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer strin
 // characters, so that every displayed id works when pasted back. It costs
 // two index lookups an id, however large the project.
 func (m *Mailbox) ShortIDs(ctx context.Context, list []string) (ids.Short, error) {
-	return ids.Shorten(ctx, m.st.DB(), `SELECT j.value,
+	return ids.Shorten(ctx, m.st.Index(), `SELECT j.value,
 		(SELECT id FROM messages WHERE project_id = ?1 AND id < j.value ORDER BY id DESC LIMIT 1),
 		(SELECT id FROM messages WHERE project_id = ?1 AND id > j.value ORDER BY id LIMIT 1)
 		FROM json_each(?2) j`, []any{m.pid}, list)
@@ -190,20 +179,44 @@ func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer 
 // Show returns one message with its body. With an acting agent, only its own
 // mail is visible; without one (a human at the terminal), any message.
 func (m *Mailbox) Show(ctx context.Context, id string) (Message, error) {
-	viewer, err := m.viewer(ctx)
+	viewer, err := m.Viewer(ctx)
 	if err != nil {
 		return Message{}, err
 	}
-	v, err := m.visibleMessage(ctx, m.st.DB(), id, viewer)
+	v, err := m.visibleMessage(ctx, m.st.Index(), id, viewer)
 	return v.Message, err
 }
 
-func (m *Mailbox) viewer(ctx context.Context) (string, error) {
+// Viewer returns who reads the mailbox: the acting agent, whose presence
+// it refreshes, or "" for a human at the terminal, who may see every
+// message of the project.
+func (m *Mailbox) Viewer(ctx context.Context) (string, error) {
 	if m.agent == "" {
 		return "", nil
 	}
-	a, err := m.actor(ctx, m.st.DB())
+	a, err := m.actor(ctx, m.st.Index())
 	return a.Name, err
+}
+
+// Messages returns the messages of the project with the given ids, in the
+// order of ids (ids of no message of the project left out), as viewer (see
+// Viewer) sees them: its receipts, and the bcc lists cut to what it may
+// see. It is how another package's list of ids, such as search hits, is
+// shown; which messages a viewer may look at is the caller's to decide
+// (search --all shows an agent every message of the project).
+func (m *Mailbox) Messages(ctx context.Context, viewer string, ids []string) ([]Message, error) {
+	out := []Message{}
+	if len(ids) == 0 || m.pid == 0 {
+		return out, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	return m.list(ctx, m.st.Index(), viewer, `SELECT `+messageColumns+` FROM json_each(?) j
+		JOIN messages m ON m.id = j.value
+		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
+		WHERE m.project_id = ? ORDER BY j.key`, string(list), viewer, m.pid)
 }
 
 // InboxQuery filters an inbox. Results are newest first.
@@ -218,7 +231,7 @@ type InboxQuery struct {
 // Inbox lists the acting agent's received messages. Listing never changes
 // their state.
 func (m *Mailbox) Inbox(ctx context.Context, q InboxQuery) ([]Message, error) {
-	me, err := m.actor(ctx, m.st.DB())
+	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +242,7 @@ func (m *Mailbox) Inbox(ctx context.Context, q InboxQuery) ([]Message, error) {
 		}
 		q.Category = d.Category
 	}
-	return m.inbox(ctx, m.st.DB(), me.Name, q)
+	return m.inbox(ctx, m.st.Index(), me.Name, q)
 }
 
 func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQuery) ([]Message, error) {
@@ -276,7 +289,7 @@ func (m *Mailbox) list(ctx context.Context, db queryer, viewer, query string, ar
 
 // Outbox lists the acting agent's sent messages, newest first.
 func (m *Mailbox) Outbox(ctx context.Context, limit int) ([]Message, error) {
-	me, err := m.actor(ctx, m.st.DB())
+	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +299,7 @@ func (m *Mailbox) Outbox(ctx context.Context, limit int) ([]Message, error) {
 	if limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	return m.list(ctx, m.st.DB(), me.Name, query, me.Name, m.pid, me.Name)
+	return m.list(ctx, m.st.Index(), me.Name, query, me.Name, m.pid, me.Name)
 }
 
 // threadOf returns the thread ref stands for: when ref is a message id, or
@@ -308,18 +321,18 @@ func (m *Mailbox) threadOf(ctx context.Context, q queryer, ref, viewer string) (
 // Thread returns the thread named ref (a thread name, or a message id or
 // prefix whose thread is meant), oldest first, as the viewer may see it.
 func (m *Mailbox) Thread(ctx context.Context, ref string) (string, []Message, error) {
-	viewer, err := m.viewer(ctx)
+	viewer, err := m.Viewer(ctx)
 	if err != nil {
 		return "", nil, err
 	}
 	if strings.TrimSpace(ref) == "" {
 		return "", nil, invalid("no thread given", "pass a thread name or a message id")
 	}
-	thread, err := m.threadOf(ctx, m.st.DB(), ref, viewer)
+	thread, err := m.threadOf(ctx, m.st.Index(), ref, viewer)
 	if err != nil {
 		return "", nil, err
 	}
-	msgs, err := m.list(ctx, m.st.DB(), viewer, `SELECT `+messageColumns+` FROM messages m
+	msgs, err := m.list(ctx, m.st.Index(), viewer, `SELECT `+messageColumns+` FROM messages m
 		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
 		WHERE m.project_id = ? AND m.thread = ? AND (? = '' OR m.sender = ? OR r.agent IS NOT NULL)
 		ORDER BY m.id`, viewer, m.pid, thread, viewer, viewer)

@@ -19,8 +19,8 @@ import (
 // MaxSubject is the longest subject accepted, in characters.
 const MaxSubject = 200
 
-// maxThread is the longest thread name accepted, in characters.
-const maxThread = 200
+// MaxThread is the longest thread name accepted, in characters.
+const MaxThread = 200
 
 // Importances are the accepted importance levels, lowest first.
 var Importances = []string{"low", "normal", "high", "urgent"}
@@ -59,7 +59,7 @@ func (d *Draft) validate() error {
 		return invalid("the message is not valid UTF-8", "send text encoded as UTF-8")
 	}
 	d.Thread = strings.TrimSpace(d.Thread)
-	if utf8.RuneCountInString(d.Thread) > maxThread || strings.IndexFunc(d.Thread, unicode.IsControl) >= 0 {
+	if utf8.RuneCountInString(d.Thread) > MaxThread || strings.IndexFunc(d.Thread, unicode.IsControl) >= 0 {
 		return invalid("the thread must be one line of at most 200 characters", "pass a short --thread name, or an existing message id")
 	}
 	d.Importance = strings.ToLower(strings.TrimSpace(d.Importance))
@@ -118,7 +118,7 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 			if from, err = m.actor(ctx, tx); err != nil {
 				return err
 			}
-		} else if err := m.ensureProject(tx); err != nil {
+		} else if err := m.ensureProject(ctx, tx); err != nil {
 			return err
 		}
 		out = make([]Message, 0, len(drafts))
@@ -243,37 +243,13 @@ func recipientLists(d Draft, resolve func(raw string) ([]string, error)) (to, cc
 const Broadcast = "all"
 
 func (m *Mailbox) broadcastList(ctx context.Context, q queryer, from string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM agents WHERE project_id = ? AND NOT retired AND fold != ? ORDER BY fold`, m.pid, names.Fold(from))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return store.Strings(ctx, q, `SELECT name FROM agents WHERE project_id = ? AND NOT retired AND fold != ? ORDER BY fold`, m.pid, names.Fold(from))
 }
 
 func (m *Mailbox) unknownRecipient(ctx context.Context, q queryer, name string) error {
-	var all []string
-	if m.pid != 0 {
-		rows, err := q.QueryContext(ctx, `SELECT name FROM agents WHERE project_id = ?`, m.pid)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
-				return err
-			}
-			all = append(all, n)
-		}
+	all, err := m.agentNames(ctx, q)
+	if err != nil {
+		return err
 	}
 	msg := fmt.Errorf("%w %s in project %s", ErrUnknownRecipient, name, m.proj.Slug)
 	if close := names.Closest(name, all, 3); len(close) > 0 {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
 )
 
 // ErrTimeout: Wait saw no matching mail in time.
@@ -74,26 +74,26 @@ const checkQuery = `SELECT u.n, u.urgent,
 // and the newest unread subjects.
 func (m *Mailbox) Check(ctx context.Context, newest int) (Summary, error) {
 	var s Summary
-	me, err := m.actor(ctx, m.st.DB())
+	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return s, err
 	}
-	err = m.st.DB().QueryRowContext(ctx, checkQuery, m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck, &s.ContactRequests)
+	err = m.st.Index().QueryRowContext(ctx, checkQuery, m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck, &s.ContactRequests)
 	if err != nil || s.Unread == 0 {
 		return s, err
 	}
-	s.Newest, err = m.inbox(ctx, m.st.DB(), me.Name, InboxQuery{Unread: true, Limit: newest})
+	s.Newest, err = m.inbox(ctx, m.st.Index(), me.Name, InboxQuery{Unread: true, Limit: newest})
 	return s, err
 }
 
 // PendingAcks lists messages the acting agent was asked to acknowledge and
 // has not, oldest first.
 func (m *Mailbox) PendingAcks(ctx context.Context) ([]Message, error) {
-	me, err := m.actor(ctx, m.st.DB())
+	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
-	return m.pendingAcks(ctx, m.st.DB(), me.Name)
+	return m.pendingAcks(ctx, m.st.Index(), me.Name)
 }
 
 // pendingAcks lists the messages agent was asked to acknowledge and has
@@ -113,12 +113,12 @@ type Overdue struct {
 // acknowledgement, more than older ago, that some recipient has not
 // acknowledged, oldest first.
 func (m *Mailbox) OverdueAcks(ctx context.Context, older time.Duration) ([]Overdue, error) {
-	me, err := m.actor(ctx, m.st.DB())
+	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
 	cutoff := record.FormatTime(m.st.Now().Add(-older))
-	msgs, err := m.list(ctx, m.st.DB(), me.Name, `SELECT `+messageColumns+` FROM messages m
+	msgs, err := m.list(ctx, m.st.Index(), me.Name, `SELECT `+messageColumns+` FROM messages m
 		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = m.sender
 		WHERE m.project_id = ? AND m.sender = ? AND m.ack_required AND m.created <= ?
 		AND EXISTS (SELECT 1 FROM recipients w WHERE w.message_id = m.id AND w.acked_at IS NULL AND w.agent != m.sender)
@@ -128,21 +128,11 @@ func (m *Mailbox) OverdueAcks(ctx context.Context, older time.Duration) ([]Overd
 	}
 	out := make([]Overdue, 0, len(msgs))
 	for _, msg := range msgs {
-		rows, err := m.st.DB().QueryContext(ctx, `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, me.Name)
+		waiting, err := store.Strings(ctx, m.st.Index(), `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, me.Name)
 		if err != nil {
 			return nil, err
 		}
-		o := Overdue{Message: msg, Waiting: []string{}}
-		for rows.Next() {
-			var a string
-			if err := rows.Scan(&a); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			o.Waiting = append(o.Waiting, a)
-		}
-		rows.Close()
-		out = append(out, o)
+		out = append(out, Overdue{Message: msg, Waiting: append([]string{}, waiting...)})
 	}
 	return out, nil
 }
@@ -159,24 +149,24 @@ type WaitFilter struct {
 // the archive's head every poll interval (a file read) and queries only
 // when the head moved.
 func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Duration) ([]Message, error) {
-	me, err := m.actor(ctx, m.st.DB())
+	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
 	var from string
 	if f.From != "" {
-		a, ok, err := m.lookupAgent(ctx, m.st.DB(), f.From)
+		a, ok, err := m.lookupAgent(ctx, m.st.Index(), f.From)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, m.unknownRecipient(ctx, m.st.DB(), f.From)
+			return nil, m.unknownRecipient(ctx, m.st.Index(), f.From)
 		}
 		from = a.Name
 	}
 	thread := f.Thread
 	if thread != "" {
-		if thread, err = m.threadOf(ctx, m.st.DB(), thread, me.Name); err != nil {
+		if thread, err = m.threadOf(ctx, m.st.Index(), thread, me.Name); err != nil {
 			return nil, fmt.Errorf("thread: %w", err)
 		}
 	}
@@ -194,7 +184,7 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 				return nil, err
 			}
 			if m.pid == 0 {
-				if err := m.loadProjectID(m.st.DB()); err != nil {
+				if err := m.loadProjectID(ctx, m.st.Index()); err != nil {
 					return nil, err
 				}
 			}
@@ -211,7 +201,7 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			if f.Urgent {
 				where = append(where, "m.importance IN ('high', 'urgent')")
 			}
-			msgs, err := m.list(ctx, m.st.DB(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
+			msgs, err := m.list(ctx, m.st.Index(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
 				WHERE `+strings.Join(where, " AND ")+` ORDER BY m.id`, args...)
 			if err != nil || len(msgs) > 0 {
 				return msgs, err
@@ -226,27 +216,6 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 		case <-time.After(min(poll, time.Until(deadline))):
 		}
 	}
-}
-
-// reservationCounts returns the number of active reservations per agent
-// (by folded name).
-func (m *Mailbox) reservationCounts(ctx context.Context) (map[string]int, error) {
-	out := map[string]int{}
-	rows, err := m.st.DB().QueryContext(ctx, `SELECT agent, count(*) FROM reservations
-		WHERE project_id = ? AND released IS NULL AND expires > ? GROUP BY agent`, m.pid, record.FormatTime(m.st.Now()))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a string
-		var n int
-		if err := rows.Scan(&a, &n); err != nil {
-			return nil, err
-		}
-		out[names.Fold(a)] = n
-	}
-	return out, rows.Err()
 }
 
 // WaitReply waits for the first reply to sent, in its thread, from one of
@@ -271,7 +240,7 @@ func (m *Mailbox) WaitReply(ctx context.Context, sent Message, timeout, poll tim
 			if err := m.st.Fresh(ctx); err != nil {
 				return Message{}, err
 			}
-			msgs, err := m.list(ctx, m.st.DB(), sent.From, `SELECT `+messageColumns+` FROM messages m
+			msgs, err := m.list(ctx, m.st.Index(), sent.From, `SELECT `+messageColumns+` FROM messages m
 				LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
 				WHERE m.project_id = ? AND m.thread = ? AND m.id > ? AND m.sender != ? ORDER BY m.id`,
 				sent.From, m.pid, sent.Thread, after, sent.From)

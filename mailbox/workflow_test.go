@@ -59,7 +59,7 @@ func TestRelatedPlan(t *testing.T) {
 // queryPlan returns SQLite's plan for query, one step a line.
 func queryPlan(t *testing.T, f *fixture, query string, args ...any) string {
 	t.Helper()
-	rows, err := f.st.DB().Query(`EXPLAIN QUERY PLAN `+query, args...)
+	rows, err := f.st.Index().QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,6 @@
 package reservations
 
-import (
-	"strings"
-
-	"github.com/bmatcuk/doublestar/v4"
-)
+import "strings"
 
 // literalDir returns the directory every path a pattern matches lies in (or
 // is): the literal text before the first glob character, cut back to the
@@ -66,41 +62,4 @@ func (s dirSet) meets(dir string) bool {
 		}
 	}
 	return false
-}
-
-// patternIndex finds the patterns that may match a path by their literal
-// directories, so matching many paths against many patterns tests each
-// path against a few candidates only.
-type patternIndex struct {
-	patterns []string
-	byDir    map[string][]int
-}
-
-func newPatternIndex(patterns []string) *patternIndex {
-	ix := &patternIndex{patterns: patterns, byDir: map[string][]int{}}
-	for i, p := range patterns {
-		d := literalDir(p)
-		ix.byDir[d] = append(ix.byDir[d], i)
-	}
-	return ix
-}
-
-// match returns the indexes of the patterns that match path.
-func (ix *patternIndex) match(path string) []int {
-	var out []int
-	try := func(dir string) {
-		for _, i := range ix.byDir[dir] {
-			if doublestar.MatchUnvalidated(ix.patterns[i], path) {
-				out = append(out, i)
-			}
-		}
-	}
-	try("")
-	for i := 0; i < len(path); i++ {
-		if path[i] == '/' {
-			try(path[:i])
-		}
-	}
-	try(path)
-	return out
 }

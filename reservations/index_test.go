@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// The literal-directory prefilter and index never change an answer: the
-// index finds exactly the patterns doublestar matches, and mayOverlap is
-// true whenever the patterns overlap.
+// The matcher's index and the literal-directory prefilter never change an
+// answer: the matcher finds exactly the patterns doublestar matches, and
+// dirsMeet is true whenever the patterns overlap.
 func TestPatternIndexAndPrefilter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	var patterns []string
@@ -22,7 +22,7 @@ func TestPatternIndexAndPrefilter(t *testing.T) {
 			patterns = append(patterns, p, "src/"+p, "a/b/"+p)
 		}
 	}
-	ix := newPatternIndex(patterns)
+	m := NewMatcher(patterns)
 	for range 2000 {
 		path := randomPath(rng)
 		var want []int
@@ -31,10 +31,8 @@ func TestPatternIndexAndPrefilter(t *testing.T) {
 				want = append(want, i)
 			}
 		}
-		got := ix.match(path)
-		slices.Sort(got)
-		if !slices.Equal(got, want) {
-			t.Fatalf("index on %q: %v, want %v", path, got, want)
+		if got := m.Match(path, false); !slices.Equal(got, want) {
+			t.Fatalf("matcher on %q: %v, want %v", path, got, want)
 		}
 	}
 	for i := range 3000 {

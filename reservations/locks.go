@@ -75,15 +75,11 @@ func checkTTL(ttl time.Duration) error {
 	return nil
 }
 
-func (s *Service) lock(ctx context.Context, q querier, key string) (Lock, bool, error) {
-	pid, err := s.projectID(ctx, q)
-	if err != nil || pid == 0 {
-		return Lock{}, false, err
-	}
+func (s *Service) lock(ctx context.Context, sc scope, key string) (Lock, bool, error) {
 	l := Lock{Project: s.slug, Key: key}
 	var created, expires string
 	var released sql.NullString
-	err = q.QueryRowContext(ctx, `SELECT holder, created, expires, released, run FROM locks WHERE project_id = ? AND key = ?`, pid, key).
+	err := sc.q.QueryRowContext(ctx, `SELECT holder, created, expires, released, run FROM locks WHERE project_id = ? AND key = ?`, sc.pid, key).
 		Scan(&l.Holder, &created, &expires, &released, &l.Run)
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, false, nil
@@ -142,8 +138,12 @@ func (s *Service) acquire(ctx context.Context, key string, ttl, wait time.Durati
 func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration, run string) (Lock, error) {
 	var out Lock
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		sc, err := s.scope(ctx, tx)
+		if err != nil {
+			return err
+		}
 		now := s.st.Now()
-		cur, ok, err := s.lock(ctx, tx, key)
+		cur, ok, err := s.lock(ctx, sc, key)
 		if err != nil {
 			return err
 		}
@@ -200,8 +200,12 @@ func (s *Service) changeLock(ctx context.Context, key, run, verb string, change 
 	}
 	var out Lock
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		sc, err := s.scope(ctx, tx)
+		if err != nil {
+			return err
+		}
 		now := s.st.Now()
-		cur, ok, err := s.lock(ctx, tx, key)
+		cur, ok, err := s.lock(ctx, sc, key)
 		if err != nil {
 			return err
 		}
@@ -223,27 +227,17 @@ func (s *Service) changeLock(ctx context.Context, key, run, verb string, change 
 // Locks lists the locks held now whose key starts with prefix.
 func (s *Service) Locks(ctx context.Context, prefix string) ([]Lock, error) {
 	out := []Lock{}
-	pid, err := s.projectID(ctx, s.st.DB())
-	if err != nil || pid == 0 {
+	sc, err := s.scope(ctx, s.st.Index())
+	if err != nil || sc.pid == 0 {
 		return out, err
 	}
-	rows, err := s.st.DB().QueryContext(ctx, `SELECT key FROM locks WHERE project_id = ? AND released IS NULL AND expires > ?
-		AND substr(key, 1, length(?)) = ? ORDER BY key`, pid, record.FormatTime(s.st.Now()), prefix, prefix)
+	keys, err := store.Strings(ctx, sc.q, `SELECT key FROM locks WHERE project_id = ? AND released IS NULL AND expires > ?
+		AND substr(key, 1, length(?)) = ? ORDER BY key`, sc.pid, record.FormatTime(s.st.Now()), prefix, prefix)
 	if err != nil {
 		return out, err
 	}
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			rows.Close()
-			return out, err
-		}
-		keys = append(keys, k)
-	}
-	rows.Close()
 	for _, k := range keys {
-		l, _, err := s.lock(ctx, s.st.DB(), k)
+		l, _, err := s.lock(ctx, sc, k)
 		if err != nil {
 			return out, err
 		}

@@ -219,12 +219,6 @@ var universal = func() *Glob {
 // String returns the pattern the Glob was compiled from.
 func (g *Glob) String() string { return g.pattern }
 
-// Match reports whether path matches the pattern, as doublestar.Match does.
-func (g *Glob) Match(path string) bool {
-	ok, err := doublestar.Match(g.pattern, path)
-	return ok && err == nil
-}
-
 // Overlap reports whether some path matches both patterns. Both are
 // normalized with NormalizePattern (without a directory lookup) first; an
 // invalid pattern overlaps nothing. To check many pairs, Compile the

@@ -21,13 +21,15 @@ import (
 var (
 	// ErrConflict: a pattern overlaps another agent's reservation.
 	ErrConflict = errors.New("reservation conflict")
-	// ErrNotFound: no such reservation of the agent's.
-	ErrNotFound = errors.New("not found")
+	// ErrNotFound: no such reservation of the agent's (fault.ErrNotFound).
+	ErrNotFound = fault.ErrNotFound
 	// ErrInvalidArgument: a bad TTL, a revival of an expired lease, a
-	// forced release of a live holder, a malformed or too short id.
-	ErrInvalidArgument = errors.New("invalid argument")
-	// ErrAmbiguousID: an id prefix names several reservations.
-	ErrAmbiguousID = errors.New("ambiguous id")
+	// forced release of a live holder, a malformed or too short id
+	// (fault.ErrInvalidArgument).
+	ErrInvalidArgument = fault.ErrInvalidArgument
+	// ErrAmbiguousID: an id prefix names several reservations
+	// (fault.ErrAmbiguousID).
+	ErrAmbiguousID = fault.ErrAmbiguousID
 )
 
 // MinIDPrefix is the shortest reservation id prefix accepted.
@@ -79,37 +81,35 @@ func New(st *store.Store, slug, agent string, isDir func(string) bool) *Service 
 	return &Service{st: st, slug: slug, agent: agent, isDir: isDir}
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+// scope is the index as one operation reads it: a Querier, and the row id
+// of the service's project in it (0 while the store holds nothing of the
+// project, which then has no reservations).
+type scope struct {
+	q   store.Querier
+	pid int64
 }
 
-func (s *Service) projectID(ctx context.Context, q querier) (int64, error) {
-	var pid int64
-	err := q.QueryRowContext(ctx, `SELECT id FROM projects WHERE slug = ?`, s.slug).Scan(&pid)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return pid, err
+func (s *Service) scope(ctx context.Context, q store.Querier) (scope, error) {
+	p, _, err := store.LookupProject(ctx, q, s.slug)
+	return scope{q, p.ID}, err
 }
 
 const columns = `id, agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason`
 
 // load returns reservations of the project matching where (a condition on
 // the columns), oldest first.
-func (s *Service) load(ctx context.Context, q querier, where string, args ...any) ([]Reservation, error) {
+func (s *Service) load(ctx context.Context, sc scope, where string, args ...any) ([]Reservation, error) {
 	var out []Reservation
-	err := s.each(ctx, q, where, args, func(_ int64, r Reservation) { out = append(out, r) })
+	err := s.each(ctx, sc, where, args, func(_ int64, r Reservation) { out = append(out, r) })
 	return out, err
 }
 
 // patterns returns the row ids and patterns of the project's reservations
 // matching where, oldest first: all that the cheap first pass of Reserve
 // and Check needs.
-func (s *Service) patterns(ctx context.Context, q querier, where string, args ...any) ([]int64, []string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
-		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND (`+where+`) ORDER BY id`,
-		append([]any{s.slug}, args...)...)
+func (s *Service) patterns(ctx context.Context, sc scope, where string, args ...any) ([]int64, []string, error) {
+	rows, err := sc.q.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
+		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read reservations: %w", err)
 	}
@@ -132,10 +132,9 @@ func (s *Service) patterns(ctx context.Context, q querier, where string, args ..
 
 // each calls fn with the rowid and contents of each reservation of the
 // project matching where, oldest first.
-func (s *Service) each(ctx context.Context, q querier, where string, args []any, fn func(rowid int64, r Reservation)) error {
-	rows, err := q.QueryContext(ctx, `SELECT rowid, `+columns+` FROM reservations
-		WHERE project_id = (SELECT id FROM projects WHERE slug = ?) AND (`+where+`) ORDER BY id`,
-		append([]any{s.slug}, args...)...)
+func (s *Service) each(ctx context.Context, sc scope, where string, args []any, fn func(rowid int64, r Reservation)) error {
+	rows, err := sc.q.QueryContext(ctx, `SELECT rowid, `+columns+` FROM reservations
+		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -173,8 +172,8 @@ func jsonArray[T int64 | string](vs []T) string {
 const activeWhere = `released IS NULL AND expires > ?`
 
 // active returns the reservations that hold now.
-func (s *Service) active(ctx context.Context, q querier, now time.Time) ([]Reservation, error) {
-	return s.load(ctx, q, activeWhere, record.FormatTime(now))
+func (s *Service) active(ctx context.Context, sc scope, now time.Time) ([]Reservation, error) {
+	return s.load(ctx, sc, activeWhere, record.FormatTime(now))
 }
 
 // rivals returns, oldest first, the other agents' active reservations whose
@@ -182,12 +181,12 @@ func (s *Service) active(ctx context.Context, q querier, now time.Time) ([]Reser
 // exclusiveOnly): those that may overlap patterns with these literal
 // directories. With thousands of active reservations, most lie in unrelated
 // directories, so it reads only their patterns first.
-func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []string, exclusiveOnly bool) ([]Reservation, error) {
+func (s *Service) rivals(ctx context.Context, sc scope, now time.Time, dirs []string, exclusiveOnly bool) ([]Reservation, error) {
 	where := activeWhere + ` AND agent != ?`
 	if exclusiveOnly {
 		where += ` AND exclusive`
 	}
-	rowids, patterns, err := s.patterns(ctx, q, where, record.FormatTime(now), s.agent)
+	rowids, patterns, err := s.patterns(ctx, sc, where, record.FormatTime(now), s.agent)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +200,7 @@ func (s *Service) rivals(ctx context.Context, q querier, now time.Time, dirs []s
 	if len(near) == 0 {
 		return nil, nil
 	}
-	rs, err := s.load(ctx, q, `rowid IN (SELECT value FROM json_each(?))`, jsonArray(near))
+	rs, err := s.load(ctx, sc, `rowid IN (SELECT value FROM json_each(?))`, jsonArray(near))
 	if err != nil {
 		return nil, fmt.Errorf("read reservations: %w", err)
 	}
@@ -251,12 +250,16 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 	}
 	res := Result{Warnings: warnings, Granted: []Reservation{}, Conflicts: []Conflict{}}
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
+		sc, err := s.scope(ctx, tx)
+		if err != nil {
+			return err
+		}
 		now := s.st.Now()
 		dirs := make([]string, len(pats))
 		for i, p := range pats {
 			dirs[i] = literalDir(p)
 		}
-		rivals, err := s.rivals(ctx, tx, now, dirs, o.Shared)
+		rivals, err := s.rivals(ctx, sc, now, dirs, o.Shared)
 		if err != nil {
 			return err
 		}
@@ -274,7 +277,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		if len(res.Conflicts) > 0 && !o.AllowConflicts {
 			return &ConflictError{Conflicts: res.Conflicts}
 		}
-		mine, err := s.load(ctx, tx, activeWhere+` AND agent = ? AND pattern IN (SELECT value FROM json_each(?))`,
+		mine, err := s.load(ctx, sc, activeWhere+` AND agent = ? AND pattern IN (SELECT value FROM json_each(?))`,
 			record.FormatTime(now), s.agent, jsonArray(pats))
 		if err != nil {
 			return fmt.Errorf("read %s's reservations: %w", s.agent, err)
@@ -356,7 +359,7 @@ type Selector struct {
 }
 
 // pick returns the agent's reservations chosen by sel, among rs.
-func (s *Service) pick(ctx context.Context, q querier, rs []Reservation, sel Selector) ([]Reservation, error) {
+func (s *Service) pick(ctx context.Context, sc scope, rs []Reservation, sel Selector) ([]Reservation, error) {
 	var out []Reservation
 	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
 		for _, r := range rs {
@@ -378,7 +381,7 @@ func (s *Service) pick(ctx context.Context, q querier, rs []Reservation, sel Sel
 		out = append(out, rs[i])
 	}
 	for _, raw := range sel.IDs {
-		id, err := s.resolveID(ctx, q, raw)
+		id, err := s.resolveID(ctx, sc, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -405,14 +408,14 @@ func (s *Service) reservationIDs() ids.Kind {
 
 // resolveID turns a full id or a unique prefix into the id of one of the
 // project's reservations, active or not, as ShortIDs abbreviates them.
-func (s *Service) resolveID(ctx context.Context, q querier, raw string) (string, error) {
-	const where = `WHERE id >= ?2 AND id < ?3 AND project_id = (SELECT id FROM projects WHERE slug = ?1)`
+func (s *Service) resolveID(ctx context.Context, sc scope, raw string) (string, error) {
+	const where = `WHERE id >= ?2 AND id < ?3 AND project_id = ?1`
 	return s.reservationIDs().Resolve(raw, ids.Lookup{
 		Find: func(p string, limit int) ([]ids.Match, error) {
-			return ids.Matches(ctx, q, `SELECT id, pattern || ' by ' || agent FROM reservations `+where+` ORDER BY id LIMIT ?4`, s.slug, p, p+"~", limit)
+			return ids.Matches(ctx, sc.q, `SELECT id, pattern || ' by ' || agent FROM reservations `+where+` ORDER BY id LIMIT ?4`, sc.pid, p, p+"~", limit)
 		},
 		Count: func(p string) (n int, err error) {
-			err = q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+where, s.slug, p, p+"~").Scan(&n)
+			err = sc.q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+where, sc.pid, p, p+"~").Scan(&n)
 			return n, err
 		},
 	})
@@ -423,10 +426,14 @@ func (s *Service) resolveID(ctx context.Context, q querier, raw string) (string,
 // ids.MinDisplay characters, so that every displayed id works when pasted
 // back.
 func (s *Service) ShortIDs(ctx context.Context, list []string) (ids.Short, error) {
-	return ids.Shorten(ctx, s.st.DB(), `SELECT j.value,
-		(SELECT id FROM reservations WHERE id < j.value AND project_id = p.id ORDER BY id DESC LIMIT 1),
-		(SELECT id FROM reservations WHERE id > j.value AND project_id = p.id ORDER BY id LIMIT 1)
-		FROM (SELECT id FROM projects WHERE slug = ?1) p, json_each(?2) j`, []any{s.slug}, list)
+	sc, err := s.scope(ctx, s.st.Index())
+	if err != nil {
+		return ids.Short{}, err
+	}
+	return ids.Shorten(ctx, sc.q, `SELECT j.value,
+		(SELECT id FROM reservations WHERE id < j.value AND project_id = ?1 ORDER BY id DESC LIMIT 1),
+		(SELECT id FROM reservations WHERE id > j.value AND project_id = ?1 ORDER BY id LIMIT 1)
+		FROM json_each(?2) j`, []any{sc.pid}, list)
 }
 
 // Renew extends the agent's active reservations chosen by sel by extend.
@@ -438,14 +445,18 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 	}
 	var out []Reservation
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
-		now := s.st.Now()
-		active, err := s.active(ctx, tx, now)
+		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(ctx, tx, active, sel)
+		now := s.st.Now()
+		active, err := s.active(ctx, sc, now)
+		if err != nil {
+			return err
+		}
+		chosen, err := s.pick(ctx, sc, active, sel)
 		if errors.Is(err, ErrNotFound) {
-			return s.expired(ctx, tx, sel, now, err)
+			return s.expired(ctx, sc, sel, now, err)
 		}
 		if err != nil {
 			return err
@@ -464,14 +475,14 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 // expired explains a renewal that found nothing active (notFound): when
 // what sel names has expired, the error says so, since an expired
 // reservation cannot be renewed but may be taken again.
-func (s *Service) expired(ctx context.Context, q querier, sel Selector, now time.Time, notFound error) error {
-	mine, err := s.load(ctx, q, `released IS NULL AND agent = ?`, s.agent)
+func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.Time, notFound error) error {
+	mine, err := s.load(ctx, sc, `released IS NULL AND agent = ?`, s.agent)
 	if err != nil {
 		return fmt.Errorf("read reservations: %w", err)
 	}
 	// Newest first: of a pattern reserved twice, the active one is chosen.
 	slices.Reverse(mine)
-	chosen, err := s.pick(ctx, q, mine, sel)
+	chosen, err := s.pick(ctx, sc, mine, sel)
 	if err != nil {
 		return notFound
 	}
@@ -488,12 +499,16 @@ func (s *Service) expired(ctx context.Context, q querier, sel Selector, now time
 func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, error) {
 	var out []Reservation
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
-		now := s.st.Now()
-		active, err := s.active(ctx, tx, now)
+		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(ctx, tx, active, sel)
+		now := s.st.Now()
+		active, err := s.active(ctx, sc, now)
+		if err != nil {
+			return err
+		}
+		chosen, err := s.pick(ctx, sc, active, sel)
 		if err != nil {
 			return err
 		}
@@ -516,12 +531,16 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 	}
 	var out Reservation
 	err := s.st.Update(ctx, func(tx *store.Tx) error {
-		now := s.st.Now()
-		full, err := s.resolveID(ctx, tx, id)
+		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
-		found, err := s.load(ctx, tx, `id = ?`, full)
+		now := s.st.Now()
+		full, err := s.resolveID(ctx, sc, id)
+		if err != nil {
+			return err
+		}
+		found, err := s.load(ctx, sc, `id = ?`, full)
 		if err != nil {
 			return fmt.Errorf("read reservation %s: %w", full, err)
 		}
@@ -531,10 +550,11 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 				"agentmail reservations lists the active ones")
 		}
 		if r.Active(now) && r.Agent != s.agent {
-			var seen string
-			err := tx.QueryRowContext(ctx, `SELECT last_seen FROM presence WHERE slug = ? AND fold = ?`, s.slug, strings.ToLower(r.Agent)).Scan(&seen)
-			last, _ := record.ParseTime(seen)
-			if err == nil && now.Sub(last) < StaleAfter {
+			last, seen, err := s.presence().LastSeen(ctx, tx, s.slug, r.Agent)
+			if err != nil {
+				return fmt.Errorf("when %s was last seen: %w", r.Agent, err)
+			}
+			if seen && now.Sub(last) < StaleAfter {
 				return fault.WithHint(fmt.Errorf("%w: %s's reservation of %s is live (holder seen %s ago, expires %s)", ErrInvalidArgument,
 					r.Agent, r.Pattern, now.Sub(last).Round(time.Second), record.FormatTime(r.Expires)),
 					"message the holder and wait, or wait until it expires")
@@ -573,7 +593,11 @@ func (s *Service) List(ctx context.Context, f Filter) ([]Reservation, error) {
 		where += ` AND lower(agent) = ?`
 		args = append(args, strings.ToLower(f.Agent))
 	}
-	rs, err := s.load(ctx, s.st.DB(), where, args...)
+	sc, err := s.scope(ctx, s.st.Index())
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.load(ctx, sc, where, args...)
 	if rs == nil {
 		rs = []Reservation{}
 	}
@@ -592,26 +616,29 @@ type PathHolders struct {
 // index.
 func (s *Service) Check(ctx context.Context, paths []string) ([]PathHolders, error) {
 	var out []PathHolders
-	err := s.st.Snapshot(ctx, func(conn *sql.Conn) error {
-		var err error
-		out, err = s.check(ctx, conn, paths)
+	err := s.st.Snapshot(ctx, func(q store.Querier) error {
+		sc, err := s.scope(ctx, q)
+		if err != nil {
+			return err
+		}
+		out, err = s.check(ctx, sc, paths)
 		return err
 	})
 	return out, err
 }
 
-func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]PathHolders, error) {
+func (s *Service) check(ctx context.Context, sc scope, paths []string) ([]PathHolders, error) {
 	now := record.FormatTime(s.st.Now())
-	rowids, patterns, err := s.patterns(ctx, conn, activeWhere, now)
+	rowids, patterns, err := s.patterns(ctx, sc, activeWhere, now)
 	if err != nil {
 		return nil, err
 	}
-	ix := newPatternIndex(patterns)
+	m := NewMatcher(patterns)
 	matches := make([][]int, len(paths))
 	var holding []int64
 	seen := make([]bool, len(rowids))
 	for i, p := range paths {
-		matches[i] = ix.match(strings.TrimPrefix(p, "./"))
+		matches[i] = m.Match(p, false)
 		for _, j := range matches[i] {
 			if !seen[j] {
 				seen[j] = true
@@ -627,7 +654,7 @@ func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]Pa
 			// same rows, in this snapshot) beats a lookup each.
 			where, args = activeWhere, []any{now}
 		}
-		if err := s.each(ctx, conn, where, args, func(rowid int64, r Reservation) {
+		if err := s.each(ctx, sc, where, args, func(rowid int64, r Reservation) {
 			held[rowid] = r
 		}); err != nil {
 			return nil, fmt.Errorf("read reservations: %w", err)
@@ -641,4 +668,59 @@ func (s *Service) check(ctx context.Context, conn querier, paths []string) ([]Pa
 		}
 	}
 	return out, nil
+}
+
+// Import queues in tx, the transaction of an update of the store,
+// reservations brought over from another system with their own ids (ULIDs)
+// and times, leaving alone those whose id the store holds already: it
+// returns how many it wrote and how many were present. Patterns must be
+// normalized (NormalizePattern); holders are taken as given, the caller
+// vouching that they are agents of the project. An error leaves the update
+// to be abandoned.
+func (s *Service) Import(ctx context.Context, tx *store.Tx, rs []Reservation) (written, present int, err error) {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if seen[r.ID] {
+			present++
+			continue
+		}
+		seen[r.ID] = true
+		if _, err := ulid.ParseStrict(r.ID); err != nil {
+			return written, present, fault.WithHint(fmt.Errorf("%w: %q is not a ULID", ErrInvalidArgument, r.ID), "imported reservations need ULID ids")
+		}
+		if r.Created.IsZero() || r.Expires.IsZero() {
+			return written, present, fault.WithHint(fmt.Errorf("%w: reservation %s has no creation or expiry time", ErrInvalidArgument, r.ID),
+				"give every imported reservation its times")
+		}
+		if _, err := Compile(r.Pattern); err != nil {
+			return written, present, fault.WithHint(fmt.Errorf("reservation %s: %w", r.ID, err), "normalize imported patterns with NormalizePattern")
+		}
+		found, err := s.exists(ctx, tx, r.ID)
+		if err != nil {
+			return written, present, err
+		}
+		if found {
+			present++
+			continue
+		}
+		r.Project = s.slug
+		r.Created, r.Expires = r.Created.UTC().Truncate(time.Second), r.Expires.UTC().Truncate(time.Second)
+		if !r.Released.IsZero() {
+			r.Released = r.Released.UTC().Truncate(time.Second)
+		}
+		tx.Put(&r)
+		written++
+	}
+	return written, present, nil
+}
+
+// exists reports whether the store holds a reservation with id, in any
+// project: ids are unique across the store.
+func (s *Service) exists(ctx context.Context, q store.Querier, id string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM reservations WHERE id = ?`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }

@@ -13,8 +13,10 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
 )
 
 // world is a store with a fake clock and a project with two agents.
@@ -27,7 +29,7 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	w := &world{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	st, err := store.Open(t.TempDir(), store.Options{Now: w.now})
+	st, err := store.Open(t.TempDir(), store.Options{Now: w.now, Projections: []store.Projection{Projection(), mailbox.Projection()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,9 +225,14 @@ func TestForceRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := res.Granted[0].ID
-	// Without presence the holder counts as silent only after StaleAfter
-	// of no command; give it fresh presence.
-	if _, err := w.st.DB().Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ('shop-00000000', 'greencastle', ?)`, record.FormatTime(w.now())); err != nil {
+	// A holder that ran a command (here: whoami) less than StaleAfter ago
+	// is live: its presence, the mailbox's, is found through the store.
+	mb, err := mailbox.Open(ctx, w.st, project.Project{Key: "k", Slug: "shop-00000000"}, "GreenCastle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.advance(time.Minute) // a presence older than a registration is refreshed
+	if _, err := mb.Whoami(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b := w.as("BlueLake")
@@ -409,10 +416,10 @@ func TestLockRunWaits(t *testing.T) {
 }
 
 // Check answers as reading every active reservation in full and matching
-// the paths against them would, holders in the same order: reading whole
+// the paths against them would, holders oldest first: reading whole
 // reservations only for the patterns that match changes nothing. (The
-// matching itself is patternIndex's, tested against doublestar in
-// index_test.go.)
+// matching itself is Matcher's, tested against doublestar in
+// match_test.go.)
 func TestCheckMatchesAllActive(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
@@ -444,7 +451,7 @@ func TestCheckMatchesAllActive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := newPatternIndex(patternsOf(active))
+	m := NewMatcher(patternsOf(active))
 	paths := make([]string, 400)
 	for i := range paths {
 		paths[i] = randomPath(rng)
@@ -456,7 +463,7 @@ func TestCheckMatchesAllActive(t *testing.T) {
 	matched := 0
 	for i, p := range paths {
 		want := []Reservation{}
-		for _, j := range ix.match(p) {
+		for _, j := range m.Match(p, false) {
 			want = append(want, active[j])
 		}
 		matched += len(want)
@@ -558,12 +565,16 @@ func TestShortIDs(t *testing.T) {
 		if len(s) < 8 {
 			t.Errorf("%s shown as %s", r.ID, s)
 		}
-		got, err := g.resolveID(ctx, w.st.DB(), s)
+		sc, err := g.scope(ctx, w.st.Index())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := g.resolveID(ctx, sc, s)
 		if err != nil || got != r.ID {
 			t.Errorf("%s shown as %s, which names %q, %v", r.ID, s, got, err)
 		}
 		if len(s) > 8 {
-			if _, err := g.resolveID(ctx, w.st.DB(), s[:len(s)-1]); !errors.Is(err, ErrAmbiguousID) {
+			if _, err := g.resolveID(ctx, sc, s[:len(s)-1]); !errors.Is(err, ErrAmbiguousID) {
 				t.Errorf("%s shown as %s, but %s is unique already (%v)", r.ID, s, s[:len(s)-1], err)
 			}
 		}

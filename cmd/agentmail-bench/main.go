@@ -19,7 +19,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -37,7 +38,7 @@ func main() {
 	}
 }
 
-const project = "bench.example/agentmail/bench"
+const projectKey = "bench.example/agentmail/bench"
 
 func run(bin string, messages, runs int, dir string) error {
 	bin, err := filepath.Abs(bin)
@@ -60,7 +61,7 @@ func run(bin string, messages, runs int, dir string) error {
 	fmt.Printf("seeded in %s; the common search word %q is in %.1f%% of the bodies\n",
 		time.Since(start).Round(time.Millisecond), vocabulary[10], 100*float64(seed.common)/float64(messages))
 
-	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+project)}
+	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+projectKey)}
 	if _, err := b.run("doctor", "--gc"); err != nil {
 		return err
 	}
@@ -154,12 +155,12 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 		clock = clock.Add(step)
 		return clock
 	}
-	st, err := store.Open(dir, store.Options{Now: now, Extensions: []store.Extension{fts.Extension{}}})
+	st, err := store.Open(dir, store.Options{Now: now, Projections: service.Projections()})
 	if err != nil {
 		return s, err
 	}
 	defer st.Close()
-	proj, err := mailbox.ProjectFromKey(project)
+	proj, err := project.ProjectFromKey(projectKey)
 	if err != nil {
 		return s, err
 	}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/setup"
-	"github.com/agentmail/agentmail/mailbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -188,9 +188,9 @@ func projectRoot(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := mailbox.Project{}.In(abs)
+	p := project.Project{}.In(abs)
 	if p.Root == "" {
-		return "", fault.WithHint(fmt.Errorf("%w: %s is not inside a git repository", mailbox.ErrNoProject, abs),
+		return "", fault.WithHint(fmt.Errorf("%w: %s is not inside a git repository", project.ErrNoProject, abs),
 			"run it in the project's repository (or pass --repo DIR), or pass --user for your own configuration")
 	}
 	return p.Root, nil

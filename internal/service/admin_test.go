@@ -18,7 +18,7 @@ func TestInitArchiveDoctor(t *testing.T) {
 		t.Errorf("init without a project: %+v, %v", init, err)
 	}
 	init, err = f.svc.Init(ctx, as(""))
-	if err != nil || init.Project == nil || init.Project.Key != project || !strings.HasPrefix(init.Project.Slug, "shop-") {
+	if err != nil || init.Project == nil || init.Project.Key != projectKey || !strings.HasPrefix(init.Project.Slug, "shop-") {
 		t.Errorf("init: %+v, %v", init, err)
 	}
 	if got := keys(t, init); !slices.Equal(got, []string{"archive", "project", "store"}) {
@@ -144,7 +144,7 @@ func TestImportAgentMail(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if resp.Imported != tt.imported || resp.Project.Key != project || resp.Source.Dir != dir || resp.Source.Project == "" {
+			if resp.Imported != tt.imported || resp.Project.Key != projectKey || resp.Source.Dir != dir || resp.Source.Project == "" {
 				t.Errorf("import %+v", resp)
 			}
 			if got := keys(t, resp); !slices.Equal(got, []string{"imported", "malformed", "project", "skipped", "source", "warnings"}) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/importer"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -197,11 +198,9 @@ type Counts struct {
 // Empty reports whether every count is zero.
 func (c Counts) Empty() bool { return c == Counts{} }
 
-func importCountsDoc(c mailbox.ImportCounts) Counts {
-	return Counts{c.Agents, c.Messages, c.Reservations}
-}
+func importCountsDoc(c importer.Counts) Counts { return Counts(c) }
 
-func holdingsDoc(h mailbox.Holdings) Counts { return importCountsDoc(mailbox.ImportCounts(h)) }
+func holdingsDoc(h mailbox.Holdings) Counts { return Counts(h) }
 
 // SearchHit is one search result.
 type SearchHit struct {
@@ -226,6 +225,6 @@ func (h SearchHit) Highlight(escape func(string) string, terminal bool) string {
 	return fts.HighlightText(escape(h.marked))
 }
 
-func searchHitDoc(h mailbox.Hit) SearchHit {
-	return SearchHit{h.ID, h.Thread, h.From, h.Subject, Time{h.Created}, fts.HighlightText(h.Snippet), h.Score, h.Snippet}
+func searchHitDoc(m mailbox.Message, h fts.Hit) SearchHit {
+	return SearchHit{m.ID, m.Thread, m.From, m.Subject, Time{m.Created}, fts.HighlightText(h.Snippet), h.Score, h.Snippet}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 )
@@ -14,8 +15,8 @@ import (
 func TestDocuments(t *testing.T) {
 	at := time.Date(2026, 11, 22, 3, 25, 14, 0, time.FixedZone("CET", 3600))
 	read := at.Add(time.Minute)
-	msg := mailbox.Message{ID: "01JD3Y4Q000000000000000000", Thread: "t", From: "GreenCastle", To: []string{"BlueLake"}, Cc: []string{}, Bcc: []string{},
-		Subject: "s", Importance: "normal", Category: "HANDOFF", Created: at, Path: "projects/p/messages/x.md", Body: "b", ReadAt: &read}
+	msg := mailbox.Message{Message: record.Message{ID: "01JD3Y4Q000000000000000000", Thread: "t", From: "GreenCastle", To: []string{"BlueLake"}, Cc: []string{}, Bcc: []string{},
+		Subject: "s", Importance: "normal", Category: "HANDOFF", Created: at, Body: "b"}, Path: "projects/p/messages/x.md", ReadAt: &read}
 	tests := []struct {
 		name string
 		doc  any

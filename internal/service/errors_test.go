@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
@@ -25,7 +26,7 @@ func TestDescribe(t *testing.T) {
 		exit int
 		http int
 	}{
-		{mailbox.ErrNoProject, "NO_PROJECT", 1, http.StatusBadRequest},
+		{project.ErrNoProject, "NO_PROJECT", 1, http.StatusBadRequest},
 		{mailbox.ErrNotRegistered, "NOT_REGISTERED", 1, http.StatusForbidden},
 		{mailbox.ErrInvalidName, "INVALID_NAME", 1, http.StatusBadRequest},
 		{mailbox.ErrNameTaken, "NAME_TAKEN", 1, http.StatusConflict},

@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -212,7 +212,7 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		return GuardCheckResponse{}, err
 	}
 	bypass := guard.BypassedIn(env)
-	var proj mailbox.Project
+	var proj project.Project
 	var projErr error
 	if !bypass { // a bypassed check looks at nothing
 		proj, projErr = ResolveProject(sc.Project)
@@ -264,8 +264,8 @@ const NoteNoProject = "this repository has no agentmail project; nothing is rese
 // repositories, and must not stop their commits. A pinned repository, or a
 // project named by key, whose store is missing or does not know it is a
 // wrong store, and the check fails closed.
-func neverUsed(proj mailbox.Project, projErr, err error) bool {
-	if projErr != nil || (proj.Source != mailbox.SourceOrigin && proj.Source != mailbox.SourcePath) {
+func neverUsed(proj project.Project, projErr, err error) bool {
+	if projErr != nil || (proj.Source != project.SourceOrigin && proj.Source != project.SourcePath) {
 		return false
 	}
 	return errors.Is(err, guard.ErrNoStore) || errors.Is(err, guard.ErrUnknownProject)
@@ -279,7 +279,7 @@ func neverUsed(proj mailbox.Project, projErr, err error) bool {
 // the guard never lets a held path through for want of looking in the
 // right place.
 func guardReservations(ctx context.Context, sc Scope, req GuardCheckRequest, env func(string) string,
-	proj mailbox.Project, projErr error, open Opener) ([]reservations.Reservation, error) {
+	proj project.Project, projErr error, open Opener) ([]reservations.Reservation, error) {
 	dir, from, err := guardStoreDir(req, env)
 	if err != nil {
 		return nil, err

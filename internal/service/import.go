@@ -3,12 +3,12 @@ package service
 import (
 	"context"
 
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/importer"
 )
 
 // DefaultImportBatch is how many records an import writes per archive
 // commit unless asked otherwise.
-const DefaultImportBatch = mailbox.DefaultImportBatch
+const DefaultImportBatch = importer.DefaultBatch
 
 // ImportRequest names an archive of the Python mcp_agent_mail server to
 // import into the scope's project.
@@ -47,7 +47,7 @@ func (s *Service) ImportAgentMail(ctx context.Context, sc Scope, req ImportReque
 	if err != nil {
 		return ImportResponse{}, err
 	}
-	rep, err := x.mb.ImportAgentMail(ctx, req.Dir, mailbox.AgentMailOptions{
+	rep, err := importer.AgentMail(ctx, x.st, x.mb, req.Dir, importer.Options{
 		SourceProject: req.SourceProject, BatchSize: req.Batch, Progress: req.Progress,
 	})
 	if err != nil {

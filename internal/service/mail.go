@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
@@ -395,11 +396,29 @@ func (s *Service) Search(ctx context.Context, sc Scope, req SearchRequest) (Sear
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	res, err := x.mb.Search(ctx, req.Query, req.All, req.Limit)
+	viewer, err := x.mb.Viewer(ctx)
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	resp := SearchResponse{Results: mapSlice(res.Hits, searchHitDoc), Notes: append([]string{}, res.Notes...)}
-	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(res.Hits, func(h mailbox.Hit) string { return h.ID }))
+	// fts ranks the project's messages as the viewer may see them; the
+	// mailbox shows those found.
+	found, err := fts.Search(ctx, x.st, fts.Request{Project: x.mb.ProjectID(), Viewer: viewer, All: req.All, Query: req.Query, Limit: req.Limit})
+	if err != nil {
+		return SearchResponse{}, err
+	}
+	ids := mapSlice(found.Hits, func(h fts.Hit) string { return h.ID })
+	msgs, err := x.mb.Messages(ctx, viewer, ids)
+	if err != nil {
+		return SearchResponse{}, fmt.Errorf("search: %w", err)
+	}
+	hits := make(map[string]fts.Hit, len(found.Hits))
+	for _, h := range found.Hits {
+		hits[h.ID] = h
+	}
+	resp := SearchResponse{Results: make([]SearchHit, len(msgs)), Notes: append([]string{}, found.Notes...)}
+	for i, m := range msgs {
+		resp.Results[i] = searchHitDoc(m, hits[m.ID])
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, ids)
 	return resp, err
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -14,7 +15,7 @@ type ProjectInfo struct {
 	Root   *string `json:"root"`   // the working tree; null outside one
 }
 
-func projectInfo(p mailbox.Project, source string) ProjectInfo {
+func projectInfo(p project.Project, source string) ProjectInfo {
 	return ProjectInfo{p.Key, p.Slug, source, optString(p.Root)}
 }
 
@@ -66,7 +67,7 @@ func (s *Service) Project(ctx context.Context, sc Scope) (ProjectResponse, error
 		resp.Origin = &Origin{Key: r.OriginKey, URL: r.OriginURL}
 	}
 	for _, k := range []struct{ from, key string }{{SourceOrigin, r.OriginKey}, {SourcePath, r.PathKey}} {
-		p, err := mailbox.ProjectFromKey(k.key)
+		p, err := project.ProjectFromKey(k.key)
 		if err != nil {
 			continue // none, or a key nobody can use
 		}
@@ -108,11 +109,11 @@ type ProjectSetResponse struct {
 // view: the response says what.
 func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (ProjectSetResponse, error) {
 	dir := sc.Project.Dir
-	repo, err := mailbox.FindRepository(dir)
+	repo, err := project.FindRepository(dir)
 	if err != nil {
 		return ProjectSetResponse{}, err
 	}
-	next, err := mailbox.ProjectFromKey(key)
+	next, err := project.ProjectFromKey(key)
 	if err != nil {
 		return ProjectSetResponse{}, err
 	}
@@ -122,7 +123,7 @@ func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (Project
 	// What the repository resolves to today, whatever the scope's key
 	// says: that is what stays behind.
 	var prev *session
-	if old, err := mailbox.ResolveProject(dir); err == nil {
+	if old, err := project.ResolveProject(dir); err == nil {
 		if prev, err = s.sessionFor(ctx, old, sc.Agent); err != nil {
 			return ProjectSetResponse{}, err
 		}
@@ -131,7 +132,7 @@ func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (Project
 		return ProjectSetResponse{}, err
 	}
 	next = next.In(dir)
-	next.Source = mailbox.SourcePinned
+	next.Source = project.SourcePinned
 	x, err := s.sessionFor(ctx, next, sc.Agent)
 	if err != nil {
 		return ProjectSetResponse{}, err
@@ -140,7 +141,7 @@ func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (Project
 		return ProjectSetResponse{}, err
 	}
 	cur := x.project()
-	resp := ProjectSetResponse{Project: projectInfo(cur, mailbox.SourcePinned), Config: repo.Config}
+	resp := ProjectSetResponse{Project: projectInfo(cur, project.SourcePinned), Config: repo.Config}
 	if prev != nil && prev.project().Slug != cur.Slug {
 		old := prev.project()
 		holds, err := prev.mb.Holdings(ctx)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 )
@@ -97,7 +98,7 @@ type Selection struct {
 }
 
 // selector turns sel's patterns into repository patterns.
-func (sel Selection) selector(proj mailbox.Project) (reservations.Selector, error) {
+func (sel Selection) selector(proj project.Project) (reservations.Selector, error) {
 	pats, err := proj.RepoPatterns(sel.Patterns)
 	return reservations.Selector{Patterns: pats, IDs: sel.IDs, All: sel.All}, err
 }

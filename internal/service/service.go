@@ -21,8 +21,10 @@ import (
 
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 // Config says which store a Service serves and how.
@@ -88,16 +90,16 @@ type ProjectRef struct {
 // How a project's key was chosen (ProjectInfo.Source; ProjectRef.KeySource
 // takes the last two).
 const (
-	SourcePinned = mailbox.SourcePinned // the pin in the repository's git configuration
-	SourceOrigin = mailbox.SourceOrigin // the origin remote's URL, at the repository's first use
-	SourcePath   = mailbox.SourcePath   // the main worktree's path, at the repository's first use
-	SourceFlag   = mailbox.SourceFlag   // given as a flag (--project), or by an API caller
-	SourceEnv    = mailbox.SourceEnv    // AGENTMAIL_PROJECT
+	SourcePinned = project.SourcePinned // the pin in the repository's git configuration
+	SourceOrigin = project.SourceOrigin // the origin remote's URL, at the repository's first use
+	SourcePath   = project.SourcePath   // the main worktree's path, at the repository's first use
+	SourceFlag   = project.SourceFlag   // given as a flag (--project), or by an API caller
+	SourceEnv    = project.SourceEnv    // AGENTMAIL_PROJECT
 )
 
 // PinKey is the git configuration key that pins a repository to its
 // project.
-const PinKey = mailbox.PinKey
+const PinKey = project.PinKey
 
 // ActiveWindow is how recently an agent must have run a command to count
 // as active by default.
@@ -106,19 +108,19 @@ const ActiveWindow = mailbox.ActiveWindow
 // ResolveProject returns the project ref names: the key's when it has
 // one (with the working tree around Dir, if any), else the project of the
 // repository around Dir.
-func ResolveProject(ref ProjectRef) (mailbox.Project, error) {
+func ResolveProject(ref ProjectRef) (project.Project, error) {
 	switch {
 	case ref.Key == "" && ref.Dir == "":
-		return mailbox.Project{}, fault.WithHint(fmt.Errorf("%w: neither a project key nor a directory given", mailbox.ErrNoProject),
+		return project.Project{}, fault.WithHint(fmt.Errorf("%w: neither a project key nor a directory given", project.ErrNoProject),
 			"name the project by its key, or by a directory in its git repository")
 	case ref.Key == "":
-		return mailbox.ResolveProject(ref.Dir)
+		return project.ResolveProject(ref.Dir)
 	}
-	p, err := mailbox.ProjectFromKey(ref.Key)
+	p, err := project.ProjectFromKey(ref.Key)
 	if err != nil {
 		return p, err
 	}
-	p.Source = mailbox.SourceFlag
+	p.Source = project.SourceFlag
 	if ref.KeySource != "" {
 		p.Source = ref.KeySource
 	}
@@ -146,7 +148,7 @@ func (s *Service) store() (*store.Store, error) {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
 			"point --store or AGENTMAIL_HOME at a directory")
 	}
-	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Extensions: []store.Extension{fts.Extension{}}})
+	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Projections: Projections()})
 	if err != nil {
 		if errors.Is(err, store.ErrNotWritable) {
 			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")
@@ -156,6 +158,13 @@ func (s *Service) store() (*store.Store, error) {
 	s.st = st
 	s.passNotes(st)
 	return st, nil
+}
+
+// Projections are the tables of the index a service opens its store with:
+// mail, reservations and search. Every process opening a store registers
+// the same ones (see store.Options).
+func Projections() []store.Projection {
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}
 }
 
 // opened returns the store if an operation opened it, else nil.
@@ -224,7 +233,7 @@ type session struct {
 }
 
 // project returns the session's project.
-func (x *session) project() mailbox.Project { return x.mb.Project() }
+func (x *session) project() project.Project { return x.mb.Project() }
 
 // session resolves sc's project, then opens its mailbox, acting as sc's
 // agent, with the index caught up with the archive.
@@ -240,7 +249,7 @@ func (s *Service) session(ctx context.Context, sc Scope) (*session, error) {
 // repository is used its key is pinned: the one the store knows it by (see
 // mailbox.Open), so that what is there stays in view whatever happens to
 // the repository's remotes later.
-func (s *Service) sessionFor(ctx context.Context, proj mailbox.Project, agent string) (*session, error) {
+func (s *Service) sessionFor(ctx context.Context, proj project.Project, agent string) (*session, error) {
 	x, err := s.unpinnedSession(ctx, proj, agent)
 	if err != nil {
 		return nil, err
@@ -252,7 +261,7 @@ func (s *Service) sessionFor(ctx context.Context, proj mailbox.Project, agent st
 // unpinnedSession opens proj's mailbox, acting as agent, leaving the
 // repository's configuration alone: for a guard check, which must not
 // mark a repository as used when the store does not know it.
-func (s *Service) unpinnedSession(ctx context.Context, proj mailbox.Project, agent string) (*session, error) {
+func (s *Service) unpinnedSession(ctx context.Context, proj project.Project, agent string) (*session, error) {
 	st, err := s.store()
 	if err != nil {
 		return nil, err

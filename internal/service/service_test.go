@@ -57,10 +57,10 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // project is the key of the fixture's project: no repository.
-const project = "github.com/acme/shop"
+const projectKey = "github.com/acme/shop"
 
 // as is the scope of agent in the fixture's project.
-func as(agent string) Scope { return Scope{Project: ProjectRef{Key: project}, Agent: agent} }
+func as(agent string) Scope { return Scope{Project: ProjectRef{Key: projectKey}, Agent: agent} }
 
 // register registers agents in the fixture's project with the open
 // policy.

@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,7 +57,7 @@ func (s *Store) rebuild(ctx context.Context, progress func(done, total int)) (in
 	var indexed func(int)
 	if progress != nil {
 		var total int // an estimate; a damaged index gives none
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages`).Scan(&total); err != nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'messages'`).Scan(&total); err != nil {
 			total = 0
 		}
 		indexed = func(done int) {
@@ -86,7 +88,7 @@ func (s *Store) replaceIndex() error {
 			return fmt.Errorf("remove damaged index: %w", err)
 		}
 	}
-	db, _, err := openIndex(path, s.opts.Extensions)
+	db, _, err := openIndex(path, s.proj)
 	if err != nil {
 		return err
 	}
@@ -94,16 +96,96 @@ func (s *Store) replaceIndex() error {
 	return nil
 }
 
-// comparedColumns lists, per derived table, the columns a rebuilt index must
-// reproduce (row ids are allowed to differ).
-var comparedColumns = map[string]string{
-	"projects":     "key, slug, created",
-	"agents":       "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), fold, name, program, model, task, registered, updated, retired, policy",
-	"messages":     "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), thread, named_thread, sender, to_list, cc_list, bcc_list, subject, importance, ack_required, category, reply_to, created, hold_ms, path, body",
-	"recipients":   "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, message_id, kind, read_at, acked_at",
-	"reservations": "id, (SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason",
-	"locks":        "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), key, holder, created, expires, released, run",
-	"contacts":     "(SELECT slug FROM %[1]s.projects p WHERE p.id = project_id), requester, target, state, reason, requested, decided, expires",
+// comparedColumns returns the columns of table that two indexes of one
+// archive must agree on, as an SQL list for the database schema db (main,
+// or an attached one): every column but the local ones, and a project id
+// as its project's slug.
+func comparedColumns(ctx context.Context, q Querier, db string, t Table) (string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, t.Name)
+	if err != nil {
+		return "", fmt.Errorf("columns of %s: %w", t.Name, err)
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return "", fmt.Errorf("columns of %s: %w", t.Name, err)
+		}
+		switch {
+		case slices.Contains(t.Local, c):
+		case c == "project_id":
+			cols = append(cols, fmt.Sprintf(`(SELECT slug FROM %s.projects p WHERE p.id = project_id)`, db))
+		default:
+			cols = append(cols, fmt.Sprintf("%q", c))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("columns of %s: %w", t.Name, err)
+	}
+	if len(cols) == 0 {
+		return "", fmt.Errorf("columns of %s: none", t.Name)
+	}
+	return strings.Join(cols, ", "), nil
+}
+
+// Contents returns the rows of every table derived from the archive, as
+// Check compares two indexes: by table, each row as the text of its
+// compared columns, sorted. Two indexes of one archive have the same
+// contents however they were built.
+func (s *Store) Contents(ctx context.Context) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, t := range s.proj.derived() {
+		cols, err := comparedColumns(ctx, s.Index(), "main", t)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := s.db.QueryContext(ctx, "SELECT "+cols+" FROM main."+t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", t.Name, err)
+		}
+		list, err := rowTexts(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", t.Name, err)
+		}
+		slices.Sort(list)
+		out[t.Name] = list
+	}
+	return out, nil
+}
+
+// rowTexts renders each row as its values separated by " | ", NULL as
+// NULL, and closes rows.
+func rowTexts(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	list := []string{}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			switch v := v.(type) {
+			case nil:
+				parts[i] = "NULL"
+			case []byte:
+				parts[i] = string(v)
+			default:
+				parts[i] = fmt.Sprint(v)
+			}
+		}
+		list = append(list, strings.Join(parts, " | "))
+	}
+	return list, rows.Err()
 }
 
 // Check verifies the store without changing it: SQLite's integrity check,
@@ -190,7 +272,7 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	}
 	defer os.RemoveAll(scratch)
 	path := filepath.Join(scratch, "index.db")
-	db, _, err := openIndex(path, s.opts.Extensions)
+	db, _, err := openIndex(path, s.proj)
 	if err != nil {
 		return nil, err
 	}
@@ -211,19 +293,27 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	}
 	defer s.db.ExecContext(ctx, `DETACH DATABASE rebuilt`)
 	var problems []string
-	for _, table := range derivedTables {
-		live := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM main.%[2]s", "main", table)
-		rebuilt := fmt.Sprintf("SELECT "+comparedColumns[table]+" FROM rebuilt.%[2]s", "rebuilt", table)
+	for _, t := range s.proj.derived() {
+		liveCols, err := comparedColumns(ctx, s.Index(), "main", t)
+		if err != nil {
+			return nil, err
+		}
+		rebuiltCols, err := comparedColumns(ctx, s.Index(), "rebuilt", t)
+		if err != nil {
+			return nil, err
+		}
+		live := "SELECT " + liveCols + " FROM main." + t.Name
+		rebuilt := "SELECT " + rebuiltCols + " FROM rebuilt." + t.Name
 		var extra, missing int
 		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+live+" EXCEPT "+rebuilt+")").Scan(&extra); err != nil {
-			return nil, fmt.Errorf("compare %s: %w", table, err)
+			return nil, fmt.Errorf("compare %s: %w", t.Name, err)
 		}
 		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+rebuilt+" EXCEPT "+live+")").Scan(&missing); err != nil {
-			return nil, fmt.Errorf("compare %s: %w", table, err)
+			return nil, fmt.Errorf("compare %s: %w", t.Name, err)
 		}
 		if extra+missing > 0 {
 			problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %s not in the archive, %s missing (run agentmail doctor --reindex)",
-				table, count(extra, "row"), count(missing, "archive row")))
+				t.Name, count(extra, "row"), count(missing, "archive row")))
 		}
 	}
 	return problems, nil

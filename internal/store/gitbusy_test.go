@@ -55,7 +55,7 @@ func TestUpdateBusyWhileGitWorks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t, t.TempDir())
 			setup(t, s)
-			idx := indexHead(t, s.DB())
+			idx := indexHead(t, s.db)
 			var cleanup func()
 			err := s.Update(context.Background(), func(tx *Tx) error {
 				cleanup = tc.git(t, s.ArchiveDir())
@@ -66,14 +66,14 @@ func TestUpdateBusyWhileGitWorks(t *testing.T) {
 			if !errors.Is(err, ErrBusy) || !errors.Is(err, tc.cause) || fault.Hint(err) == "" {
 				t.Fatalf("Update: %v; want ErrBusy for %v, with a hint", err, tc.cause)
 			}
-			if got := indexHead(t, s.DB()); got != idx {
+			if got := indexHead(t, s.db); got != idx {
 				t.Errorf("the index moved to %s", got)
 			}
 			byGit := archiveHead(t, s)
 			put(t, s, "again", message(1))
 			fresh(t, s)
 			var n int
-			if err := s.DB().QueryRow(`SELECT count(*) FROM messages WHERE id = ?`, message(1).ID).Scan(&n); err != nil || n != 1 {
+			if err := s.db.QueryRow(`SELECT count(*) FROM messages WHERE id = ?`, message(1).ID).Scan(&n); err != nil || n != 1 {
 				t.Errorf("the message is indexed %d times (%v), want once", n, err)
 			}
 			runGit(t, s.ArchiveDir(), "merge-base", "--is-ancestor", byGit, "refs/heads/main")

@@ -46,7 +46,7 @@ func (s *Store) readOnlyError() error {
 // openReadOnly opens the index of a read-only store: the shared one when
 // SQLite can read it as it is, else a private one.
 func (s *Store) openReadOnly(ctx context.Context) error {
-	db, why := openShared(filepath.Join(s.dir, "index.db"), s.opts.Extensions)
+	db, why := openShared(filepath.Join(s.dir, "index.db"), s.proj)
 	if db != nil {
 		s.db = db
 		return nil
@@ -58,7 +58,7 @@ func (s *Store) openReadOnly(ctx context.Context) error {
 // returns nil and why: its WAL files are missing (SQLite would have to
 // create them), it cannot be read, or it is of another layout (it would
 // have to be rebuilt).
-func openShared(path string, exts []Extension) (*sql.DB, string) {
+func openShared(path string, l layout) (*sql.DB, string) {
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if _, err := os.Stat(path + suffix); err != nil {
 			return nil, "its index cannot be read without writing to the store"
@@ -78,7 +78,7 @@ func openShared(path string, exts []Extension) (*sql.DB, string) {
 	case err != nil:
 		db.Close()
 		return nil, fmt.Sprintf("its index is unreadable (%v)", rootCause(err))
-	case v != schemaVersion || layout != layoutName(exts):
+	case v != schemaVersion || layout != l.name():
 		db.Close()
 		return nil, "its index was built by another version of agentmail"
 	}
@@ -100,7 +100,7 @@ func (s *Store) usePrivate(ctx context.Context, from *sql.DB, why string) error 
 			os.Remove(path) // build it from the archive instead
 		}
 	}
-	db, _, err := openIndex(path, s.opts.Extensions)
+	db, _, err := openIndex(path, s.proj)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("private index: %w", err)

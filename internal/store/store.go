@@ -2,6 +2,13 @@
 // truth) to the index (SQLite, a cache rebuilt from the archive on demand)
 // and serializes writers on a file lock.
 //
+// The store owns the index's file, its transactions, the record of the
+// archive commit it reflects, catch-up and rebuild, and the table of
+// projects; the domain packages own the rest of its tables. Each registers
+// a Projection that declares its tables and applies the archive's records
+// to them, and runs its own queries on them through a Querier; none reads
+// another's tables (TestTablesOwned).
+//
 // Every write follows the same path: take the lock, bring the index up to
 // the archive's head, decide against the index, commit the new records to
 // the archive (durably: synced to disk before the commit returns), then
@@ -27,6 +34,7 @@ import (
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
+	"slices"
 )
 
 // Sentinel errors callers branch on.
@@ -55,29 +63,24 @@ const (
 
 // Options tune a Store.
 type Options struct {
-	LockWait   time.Duration    // 0 means DefaultLockWait
-	Now        func() time.Time // nil means time.Now
-	Extensions []Extension      // derived tables kept beside the index's own
+	LockWait time.Duration    // 0 means DefaultLockWait
+	Now      func() time.Time // nil means time.Now
+	// Projections are the domain packages' tables of the index. The
+	// index records the set it was built with and is rebuilt when opened
+	// with another, so that it is never silently behind: every process
+	// opening a store should register the same ones.
+	Projections []Projection
 }
 
-// An Extension keeps derived tables of its own in step with the index: it
-// sees every message as it is indexed, live, on catch-up and on rebuild, in
-// the same transaction. The index records the set of extensions it was
-// built with and is rebuilt when opened with another set, so it is never
-// silently behind.
-type Extension interface {
-	// Name identifies the extension and the version of its tables.
-	Name() string
-	// Schema creates its tables, exactly those Tables lists: a rebuild
-	// drops them and runs Schema again.
-	Schema() []string
-	// Tables lists the tables a rebuild drops and creates again.
-	Tables() []string
-	// Prepare does the CPU work for a message; it may run on another
-	// goroutine than Apply.
-	Prepare(m *record.Message) any
-	// Apply stores what Prepare returned for the message with row id seq.
-	Apply(tx *sql.Tx, seq int64, prepared any) error
+// Querier runs statements on the index: the store's (Store.Index), a
+// write transaction's (Tx) or a snapshot's (Store.Snapshot). A domain
+// package runs through it the statements on the tables its projection
+// owns, and on no other (TestTablesOwned checks it): what it needs of
+// another package's tables it asks that package for.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // Store is an open store directory.
@@ -87,6 +90,7 @@ type Store struct {
 	arc   *archive.Archive
 	db    *sql.DB
 	opts  Options
+	proj  layout // the projections, the store's own first
 	notes []string
 	wrote bool // an Update committed to the archive
 
@@ -124,7 +128,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Store{dir: dir, opts: opts}
+	s := &Store{dir: dir, opts: opts, proj: newLayout(opts.Projections)}
 	arcDir := filepath.Join(dir, "archive.git")
 	if _, err := os.Stat(filepath.Join(arcDir, "HEAD")); errors.Is(err, os.ErrPermission) {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotReadable, dir, err),
@@ -157,7 +161,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return s, nil
 	}
-	db, note, err := openIndex(filepath.Join(dir, "index.db"), opts.Extensions)
+	db, note, err := openIndex(filepath.Join(dir, "index.db"), s.proj)
 	if err != nil {
 		if isReadOnly(err) {
 			return nil, notWritable(dir, err)
@@ -195,8 +199,35 @@ func (s *Store) Dir() string { return s.dir }
 // ArchiveDir returns the archive repository's directory.
 func (s *Store) ArchiveDir() string { return s.arc.Dir() }
 
-// DB returns the index for queries. Call Fresh first.
-func (s *Store) DB() *sql.DB { return s.db }
+// Index returns the index for statements outside an update, such as
+// queries. Call Fresh first.
+func (s *Store) Index() Querier { return index{s.db} }
+
+// index is the Querier of the whole index: the pool's methods that run
+// statements, and none of those that close it or hand out connections.
+type index struct{ db *sql.DB }
+
+func (x index) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return x.db.ExecContext(ctx, query, args...)
+}
+
+func (x index) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return x.db.QueryContext(ctx, query, args...)
+}
+
+func (x index) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return x.db.QueryRowContext(ctx, query, args...)
+}
+
+// Has reports whether the store was opened with a projection named name.
+func (s *Store) Has(name string) bool {
+	return slices.ContainsFunc(s.proj, func(p Projection) bool { return p.Name() == name })
+}
+
+// Projections returns the projections the store was opened with, for a
+// package that asks another's projection what it knows (through an
+// interface of its own that the other implements).
+func (s *Store) Projections() []Projection { return slices.Clone(s.opts.Projections) }
 
 // Now returns the current time in whole seconds, the precision of every
 // timestamp in records.
@@ -236,8 +267,8 @@ func (s *Store) Head() (string, error) { return s.archiveHead() }
 
 // Snapshot runs fn on the index's connection inside a read transaction,
 // so that every statement fn runs sees the same state of the index however
-// many it takes, while writers go on. fn must use conn for every query.
-func (s *Store) Snapshot(ctx context.Context, fn func(conn *sql.Conn) error) error {
+// many it takes, while writers go on. fn must use q for every query.
+func (s *Store) Snapshot(ctx context.Context, fn func(q Querier) error) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("read the index: %w", err)
@@ -385,7 +416,7 @@ func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, err
 			}
 			var prepared []any
 			if err == nil {
-				prepared = prepare(s.opts.Extensions, rec)
+				prepared = s.proj.prepare(rec)
 			}
 			select {
 			case items <- item{f.path, rec, prepared, err}:
@@ -394,8 +425,8 @@ func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, err
 			}
 		}
 	}()
-	ix := newIndexer(tx, s.opts.Extensions)
-	defer ix.close()
+	w := newWriter(tx)
+	defer w.close()
 	var applyErr error
 	for it := range items {
 		if applyErr != nil {
@@ -405,12 +436,12 @@ func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, err
 			s.notes = append(s.notes, "skipped "+it.err.Error())
 			continue
 		}
-		before := ix.messages
-		if err := ix.apply(it.rec, it.prepared); err != nil {
+		before := w.messages
+		if err := s.proj.apply(w, it.rec, it.prepared); err != nil {
 			applyErr = fmt.Errorf("index %s: %w", it.path, err)
 			close(stop)
-		} else if indexed != nil && ix.messages != before {
-			indexed(ix.messages)
+		} else if indexed != nil && w.messages != before {
+			indexed(w.messages)
 		}
 	}
 	if applyErr != nil {
@@ -419,75 +450,69 @@ func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, err
 	if walkErr != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, walkErr)
 	}
-	if err := setHead(tx, to); err != nil {
+	if err := setHead(tx, to, w.messages, from == ""); err != nil {
 		return 0, err
 	}
-	return ix.messages, nil
+	return w.messages, nil
 }
 
 var errStopped = errors.New("stopped")
 
 // ingestAll empties the derived tables and fills them from the whole
-// archive up to head, telling indexed as ingest does. Their secondary indexes are dropped first and built
-// again at the end: SQLite builds an index from all rows at once much
-// faster than it keeps one up to date through every insert or delete.
+// archive up to head, telling indexed as ingest does. Their secondary
+// indexes are dropped first and built again at the end (see layout.clear).
 func (s *Store) ingestAll(tx *sql.Tx, head string, indexed func(int)) (int, error) {
-	indexes := derivedIndexes()
-	for _, ix := range indexes {
-		if _, err := tx.Exec(`DROP INDEX IF EXISTS ` + ix.name); err != nil {
-			return 0, fmt.Errorf("drop index %s: %w", ix.name, err)
-		}
-	}
-	if err := s.clearDerived(tx); err != nil {
-		return 0, err
+	if err := s.proj.clear(tx); err != nil {
+		return 0, fmt.Errorf("clear the index: %w", err)
 	}
 	n, err := s.ingest(tx, "", head, indexed)
 	if err != nil {
 		return 0, err
 	}
-	for _, ix := range indexes {
-		if _, err := tx.Exec(ix.create); err != nil {
-			return 0, fmt.Errorf("create index %s: %w", ix.name, err)
-		}
+	if err := s.proj.createIndexes(tx); err != nil {
+		return 0, fmt.Errorf("index the index: %w", err)
 	}
 	return n, nil
 }
 
-func setHead(tx *sql.Tx, head string) error {
+// setHead records head as the archive commit the index reflects, and
+// counts the messages applied to reach it (from scratch: all of them), the
+// estimate of a rebuild's progress.
+func setHead(tx *sql.Tx, head string, messages int, scratch bool) error {
 	_, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, head)
+	if err == nil && (messages > 0 || scratch) {
+		_, err = tx.Exec(`INSERT INTO meta(key, value) VALUES ('messages', ?1)
+			ON CONFLICT(key) DO UPDATE SET value = CASE WHEN ?2 THEN ?1 ELSE CAST(value AS INTEGER) + ?1 END`, messages, scratch)
+	}
 	return err
 }
 
-// clearDerived empties the derived tables. The extensions' tables are
-// dropped and created again, since deleting from a virtual table such as
-// FTS5's goes row by row.
-func (s *Store) clearDerived(tx *sql.Tx) error {
-	stmts := make([]string, 0, len(derivedTables))
-	for _, t := range derivedTables {
-		stmts = append(stmts, `DELETE FROM `+t)
-	}
-	for _, e := range s.opts.Extensions {
-		for _, t := range e.Tables() {
-			stmts = append(stmts, `DROP TABLE IF EXISTS `+t)
-		}
-		stmts = append(stmts, e.Schema()...)
-	}
-	for _, stmt := range stmts {
-		if _, err := tx.Exec(stmt); err != nil {
-			return fmt.Errorf("clear: %s: %w", firstLine(stmt), err)
-		}
-	}
-	return nil
-}
-
 // Tx is a write in progress: reads see the index as of the archive's head,
-// Put queues records for the commit.
+// Put queues records for the commit. It is the Querier of the update's
+// transaction.
 type Tx struct {
-	*sql.Tx
+	sql       *sql.Tx
+	now       time.Time // when the update began, as Store.Now
 	recs      []record.Record
 	author    string
 	subject   string
-	committed bool // the archive has the commit
+	committed bool     // the archive has the commit
+	aborted   []func() // run when the update writes nothing
+}
+
+// ExecContext runs a statement in the transaction.
+func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.sql.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a query in the transaction.
+func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.sql.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query for at most one row in the transaction.
+func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.sql.QueryRowContext(ctx, query, args...)
 }
 
 // Put queues records to be committed when the update function returns nil.
@@ -496,11 +521,18 @@ func (t *Tx) Put(recs ...record.Record) { t.recs = append(t.recs, recs...) }
 // Describe sets the commit's author (an agent name) and one-line subject.
 func (t *Tx) Describe(author, subject string) { t.author, t.subject = author, subject }
 
+// OnAbort registers fn to run should the update write nothing after all
+// (the update function or the archive commit fails), for a caller that
+// keeps state learnt inside the transaction, such as the row id of a
+// project the transaction creates.
+func (t *Tx) OnAbort(fn func()) { t.aborted = append(t.aborted, fn) }
+
 // Update runs fn under the store lock against an up-to-date index, then
 // commits the records fn queued (one archive commit for all of them) and
 // indexes them. If fn returns an error nothing is written.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.withLock(func() error {
+	var t *Tx
+	err := s.withLock(func() error {
 		if err := s.catchUp(ctx); err != nil {
 			return err
 		}
@@ -509,7 +541,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 			return fmt.Errorf("begin: %w", err)
 		}
 		defer sqlTx.Rollback()
-		t := &Tx{Tx: sqlTx}
+		t = &Tx{sql: sqlTx, now: s.Now()}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -530,6 +562,12 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 		return nil
 	})
+	if err != nil && t != nil && !t.committed {
+		for _, undo := range t.aborted {
+			undo()
+		}
+	}
+	return err
 }
 
 // committed handles err, met while indexing the write of t. Once the
@@ -540,7 +578,7 @@ func (s *Store) committed(ctx context.Context, t *Tx, err error) error {
 	if !t.committed || !IsIndexDamaged(err) {
 		return err
 	}
-	t.Rollback()
+	t.sql.Rollback()
 	return s.rebuildDamaged(ctx, err)
 }
 
@@ -554,7 +592,7 @@ func (s *Store) shouldPack() bool {
 }
 
 func (s *Store) commit(t *Tx) error {
-	parent, err := s.indexHead(t.Tx)
+	parent, err := s.indexHead(t.sql)
 	if err != nil {
 		return fmt.Errorf("read index head: %w", err)
 	}
@@ -572,7 +610,7 @@ func (s *Store) commit(t *Tx) error {
 	if subject == "" {
 		subject = fmt.Sprintf("update: %d records", len(t.recs))
 	}
-	cache, err := newObjectCache(t.Tx)
+	cache, err := newObjectCache(t.sql)
 	if err != nil {
 		return err
 	}
@@ -589,17 +627,17 @@ func (s *Store) commit(t *Tx) error {
 		return err
 	}
 	t.committed, s.wrote = true, true
-	if err := cacheObjects(t.Tx, res); err != nil {
+	if err := cacheObjects(t.sql, res); err != nil {
 		return err
 	}
-	ix := newIndexer(t.Tx, s.opts.Extensions)
-	defer ix.close()
+	w := newWriter(t.sql)
+	defer w.close()
 	for _, r := range t.recs {
-		if err := ix.apply(r, prepare(s.opts.Extensions, r)); err != nil {
+		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 	}
-	return setHead(t.Tx, res.Head)
+	return setHead(t.sql, res.Head, w.messages, false)
 }
 
 // objectCache serves archive objects from the index's objects table: the

@@ -30,7 +30,7 @@ func clock() time.Time { return t0 }
 
 func openStore(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second})
+	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: testProjections})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -172,7 +172,7 @@ func fresh(t *testing.T, s *Store) {
 
 func setPresence(t *testing.T, s *Store, projectSlug, fold, when string) {
 	t.Helper()
-	_, err := s.DB().Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)`, projectSlug, fold, when)
+	_, err := s.db.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)`, projectSlug, fold, when)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestOpen(t *testing.T) {
 		t.Errorf("new archive has %d commits", commitCount(t, s))
 	}
 	fresh(t, s)
-	if indexHead(t, s.DB()) != archiveHead(t, s) {
+	if indexHead(t, s.db) != archiveHead(t, s) {
 		t.Error("index head differs from the archive's after Fresh")
 	}
 	if got, want := s.Now(), t0; !got.Equal(want) || got.Location() != time.UTC {
@@ -206,7 +206,7 @@ func TestOpen(t *testing.T) {
 	}
 	setup(t, s)
 	h := archiveHead(t, s)
-	before := dumpAll(t, s.DB())
+	before := dumpAll(t, s.db)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestOpen(t *testing.T) {
 	if got := archiveHead(t, s2); got != h {
 		t.Errorf("reopen moved the archive from %s to %s", h, got)
 	}
-	if got := dumpAll(t, s2.DB()); !reflect.DeepEqual(got, before) {
+	if got := dumpAll(t, s2.db); !reflect.DeepEqual(got, before) {
 		t.Errorf("reopened index:\n%v\nwant\n%v", got, before)
 	}
 }
@@ -276,7 +276,7 @@ func TestUpdateCommitsAndIndexes(t *testing.T) {
 			t.Errorf("archive %s = %q, want %q", f.Path, got, f.Data)
 		}
 	}
-	if indexHead(t, s.DB()) != archiveHead(t, s) {
+	if indexHead(t, s.db) != archiveHead(t, s) {
 		t.Error("index head is not the archive head")
 	}
 
@@ -296,19 +296,19 @@ func TestUpdateCommitsAndIndexes(t *testing.T) {
 		},
 		"presence": nil,
 	}
-	if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, want) {
+	if got := dumpAll(t, s.db); !reflect.DeepEqual(got, want) {
 		t.Errorf("index:\n%q\nwant\n%q", got, want)
 	}
 
 	// A receipt updates its recipient row.
 	put(t, s, "ack: BlueLake", &record.Receipt{Project: slug, Message: m.ID, Agent: "BlueLake", ReadAt: t0, AckedAt: t0.Add(time.Second)})
-	if got := dump(t, s.DB(), "recipients")[0]; got != slug+"|BlueLake|"+m.ID+"|to|2026-11-22T09:00:00Z|2026-11-22T09:00:01Z" {
+	if got := dump(t, s.db, "recipients")[0]; got != slug+"|BlueLake|"+m.ID+"|to|2026-11-22T09:00:00Z|2026-11-22T09:00:01Z" {
 		t.Errorf("after receipt: %q", got)
 	}
 	// Reads inside an update see what earlier updates wrote.
 	err := s.Update(context.Background(), func(tx *Tx) error {
 		var n int
-		if err := tx.QueryRow(`SELECT count(*) FROM messages`).Scan(&n); err != nil || n != 1 {
+		if err := tx.sql.QueryRow(`SELECT count(*) FROM messages`).Scan(&n); err != nil || n != 1 {
 			return fmt.Errorf("messages in tx: %d, %v", n, err)
 		}
 		return nil
@@ -329,10 +329,10 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 		{"error after put", func(tx *Tx) error { tx.Put(message(1)); return boom }},
 		{"error after put and sql", func(tx *Tx) error {
 			tx.Put(message(2), agent("NewAgent"))
-			if _, err := tx.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ('x', 'x', 'y')`); err != nil {
+			if _, err := tx.sql.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ('x', 'x', 'y')`); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(`UPDATE agents SET task = 'changed'`); err != nil {
+			if _, err := tx.sql.Exec(`UPDATE agents SET task = 'changed'`); err != nil {
 				return err
 			}
 			return fmt.Errorf("wrapped: %w", boom)
@@ -342,7 +342,7 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			head, packs := archiveHead(t, s), s.arc.Packs()
-			before := dumpAll(t, s.DB())
+			before := dumpAll(t, s.db)
 			if err := s.Update(context.Background(), tt.fn); !errors.Is(err, boom) {
 				t.Fatalf("Update = %v, want the function's error", err)
 			}
@@ -352,13 +352,43 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 			if got := s.arc.Packs(); got != packs {
 				t.Errorf("%d packs, was %d: objects were written", got, packs)
 			}
-			if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, before) {
+			if got := dumpAll(t, s.db); !reflect.DeepEqual(got, before) {
 				t.Errorf("index changed:\n%v\nwant\n%v", got, before)
 			}
-			if indexHead(t, s.DB()) != head {
+			if indexHead(t, s.db) != head {
 				t.Error("index head moved")
 			}
 		})
+	}
+}
+
+// TestOnAbort: what a caller registers runs when the update writes
+// nothing, and only then.
+func TestOnAbort(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	boom := errors.New("boom")
+	for _, tt := range []struct {
+		name  string
+		fail  error
+		put   bool
+		undid bool
+	}{
+		{"committed", nil, true, false},
+		{"nothing to commit", nil, false, false},
+		{"failed", boom, true, true},
+	} {
+		undid := false
+		err := s.Update(context.Background(), func(tx *Tx) error {
+			tx.OnAbort(func() { undid = true })
+			if tt.put {
+				tx.Put(agent("Agent" + tt.name))
+			}
+			return tt.fail
+		})
+		if !errors.Is(err, tt.fail) || undid != tt.undid {
+			t.Errorf("%s: Update = %v, undone %v; want %v, %v", tt.name, err, undid, tt.fail, tt.undid)
+		}
 	}
 }
 
@@ -368,7 +398,7 @@ func TestUpdateWithoutPut(t *testing.T) {
 	head, n := archiveHead(t, s), commitCount(t, s)
 	err := s.Update(context.Background(), func(tx *Tx) error {
 		tx.Describe("GreenCastle", "nothing")
-		_, err := tx.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ((SELECT slug FROM projects), 'greencastle', '2026-11-22T10:00:00Z')`)
+		_, err := tx.sql.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES ((SELECT slug FROM projects), 'greencastle', '2026-11-22T10:00:00Z')`)
 		return err
 	})
 	if err != nil {
@@ -377,7 +407,7 @@ func TestUpdateWithoutPut(t *testing.T) {
 	if archiveHead(t, s) != head || commitCount(t, s) != n {
 		t.Error("an update without records made a commit")
 	}
-	if got := dump(t, s.DB(), "presence"); !reflect.DeepEqual(got, []string{slug + "|greencastle|2026-11-22T10:00:00Z"}) {
+	if got := dump(t, s.db, "presence"); !reflect.DeepEqual(got, []string{slug + "|greencastle|2026-11-22T10:00:00Z"}) {
 		t.Errorf("presence = %q; the update's SQL was not committed", got)
 	}
 }
@@ -419,17 +449,17 @@ func TestCatchUpNextProcess(t *testing.T) {
 	h := externalCommit(t, filepath.Join(dir, "archive.git"), m1, m2, rcpt)
 
 	s2 := openStore(t, dir)
-	if indexHead(t, s2.DB()) == h {
+	if indexHead(t, s2.db) == h {
 		t.Fatal("index already at the external commit")
 	}
 	fresh(t, s2)
-	if got := indexHead(t, s2.DB()); got != h {
+	if got := indexHead(t, s2.db); got != h {
 		t.Errorf("index head %s, want %s", got, h)
 	}
-	if got := dump(t, s2.DB(), "messages"); len(got) != 2 {
+	if got := dump(t, s2.db, "messages"); len(got) != 2 {
 		t.Errorf("messages after catch-up: %q", got)
 	}
-	if got := dump(t, s2.DB(), "recipients"); len(got) != 6 || got[4] != slug+"|RedCat|"+m1.ID+"|cc|2026-11-22T09:00:00Z|-" {
+	if got := dump(t, s2.db, "recipients"); len(got) != 6 || got[4] != slug+"|RedCat|"+m1.ID+"|cc|2026-11-22T09:00:00Z|-" {
 		t.Errorf("recipients after catch-up: %q", got)
 	}
 	// The caught-up index is the one a rebuild gives.
@@ -442,7 +472,7 @@ func TestCatchUpNextProcess(t *testing.T) {
 	if got := runGit(t, s2.ArchiveDir(), "rev-parse", "main^"); got != h {
 		t.Errorf("new commit's parent is %s, want the external commit %s", got, h)
 	}
-	if got := dump(t, s2.DB(), "messages"); len(got) != 3 {
+	if got := dump(t, s2.db, "messages"); len(got) != 3 {
 		t.Errorf("messages: %d, want 3", len(got))
 	}
 }
@@ -465,7 +495,7 @@ func TestSnapshot(t *testing.T) {
 		}
 		return n
 	}
-	err := s.Snapshot(context.Background(), func(conn *sql.Conn) error {
+	err := s.Snapshot(context.Background(), func(conn Querier) error {
 		before := count(conn)
 		put(t, other, "two", message(2))
 		if after := count(conn); after != before {
@@ -476,7 +506,7 @@ func TestSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(s.DB()); n != 2 {
+	if n := count(s.db); n != 2 {
 		t.Errorf("after the snapshot: %d messages, want 2", n)
 	}
 }
@@ -502,10 +532,10 @@ func TestCatchUpSkipsMalformed(t *testing.T) {
 
 	s2 := openStore(t, dir)
 	fresh(t, s2)
-	if indexHead(t, s2.DB()) != res.Head {
+	if indexHead(t, s2.db) != res.Head {
 		t.Error("index did not catch up")
 	}
-	if got := dump(t, s2.DB(), "messages"); len(got) != 1 || !strings.HasPrefix(got[0], m.ID) {
+	if got := dump(t, s2.db, "messages"); len(got) != 1 || !strings.HasPrefix(got[0], m.ID) {
 		t.Errorf("messages: %q", got)
 	}
 	notes := s2.Notes()
@@ -532,11 +562,11 @@ func TestCatchUpSameProcess(t *testing.T) {
 		if err := s.Fresh(context.Background()); err != nil {
 			t.Fatalf("Fresh after external commit %d: %v", i, err)
 		}
-		if indexHead(t, s.DB()) != h {
+		if indexHead(t, s.db) != h {
 			t.Errorf("index not at external commit %d", i)
 		}
 	}
-	if got := dump(t, s.DB(), "messages"); len(got) != 2 {
+	if got := dump(t, s.db, "messages"); len(got) != 2 {
 		t.Errorf("%d messages, want 2", len(got))
 	}
 }
@@ -559,9 +589,9 @@ func TestReindex(t *testing.T) {
 	put(t, s, "agent update", upd)
 	setPresence(t, s, slug, "bluelake", "2026-11-22T12:00:00Z")
 
-	before := dumpAll(t, s.DB())
-	beforeSchema := schemaOf(t, s.DB())
-	head := indexHead(t, s.DB())
+	before := dumpAll(t, s.db)
+	beforeSchema := schemaOf(t, s.db)
+	head := indexHead(t, s.db)
 	st, err := s.Reindex(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -569,19 +599,19 @@ func TestReindex(t *testing.T) {
 	if st.Messages != 4 {
 		t.Errorf("Reindex counted %d messages, want 4", st.Messages)
 	}
-	if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, before) {
+	if got := dumpAll(t, s.db); !reflect.DeepEqual(got, before) {
 		t.Errorf("rebuilt index:\n%q\nwant\n%q", got, before)
 	}
-	if indexHead(t, s.DB()) != head {
+	if indexHead(t, s.db) != head {
 		t.Error("index head changed")
 	}
 	// The rebuild drops the derived tables' indexes and builds them again.
-	if got := schemaOf(t, s.DB()); !reflect.DeepEqual(got, beforeSchema) {
+	if got := schemaOf(t, s.db); !reflect.DeepEqual(got, beforeSchema) {
 		t.Errorf("schema after Reindex:\n%q\nwant\n%q", got, beforeSchema)
 	}
 	var want []string
-	rows, err := s.DB().Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-		AND tbl_name IN ('projects', 'agents', 'messages', 'recipients', 'reservations', 'locks', 'contacts') ORDER BY name`)
+	rows, err := s.db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+		AND tbl_name IN ('projects', 'agents', 'messages', 'recipients') ORDER BY name`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,8 +624,10 @@ func TestReindex(t *testing.T) {
 	}
 	rows.Close()
 	var dropped []string
-	for _, ix := range derivedIndexes() {
-		dropped = append(dropped, ix.name)
+	for _, tb := range s.proj.derived() {
+		for _, ix := range tb.Indexes {
+			dropped = append(dropped, indexName(ix))
+		}
 	}
 	slices.Sort(dropped)
 	if !slices.Equal(dropped, want) {
@@ -660,11 +692,11 @@ func TestReindexKeepsPresenceWithItsProject(t *testing.T) {
 	put(t, s, "alpha", project("alpha-00000000"))
 	setPresence(t, s, "zeta-00000000", "greencastle", "2026-11-22T10:00:00Z")
 	setPresence(t, s, "alpha-00000000", "bluelake", "2026-11-22T11:00:00Z")
-	before := dump(t, s.DB(), "presence")
+	before := dump(t, s.db, "presence")
 	if _, err := s.Reindex(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := dump(t, s.DB(), "presence"); !reflect.DeepEqual(got, before) {
+	if got := dump(t, s.db, "presence"); !reflect.DeepEqual(got, before) {
 		t.Errorf("presence after Reindex:\n%q\nwant\n%q", got, before)
 	}
 }
@@ -715,7 +747,7 @@ func TestOpenRepairsIndex(t *testing.T) {
 			s := openStore(t, dir)
 			setup(t, s)
 			put(t, s, "m", message(1))
-			want := dumpAll(t, s.DB())
+			want := dumpAll(t, s.db)
 			s.Close()
 
 			tt.damage(t, filepath.Join(dir, "index.db"))
@@ -725,10 +757,10 @@ func TestOpenRepairsIndex(t *testing.T) {
 				t.Errorf("notes = %q, want one mentioning %q", notes, tt.wantNote)
 			}
 			fresh(t, s2)
-			if got := dumpAll(t, s2.DB()); !reflect.DeepEqual(got, want) {
+			if got := dumpAll(t, s2.db); !reflect.DeepEqual(got, want) {
 				t.Errorf("rebuilt index:\n%q\nwant\n%q", got, want)
 			}
-			if indexHead(t, s2.DB()) != archiveHead(t, s2) {
+			if indexHead(t, s2.db) != archiveHead(t, s2) {
 				t.Error("rebuilt index is not at the archive head")
 			}
 			// Repaired once, quiet afterwards.
@@ -786,10 +818,10 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := s.DB().Exec(tt.sql); err != nil {
+			if _, err := s.db.Exec(tt.sql); err != nil {
 				t.Fatal(err)
 			}
-			tampered := dumpAll(t, s.DB())
+			tampered := dumpAll(t, s.db)
 			problems, err := s.Check(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -797,7 +829,7 @@ func TestCheck(t *testing.T) {
 			if len(problems) != 1 || !strings.Contains(problems[0], "index table "+tt.table+" differs") {
 				t.Errorf("Check = %q, want one problem with table %s", problems, tt.table)
 			}
-			if got := dumpAll(t, s.DB()); !reflect.DeepEqual(got, tampered) {
+			if got := dumpAll(t, s.db); !reflect.DeepEqual(got, tampered) {
 				t.Error("Check changed the index")
 			}
 			if _, err := s.Reindex(ctx); err != nil {
@@ -853,7 +885,7 @@ func TestConcurrentUpdates(t *testing.T) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			st, err := Open(dir, Options{Now: clock, LockWait: 20 * time.Second})
+			st, err := Open(dir, Options{Now: clock, LockWait: 20 * time.Second, Projections: testProjections})
 			if err != nil {
 				errs <- err
 				return
@@ -894,7 +926,7 @@ func TestConcurrentUpdates(t *testing.T) {
 	if len(seen) != writers*each {
 		t.Errorf("%d distinct commits, want %d", len(seen), writers*each)
 	}
-	if got := dump(t, s2.DB(), "messages"); len(got) != writers*each {
+	if got := dump(t, s2.db, "messages"); len(got) != writers*each {
 		t.Errorf("%d messages indexed, want %d", len(got), writers*each)
 	}
 	if problems, err := s2.Check(context.Background()); err != nil || len(problems) != 0 {
@@ -913,7 +945,7 @@ func TestConcurrentFirstOpen(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			s, err := Open(dir, Options{Now: clock, LockWait: 10 * time.Second})
+			s, err := Open(dir, Options{Now: clock, LockWait: 10 * time.Second, Projections: testProjections})
 			if err != nil {
 				errs[i] = err
 				return
@@ -939,7 +971,7 @@ func TestConcurrentFirstOpen(t *testing.T) {
 
 func TestLockBusy(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, Options{Now: clock, LockWait: 100 * time.Millisecond})
+	s, err := Open(dir, Options{Now: clock, LockWait: 100 * time.Millisecond, Projections: testProjections})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1012,7 +1044,7 @@ func TestObjectCacheAcrossRollUp(t *testing.T) {
 	put(t, s, "many", msgs...)
 	check := func(stage string) {
 		t.Helper()
-		rows, err := s.DB().Query(`SELECT hash, data FROM objects`)
+		rows, err := s.db.Query(`SELECT hash, data FROM objects`)
 		if err != nil {
 			t.Fatal(err)
 		}

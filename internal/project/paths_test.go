@@ -1,4 +1,4 @@
-package mailbox_test
+package project_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/project"
 )
 
 func TestRepoPath(t *testing.T) {
@@ -56,9 +56,9 @@ func TestRepoPath(t *testing.T) {
 		{root, "/", false, ""},
 	}
 	for _, tt := range tests {
-		got, err := mailbox.RepoPath(root, tt.dir, tt.arg, tt.glob)
+		got, err := project.RepoPath(root, tt.dir, tt.arg, tt.glob)
 		if tt.want == "" {
-			if !errors.Is(err, mailbox.ErrInvalidArgument) || fault.Hint(err) == "" {
+			if !errors.Is(err, project.ErrInvalidArgument) || fault.Hint(err) == "" {
 				t.Errorf("RepoPath(%q, %q, glob=%v) = %q, %v; want an invalid argument with a hint", tt.dir, tt.arg, tt.glob, got, err)
 			}
 			continue
@@ -81,7 +81,7 @@ func TestRepoPathThroughSymlink(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, arg := range []string{filepath.Join(link, "src", "new.go"), filepath.Join(link, "src", "*.go")} {
-		got, err := mailbox.RepoPath(root, root, arg, true)
+		got, err := project.RepoPath(root, root, arg, true)
 		if want := "src/" + filepath.Base(arg); err != nil || got != want {
 			t.Errorf("RepoPath(%q) = %q, %v; want %q", arg, got, err, want)
 		}
@@ -93,7 +93,7 @@ func TestRepoPathThroughSymlink(t *testing.T) {
 // they are.
 func TestProjectRepoPaths(t *testing.T) {
 	repo, sub, _ := newRepo(t)
-	p, err := mailbox.ResolveProject(sub)
+	p, err := project.ResolveProject(sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +101,13 @@ func TestProjectRepoPaths(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0] != "src/api/*.py" || got[1] != "src/web/" {
 		t.Errorf("RepoPatterns in %s: %q, %v", sub, got, err)
 	}
-	if _, err := p.RepoPaths([]string{"ok.py", filepath.Dir(repo)}); !errors.Is(err, mailbox.ErrInvalidArgument) {
+	if _, err := p.RepoPaths([]string{"ok.py", filepath.Dir(repo)}); !errors.Is(err, project.ErrInvalidArgument) {
 		t.Errorf("a path outside: %v", err)
 	}
 	if got, err := p.RepoPaths(nil); got != nil || err != nil {
 		t.Errorf("RepoPaths(nil) = %#v, %v; want nil (no paths given is not an empty list)", got, err)
 	}
-	given, _ := mailbox.ProjectFromKey("github.com/acme/shop")
+	given, _ := project.ProjectFromKey("github.com/acme/shop")
 	if got, err := given.RepoPaths([]string{"../x", "*.py"}); err != nil || got[0] != "../x" || got[1] != "*.py" {
 		t.Errorf("given by key, outside a repository: %q, %v", got, err)
 	}

@@ -1,4 +1,4 @@
-package mailbox_test
+package project_test
 
 import (
 	"context"
@@ -13,8 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/project"
 )
 
 func TestNormalizeURL(t *testing.T) {
@@ -55,7 +54,7 @@ func TestNormalizeURL(t *testing.T) {
 		{"./odd:name.git", "odd:name"},
 	}
 	for _, tt := range tests {
-		if got := mailbox.NormalizeURL(tt.in); got != tt.want {
+		if got := project.NormalizeURL(tt.in); got != tt.want {
 			t.Errorf("NormalizeURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -77,9 +76,9 @@ func TestNormalizeURLEquivalence(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for i, g := range groups {
-		key := mailbox.NormalizeURL(g[0])
+		key := project.NormalizeURL(g[0])
 		for _, u := range g[1:] {
-			if got := mailbox.NormalizeURL(u); got != key {
+			if got := project.NormalizeURL(u); got != key {
 				t.Errorf("NormalizeURL(%q) = %q, but NormalizeURL(%q) = %q", u, got, g[0], key)
 			}
 		}
@@ -93,14 +92,14 @@ func TestNormalizeURLEquivalence(t *testing.T) {
 func TestNormalizeURLScpWithoutUser(t *testing.T) {
 	for _, u := range []string{"github.com:Org/Repo.git", "myserver:team/app.git"} {
 		want := map[string]string{"github.com:Org/Repo.git": "github.com/org/repo", "myserver:team/app.git": "myserver/team/app"}[u]
-		if got := mailbox.NormalizeURL(u); got != want {
+		if got := project.NormalizeURL(u); got != want {
 			t.Errorf("NormalizeURL(%q) = %q, want %q", u, got, want)
 		}
 	}
 }
 
 func TestNormalizeURLLocalSpellings(t *testing.T) {
-	a, b := mailbox.NormalizeURL("/srv/git/repo.git"), mailbox.NormalizeURL("file:///srv/git/repo.git")
+	a, b := project.NormalizeURL("/srv/git/repo.git"), project.NormalizeURL("file:///srv/git/repo.git")
 	if a != b {
 		t.Errorf("NormalizeURL(path) = %q, NormalizeURL(file URL) = %q", a, b)
 	}
@@ -136,7 +135,7 @@ func TestNormalizeRemote(t *testing.T) {
 		{"https://git.example.com/Acme/Shop", "git.example.com/Acme/Shop"},
 	}
 	for _, tt := range tests {
-		if got := mailbox.NormalizeRemote(tt.in, base); got != tt.want {
+		if got := project.NormalizeRemote(tt.in, base); got != tt.want {
 			t.Errorf("NormalizeRemote(%q, %s) = %q, want %q", tt.in, base, got, tt.want)
 		}
 	}
@@ -149,7 +148,7 @@ func wantSlug(base, key string) string {
 	return base + "-" + hex.EncodeToString(sum[:4])
 }
 
-func checkSlug(t *testing.T, p mailbox.Project, base string) {
+func checkSlug(t *testing.T, p project.Project, base string) {
 	t.Helper()
 	if !slugPattern.MatchString(p.Slug) {
 		t.Errorf("slug %q does not look like name-xxxxxxxx", p.Slug)
@@ -221,7 +220,7 @@ func TestResolveProjectWithoutOrigin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := mailbox.ResolveProject(tt.dir)
+			p, err := project.ResolveProject(tt.dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,19 +241,19 @@ func TestResolveProjectWithOrigin(t *testing.T) {
 	git(t, repo, "remote", "add", "origin", "git@GitHub.com:Org/Backend.git")
 	git(t, repo, "remote", "add", "origin-mirror", "https://github.com/Mirror/Backend.git")
 	for _, dir := range []string{repo, sub, wt, filepath.Join(wt, "deep")} {
-		p, err := mailbox.ResolveProject(dir)
+		p, err := project.ResolveProject(dir)
 		if err != nil {
 			t.Fatalf("ResolveProject(%s): %v", dir, err)
 		}
-		if p.Key != "github.com/org/backend" || p.Source != mailbox.SourceOrigin {
+		if p.Key != "github.com/org/backend" || p.Source != project.SourceOrigin {
 			t.Errorf("ResolveProject(%s) = key %q from %s, want github.com/org/backend from origin", dir, p.Key, p.Source)
 		}
 		checkSlug(t, p, "backend")
 	}
 	// The same project as given by key, in any spelling.
-	want, _ := mailbox.ResolveProject(repo)
+	want, _ := project.ResolveProject(repo)
 	for _, key := range []string{"https://github.com/Org/Backend.git", "git@github.com:Org/Backend.git", "github.com/Org/Backend", "GitHub.com/org/backend", " ssh://git@github.com/Org/Backend "} {
-		p, err := mailbox.ProjectFromKey(key)
+		p, err := project.ProjectFromKey(key)
 		if err != nil {
 			t.Fatalf("ProjectFromKey(%q): %v", key, err)
 		}
@@ -264,7 +263,7 @@ func TestResolveProjectWithOrigin(t *testing.T) {
 	}
 	// Until the key is pinned, changing origin changes the project.
 	git(t, repo, "remote", "set-url", "origin", "https://github.com/Org/Frontend")
-	if p, _ := mailbox.ResolveProject(sub); p.Key != "github.com/org/frontend" {
+	if p, _ := project.ResolveProject(sub); p.Key != "github.com/org/frontend" {
 		t.Errorf("after set-url: %q", p.Key)
 	}
 }
@@ -275,7 +274,7 @@ func TestResolveProjectThroughSymlink(t *testing.T) {
 	if err := os.Symlink(sub, link); err != nil {
 		t.Skip(err)
 	}
-	p, err := mailbox.ResolveProject(link)
+	p, err := project.ResolveProject(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +287,7 @@ func TestResolveProjectRelative(t *testing.T) {
 	repo, sub, _ := newRepo(t)
 	t.Chdir(sub)
 	for _, dir := range []string{".", "..", "../../src"} {
-		p, err := mailbox.ResolveProject(dir)
+		p, err := project.ResolveProject(dir)
 		if err != nil {
 			t.Fatalf("ResolveProject(%q): %v", dir, err)
 		}
@@ -306,8 +305,8 @@ func TestResolveProjectOutsideRepo(t *testing.T) {
 		t.Skip("the temporary directory is inside a git repository")
 	}
 	for _, d := range []string{dir, filepath.Join(dir, "does", "not", "exist")} {
-		p, err := mailbox.ResolveProject(d)
-		if !errors.Is(err, mailbox.ErrNoProject) {
+		p, err := project.ResolveProject(d)
+		if !errors.Is(err, project.ErrNoProject) {
 			t.Errorf("ResolveProject(%s) = %+v, %v; want ErrNoProject", d, p, err)
 		}
 	}
@@ -315,7 +314,7 @@ func TestResolveProjectOutsideRepo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("nonsense\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mailbox.ResolveProject(dir); !errors.Is(err, mailbox.ErrNoProject) {
+	if _, err := project.ResolveProject(dir); !errors.Is(err, project.ErrNoProject) {
 		t.Errorf("with a bogus .git file: %v, want ErrNoProject", err)
 	}
 }
@@ -338,7 +337,7 @@ func TestProjectFromKey(t *testing.T) {
 		{"shop", "shop", "shop"},
 	}
 	for _, tt := range tests {
-		p, err := mailbox.ProjectFromKey(tt.in)
+		p, err := project.ProjectFromKey(tt.in)
 		if err != nil {
 			t.Errorf("ProjectFromKey(%q): %v", tt.in, err)
 			continue
@@ -349,18 +348,18 @@ func TestProjectFromKey(t *testing.T) {
 		checkSlug(t, p, tt.base)
 	}
 	for _, in := range []string{"", "   ", "\t\n", "shop\x01", "github.com/a/b\x1b[31m", "/srv/a\tb", "/srv/a\nb", "x\x7fy", "bad\xffutf8", "a\u0085b"} {
-		if _, err := mailbox.ProjectFromKey(in); !errors.Is(err, mailbox.ErrInvalidArgument) {
+		if _, err := project.ProjectFromKey(in); !errors.Is(err, project.ErrInvalidArgument) {
 			t.Errorf("ProjectFromKey(%q): %v, want ErrInvalidArgument", in, err)
 		}
 	}
 	// Different keys, different slugs, even with one base name.
-	a, _ := mailbox.ProjectFromKey("github.com/a/shop")
-	b, _ := mailbox.ProjectFromKey("github.com/b/shop")
+	a, _ := project.ProjectFromKey("github.com/a/shop")
+	b, _ := project.ProjectFromKey("github.com/b/shop")
 	if a.Slug == b.Slug {
 		t.Errorf("two projects share the slug %q", a.Slug)
 	}
 	// Long names are shortened.
-	p, _ := mailbox.ProjectFromKey("github.com/org/" + strings.Repeat("very-long-name-", 5))
+	p, _ := project.ProjectFromKey("github.com/org/" + strings.Repeat("very-long-name-", 5))
 	if base := strings.TrimSuffix(p.Slug, p.Slug[len(p.Slug)-9:]); len(base) > 25 || !slugPattern.MatchString(p.Slug) {
 		t.Errorf("slug of a long name: %q", p.Slug)
 	}
@@ -372,11 +371,11 @@ func TestProjectFromKey(t *testing.T) {
 func TestPin(t *testing.T) {
 	ctx := context.Background()
 	repo, sub, wt := newRepo(t)
-	p, err := mailbox.ResolveProject(sub)
+	p, err := project.ResolveProject(sub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Key != repo || p.Source != mailbox.SourcePath || p.Repo.Pinned != "" {
+	if p.Key != repo || p.Source != project.SourcePath || p.Repo.Pinned != "" {
 		t.Fatalf("before pinning: key %q from %s, pinned %q", p.Key, p.Source, p.Repo.Pinned)
 	}
 	if wrote, err := p.Pin(ctx); err != nil || !wrote {
@@ -384,17 +383,17 @@ func TestPin(t *testing.T) {
 	}
 	// Real git reads the pin, from the main worktree and a linked one.
 	for _, dir := range []string{repo, wt} {
-		if got := git(t, dir, "config", "--get", mailbox.PinKey); got != repo {
+		if got := git(t, dir, "config", "--get", project.PinKey); got != repo {
 			t.Errorf("git config in %s: %q, want %q", dir, got, repo)
 		}
 	}
 	git(t, repo, "remote", "add", "origin", "https://github.com/Acme/Shop.git")
 	for _, dir := range []string{repo, sub, wt} {
-		p, err := mailbox.ResolveProject(dir)
+		p, err := project.ResolveProject(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Key != repo || p.Source != mailbox.SourcePinned {
+		if p.Key != repo || p.Source != project.SourcePinned {
 			t.Errorf("after adding origin, in %s: key %q from %s, want %q pinned", dir, p.Key, p.Source, repo)
 		}
 		if p.Repo.OriginKey != "github.com/acme/shop" || p.Repo.PathKey != repo {
@@ -406,8 +405,8 @@ func TestPin(t *testing.T) {
 	}
 	// A key given by flag or environment pins nothing.
 	other := newRepoNoWorktree(t)
-	given, _ := mailbox.ProjectFromKey("github.com/acme/other")
-	given.Source = mailbox.SourceFlag
+	given, _ := project.ProjectFromKey("github.com/acme/other")
+	given.Source = project.SourceFlag
 	given = given.In(other)
 	if wrote, err := given.Pin(ctx); wrote || err != nil {
 		t.Errorf("pinning a given key: %v, %v", wrote, err)
@@ -415,7 +414,7 @@ func TestPin(t *testing.T) {
 	if given.Root != other || given.Repo == nil {
 		t.Errorf("In(%s): root %q, repo %v", other, given.Root, given.Repo)
 	}
-	cmd := exec.Command("git", "config", "--get", mailbox.PinKey)
+	cmd := exec.Command("git", "config", "--get", project.PinKey)
 	cmd.Dir = other
 	if out, err := cmd.Output(); err == nil {
 		t.Errorf("a given key was pinned: %s", out)
@@ -436,24 +435,24 @@ func TestPinRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepoNoWorktree(t)
 	for _, key := range []string{"/srv/a b", "/srv/x#y;z", `/srv/q"uo\te`, " /srv/lead", "github.com/acme/shop", "日本/リポ"} {
-		repo, err := mailbox.FindRepository(dir)
+		repo, err := project.FindRepository(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := repo.SetPin(ctx, key); err != nil {
 			t.Fatalf("SetPin(%q): %v", key, err)
 		}
-		p, err := mailbox.ResolveProject(dir)
+		p, err := project.ResolveProject(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := mailbox.ProjectFromKey(key)
-		if p.Key != want.Key || p.Source != mailbox.SourcePinned {
+		want, _ := project.ProjectFromKey(key)
+		if p.Key != want.Key || p.Source != project.SourcePinned {
 			t.Errorf("pinned %q, resolved %q from %s, want %q", key, p.Key, p.Source, want.Key)
 		}
 	}
-	repo, _ := mailbox.FindRepository(dir)
-	if err := repo.SetPin(ctx, "a\nb"); !errors.Is(err, mailbox.ErrInvalidArgument) {
+	repo, _ := project.FindRepository(dir)
+	if err := repo.SetPin(ctx, "a\nb"); !errors.Is(err, project.ErrInvalidArgument) {
 		t.Errorf("SetPin with a newline: %v", err)
 	}
 }
@@ -473,8 +472,8 @@ func TestResolveProjectRefusesControlCharacters(t *testing.T) {
 			}
 			f.WriteString(tt.config)
 			f.Close()
-			_, err = mailbox.ResolveProject(dir)
-			if !errors.Is(err, mailbox.ErrInvalidArgument) || !strings.Contains(err.Error(), "control character") || fault.Hint(err) == "" {
+			_, err = project.ResolveProject(dir)
+			if !errors.Is(err, project.ErrInvalidArgument) || !strings.Contains(err.Error(), "control character") || fault.Hint(err) == "" {
 				t.Errorf("ResolveProject: %v (hint %q)", err, fault.Hint(err))
 			}
 		})
@@ -488,7 +487,7 @@ func TestResolveProjectRelativeOrigin(t *testing.T) {
 	git(t, repo, "remote", "add", "origin", "../remote.git")
 	want := filepath.Join(filepath.Dir(repo), "remote")
 	for _, dir := range []string{repo, sub, wt, filepath.Join(wt, "deep", "er")} {
-		p, err := mailbox.ResolveProject(dir)
+		p, err := project.ResolveProject(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,65 +497,23 @@ func TestResolveProjectRelativeOrigin(t *testing.T) {
 	}
 }
 
-// TestOpenAdoptsLegacyKey: a store written when a relative origin kept its
-// relative key (../remote) stays in view at the repository's first use,
-// which then pins that key; a repository pinned to another key does not
-// adopt it.
-func TestOpenAdoptsLegacyKey(t *testing.T) {
-	ctx := context.Background()
-	st, err := store.Open(t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	old, err := mailbox.ProjectFromKey("../remote")
-	if err != nil || old.Key != "../remote" {
-		t.Fatalf("ProjectFromKey(../remote) = %+v, %v", old, err)
-	}
-	mb, err := mailbox.Open(ctx, st, old, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mb.Register(ctx, mailbox.RegisterInput{Name: "GreenCastle"}); err != nil {
-		t.Fatal(err)
-	}
-
+// TestResolveProjectWithExtensions: repositories whose configuration names
+// extensions (a partial clone, per-worktree configuration) resolve like any
+// other. go-git's PlainOpen refuses them ("unknown extension"), which is
+// one reason the repository is found here rather than through it.
+func TestResolveProjectWithExtensions(t *testing.T) {
 	repo, _, wt := newRepo(t)
-	git(t, repo, "remote", "add", "origin", "../remote.git")
-	p, err := mailbox.ResolveProject(wt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Source != mailbox.SourceOrigin || p.Repo.LegacyKey != "../remote" || p.Key == "../remote" {
-		t.Fatalf("ResolveProject: key %q from %s, legacy %q", p.Key, p.Source, p.Repo.LegacyKey)
-	}
-	mb, err = mailbox.Open(ctx, st, p, "GreenCastle")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := mb.Project(); got.Key != "../remote" || got.Slug != old.Slug || !mb.Known() {
-		t.Fatalf("Open adopted key %q slug %q (known %v), want %q %q", got.Key, got.Slug, mb.Known(), old.Key, old.Slug)
-	}
-	if _, err := mb.Whoami(ctx); err != nil {
-		t.Errorf("the agent of the legacy key: %v", err)
-	}
-	adopted := mb.Project()
-	if wrote, err := adopted.Pin(ctx); !wrote || err != nil {
-		t.Fatalf("Pin: %v, %v", wrote, err)
-	}
-	if p, _ := mailbox.ResolveProject(repo); p.Key != "../remote" || p.Source != mailbox.SourcePinned {
-		t.Errorf("after pinning: key %q from %s", p.Key, p.Source)
-	}
-
-	// Pinned elsewhere: no adoption.
-	other, _, _ := newRepo(t)
-	git(t, other, "remote", "add", "origin", "../remote.git")
-	r, _ := mailbox.FindRepository(other)
-	if err := r.SetPin(ctx, "/srv/elsewhere"); err != nil {
-		t.Fatal(err)
-	}
-	p, _ = mailbox.ResolveProject(other)
-	if mb, err = mailbox.Open(ctx, st, p, ""); err != nil || mb.Known() || mb.Project().Key != "/srv/elsewhere" {
-		t.Errorf("a pinned repository adopted %q (known %v, %v)", mb.Project().Key, mb.Known(), err)
+	git(t, repo, "remote", "add", "origin", "git@github.com:Acme/Shop.git")
+	git(t, repo, "config", "core.repositoryformatversion", "1")
+	git(t, repo, "config", "extensions.partialClone", "origin")
+	git(t, repo, "config", "extensions.worktreeConfig", "true")
+	for _, dir := range []string{repo, wt} {
+		p, err := project.ResolveProject(dir)
+		if err != nil {
+			t.Fatalf("ResolveProject(%s): %v", dir, err)
+		}
+		if p.Key != "github.com/acme/shop" || p.Source != project.SourceOrigin {
+			t.Errorf("ResolveProject(%s) = key %q from %s, want github.com/acme/shop from origin", dir, p.Key, p.Source)
+		}
 	}
 }

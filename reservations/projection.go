@@ -1,0 +1,141 @@
+package reservations
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
+)
+
+// Projection returns the reservations' part of the index, which a store
+// must be opened with (store.Options.Projections) to serve reservations
+// and locks. Nothing but this package reads or writes these tables.
+func Projection() store.Projection { return projection{} }
+
+type projection struct{}
+
+// Name changes with the tables.
+func (projection) Name() string { return "reservations1" }
+
+func (projection) Tables() []store.Table {
+	return []store.Table{
+		{Name: "reservations", Create: `CREATE TABLE reservations(id TEXT PRIMARY KEY, project_id INTEGER NOT NULL, agent TEXT NOT NULL,
+			pattern TEXT NOT NULL, exclusive INTEGER NOT NULL, reason TEXT NOT NULL, created TEXT NOT NULL,
+			expires TEXT NOT NULL, released TEXT, released_by TEXT NOT NULL, release_reason TEXT NOT NULL)`,
+			Indexes: []string{`CREATE INDEX reservations_open ON reservations(project_id, released, expires)`}},
+		{Name: "locks", Create: `CREATE TABLE locks(project_id INTEGER NOT NULL, key TEXT NOT NULL, holder TEXT NOT NULL,
+			created TEXT NOT NULL, expires TEXT NOT NULL, released TEXT, run TEXT NOT NULL DEFAULT '',
+			PRIMARY KEY(project_id, key)) WITHOUT ROWID`},
+	}
+}
+
+func (projection) Prepare(record.Record) any { return nil }
+
+func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
+	switch r := rec.(type) {
+	case *record.Reservation:
+		pid, err := w.ProjectID(r.Project)
+		if err != nil {
+			return err
+		}
+		_, err = w.Exec(`INSERT OR REPLACE INTO reservations(id, project_id, agent, pattern, exclusive, reason,
+			created, expires, released, released_by, release_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ID, pid, r.Agent, r.Pattern, r.Exclusive, r.Reason, record.FormatTime(r.Created),
+			record.FormatTime(r.Expires), store.NullTime(r.Released), r.ReleasedBy, r.ReleaseReason)
+		return err
+	case *record.Lock:
+		pid, err := w.ProjectID(r.Project)
+		if err != nil {
+			return err
+		}
+		_, err = w.Exec(`INSERT OR REPLACE INTO locks(project_id, key, holder, created, expires, released, run)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, pid, r.Key, r.Holder, record.FormatTime(r.Created),
+			record.FormatTime(r.Expires), store.NullTime(r.Released), r.Run)
+		return err
+	}
+	return nil
+}
+
+// ActiveCounts returns the number of active reservations at now of each
+// agent of the project with row id project that holds any, by name (it
+// implements mailbox.Leases).
+func (projection) ActiveCounts(ctx context.Context, q store.Querier, project int64, now time.Time) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT agent, count(*) FROM reservations
+		WHERE project_id = ? AND `+activeWhere+` GROUP BY agent`, project, record.FormatTime(now))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var a string
+		var n int
+		if err := rows.Scan(&a, &n); err != nil {
+			return nil, err
+		}
+		out[a] = n
+	}
+	return out, rows.Err()
+}
+
+// Overlapping reports whether agent a holds, at now, an active
+// reservation that overlaps one of agent b's in the project with row id
+// project, leaving out a's broad patterns (it implements mailbox.Leases):
+// taken with --shared, "**" would otherwise relate a to everyone.
+func (p projection) Overlapping(ctx context.Context, q store.Querier, project int64, a, b string, now time.Time) (bool, error) {
+	sc := scope{q, project}
+	mine, err := activePatterns(ctx, sc, a, now)
+	if err != nil {
+		return false, err
+	}
+	mine = slices.DeleteFunc(mine, IsBroad)
+	if len(mine) == 0 {
+		return false, nil
+	}
+	theirs, err := activePatterns(ctx, sc, b, now)
+	if err != nil {
+		return false, err
+	}
+	for _, x := range mine {
+		for _, y := range theirs {
+			if Overlap(x, y) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+func activePatterns(ctx context.Context, sc scope, agent string, now time.Time) ([]string, error) {
+	return store.Strings(ctx, sc.q, `SELECT pattern FROM reservations WHERE project_id = ? AND agent = ?
+		AND `+activeWhere, sc.pid, agent, record.FormatTime(now))
+}
+
+// Presence is what a forced release needs to know of the mailbox's
+// presence: when the holder last ran a command. The projection of the
+// store that implements it answers (package mailbox's does); in a store
+// opened without one, nobody has been seen, and every holder is silent.
+type Presence interface {
+	// LastSeen returns when agent of the project with slug last ran a
+	// command, and whether it ever did.
+	LastSeen(ctx context.Context, q store.Querier, slug, agent string) (time.Time, bool, error)
+}
+
+// presence returns the store's Presence.
+func (s *Service) presence() Presence {
+	for _, p := range s.st.Projections() {
+		if pr, ok := p.(Presence); ok {
+			return pr
+		}
+	}
+	return unseen{}
+}
+
+// unseen is a store without presence.
+type unseen struct{}
+
+func (unseen) LastSeen(context.Context, store.Querier, string, string) (time.Time, bool, error) {
+	return time.Time{}, false, nil
+}
