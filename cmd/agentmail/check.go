@@ -24,13 +24,21 @@ func newCheckCommand(e *env) *cli.Command {
 		Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
 			"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +
 			"requests. With --json, always a document. --exit-code also exits 1 when something waits, for hooks\n" +
-			"that branch on it.",
+			"that branch on it. --hook is for an editor's prompt hook, where exit 2 blocks the prompt (Claude\n" +
+			"Code): an error that would exit 2 (a bad AGENTMAIL_IDLE_AFTER, say) exits 1, shown but not blocking.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when unread mail or a contact request waits, 0 when nothing does"},
+			&cli.BoolFlag{Name: "hook", Usage: "never exit 2 (which blocks the prompt of a Claude Code hook): usage errors exit 1"},
 		},
-		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *checkOptions {
-			return &checkOptions{exitCode: c.Bool("exit-code")}
-		}), runCheck),
+		Action: func(c *cli.Context) error {
+			err := scopedAction(e, noArgsOptions(func(c *cli.Context) *checkOptions {
+				return &checkOptions{exitCode: c.Bool("exit-code")}
+			}), runCheck)(c)
+			if c.Bool("hook") {
+				return service.PlainUsage(err)
+			}
+			return err
+		},
 	}
 }
 

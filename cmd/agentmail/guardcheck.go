@@ -49,10 +49,9 @@ func newGuardCheckCommand(e *env) *cli.Command {
 				}
 				o.req.Paths = c.Args().Slice()
 			}
+			// A bad clock is the check's to judge: warn mode must not stop a commit over it.
+			o.req.Now, o.req.EnvErr = clock()
 			var err error
-			if o.req.Now, err = clock(); err != nil {
-				return err
-			}
 			if o.Scope, err = scopeOf(c); err != nil {
 				return err
 			}
@@ -91,6 +90,9 @@ func (o output) guardReport(rep service.GuardCheckResponse) {
 		what, verb = "merge", "merge"
 	}
 	switch {
+	case rep.Note != nil:
+		fmt.Fprintf(w, "agentmail: %s\n", *rep.Note)
+		return
 	case rep.Bypassed:
 		fmt.Fprintf(w, "agentmail guard: AGENTMAIL_BYPASS is set: reservation check skipped (%s)\n", rep.Hook)
 		return

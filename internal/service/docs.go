@@ -176,14 +176,15 @@ func conflictDoc(k reservations.Conflict) Conflict {
 
 // Lock is a named lock and its holder.
 type Lock struct {
-	Key     string `json:"key"`
-	Holder  string `json:"holder"`
-	Created Time   `json:"created"`
-	Expires Time   `json:"expires"`
+	Key      string `json:"key"`
+	Holder   string `json:"holder"`
+	Created  Time   `json:"created"`
+	Expires  Time   `json:"expires"`
+	Released Time   `json:"released"` // when the holder let go; null while held
 }
 
 func lockDoc(l reservations.Lock) Lock {
-	return Lock{l.Key, l.Holder, Time{l.Created}, Time{l.Expires}}
+	return Lock{l.Key, l.Holder, Time{l.Created}, Time{l.Expires}, Time{l.Released}}
 }
 
 // Counts counts a project's agents, messages and reservations: what an

@@ -61,6 +61,18 @@ func Usagef(hint, format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint}
 }
 
+// PlainUsage returns err, unless it is a usage error: then a plain error
+// with the same message and hint, which exits 1. For callers whose exit 2
+// means something else: a git hook fails the commit like any other
+// failure, and Claude Code blocks the prompt of a hook that exits 2.
+func PlainUsage(err error) error {
+	var ue *UsageError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	return fault.WithHint(errors.New(err.Error()), cmp.Or(ue.Hint, usageHint))
+}
+
 // CannotRunError is a command that lock run could not start: exit 127 when
 // it was not found, 126 when it could not be executed, as a shell does.
 type CannotRunError struct {

@@ -3,6 +3,7 @@ package service
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -154,6 +155,10 @@ type GuardCheckRequest struct {
 	Env func(string) string `json:"-"`
 	// Now is the clock leases expire by; nil means time.Now.
 	Now func() time.Time `json:"-"`
+	// EnvErr is what is wrong with the committer's environment (a bad
+	// AGENTMAIL_NOW): the check cannot be made, which fails the commit in
+	// block mode and is warned about in warn mode.
+	EnvErr error `json:"-"`
 }
 
 // GuardConflict is a path the commit touches that another agent holds.
@@ -171,6 +176,7 @@ type GuardCheckResponse struct {
 	Conflicts []GuardConflict `json:"conflicts"`
 	Hook      string          `json:"hook"`
 	Mode      string          `json:"mode"`      // block or warn
+	Note      *string         `json:"note"`      // why nothing was checked though nothing failed: the repository never used agentmail
 	Paths     int             `json:"paths"`     // how many paths were checked
 	Unchecked *string         `json:"unchecked"` // why the check could not be made
 
@@ -217,8 +223,17 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 			return GuardCheckResponse{}, err
 		}
 	}
+	unused := false
 	source := func(ctx context.Context) ([]reservations.Reservation, error) {
-		return guardReservations(ctx, sc, req, env, proj, projErr, open)
+		if req.EnvErr != nil {
+			return nil, PlainUsage(req.EnvErr)
+		}
+		rs, err := guardReservations(ctx, sc, req, env, proj, projErr, open)
+		if neverUsed(proj, projErr, err) {
+			unused = true
+			return nil, nil
+		}
+		return rs, PlainUsage(err)
 	}
 	rep, err := guard.Check(ctx, guard.CheckOptions{
 		Dir: sc.Project.Dir, Hook: req.Hook, Paths: paths, Stdin: req.Stdin, Mode: mode, Bypass: bypass, Agent: sc.Agent, Reservations: source,
@@ -232,7 +247,28 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		resp.Unchecked = optString(rep.Unchecked.Error())
 		resp.UncheckedHint = fault.Hint(rep.Unchecked)
 	}
+	if unused {
+		resp.Note = optString(NoteNoProject)
+	}
 	return resp, err
+}
+
+// NoteNoProject is what a guard check says in a repository that has never
+// been used with agentmail.
+const NoteNoProject = "this repository has no agentmail project; nothing is reserved here"
+
+// neverUsed reports whether a guard check found neither a store nor the
+// project in it (err) for a repository that has never been used with
+// agentmail: its key is not pinned (every use pins it), so nothing can be
+// reserved there. Hooks installed in a global core.hooksPath run in such
+// repositories, and must not stop their commits. A pinned repository, or a
+// project named by key, whose store is missing or does not know it is a
+// wrong store, and the check fails closed.
+func neverUsed(proj project.Project, projErr, err error) bool {
+	if projErr != nil || (proj.Source != project.SourceOrigin && proj.Source != project.SourcePath) {
+		return false
+	}
+	return errors.Is(err, guard.ErrNoStore) || errors.Is(err, guard.ErrUnknownProject)
 }
 
 // guardReservations loads the project's active reservations for a guard
@@ -263,7 +299,7 @@ func guardReservations(ctx context.Context, sc Scope, req GuardCheckRequest, env
 	if err != nil {
 		return nil, err
 	}
-	x, err := svc.sessionFor(ctx, proj, sc.Agent)
+	x, err := svc.unpinnedSession(ctx, proj, sc.Agent)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +307,7 @@ func guardReservations(ctx context.Context, sc Scope, req GuardCheckRequest, env
 		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, proj.Slug, proj.Key, dir, from),
 			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
 	}
+	x.pin(ctx, svc) // a repository the store knows, used before keys were pinned
 	return x.overview().List(ctx, reservations.Filter{})
 }
 

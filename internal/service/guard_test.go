@@ -152,7 +152,7 @@ func TestGuardCheck(t *testing.T) {
 		})
 	}
 	resp, _ := GuardCheck(ctx, in(repo, ""), GuardCheckRequest{Store: store}, f.opener(new([]string)))
-	if got := keys(t, resp); !slices.Equal(got, []string{"blocked", "bypassed", "conflicts", "hook", "mode", "paths", "unchecked"}) {
+	if got := keys(t, resp); !slices.Equal(got, []string{"blocked", "bypassed", "conflicts", "hook", "mode", "note", "paths", "unchecked"}) {
 		t.Errorf("check document keys %q", got)
 	}
 }

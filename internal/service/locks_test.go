@@ -34,7 +34,7 @@ func TestLocks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, err := tt.op(as(tt.agent), tt.req)
 			wantCode(t, tt.name, err, tt.code)
-			if resp.Lock.Holder != tt.holder || tt.holder != "" && (resp.Lock.Key != tt.req.Key || resp.Lock.Expires.IsZero()) {
+			if resp.Lock.Holder != tt.holder || tt.holder != "" && (resp.Lock.Key != tt.req.Key || resp.Lock.Expires.IsZero() || !resp.Lock.Released.IsZero()) {
 				t.Errorf("lock %+v, want held by %q", resp.Lock, tt.holder)
 			}
 		})
@@ -46,7 +46,7 @@ func TestLocks(t *testing.T) {
 	if none, err := f.svc.Locks(ctx, as(""), "build/"); err != nil || none.Locks == nil || len(none.Locks) != 0 {
 		t.Errorf("no locks: %+v, %v", none, err)
 	}
-	if resp, err := f.releaseLock(as("GreenCastle"), deploy); err != nil || resp.Lock.Key != deploy.Key {
+	if resp, err := f.releaseLock(as("GreenCastle"), deploy); err != nil || resp.Lock.Key != deploy.Key || !resp.Lock.Released.Equal(f.svc.Now()) {
 		t.Errorf("release: %+v, %v", resp, err)
 	}
 }

@@ -77,12 +77,13 @@ type Hold struct {
 }
 
 // SendAndWaitResponse is the document of send --wait: {"message":
-// message, "reply": message + receipt + body or null}, and on timeout
-// "thread", the thread as it stands.
+// message, "reply": message + receipt + body or null, "timeout": bool},
+// and on timeout "thread", the thread as it stands.
 type SendAndWaitResponse struct {
 	Message Message       `json:"message"`
 	Reply   *FullMessage  `json:"reply"`
 	Thread  []FullMessage `json:"thread,omitempty"`
+	Timeout bool          `json:"timeout"` // no reply came in time, as in wait's document
 
 	Waited time.Duration `json:"-"` // how long it was to wait, holds aside
 }
@@ -113,6 +114,7 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	}
 	reply, err := x.mb.WaitReply(ctx, sent, wait, pollInterval, onHold)
 	if errors.Is(err, mailbox.ErrTimeout) {
+		resp.Timeout = true
 		if _, msgs, terr := x.mb.Thread(ctx, sent.Thread); terr == nil {
 			resp.Thread = mapSlice(msgs, fullDoc)
 		}

@@ -262,22 +262,22 @@ func TestSendAndWait(t *testing.T) {
 	if rerr := <-done; rerr != nil {
 		t.Fatal(rerr)
 	}
-	if err != nil || resp.Reply == nil || resp.Reply.Body != "yes" || resp.Message.ID != sent.ID || resp.Thread != nil {
+	if err != nil || resp.Reply == nil || resp.Reply.Body != "yes" || resp.Message.ID != sent.ID || resp.Thread != nil || resp.Timeout {
 		t.Fatalf("send --wait: %+v, %v", resp, err)
 	}
 	if len(holds) != 1 || holds[0].From != "BlueLake" || holds[0].Hold != time.Minute || holds[0].Body != "checking" {
 		t.Errorf("holds %+v", holds)
 	}
-	if got := keys(t, resp); !slices.Equal(got, []string{"message", "reply"}) {
+	if got := keys(t, resp); !slices.Equal(got, []string{"message", "reply", "timeout"}) {
 		t.Errorf("document keys %q", got)
 	}
 
 	// No answer: a timeout, with the thread as it stands.
 	resp, err = f.svc.SendAndWait(ctx, as("GreenCastle"), SendAndWaitRequest{SendRequest: SendRequest{To: []string{"BlueLake"}, Subject: "hello?", Body: "?"}, Wait: 50 * time.Millisecond})
-	if !errors.Is(err, mailbox.ErrTimeout) || resp.Reply != nil || len(resp.Thread) != 1 || resp.Waited != 50*time.Millisecond {
+	if !errors.Is(err, mailbox.ErrTimeout) || resp.Reply != nil || len(resp.Thread) != 1 || resp.Waited != 50*time.Millisecond || !resp.Timeout {
 		t.Fatalf("timeout: %+v, %v", resp, err)
 	}
-	if got := keys(t, resp); !slices.Equal(got, []string{"message", "reply", "thread"}) {
+	if got := keys(t, resp); !slices.Equal(got, []string{"message", "reply", "thread", "timeout"}) {
 		t.Errorf("document keys on timeout %q", got)
 	}
 	_, err = f.svc.SendAndWait(ctx, as("GreenCastle"), SendAndWaitRequest{SendRequest: SendRequest{To: []string{"Nobody"}, Subject: "s", Body: "b"}})

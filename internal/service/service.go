@@ -250,6 +250,18 @@ func (s *Service) session(ctx context.Context, sc Scope) (*session, error) {
 // mailbox.Open), so that what is there stays in view whatever happens to
 // the repository's remotes later.
 func (s *Service) sessionFor(ctx context.Context, proj project.Project, agent string) (*session, error) {
+	x, err := s.unpinnedSession(ctx, proj, agent)
+	if err != nil {
+		return nil, err
+	}
+	x.pin(ctx, s)
+	return x, nil
+}
+
+// unpinnedSession opens proj's mailbox, acting as agent, leaving the
+// repository's configuration alone: for a guard check, which must not
+// mark a repository as used when the store does not know it.
+func (s *Service) unpinnedSession(ctx context.Context, proj project.Project, agent string) (*session, error) {
 	st, err := s.store()
 	if err != nil {
 		return nil, err
@@ -258,13 +270,18 @@ func (s *Service) sessionFor(ctx context.Context, proj project.Project, agent st
 	if err != nil {
 		return nil, err
 	}
-	pinned := mb.Project()
-	if _, err := pinned.Pin(ctx); err != nil {
-		s.note(fmt.Sprintf("the project key is not pinned, so adding or changing origin would move it: %v", err))
-	}
 	mb.SetPresence(s.cfg.Presence)
 	s.passNotes(st)
 	return &session{st: st, mb: mb}, nil
+}
+
+// pin pins the session's project key in its repository, when it was
+// derived; a failure is a note, not an error.
+func (x *session) pin(ctx context.Context, s *Service) {
+	pinned := x.mb.Project()
+	if _, err := pinned.Pin(ctx); err != nil {
+		s.note(fmt.Sprintf("the project key is not pinned, so adding or changing origin would move it: %v", err))
+	}
 }
 
 // ParsePresence reads the presence thresholds from the environment getenv

@@ -149,15 +149,16 @@ func HasHooks(name string) bool {
 	return clients[name].hooksFile != nil
 }
 
-// checkCommand is the shell command of the hook: agentmail check, with the
-// environment the server entry passes (the hook has no environment of its
-// own to set).
+// checkCommand is the shell command of the hook: agentmail check --hook,
+// with the environment the server entry passes (the hook has no
+// environment of its own to set). --hook keeps it from exiting 2, which
+// makes Claude Code block the prompt: mail must never stop one.
 func checkCommand(o Options) string {
 	var words []string
 	for _, k := range slices.Sorted(maps.Keys(o.Env)) {
 		words = append(words, k+"="+shellQuote(o.Env[k]))
 	}
-	return strings.Join(append(words, shellQuote(o.Command), "check"), " ")
+	return strings.Join(append(words, shellQuote(o.Command), "check", "--hook"), " ")
 }
 
 // shellQuote returns s as one shell word: as it is when that is safe,

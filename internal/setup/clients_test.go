@@ -12,16 +12,16 @@ func TestCheckCommand(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Command: "/usr/local/bin/agentmail"}, "/usr/local/bin/agentmail check"},
+		{Options{Command: "/usr/local/bin/agentmail"}, "/usr/local/bin/agentmail check --hook"},
 		{Options{Command: "/opt/agent mail/it's/agentmail", Env: map[string]string{"AGENTMAIL_AGENT": "BlueLake", "AGENTMAIL_HOME": "/srv/mail store"}},
-			`AGENTMAIL_AGENT=BlueLake AGENTMAIL_HOME='/srv/mail store' '/opt/agent mail/it'\''s/agentmail' check`},
+			`AGENTMAIL_AGENT=BlueLake AGENTMAIL_HOME='/srv/mail store' '/opt/agent mail/it'\''s/agentmail' check --hook`},
 	} {
 		got := checkCommand(tt.o)
 		if got != tt.want {
 			t.Errorf("checkCommand = %s\nwant          %s", got, tt.want)
 		}
 		words := shellWords(got)
-		if words[len(words)-2] != tt.o.Command || !isCheckCommand(got, tt.o.Command) {
+		if words[len(words)-3] != tt.o.Command || !isCheckCommand(got, tt.o.Command) {
 			t.Errorf("%s: words %q, isCheckCommand %v", got, words, isCheckCommand(got, tt.o.Command))
 		}
 	}

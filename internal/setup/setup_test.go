@@ -183,7 +183,7 @@ func TestHookInAGroup(t *testing.T) {
         "hooks": [
           {
             "type": "command",
-            "command": "/opt/bin/agentmail check"
+            "command": "/opt/bin/agentmail check --hook"
           }
         ]
       }
