@@ -199,3 +199,28 @@ func TestGoldenFilesAreUsed(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONExtends(t *testing.T) {
+	for _, tc := range []struct {
+		new, old string
+		ok       bool
+	}{
+		{`{"a":1,"b":null}`, `{"a":1}`, true},
+		{`{"a":[{"x":"y","z":1}]}`, `{"a":[{"x":"y"}]}`, true},
+		{`{"a":2}`, `{"a":1}`, false},
+		{`{"b":1}`, `{"a":1}`, false},
+		{`{"a":[1,2]}`, `{"a":[1]}`, false},
+		{`{"a":"1"}`, `{"a":{"x":1}}`, false},
+	} {
+		var n, o any
+		if err := json.Unmarshal([]byte(tc.new), &n); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(tc.old), &o); err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonExtends(n, o, "$") == ""; got != tc.ok {
+			t.Errorf("jsonExtends(%s, %s) = %v, want %v", tc.new, tc.old, got, tc.ok)
+		}
+	}
+}

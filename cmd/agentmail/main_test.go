@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 			"hinted":      cmdHinted,
 			"prefix":      cmdPrefix,
 			"golden":      cmdGolden,
+			"jsonextends": cmdJSONExtends,
 			"tick":        cmdTick,
 			"legacystore": cmdLegacyStore,
 			"gitdaemon":   cmdGitDaemon,
@@ -524,4 +525,54 @@ func cmdHinted(ts *testscript.TestScript, neg bool, args []string) {
 	if len(failed) > 0 {
 		ts.Fatalf("%d cases without the right error:\n%s", len(failed), strings.Join(failed, "\n"))
 	}
+}
+
+// jsonextends NEW OLD checks that the JSON document in NEW says everything
+// the one in OLD says: the same values, and in objects perhaps more keys
+// (the --json schema grows by adding fields, never by changing them).
+func cmdJSONExtends(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonextends NEW OLD")
+	}
+	var newDoc, oldDoc any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &newDoc))
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[1])), &oldDoc))
+	if where := jsonExtends(newDoc, oldDoc, "$"); where != "" {
+		ts.Fatalf("%s does not extend %s at %s", args[0], args[1], where)
+	}
+}
+
+// jsonExtends returns where n fails to say what o says, or "".
+func jsonExtends(n, o any, at string) string {
+	switch ov := o.(type) {
+	case map[string]any:
+		nv, ok := n.(map[string]any)
+		if !ok {
+			return at
+		}
+		for k, v := range ov {
+			if _, ok := nv[k]; !ok {
+				return at + "." + k + " (missing)"
+			}
+			if w := jsonExtends(nv[k], v, at+"."+k); w != "" {
+				return w
+			}
+		}
+		return ""
+	case []any:
+		nv, ok := n.([]any)
+		if !ok || len(nv) != len(ov) {
+			return at + " (length)"
+		}
+		for i := range ov {
+			if w := jsonExtends(nv[i], ov[i], fmt.Sprintf("%s[%d]", at, i)); w != "" {
+				return w
+			}
+		}
+		return ""
+	}
+	if fmt.Sprint(n) != fmt.Sprint(o) {
+		return fmt.Sprintf("%s (%v, was %v)", at, n, o)
+	}
+	return ""
 }
