@@ -110,8 +110,8 @@ func limitOf(q url.Values, def int) (int, error) {
 	return n, nil
 }
 
-// flag reads a boolean parameter; def when absent.
-func flag(q url.Values, name string, def bool) (bool, error) {
+// boolParam reads a boolean parameter; def when absent.
+func boolParam(q url.Values, name string, def bool) (bool, error) {
 	v := q.Get(name)
 	if v == "" {
 		return def, nil
@@ -127,7 +127,7 @@ func flag(q url.Values, name string, def bool) (bool, error) {
 func flags(q url.Values, vars map[string]*bool) error {
 	for name, v := range vars {
 		var err error
-		if *v, err = flag(q, name, *v); err != nil {
+		if *v, err = boolParam(q, name, *v); err != nil {
 			return err
 		}
 	}
@@ -205,7 +205,7 @@ func (s *Server) readReservations(ctx context.Context, c *call, segment string, 
 	if err != nil {
 		return nil, err
 	}
-	active, err := flag(q, "active_only", true)
+	active, err := boolParam(q, "active_only", true)
 	if err != nil {
 		return nil, err
 	}
