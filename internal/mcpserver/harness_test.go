@@ -29,7 +29,11 @@ import (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	buildEnv = os.Environ() // before tests point HOME elsewhere: the go command's caches are under it
 	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
 	if code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == "" {
 		code = checkExercised()
 	}
@@ -285,9 +289,10 @@ func listTools(ctx context.Context, srv *Server) []*mcp.Tool {
 }
 
 var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
+	buildEnv []string // the environment the tests started with
+	binOnce  sync.Once
+	binPath  string
+	binErr   error
 )
 
 // agentmailBinary builds the agentmail command once for the tests that run
@@ -303,7 +308,7 @@ func agentmailBinary(t *testing.T) string {
 		binPath = filepath.Join(dir, "agentmail")
 		_, file, _, _ := runtime.Caller(0)
 		cmd := exec.Command("go", "build", "-tags", "sqlite_fts5,sqlite_omit_load_extension,urfave_cli_no_docs", "-o", binPath, "./cmd/agentmail")
-		cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+		cmd.Dir, cmd.Env = filepath.Join(filepath.Dir(file), "..", ".."), buildEnv
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
