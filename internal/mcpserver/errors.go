@@ -1,14 +1,11 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ErrorDoc is the error document of a failed call, the command line's
@@ -135,27 +132,4 @@ func failure(err error) error {
 		return te
 	}
 	return &toolError{doc: errorDoc(err), err: err}
-}
-
-// argumentErrors is a middleware that gives the tool errors the SDK makes
-// itself, for arguments that do not fit a tool's input schema (a missing
-// or misspelt argument, a number for a string), the error document every
-// other failure has.
-func argumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		r, ok := res.(*mcp.CallToolResult)
-		if err != nil || !ok || !r.IsError || errors.As(r.GetError(), new(*toolError)) || len(r.Content) == 0 {
-			return res, err
-		}
-		text, _ := r.Content[0].(*mcp.TextContent)
-		if text == nil {
-			return res, err
-		}
-		te := &toolError{doc: ErrorDoc{Code: "INVALID_ARGUMENT", Type: "INVALID_ARGUMENT", Message: text.Text,
-			Hint: "pass the arguments the tool's input schema declares, with their types (tools/list shows it)"},
-			err: fmt.Errorf("%w: %s", service.ErrInvalidArgument, text.Text)}
-		r.Content = []mcp.Content{&mcp.TextContent{Text: te.Error()}}
-		return r, nil
-	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/gittest"
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -189,7 +190,37 @@ func (h *harness) ok(name string, a args) doc {
 	if !ok {
 		h.t.Fatalf("%s: structured content %T", name, res.StructuredContent)
 	}
+	if err := outputSchema(name).Validate(m); err != nil {
+		h.t.Errorf("%s: the document does not fit the tool's output schema: %v\n%v", name, err, m)
+	}
 	return doc(m)
+}
+
+var (
+	schemasOnce sync.Once
+	schemas     map[string]*jsonschema.Resolved
+)
+
+// outputSchema is the output schema a tool is listed with: the server does
+// not check its documents against it (the schema is inferred from their
+// type), so the tests check every one they see.
+func outputSchema(tool string) *jsonschema.Resolved {
+	schemasOnce.Do(func() {
+		schemas = map[string]*jsonschema.Resolved{}
+		for _, tl := range listTools(context.Background(), New(Config{Store: service.Config{Dir: os.TempDir()}})) {
+			b, _ := json.Marshal(tl.OutputSchema)
+			var s jsonschema.Schema
+			if err := json.Unmarshal(b, &s); err != nil {
+				panic(err)
+			}
+			r, err := s.Resolve(nil)
+			if err != nil {
+				panic(fmt.Sprintf("%s: %v", tl.Name, err))
+			}
+			schemas[tl.Name] = r
+		}
+	})
+	return schemas[tool]
 }
 
 // fail calls a tool that must fail with code, and returns its error

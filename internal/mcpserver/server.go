@@ -75,7 +75,6 @@ func New(cfg Config) *Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
 	})
-	s.mcp.AddReceivingMiddleware(argumentErrors)
 	s.addTools()
 	s.addResources()
 	return s
