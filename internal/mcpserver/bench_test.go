@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -14,11 +15,20 @@ import (
 // The tool calls of a session, in process over the in-memory transport:
 // what the server adds to the service's operations. cmd/agentmail-bench
 // times them over stdio on a store of 100,000 messages (make bench-mcp).
+//
+// AGENTMAIL_BENCH_STORE names a store seeded by cmd/agentmail-bench (with
+// -dir) to call instead of a small fresh one.
 func BenchmarkTools(b *testing.B) {
 	gittest.Env(b)
 	repo := b.TempDir()
 	gittest.Run(b, repo, "init", "-q")
-	srv := New(Config{Store: service.Config{Dir: b.TempDir()}, Project: service.ProjectRef{Dir: repo}, Overseer: true})
+	ref, dir := service.ProjectRef{Dir: repo}, os.Getenv("AGENTMAIL_BENCH_STORE")
+	if dir != "" {
+		ref = service.ProjectRef{Key: "bench.example/agentmail/bench"} // cmd/agentmail-bench's project
+	} else {
+		dir = b.TempDir()
+	}
+	srv := New(Config{Store: service.Config{Dir: dir}, Project: ref, Overseer: true})
 	defer srv.Close()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -39,16 +49,14 @@ func BenchmarkTools(b *testing.B) {
 		}
 	}
 	for _, n := range []string{"GreenCastle", "BlueLake", "RedFox"} {
-		call(b, "register_agent", args{"name": n})
+		call(b, "register_agent", args{"name": n, "policy": "open"})
 	}
 	for i := range 200 {
 		call(b, "send_message", args{"sender_name": "GreenCastle", "to": "BlueLake", "subject": fmt.Sprintf("seed %d", i), "body_md": "argon and more words"})
 	}
 	// The same operations called on the service directly: what the
 	// server adds is the difference.
-	over := func(agent string) service.Scope {
-		return service.Scope{Project: service.ProjectRef{Dir: repo}, Agent: agent}
-	}
+	over := func(agent string) service.Scope { return service.Scope{Project: ref, Agent: agent} }
 	b.Run("service/Send", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			if _, err := srv.svc.Send(ctx, over("GreenCastle"), service.SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("direct %d", i), Body: "Benchmark body."}); err != nil {

@@ -98,6 +98,14 @@ type projectArgs struct {
 	Format     string `json:"format,omitempty" jsonschema:"json, the only format there is (accepted for mcp_agent_mail clients)"`
 }
 
+// agentArgs are the arguments of a tool that acts as an agent named
+// agent_name.
+type agentArgs struct {
+	projectArgs
+	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+}
+
 // check refuses a format other than JSON.
 func (p projectArgs) check() error {
 	if f := strings.TrimSpace(p.Format); f != "" && !strings.EqualFold(f, "json") {

@@ -285,18 +285,18 @@ func (s *Server) acceptFor(ctx context.Context, p projectArgs, target, from stri
 }
 
 func textHandshake(r Handshake) string {
-	lines := []string{"requested " + contactLine(r.Request.Contact)}
+	out := []string{"requested " + contactLine(r.Request.Contact)}
 	switch {
 	case r.Response != nil:
-		lines = append(lines, "answered "+contactLine(r.Response.Contact))
+		out = append(out, "answered "+contactLine(r.Response.Contact))
 	case r.ResponseError != nil:
-		lines = append(lines, "not answered: "+r.ResponseError.Message+" ("+r.ResponseError.Hint+")")
+		out = append(out, "not answered: "+r.ResponseError.Message+" ("+r.ResponseError.Hint+")")
 	}
 	switch {
 	case r.WelcomeMessage != nil:
-		lines = append(lines, textSend(*r.WelcomeMessage))
+		out = append(out, textSend(*r.WelcomeMessage))
 	case r.WelcomeError != nil:
-		lines = append(lines, "welcome not sent: "+r.WelcomeError.Message+" ("+r.WelcomeError.Hint+")")
+		out = append(out, "welcome not sent: "+r.WelcomeError.Message+" ("+r.WelcomeError.Hint+")")
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
 }

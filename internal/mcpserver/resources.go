@@ -154,7 +154,7 @@ func (s *Server) readInbox(ctx context.Context, c *call, agent string, q url.Val
 	if err := needOne(agent, "agent", "resource://inbox/NAME?project=PATH"); err != nil {
 		return nil, err
 	}
-	in := inboxArgs{projectArgs: projectOf("", q), AgentName: agent, SinceTS: q.Get("since_ts")}
+	in := inboxArgs{agentArgs: agentArgs{projectArgs: projectOf("", q), AgentName: agent}, SinceTS: q.Get("since_ts")}
 	limit, err := limitOf(q, defaultLimit)
 	if err != nil {
 		return nil, err

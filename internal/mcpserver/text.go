@@ -90,12 +90,17 @@ func listing(title string, entries []string) string {
 	return title + ":\n" + strings.Join(entries, "\n")
 }
 
-func fullMessages(list []service.FullMessage) []string {
+// lines writes each element of list as a line.
+func lines[T any](list []T, line func(T) string) []string {
 	out := make([]string, len(list))
-	for i, m := range list {
-		out[i] = withBody(receivedHeader(m.Received), m.Body)
+	for i, v := range list {
+		out[i] = line(v)
 	}
 	return out
+}
+
+func fullMessages(list []service.FullMessage) []string {
+	return lines(list, func(m service.FullMessage) string { return withBody(receivedHeader(m.Received), m.Body) })
 }
 
 func reservationLine(r service.Reservation) string {
@@ -113,20 +118,10 @@ func reservationLine(r service.Reservation) string {
 	return line
 }
 
-func reservationLines(list []service.Reservation) []string {
-	out := make([]string, len(list))
-	for i, r := range list {
-		out[i] = reservationLine(r)
-	}
-	return out
-}
+func reservationLines(list []service.Reservation) []string { return lines(list, reservationLine) }
 
-func conflictLines(list []service.Conflict) []string {
-	out := make([]string, len(list))
-	for i, k := range list {
-		out[i] = fmt.Sprintf("%s overlaps %s's %s (until %s)", k.Pattern, k.Holder, k.HolderPattern, stamp(k.Expires))
-	}
-	return out
+func conflictLine(k service.Conflict) string {
+	return fmt.Sprintf("%s overlaps %s's %s (until %s)", k.Pattern, k.Holder, k.HolderPattern, stamp(k.Expires))
 }
 
 func lockLine(l service.Lock) string {

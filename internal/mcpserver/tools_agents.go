@@ -184,11 +184,7 @@ func (s *Server) listAgents(ctx context.Context, c *call, in agentsArgs) (servic
 }
 
 func textAgents(r service.AgentsResponse) string {
-	lines := make([]string, len(r.Agents))
-	for i, a := range r.Agents {
-		lines[i] = agentLine(a)
-	}
-	return listing(count(len(r.Agents), "agent", "agents"), lines)
+	return listing(count(len(r.Agents), "agent", "agents"), lines(r.Agents, agentLine))
 }
 
 type requestContactArgs struct {
@@ -260,12 +256,6 @@ func (s *Server) respondContact(ctx context.Context, c *call, in respondContactA
 	return s.svc.DecideContact(ctx, sc, in.FromAgent, in.Accept)
 }
 
-type agentArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
-}
-
 func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (service.ContactsResponse, error) {
 	sc, err := c.scope(in.projectArgs, in.AgentName)
 	if err != nil {
@@ -275,11 +265,7 @@ func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (servi
 }
 
 func textContacts(r service.ContactsResponse) string {
-	lines := make([]string, len(r.Contacts))
-	for i, k := range r.Contacts {
-		lines[i] = contactLine(k)
-	}
-	return listing(count(len(r.Contacts), "contact", "contacts"), lines)
+	return listing(count(len(r.Contacts), "contact", "contacts"), lines(r.Contacts, contactLine))
 }
 
 type policyArgs struct {

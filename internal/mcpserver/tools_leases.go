@@ -41,14 +41,12 @@ func (s *Server) addLeaseTools() {
 }
 
 type reserveArgs struct {
-	projectArgs
-	AgentName         string   `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	Paths             []string `json:"paths" jsonschema:"glob patterns relative to project_key's directory (default: the server's): src/api/**, docs/*.md, Makefile; a directory name covers what is below it"`
-	TTLSeconds        *int     `json:"ttl_seconds,omitempty" jsonschema:"how long the reservation lasts unless renewed; default 3600"`
-	Exclusive         *bool    `json:"exclusive,omitempty" jsonschema:"default true; false for a shared reservation, which conflicts only with exclusive ones"`
-	Reason            string   `json:"reason,omitempty" jsonschema:"what you are doing, for the other agents"`
-	AllowConflicts    bool     `json:"allow_conflicts,omitempty" jsonschema:"grant even when others hold overlapping reservations (advisory, as mcp_agent_mail does); the conflicts are still listed"`
-	RegistrationToken string   `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	Paths          []string `json:"paths" jsonschema:"glob patterns relative to project_key's directory (default: the server's): src/api/**, docs/*.md, Makefile; a directory name covers what is below it"`
+	TTLSeconds     *int     `json:"ttl_seconds,omitempty" jsonschema:"how long the reservation lasts unless renewed; default 3600"`
+	Exclusive      *bool    `json:"exclusive,omitempty" jsonschema:"default true; false for a shared reservation, which conflicts only with exclusive ones"`
+	Reason         string   `json:"reason,omitempty" jsonschema:"what you are doing, for the other agents"`
+	AllowConflicts bool     `json:"allow_conflicts,omitempty" jsonschema:"grant even when others hold overlapping reservations (advisory, as mcp_agent_mail does); the conflicts are still listed"`
 }
 
 // reserve reserves req's patterns as agent. A conflict is an error that
@@ -84,7 +82,7 @@ func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (ser
 func textReserve(r service.ReserveResponse) string {
 	text := listing("granted "+count(len(r.Granted), "reservation", "reservations"), reservationLines(r.Granted))
 	if len(r.Conflicts) > 0 {
-		text += "\n" + listing("conflicts (granted anyway)", conflictLines(r.Conflicts))
+		text += "\n" + listing("conflicts (granted anyway)", lines(r.Conflicts, conflictLine))
 	}
 	for _, w := range r.Warnings {
 		text += "\nwarning: " + w
@@ -93,11 +91,9 @@ func textReserve(r service.ReserveResponse) string {
 }
 
 type selectArgs struct {
-	projectArgs
-	AgentName          string   `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
+	agentArgs
 	Paths              []string `json:"paths,omitempty" jsonschema:"patterns as you reserved them (relative to project_key's directory)"`
 	FileReservationIDs []string `json:"file_reservation_ids,omitempty" jsonschema:"reservation ids as file_reservation_paths returns them (strings), or unique prefixes of 6+ characters"`
-	RegistrationToken  string   `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 }
 
 // selection is what a release or renewal names: paths, ids, or, with
@@ -174,12 +170,10 @@ func textRenewed(r Renewed) string {
 }
 
 type forceReleaseArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
+	agentArgs
 	FileReservationID string `json:"file_reservation_id" jsonschema:"the reservation's id (a string), or a unique prefix of 6+ characters"`
 	Note              string `json:"note,omitempty" jsonschema:"why you take it, for its holder"`
 	NotifyPrevious    *bool  `json:"notify_previous,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: the holder is always told"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 }
 
 func (s *Server) forceRelease(ctx context.Context, c *call, in forceReleaseArgs) (Released, error) {
@@ -208,23 +202,18 @@ func (s *Server) checkReservations(ctx context.Context, c *call, in checkPathsAr
 }
 
 func textHolders(r service.CheckPathsResponse) string {
-	lines := make([]string, len(r.Paths))
-	for i, p := range r.Paths {
+	return strings.Join(lines(r.Paths, func(p service.PathHolders) string {
 		if len(p.Holders) == 0 {
-			lines[i] = p.Path + ": free"
-			continue
+			return p.Path + ": free"
 		}
-		lines[i] = p.Path + ": " + strings.Join(reservationLines(p.Holders), "; ")
-	}
-	return strings.Join(lines, "\n")
+		return p.Path + ": " + strings.Join(reservationLines(p.Holders), "; ")
+	}), "\n")
 }
 
 type lockArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	Key               string `json:"key" jsonschema:"the lock's name: /-separated words such as deploy/staging or leader"`
-	TTLSeconds        *int   `json:"ttl_seconds,omitempty" jsonschema:"how long it lasts unless renewed; default 300"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	Key        string `json:"key" jsonschema:"the lock's name: /-separated words such as deploy/staging or leader"`
+	TTLSeconds *int   `json:"ttl_seconds,omitempty" jsonschema:"how long it lasts unless renewed; default 300"`
 }
 
 type acquireArgs struct {
@@ -284,10 +273,8 @@ func (s *Server) renewLock(ctx context.Context, c *call, in lockArgs) (service.L
 }
 
 type releaseLockArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	Key               string `json:"key" jsonschema:"the lock's name, such as deploy/staging"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	Key string `json:"key" jsonschema:"the lock's name, such as deploy/staging"`
 }
 
 func (s *Server) releaseLock(ctx context.Context, c *call, in releaseLockArgs) (service.LockResponse, error) {
@@ -317,22 +304,16 @@ func (s *Server) listLocks(ctx context.Context, c *call, in listLocksArgs) (serv
 }
 
 func textLocks(r service.LocksResponse) string {
-	lines := make([]string, len(r.Locks))
-	for i, l := range r.Locks {
-		lines[i] = lockLine(l)
-	}
-	return listing(count(len(r.Locks), "lock held", "locks held"), lines)
+	return listing(count(len(r.Locks), "lock held", "locks held"), lines(r.Locks, lockLine))
 }
 
 // Build slots are locks named build/SLOT.
 const slotPrefix = "build/"
 
 type slotArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	Slot              string `json:"slot" jsonschema:"the slot's name, such as frontend: the lock build/SLOT"`
-	Branch            string `json:"branch,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: a slot is held by an agent"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	Slot   string `json:"slot" jsonschema:"the slot's name, such as frontend: the lock build/SLOT"`
+	Branch string `json:"branch,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: a slot is held by an agent"`
 }
 
 // key is the slot's lock.
@@ -407,7 +388,7 @@ func (s *Server) releaseBuildSlot(ctx context.Context, c *call, in slotArgs) (se
 	if err != nil {
 		return service.LockResponse{}, err
 	}
-	return s.releaseLock(ctx, c, releaseLockArgs{projectArgs: in.projectArgs, AgentName: in.AgentName, Key: key})
+	return s.releaseLock(ctx, c, releaseLockArgs{agentArgs: in.agentArgs, Key: key})
 }
 
 type guardArgs struct {
@@ -448,11 +429,7 @@ func (s *Server) installGuard(ctx context.Context, c *call, in installGuardArgs)
 }
 
 func hookLines(hooks []service.HookChange) []string {
-	lines := make([]string, len(hooks))
-	for i, h := range hooks {
-		lines[i] = fmt.Sprintf("%s %s (%s)", h.Hook, h.Action, h.Path)
-	}
-	return lines
+	return lines(hooks, func(h service.HookChange) string { return fmt.Sprintf("%s %s (%s)", h.Hook, h.Action, h.Path) })
 }
 
 func textGuard(r service.GuardInstallResponse) string {

@@ -147,16 +147,14 @@ func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (servi
 }
 
 type inboxArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	Limit             *int   `json:"limit,omitempty" jsonschema:"at most this many messages, newest first; default 20, 0 for all"`
-	UrgentOnly        bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent messages"`
-	IncludeBodies     bool   `json:"include_bodies,omitempty" jsonschema:"include each message's markdown body"`
-	SinceTS           string `json:"since_ts,omitempty" jsonschema:"only messages created strictly after this time: RFC 3339 (2026-11-22T10:00:00Z; without a zone it is UTC), a date (2026-11-01), or a duration ago (2h, 3d)"`
-	UnreadOnly        bool   `json:"unread_only,omitempty" jsonschema:"only messages you have not marked read"`
-	Category          string `json:"category,omitempty" jsonschema:"only messages of this category: HANDOFF, BLOCKED, DECISION or INFO"`
-	Topic             string `json:"topic,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	Limit         *int   `json:"limit,omitempty" jsonschema:"at most this many messages, newest first; default 20, 0 for all"`
+	UrgentOnly    bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent messages"`
+	IncludeBodies bool   `json:"include_bodies,omitempty" jsonschema:"include each message's markdown body"`
+	SinceTS       string `json:"since_ts,omitempty" jsonschema:"only messages created strictly after this time: RFC 3339 (2026-11-22T10:00:00Z; without a zone it is UTC), a date (2026-11-01), or a duration ago (2h, 3d)"`
+	UnreadOnly    bool   `json:"unread_only,omitempty" jsonschema:"only messages you have not marked read"`
+	Category      string `json:"category,omitempty" jsonschema:"only messages of this category: HANDOFF, BLOCKED, DECISION or INFO"`
+	Topic         string `json:"topic,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 }
 
 // after turns since_ts into the inbox's inclusive Since: mcp_agent_mail's
@@ -195,24 +193,19 @@ func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (service
 }
 
 func textInbox(r service.InboxResponse) string {
-	lines := make([]string, len(r.Messages))
-	for i, m := range r.Messages {
-		body := ""
-		if m.Body != nil {
-			body = *m.Body
+	return listing(count(len(r.Messages), "message", "messages")+", newest first", lines(r.Messages, func(m service.InboxMessage) string {
+		if m.Body == nil {
+			return receivedHeader(m.Received)
 		}
-		lines[i] = withBody(receivedHeader(m.Received), body)
-	}
-	return listing(count(len(r.Messages), "message", "messages")+", newest first", lines)
+		return withBody(receivedHeader(m.Received), *m.Body)
+	}))
 }
 
 type markArgs struct {
-	projectArgs
-	AgentName         string   `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	MessageID         string   `json:"message_id,omitempty" jsonschema:"a message id as fetch_inbox returns it (a string), or a unique prefix of it of 6+ characters"`
-	MessageIDs        []string `json:"message_ids,omitempty" jsonschema:"more message ids (or prefixes)"`
-	All               bool     `json:"all,omitempty" jsonschema:"every message of your inbox (to acknowledge: every one asking for an acknowledgement you have not given)"`
-	RegistrationToken string   `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	MessageID  string   `json:"message_id,omitempty" jsonschema:"a message id as fetch_inbox returns it (a string), or a unique prefix of it of 6+ characters"`
+	MessageIDs []string `json:"message_ids,omitempty" jsonschema:"more message ids (or prefixes)"`
+	All        bool     `json:"all,omitempty" jsonschema:"every message of your inbox (to acknowledge: every one asking for an acknowledgement you have not given)"`
 }
 
 func (s *Server) mark(ctx context.Context, c *call, in markArgs, ack bool) (service.MarkResponse, error) {
@@ -245,12 +238,10 @@ func textMark(verb string) func(service.MarkResponse) string {
 }
 
 type searchArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to search as the agent this session acts as"`
-	Query             string `json:"query" jsonschema:"words (all must match), \"phrases\", prefix*, OR, NOT or -word, (groups), subject: body: from: to: thread: category: importance: since: before: filters"`
-	Limit             *int   `json:"limit,omitempty" jsonschema:"at most this many results, best first; default 20, 0 for all"`
-	All               bool   `json:"all,omitempty" jsonschema:"the whole project's mail, not only yours (an overseer's session only)"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	Query string `json:"query" jsonschema:"words (all must match), \"phrases\", prefix*, OR, NOT or -word, (groups), subject: body: from: to: thread: category: importance: since: before: filters"`
+	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many results, best first; default 20, 0 for all"`
+	All   bool   `json:"all,omitempty" jsonschema:"the whole project's mail, not only yours (an overseer's session only)"`
 }
 
 func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (service.SearchResponse, error) {
@@ -266,21 +257,19 @@ func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (se
 }
 
 func textSearch(r service.SearchResponse) string {
-	lines := make([]string, 0, len(r.Results)+len(r.Notes))
+	out := make([]string, 0, len(r.Results)+len(r.Notes))
 	for _, h := range r.Results {
-		lines = append(lines, fmt.Sprintf("%s %s from %s: %q (thread %s) %s", h.ID, stamp(h.Created), h.From, h.Subject, h.Thread, h.Snippet))
+		out = append(out, fmt.Sprintf("%s %s from %s: %q (thread %s) %s", h.ID, stamp(h.Created), h.From, h.Subject, h.Thread, h.Snippet))
 	}
 	for _, n := range r.Notes {
-		lines = append(lines, "note: "+n)
+		out = append(out, "note: "+n)
 	}
-	return listing(count(len(r.Results), "result", "results")+", best first", lines)
+	return listing(count(len(r.Results), "result", "results")+", best first", out)
 }
 
 type threadArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to read as the agent this session acts as"`
-	ThreadID          string `json:"thread_id" jsonschema:"a thread name, or the id (or a unique prefix) of a message in the thread"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	ThreadID string `json:"thread_id" jsonschema:"a thread name, or the id (or a unique prefix) of a message in the thread"`
 }
 
 func (s *Server) thread(ctx context.Context, c *call, p projectArgs, agent, ref string) (service.ThreadResponse, error) {
@@ -347,10 +336,8 @@ func textSummary(r Summary) string {
 }
 
 type checkArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	Newest            *int   `json:"newest,omitempty" jsonschema:"how many of the newest unread messages to list; default 3"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	Newest *int `json:"newest,omitempty" jsonschema:"how many of the newest unread messages to list; default 3"`
 }
 
 func (s *Server) checkMail(ctx context.Context, c *call, in checkArgs) (service.CheckResponse, error) {
@@ -369,22 +356,20 @@ func textCheck(r service.CheckResponse) string {
 	if !r.Waiting() {
 		return "nothing waits: no unread mail, no contact requests"
 	}
-	lines := []string{fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
+	out := []string{fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
 		count(r.Unread, "unread message", "unread messages"), r.Urgent, r.AwaitingAck, count(r.ContactRequests, "contact request", "contact requests"))}
 	for _, m := range r.Messages {
-		lines = append(lines, header(m))
+		out = append(out, header(m))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
 }
 
 type waitArgs struct {
-	projectArgs
-	AgentName         string `json:"agent_name,omitempty" jsonschema:"your agent name; leave it out to act as the agent this session acts as"`
-	TimeoutSeconds    *int   `json:"timeout_seconds,omitempty" jsonschema:"give up after this many seconds (timed_out: true); default 30, at most 600; 0 checks once. MCP clients often give up on a call after 60 seconds"`
-	ThreadID          string `json:"thread_id,omitempty" jsonschema:"only mail in this thread: a thread name, or the id (or a unique prefix) of a message in it"`
-	From              string `json:"from,omitempty" jsonschema:"only mail from this agent"`
-	UrgentOnly        bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent mail"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	agentArgs
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"give up after this many seconds (timed_out: true); default 30, at most 600; 0 checks once. MCP clients often give up on a call after 60 seconds"`
+	ThreadID       string `json:"thread_id,omitempty" jsonschema:"only mail in this thread: a thread name, or the id (or a unique prefix) of a message in it"`
+	From           string `json:"from,omitempty" jsonschema:"only mail from this agent"`
+	UrgentOnly     bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent mail"`
 }
 
 // Waited is the document of wait_for_mail: wait's document, and TimedOut,
