@@ -68,6 +68,7 @@ func TestScripts(t *testing.T) {
 			"prefix":      cmdPrefix,
 			"golden":      cmdGolden,
 			"tick":        cmdTick,
+			"mcpcall":     cmdMCPCall,
 		}),
 	})
 }
