@@ -48,9 +48,9 @@ func (c *call) act(given string) (string, error) {
 	}
 	me := c.s.sessionAgent()
 	switch {
-	case given == "" || me == "":
-		c.agent = given + me // one of them is empty
-	case strings.EqualFold(given, me):
+	case me == "":
+		c.agent = given
+	case given == "" || strings.EqualFold(given, me):
 		c.agent = me
 	default:
 		return "", fault.WithHint(fmt.Errorf("%w: this session acts as %s and cannot act as %s", service.ErrAuthenticationRequired, me, given),

@@ -269,7 +269,6 @@ func (s *Server) contactHandshake(ctx context.Context, c *call, in handshakeArgs
 			out.WelcomeMessage = &sent
 		}
 	}
-	c.agent = me
 	return out, nil
 }
 

@@ -119,8 +119,8 @@ func (s *Server) register(ctx context.Context, c *call, p projectArgs, name stri
 		req.Name = &name
 	}
 	resp, err := s.svc.Register(ctx, sc, req)
-	if err == nil && !s.cfg.Overseer {
-		c.agent = resp.Agent.Name
+	if err == nil {
+		c.agent = resp.Agent.Name // a generated name, or the name as registered
 	}
 	return resp, err
 }
