@@ -17,7 +17,7 @@ STATIC_LDFLAGS := -linkmode external -extldflags -static
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
-.PHONY: build build-static install test bench lint demo clean
+.PHONY: build build-static install test bench bench-mcp lint demo clean
 
 build:
 	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
@@ -34,9 +34,14 @@ test: lint
 # Whole-process benchmarks against a seeded store (see cmd/agentmail-bench),
 # plus the in-process micro-benchmarks. BENCH_MESSAGES sets the archive size.
 BENCH_MESSAGES ?= 100000
+# The MCP server's tool calls are timed last, in one live `agentmail mcp`
+# process; bench-mcp times only those.
 bench: build
 	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/... ./mailbox/... ./reservations/... ./guard/... ./fts/...
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench -bin $(BIN) -messages $(BENCH_MESSAGES)
+
+bench-mcp: build
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench -bin $(BIN) -messages $(BENCH_MESSAGES) -only mcp
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -31,8 +31,9 @@ func main() {
 	messages := flag.Int("messages", 100000, "messages to seed the project with")
 	runs := flag.Int("runs", 40, "runs per whole-process measurement")
 	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards)")
+	only := flag.String("only", "", "measure only the command line (cli) or only the MCP server (mcp)")
 	flag.Parse()
-	if err := run(*bin, *messages, *runs, *dir); err != nil {
+	if err := run(*bin, *messages, *runs, *dir, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
 		os.Exit(1)
 	}
@@ -40,7 +41,7 @@ func main() {
 
 const projectKey = "bench.example/agentmail/bench"
 
-func run(bin string, messages, runs int, dir string) error {
+func run(bin string, messages, runs int, dir, only string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -64,6 +65,9 @@ func run(bin string, messages, runs int, dir string) error {
 	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+projectKey)}
 	if _, err := b.run("doctor", "--gc"); err != nil {
 		return err
+	}
+	if only == "mcp" {
+		return measureMCP(ctx, b, runs*5)
 	}
 	size := dirSize(filepath.Join(dir, "archive.git", "objects"))
 
@@ -132,7 +136,10 @@ func run(bin string, messages, runs int, dir string) error {
 	ratio := float64(size) / float64(seed.rawBytes)
 	fmt.Printf("%-28s %8.2fx      target <= 2x          %s (%d MB archive objects for %d MB of messages)\n",
 		"archive size after packing", ratio, verdict(ratio <= 2), size>>20, seed.rawBytes>>20)
-	return nil
+	if only == "cli" {
+		return nil
+	}
+	return measureMCP(ctx, b, runs*5)
 }
 
 type seeded struct {

@@ -71,6 +71,7 @@ func TestScripts(t *testing.T) {
 			"tick":        cmdTick,
 			"legacystore": cmdLegacyStore,
 			"gitdaemon":   cmdGitDaemon,
+			"mcpcall":     cmdMCPCall,
 		}),
 	})
 }

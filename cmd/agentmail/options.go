@@ -158,18 +158,29 @@ func (e *env) service(dir string) (*service.Service, error) {
 			return svc, nil // opened already, maybe by the run before a repair
 		}
 	}
-	now, err := clock()
+	cfg, err := e.serviceConfig(abs)
 	if err != nil {
 		return nil, err
+	}
+	svc := service.New(cfg)
+	e.services = append(e.services, svc)
+	return svc, nil
+}
+
+// serviceConfig is the configuration of a service of the store in dir, an
+// absolute path: the clock and presence thresholds of the environment, and
+// notes on stderr.
+func (e *env) serviceConfig(dir string) (service.Config, error) {
+	now, err := clock()
+	if err != nil {
+		return service.Config{}, err
 	}
 	presence, err := service.ParsePresence(os.Getenv)
 	if err != nil {
-		return nil, err
+		return service.Config{}, err
 	}
 	stderr := e.stderr
-	svc := service.New(service.Config{Dir: abs, Now: now, Presence: presence, Note: func(n string) { fmt.Fprintln(stderr, "note: "+n) }})
-	e.services = append(e.services, svc)
-	return svc, nil
+	return service.Config{Dir: dir, Now: now, Presence: presence, Note: func(n string) { fmt.Fprintln(stderr, "note: "+n) }}, nil
 }
 
 // render prints a response, unless err: its JSON document when asked for,

@@ -34,7 +34,19 @@ var (
 	ErrTimeout = mailbox.ErrTimeout
 	// ErrConflict: a pattern overlaps another agent's reservation.
 	ErrConflict = reservations.ErrConflict
+	// ErrNotRegistered: the operation needs an acting agent, and none is
+	// named or the one named is not registered.
+	ErrNotRegistered = mailbox.ErrNotRegistered
+	// ErrNotFound: no message, agent or reservation by that id or name.
+	ErrNotFound = mailbox.ErrNotFound
+	// ErrLockHeld: another holds the lock (the response names it).
+	ErrLockHeld = reservations.ErrLockHeld
 )
+
+// ErrAuthenticationRequired: a caller bound to one agent asked to act as
+// another (the MCP server acts only as its session's agent unless started
+// as an overseer).
+var ErrAuthenticationRequired = errors.New("authentication required")
 
 // Failure is how an error reaches a user: its code in the JSON error
 // document, its message, what to do next, and the exit status (command
@@ -94,6 +106,7 @@ var errorCodes = []struct {
 	hint string
 }{
 	{project.ErrNoProject, "NO_PROJECT", ExitError, http.StatusBadRequest, "run agentmail inside your project's git checkout, or pass --project KEY"},
+	{ErrAuthenticationRequired, "AUTHENTICATION_REQUIRED", ExitError, http.StatusForbidden, "act as your own agent (leave agent_name out), or start agentmail mcp --overseer to act for any agent"},
 	{mailbox.ErrNotRegistered, "NOT_REGISTERED", ExitError, http.StatusForbidden, "pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"},
 	{mailbox.ErrInvalidName, "INVALID_NAME", ExitError, http.StatusBadRequest, "agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"},
 	{mailbox.ErrNameTaken, "NAME_TAKEN", ExitError, http.StatusConflict, "choose another name, or omit --name for a generated one"},

@@ -28,6 +28,7 @@ func TestDescribe(t *testing.T) {
 		http int
 	}{
 		{project.ErrNoProject, "NO_PROJECT", 1, http.StatusBadRequest},
+		{ErrAuthenticationRequired, "AUTHENTICATION_REQUIRED", 1, http.StatusForbidden},
 		{mailbox.ErrNotRegistered, "NOT_REGISTERED", 1, http.StatusForbidden},
 		{mailbox.ErrInvalidName, "INVALID_NAME", 1, http.StatusBadRequest},
 		{mailbox.ErrNameTaken, "NAME_TAKEN", 1, http.StatusConflict},

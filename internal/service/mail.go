@@ -13,6 +13,10 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 )
 
+// Broadcast, as the only recipient, sends to every agent of the project
+// but the sender (and those whose policy refuses broadcasts).
+const Broadcast = mailbox.Broadcast
+
 // DefaultReplyWait is how long SendAndWait waits for a reply when the
 // request names no time.
 const DefaultReplyWait = 2 * time.Minute

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"io"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	examples["mcp"] = []string{
+		"agentmail setup claude-code                 # what a coding agent's configuration runs: agentmail mcp",
+		"AGENTMAIL_AGENT=GreenCastle agentmail mcp   # a server acting as GreenCastle",
+		"agentmail mcp --overseer                    # a human's or orchestrator's server: acts as any agent",
+	}
+}
+
+func newMCPCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "mcp",
+		Usage:     "serve agentmail's tools to a coding agent over MCP (stdio)",
+		ArgsUsage: " ",
+		Description: "A Model Context Protocol server on standard input and output, for one client, until it disconnects:\n" +
+			"every operation as a tool under mcp_agent_mail's names (send_message, fetch_inbox, file_reservation_paths,\n" +
+			"...), answering with the --json documents, and the mailbox as resources (resource://inbox/NAME, ...).\n" +
+			"Calls without project_key work in the project of --project, AGENTMAIL_PROJECT, or the current directory.\n" +
+			"The server acts as the agent --agent, AGENTMAIL_AGENT or AGENT_NAME names, else as the first agent a\n" +
+			"call registers or names; acting as another fails with AUTHENTICATION_REQUIRED unless --overseer.\n" +
+			"agentmail setup CLIENT adds it to a coding agent's configuration.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "overseer", Usage: "act as any agent a call names, and as nobody (mail from the human, searches of the whole project)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			srv, err := e.mcpServer(c)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+			if cerr := srv.Close(); err == nil {
+				err = cerr
+			}
+			if ctx.Err() != nil {
+				return nil // stopped by a signal, as asked
+			}
+			return err
+		},
+	}
+}
+
+// mcpServer is the server the command line c asks for: the store, project
+// and agent it names, as any command would use them.
+func (e *env) mcpServer(c *cli.Context) (*mcpserver.Server, error) {
+	scope, err := scopeOf(c)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := storeDir(c)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fault.WithHint(err, "pass --store an absolute path")
+	}
+	cfg, err := e.serviceConfig(abs)
+	if err != nil {
+		return nil, err
+	}
+	// The server's calls run concurrently, and so may their notes.
+	var mu sync.Mutex
+	note := cfg.Note
+	cfg.Note = func(n string) {
+		mu.Lock()
+		defer mu.Unlock()
+		note(n)
+	}
+	return mcpserver.New(mcpserver.Config{Store: cfg, Project: scope.Project, Agent: scope.Agent,
+		Overseer: c.Bool("overseer"), Version: readBuildInfo().Version}), nil
+}
+
+// nopWriteCloser is a writer the transport may close without closing it.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

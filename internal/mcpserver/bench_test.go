@@ -1,0 +1,98 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/gittest"
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The tool calls of a session, in process over the in-memory transport:
+// what the server adds to the service's operations. cmd/agentmail-bench
+// times them over stdio on a store of 100,000 messages (make bench-mcp).
+//
+// AGENTMAIL_BENCH_STORE names a store seeded by cmd/agentmail-bench (with
+// -dir) to call instead of a small fresh one.
+func BenchmarkTools(b *testing.B) {
+	gittest.Env(b)
+	repo := b.TempDir()
+	gittest.Run(b, repo, "init", "-q")
+	ref, dir := service.ProjectRef{Dir: repo}, os.Getenv("AGENTMAIL_BENCH_STORE")
+	if dir != "" {
+		ref = service.ProjectRef{Key: "bench.example/agentmail/bench"} // cmd/agentmail-bench's project
+	} else {
+		dir = b.TempDir()
+	}
+	srv := New(Config{Store: service.Config{Dir: dir}, Project: ref, Overseer: true})
+	defer srv.Close()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(b *testing.B, name string, a args) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %s", name, err, text(res))
+		}
+	}
+	for _, n := range []string{"GreenCastle", "BlueLake", "RedFox"} {
+		call(b, "register_agent", args{"name": n, "policy": "open"})
+	}
+	for i := range 200 {
+		call(b, "send_message", args{"sender_name": "GreenCastle", "to": "BlueLake", "subject": fmt.Sprintf("seed %d", i), "body_md": "argon and more words"})
+	}
+	// The same operations called on the service directly: what the
+	// server adds is the difference.
+	over := func(agent string) service.Scope { return service.Scope{Project: ref, Agent: agent} }
+	b.Run("service/Send", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := srv.svc.Send(ctx, over("GreenCastle"), service.SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("direct %d", i), Body: "Benchmark body."}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("service/Inbox", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := srv.svc.Inbox(ctx, over("BlueLake"), service.InboxRequest{Limit: 20}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("send_message", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			call(b, "send_message", args{"sender_name": "GreenCastle", "to": "BlueLake", "subject": fmt.Sprintf("bench %d", i), "body_md": "Benchmark body."})
+		}
+	})
+	b.Run("fetch_inbox", func(b *testing.B) {
+		for b.Loop() {
+			call(b, "fetch_inbox", args{"agent_name": "BlueLake", "limit": 20})
+		}
+	})
+	b.Run("search_messages", func(b *testing.B) {
+		for b.Loop() {
+			call(b, "search_messages", args{"agent_name": "BlueLake", "query": "argon", "limit": 5})
+		}
+	})
+	b.Run("file_reservation_paths", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			paths := make([]string, 50)
+			for j := range paths {
+				paths[j] = fmt.Sprintf("run-%d/part-%d/*.go", i, j)
+			}
+			call(b, "file_reservation_paths", args{"agent_name": "RedFox", "paths": paths, "ttl_seconds": int(time.Hour / time.Second)})
+		}
+	})
+}

@@ -1,0 +1,135 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/service"
+)
+
+// ErrorDoc is the error document of a failed call, the command line's
+// --json error document with what a program needs beyond it: the
+// mcp_agent_mail name of the code where its clients branch on one, and the
+// conflicts of a reservation or the holder of a lock.
+type ErrorDoc struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint"`
+	// Type is mcp_agent_mail's name for the code, where it has one.
+	Type      string             `json:"type,omitempty"`
+	Conflicts []service.Conflict `json:"conflicts,omitempty"`
+	Lock      *service.Lock      `json:"lock,omitempty"`
+}
+
+// toolError is a failed call: its Error is the JSON document
+// {"error": ErrorDoc}, which the SDK sends as the text of a tool error
+// (isError, no structured content, which a client would check against the
+// tool's output schema), for the model and for programs alike.
+type toolError struct {
+	doc ErrorDoc
+	err error
+}
+
+func (e *toolError) Error() string {
+	b, _ := json.Marshal(map[string]ErrorDoc{"error": e.doc})
+	return string(b)
+}
+
+func (e *toolError) Unwrap() error { return e.err }
+
+// details is an error that carries what the error document lists beside
+// the code: the conflicts of a reservation, the holder of a lock.
+type details struct {
+	err       error
+	conflicts []service.Conflict
+	lock      *service.Lock
+}
+
+func (d *details) Error() string { return d.err.Error() }
+func (d *details) Unwrap() error { return d.err }
+
+// withConflicts attaches a reservation's conflicts to its error.
+func withConflicts(err error, conflicts []service.Conflict) error {
+	if err == nil || len(conflicts) == 0 {
+		return err
+	}
+	return &details{err: err, conflicts: conflicts}
+}
+
+// withLock attaches the lock found held to its error.
+func withLock(err error, resp service.LockResponse) error {
+	if err == nil || !errors.Is(err, service.ErrLockHeld) {
+		return err
+	}
+	return &details{err: err, lock: &resp.Lock}
+}
+
+// mcpAgentMailTypes are mcp_agent_mail's names of our codes, where its
+// clients branch on them (docs/mcp-tools.md §1.5).
+var mcpAgentMailTypes = map[string]string{
+	"RESERVATION_CONFLICT":    "FILE_RESERVATION_CONFLICT",
+	"UNKNOWN_RECIPIENT":       "RECIPIENT_NOT_FOUND",
+	"CONTACT_REQUIRED":        "CONTACT_REQUIRED",
+	"CONTACT_BLOCKED":         "CONTACT_BLOCKED",
+	"NOT_FOUND":               "NOT_FOUND",
+	"NOT_REGISTERED":          "NOT_FOUND",
+	"NO_PROJECT":              "NOT_FOUND",
+	"INVALID_ARGUMENT":        "INVALID_ARGUMENT",
+	"USAGE":                   "INVALID_ARGUMENT",
+	"INVALID_NAME":            "INVALID_AGENT_NAME",
+	"AUTHENTICATION_REQUIRED": "AUTHENTICATION_REQUIRED",
+	"TIMEOUT":                 "TIMEOUT",
+	"STORE_BUSY":              "RESOURCE_BUSY",
+}
+
+// toolHints replace the command line's default hints, which name commands
+// and flags, for errors that carry no hint of their own.
+var toolHints = map[string]string{
+	"NO_PROJECT":        "pass project_key: the absolute path of your repository, or a project key",
+	"NOT_REGISTERED":    "call register_agent (or macro_start_session) first, or pass your agent name",
+	"INVALID_NAME":      "agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one",
+	"NAME_TAKEN":        "choose another name, or leave the name out for a generated one",
+	"UNKNOWN_RECIPIENT": "list_agents lists who is registered",
+	"NOT_FOUND":         "check the id or name: fetch_inbox lists your messages, list_agents the agents, list_locks the locks",
+	"INVALID_ARGUMENT":  "see the tool's input schema",
+	"USAGE":             "see the tool's input schema",
+	"TIMEOUT":           "wait again, or look at fetch_inbox",
+	"CONTACT_REQUIRED":  "ask first: request_contact with to_agent and a reason, then wait for the approval",
+	"CONTACT_BLOCKED":   "the recipient takes no mail; ask a human to pass it on",
+	"LOCK_HELD":         "wait for it (wait_seconds), or ask the holder with send_message",
+}
+
+// errorDoc describes err as the error document.
+func errorDoc(err error) ErrorDoc {
+	f := service.Describe(err)
+	doc := ErrorDoc{Code: f.Code, Message: f.Message, Hint: f.Hint, Type: mcpAgentMailTypes[f.Code]}
+	if h, ok := toolHints[f.Code]; ok && !ownHint(err) {
+		doc.Hint = h
+	}
+	var d *details
+	if errors.As(err, &d) {
+		doc.Conflicts, doc.Lock = d.conflicts, d.lock
+	}
+	return doc
+}
+
+// ownHint reports whether err carries a hint of its own, rather than its
+// code's default.
+func ownHint(err error) bool {
+	var ue *service.UsageError
+	return fault.Hint(err) != "" || errors.As(err, &ue) && ue.Hint != ""
+}
+
+// failure turns an error of an operation into the tool error the client
+// sees; nil stays nil.
+func failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *toolError
+	if errors.As(err, &te) {
+		return te
+	}
+	return &toolError{doc: errorDoc(err), err: err}
+}

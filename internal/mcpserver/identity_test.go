@@ -1,0 +1,94 @@
+package mcpserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A session acts as one agent: the one it registered (or was started as,
+// or named first); naming another is AUTHENTICATION_REQUIRED.
+func TestSessionActsAsItsAgent(t *testing.T) {
+	g := newHarness(t)
+	g.fail("fetch_inbox", args{}, "NOT_REGISTERED") // nobody yet
+	g.want(g.ok("health_check", args{}), "agent", nil)
+	g.ok("register_agent", args{"name": "GreenCastle"})
+	g.want(g.ok("health_check", args{}), "agent", "GreenCastle")
+	g.ok("fetch_inbox", args{"agent_name": "greencastle"}) // names ignore case
+
+	e := g.fail("fetch_inbox", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
+	if e.Type != "AUTHENTICATION_REQUIRED" || !strings.Contains(e.Hint, "--overseer") {
+		t.Errorf("acting as another: %+v", e)
+	}
+	g.fail("register_agent", args{"name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
+	g.fail("send_message", args{"sender_name": "BlueLake", "to": "GreenCastle", "subject": "x", "body_md": ""}, "AUTHENTICATION_REQUIRED")
+
+	// Registering again without a name updates one's own profile.
+	g.want(g.ok("register_agent", args{"task_description": "auth"}), "agent.name", "GreenCastle")
+	g.want(g.ok("whois", args{}), "agent.task", "auth")
+}
+
+// A server started as an agent (AGENTMAIL_AGENT) is that agent from the
+// first call.
+func TestStartedAsAnAgent(t *testing.T) {
+	g, b := twoAgents(t)
+	b.fail("register_agent", args{"name": "GreenCastle"}, "AUTHENTICATION_REQUIRED")
+	b.fail("fetch_inbox", args{"agent_name": "GreenCastle"}, "AUTHENTICATION_REQUIRED")
+	g.ok("send_message", args{"to": "BlueLake", "subject": "hi", "body_md": ""})
+	b.want(b.ok("fetch_inbox", args{}), "messages.0.subject", "hi")
+}
+
+// An unbound session takes on the first agent a successful call names; a
+// failed call binds nothing.
+func TestFirstNamedAgentBinds(t *testing.T) {
+	g, _ := twoAgents(t)
+	s := g.peer("")
+	s.fail("fetch_inbox", args{"agent_name": "PurpleRain"}, "NOT_REGISTERED")
+	s.ok("fetch_inbox", args{"agent_name": "BlueLake"})
+	s.ok("check_mail", args{}) // as BlueLake, named no more
+	s.fail("fetch_inbox", args{"agent_name": "GreenCastle"}, "AUTHENTICATION_REQUIRED")
+}
+
+// An overseer's session acts as any agent, and as nobody: mail from the
+// human, searches of the whole project.
+func TestOverseer(t *testing.T) {
+	g, b := twoAgents(t)
+	o := g.peer("", overseer)
+	o.want(o.ok("send_message", args{"sender_name": "BlueLake", "to": "GreenCastle", "subject": "as Blue", "body_md": ""}), "message.from", "BlueLake")
+	o.want(o.ok("send_message", args{"to": "GreenCastle", "subject": "from a human", "body_md": ""}), "message.from", "Human")
+	o.want(o.ok("fetch_inbox", args{"agent_name": "GreenCastle"}), "messages.0.subject", "from a human")
+	if n := len(o.ok("search_messages", args{"query": "human OR Blue", "all": true}).list("results")); n != 2 {
+		t.Errorf("an overseer's search of the whole project: %d results, want 2", n)
+	}
+	o.ok("fetch_inbox", args{"agent_name": "BlueLake"}) // binds nothing
+	o.want(o.ok("health_check", args{}), "overseer", true)
+	b.want(b.ok("health_check", args{}), "overseer", false)
+}
+
+// project_key is an absolute path (any directory of the repository), a
+// project key, or nothing: the server's project.
+func TestProjectKey(t *testing.T) {
+	g, b := twoAgents(t)
+	sub := filepath.Join(g.repo, "src", "api")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g.ok("send_message", args{"project_key": sub, "to": "BlueLake", "subject": "from a subdirectory", "body_md": ""})
+	b.want(b.ok("fetch_inbox", args{}), "messages.0.subject", "from a subdirectory")
+
+	// Paths are relative to project_key's directory, as in git.
+	g.want(g.ok("file_reservation_paths", args{"project_key": sub, "paths": []string{"*.go"}}), "granted.0.pattern", "src/api/*.go")
+
+	// A key names another project, where nobody is registered.
+	b.fail("fetch_inbox", args{"project_key": "github.com/acme/other"}, "NOT_REGISTERED")
+	g.fail("health_check", args{"project_key": "../repo"}, "INVALID_ARGUMENT")
+	g.fail("health_check", args{"format": "toon"}, "INVALID_ARGUMENT")
+	g.want(g.ok("health_check", args{"project_key": "github.com/acme/other"}), "project.key", "github.com/acme/other")
+
+	// A directory outside any repository is a key of its own.
+	outside := t.TempDir()
+	g.want(g.ok("ensure_project", args{"human_key": outside}), "project.key", outside)
+	g.want(g.ok("ensure_project", args{"human_key": sub}), "project.key", g.repo)
+	g.fail("ensure_project", args{"human_key": "./here"}, "INVALID_ARGUMENT")
+}

@@ -1,0 +1,150 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Names is a list of agent names that also takes one name as a bare
+// string, as mcp_agent_mail's to, cc and bcc do.
+type Names []string
+
+// UnmarshalJSON reads a list of names, or one name.
+func (n *Names) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*n = Names{one}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return fmt.Errorf("want a name or a list of names: %w", err)
+	}
+	*n = list
+	return nil
+}
+
+// schemaOptions infer the schemas of the tools' arguments and documents:
+// a document's time is an RFC 3339 string or null, and Names is a string
+// or a list of them.
+var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[service.Time](): {Types: []string{"null", "string"}, Format: "date-time"},
+	reflect.TypeFor[Names](): {AnyOf: []*jsonschema.Schema{
+		{Type: "string"},
+		{Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+	}},
+}}
+
+// schemaFor infers the schema of T; the types are the package's own, so a
+// type it cannot describe is a programming error.
+func schemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](schemaOptions)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %v: %v", reflect.TypeFor[T](), err))
+	}
+	return s
+}
+
+// tool describes a tool: its name and what it does, for the model.
+type tool struct {
+	name, desc string
+	readOnly   bool // changes nothing
+}
+
+// addTool registers a tool whose handler runs holding the server's lock.
+// The handler's document is the structured content, text renders it for
+// the model; an error becomes a tool error carrying its JSON document, and
+// the agent a successful call acted as becomes the session's when it has
+// none.
+func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, c *call, in In) (Out, error)) {
+	register(s, t, text, func(ctx context.Context, req *mcp.CallToolRequest, in In) (out Out, err error) {
+		err = s.locked(func(*service.Service) error {
+			c := &call{s: s}
+			if out, err = h(ctx, c, in); err == nil {
+				s.bind(c.agent)
+			}
+			return err
+		})
+		return out, err
+	})
+}
+
+// register registers a tool whose handler takes the server's lock itself,
+// if at all.
+//
+// It does what the SDK's typed mcp.AddTool does, but for the output: the
+// arguments are validated against the input schema and decoded, and the
+// document is marshalled once as the structured content, without the SDK's
+// round trip through a map to validate it against the output schema (the
+// schema is inferred from the document's own type, and the tests check
+// every document they see against it). On a list of twenty messages that
+// round trip cost more than the operation.
+func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) {
+	in := schemaFor[In]()
+	args, err := in.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", t.name, err))
+	}
+	mt := &mcp.Tool{
+		Name:         t.name,
+		Description:  t.desc,
+		InputSchema:  in,
+		OutputSchema: schemaFor[Out](),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: new(bool)},
+	}
+	s.mcp.AddTool(mt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var res mcp.CallToolResult
+		in, err := decodeArgs[In](req.Params.Arguments, args)
+		if err != nil {
+			res.SetError(err)
+			return &res, nil
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			res.SetError(failure(err))
+			return &res, nil
+		}
+		doc, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: marshal the result: %w", t.name, err)
+		}
+		res.StructuredContent = json.RawMessage(doc)
+		res.Content = []mcp.Content{&mcp.TextContent{Text: text(out)}}
+		return &res, nil
+	})
+}
+
+// decodeArgs validates a call's arguments against the tool's input schema
+// and decodes them. Arguments that do not fit fail as every other failure
+// does, with the JSON error document (INVALID_ARGUMENT).
+func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+	var in In
+	fields := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return in, badArguments(fmt.Errorf("the arguments are not a JSON object: %w", err))
+		}
+	}
+	if err := schema.Validate(fields); err != nil {
+		return in, badArguments(err)
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &in); err != nil {
+			return in, badArguments(err)
+		}
+	}
+	return in, nil
+}
+
+// badArguments is the tool error of arguments that do not fit the schema.
+func badArguments(err error) error {
+	return &toolError{doc: ErrorDoc{Code: "INVALID_ARGUMENT", Type: "INVALID_ARGUMENT", Message: "arguments: " + err.Error(),
+		Hint: "pass the arguments the tool's input schema declares, with their types (tools/list shows it)"},
+		err: fmt.Errorf("%w: %v", service.ErrInvalidArgument, err)}
+}

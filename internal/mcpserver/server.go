@@ -1,0 +1,209 @@
+// Package mcpserver is agentmail's Model Context Protocol server: every
+// operation of internal/service offered as an MCP tool, under the names and
+// argument names of the Python mcp_agent_mail server wherever that server
+// has the tool (docs/mcp-tools.md), and the mailbox as read-only resources.
+//
+// Each tool calls the same service operation as the command line and
+// answers with the same document its --json prints (as structured content,
+// beside a short text for the model); a failure is a tool error whose text
+// is the command line's JSON error document. No operation is written here a
+// second time.
+//
+// One Server serves one store for the life of its process. Identity: a
+// server acts as one agent, the one it was started as, or else the first
+// one a call registers or names; naming another fails with
+// AUTHENTICATION_REQUIRED, unless the server was started as an overseer.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Config says what a Server serves and as whom.
+type Config struct {
+	// Store configures the service of the store the server serves. The
+	// server opens it once, and opens more of it for calls that block
+	// (wait_for_mail, a lock acquired with a wait), so that they hold up
+	// no other call.
+	Store service.Config
+	// Project is the project of a call that names none (no project_key):
+	// what the command line would use where the server started.
+	Project service.ProjectRef
+	// Agent is the agent the server acts as ("" to take the first one a
+	// call registers or names).
+	Agent string
+	// Overseer lets calls act as any agent, and as nobody: a message
+	// without a sender is from the human overseer, a search without an
+	// agent searches the whole project.
+	Overseer bool
+	// Version is the agentmail version the server reports.
+	Version string
+}
+
+// Server is the MCP server of one store.
+type Server struct {
+	cfg Config
+	mcp *mcp.Server
+
+	// mu serializes the calls to svc: the store does not yet serve
+	// calls from several goroutines at once. It also guards bound.
+	mu    sync.Mutex
+	svc   *service.Service
+	bound string // the agent the session took on, when cfg.Agent is ""
+
+	// progressEvery is how often a client that asked for progress hears
+	// from a call that blocks.
+	progressEvery time.Duration
+
+	spareMu sync.Mutex
+	spare   []*service.Service // idle services of the store, for calls that block
+	all     []*service.Service // every service opened, closed by Close
+}
+
+// New returns the server cfg describes, with every tool and resource
+// registered. It opens nothing until a call needs the store.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, svc: service.New(cfg.Store), progressEvery: 15 * time.Second}
+	s.all = append(s.all, s.svc)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "agentmail", Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
+	})
+	s.addTools()
+	s.addResources()
+	return s
+}
+
+// instructions tell a client's model how to begin.
+const instructions = "agentmail: mail, file reservations and locks for coding agents sharing one repository. " +
+	"Start with macro_start_session (or register_agent) to get your agent name, then check_mail or fetch_inbox each step. " +
+	"Reserve files with file_reservation_paths before editing them; a conflict is an error listing who holds what. " +
+	"project_key is the absolute path of your repository (default: the directory the server runs in). " +
+	"Errors are JSON documents {\"error\":{\"code\",\"message\",\"hint\"}}: follow the hint."
+
+// MCP returns the MCP server, to connect to a transport.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Run serves one client on t until it disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.mcp.Run(ctx, t)
+}
+
+// Close closes every service of the store the server opened.
+func (s *Server) Close() error {
+	s.spareMu.Lock()
+	all := s.all
+	s.all, s.spare = nil, nil
+	s.spareMu.Unlock()
+	var errs []error
+	for _, svc := range all {
+		errs = append(errs, svc.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// locked runs fn holding the lock on the server's service.
+func (s *Server) locked(fn func(*service.Service) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(s.svc)
+}
+
+// blocking runs fn, which may block for long, on a service of its own, so
+// that other calls go on meanwhile. Services are kept for the next call
+// that blocks.
+func (s *Server) blocking(fn func(*service.Service) error) error {
+	svc := s.takeSpare()
+	defer s.putSpare(svc)
+	return fn(svc)
+}
+
+func (s *Server) takeSpare() *service.Service {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	if n := len(s.spare); n > 0 {
+		svc := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return svc
+	}
+	svc := service.New(s.cfg.Store)
+	s.all = append(s.all, svc)
+	return svc
+}
+
+func (s *Server) putSpare(svc *service.Service) {
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	if s.all != nil { // not closed
+		s.spare = append(s.spare, svc)
+	}
+}
+
+// unlocked runs a call that may block for long: its scope is resolved
+// holding the lock, op runs on a service of its own without it (other
+// calls go on meanwhile), and the session takes on the agent the call acted
+// as once op succeeded. While op runs, a client that asked for progress
+// hears of it every progressEvery, so that it does not give up on the
+// call.
+func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, prep func(*call) (service.Scope, error), op func(*service.Service, service.Scope) error) error {
+	c := &call{s: s}
+	var sc service.Scope
+	if err := s.locked(func(*service.Service) (err error) {
+		sc, err = prep(c)
+		return err
+	}); err != nil {
+		return err
+	}
+	stop := s.reportProgress(ctx, req)
+	err := s.blocking(func(svc *service.Service) error { return op(svc, sc) })
+	stop()
+	if err == nil {
+		s.mu.Lock()
+		s.bind(c.agent)
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// reportProgress notifies the client every progressEvery, when its request
+// carries a progress token, until stop is called.
+func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest) (stop func()) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(s.progressEvery)
+		defer tick.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				// A client gone away ends the call's context too.
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: "still waiting"})
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// addTools registers every tool.
+func (s *Server) addTools() {
+	s.addAgentTools()
+	s.addMailTools()
+	s.addLeaseTools()
+	s.addMacroTools()
+}

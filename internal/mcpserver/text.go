@@ -1,0 +1,169 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/service"
+)
+
+// The text of a result is for the model, and many clients show it nothing
+// else: it says what the document says that an agent acts on (whole ids,
+// names, subjects, bodies when asked for), in a few lines.
+
+// stamp writes a document time, or "never".
+func stamp(t service.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// count writes n and the noun, plural unless n is 1.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// names writes a list of names, or "nobody".
+func names(list []string) string {
+	if len(list) == 0 {
+		return "nobody"
+	}
+	return strings.Join(list, ", ")
+}
+
+// header writes a message's one-line summary: id, sender, recipients,
+// subject, and what stands out.
+func header(m service.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s from %s to %s", m.ID, stamp(m.Created), m.From, names(m.To))
+	if len(m.Cc) > 0 {
+		fmt.Fprintf(&b, " cc %s", names(m.Cc))
+	}
+	if len(m.Bcc) > 0 {
+		fmt.Fprintf(&b, " bcc %s", names(m.Bcc))
+	}
+	fmt.Fprintf(&b, ": %q (thread %s", m.Subject, m.Thread)
+	if m.Importance != "" && m.Importance != "normal" {
+		b.WriteString(", " + m.Importance)
+	}
+	if m.Category != nil {
+		b.WriteString(", " + *m.Category)
+	}
+	if m.AckRequired {
+		b.WriteString(", ack required")
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// receivedHeader adds the receipt to a message's summary.
+func receivedHeader(m service.Received) string {
+	state := "unread"
+	switch {
+	case !m.AckedAt.IsZero():
+		state = "acknowledged"
+	case !m.ReadAt.IsZero():
+		state = "read"
+	}
+	return header(m.Message) + " [" + state + "]"
+}
+
+// withBody adds a body, indented under its header.
+func withBody(head, body string) string {
+	if body == "" {
+		return head
+	}
+	return head + "\n    " + strings.ReplaceAll(strings.TrimRight(body, "\n"), "\n", "\n    ")
+}
+
+// listing writes a title line, then one entry per line, or the title and
+// "none".
+func listing(title string, entries []string) string {
+	if len(entries) == 0 {
+		return title + ": none"
+	}
+	return title + ":\n" + strings.Join(entries, "\n")
+}
+
+// lines writes each element of list as a line.
+func lines[T any](list []T, line func(T) string) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = line(v)
+	}
+	return out
+}
+
+func fullMessages(list []service.FullMessage) []string {
+	return lines(list, func(m service.FullMessage) string { return withBody(receivedHeader(m.Received), m.Body) })
+}
+
+func reservationLine(r service.Reservation) string {
+	kind := "shared"
+	if r.Exclusive {
+		kind = "exclusive"
+	}
+	line := fmt.Sprintf("%s %s by %s (%s, expires %s)", r.ID, r.Pattern, r.Agent, kind, stamp(r.Expires))
+	if !r.Released.IsZero() {
+		line += ", released " + stamp(r.Released)
+	}
+	if r.Reason != "" {
+		line += ": " + r.Reason
+	}
+	return line
+}
+
+func reservationLines(list []service.Reservation) []string { return lines(list, reservationLine) }
+
+func conflictLine(k service.Conflict) string {
+	return fmt.Sprintf("%s overlaps %s's %s (until %s)", k.Pattern, k.Holder, k.HolderPattern, stamp(k.Expires))
+}
+
+func lockLine(l service.Lock) string {
+	return fmt.Sprintf("%s held by %s until %s", l.Key, l.Holder, stamp(l.Expires))
+}
+
+func agentLine(a service.Agent) string {
+	line := a.Name
+	var about []string
+	for _, s := range []string{a.Program, a.Model, a.State} {
+		if s != "" {
+			about = append(about, s)
+		}
+	}
+	if a.Retired {
+		about = append(about, "retired")
+	}
+	about = append(about, "policy "+a.Policy, "last seen "+stamp(a.LastSeen))
+	if a.Reservations != nil {
+		about = append(about, count(*a.Reservations, "reservation", "reservations"))
+	}
+	line += " (" + strings.Join(about, ", ") + ")"
+	if a.Task != "" {
+		line += ": " + a.Task
+	}
+	return line
+}
+
+func contactLine(c service.Contact) string {
+	line := fmt.Sprintf("%s -> %s: %s", c.From, c.To, c.State)
+	if !c.Expires.IsZero() {
+		line += " until " + stamp(c.Expires)
+	}
+	if c.Reason != "" {
+		line += " (" + c.Reason + ")"
+	}
+	return line
+}
+
+func projectLine(p *service.ProjectKey) string {
+	if p == nil {
+		return "project: none found (pass project_key)"
+	}
+	return fmt.Sprintf("project %s (%s)", p.Key, p.Slug)
+}

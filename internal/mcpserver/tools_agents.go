@@ -1,0 +1,282 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/service"
+)
+
+func (s *Server) addAgentTools() {
+	addTool(s, tool{name: "health_check", desc: "Whether the server works: the store, its archive, the project (of project_key, else the server's directory) and the agent this session acts as.", readOnly: true},
+		textHealth, s.healthCheck)
+	addTool(s, tool{name: "ensure_project", desc: "Make sure the store and the project exist: human_key is the absolute path of your repository (or a project key). Returns the project's key and slug."},
+		textInit, s.ensureProject)
+	addTool(s, tool{name: "register_agent", desc: "Create your agent identity in the project, or update your profile. Leave name out for a free generated name (adjective+noun, like GreenCastle); " +
+		"names with digits, user, program or model names are refused with a free suggestion. The session then acts as this agent."},
+		textAgent("registered"), s.registerAgent)
+	addTool(s, tool{name: "whois", desc: "An agent's profile: program, model, task, presence, contact policy, active reservations. Default: your own.", readOnly: true},
+		textAgent("agent"), s.whois)
+	addTool(s, tool{name: "list_agents", desc: "The project's agents with their presence (active, idle, stale), last-seen time and active reservations.", readOnly: true},
+		textAgents, s.listAgents)
+	addTool(s, tool{name: "request_contact", desc: "Ask an agent whose contact policy requires it for permission to write to it (send_message fails with CONTACT_REQUIRED until it approves)."},
+		textContact, s.requestContact)
+	addTool(s, tool{name: "respond_contact", desc: "Approve (for 30 days) or deny another agent's request to write to you."},
+		textContact, s.respondContact)
+	addTool(s, tool{name: "list_contacts", desc: "Contact requests to and from you, with their state.", readOnly: true},
+		textContacts, s.listContacts)
+	addTool(s, tool{name: "set_contact_policy", desc: "Who may write to you: open (anyone in the project), auto (agents you work with: same thread, overlapping reservations, recent correspondents, approved contacts), contacts_only, or block_all."},
+		textAgent("policy set"), s.setContactPolicy)
+}
+
+// Health is the document of health_check: init's document, the server's
+// version and the session's agent.
+type Health struct {
+	service.InitResponse
+	Status   string  `json:"status"` // ok
+	Version  string  `json:"version"`
+	Agent    *string `json:"agent"`    // the agent this session acts as; null for none yet
+	Overseer bool    `json:"overseer"` // whether the session may act as any agent
+}
+
+type healthArgs struct {
+	projectArgs
+}
+
+func (s *Server) healthCheck(ctx context.Context, c *call, in healthArgs) (Health, error) {
+	sc, err := c.project(in.projectArgs, "")
+	if err != nil {
+		return Health{}, err
+	}
+	st, err := s.svc.Init(ctx, sc)
+	if err != nil {
+		return Health{}, err
+	}
+	h := Health{InitResponse: st, Status: "ok", Version: s.cfg.Version, Overseer: s.cfg.Overseer}
+	if me := s.sessionAgent(); me != "" {
+		h.Agent = &me
+	}
+	return h, nil
+}
+
+func textHealth(h Health) string {
+	agent := "no agent yet (register_agent)"
+	if h.Agent != nil {
+		agent = "acting as " + *h.Agent
+	}
+	if h.Overseer {
+		agent = "overseer: acting as any agent"
+	}
+	return fmt.Sprintf("ok: agentmail %s, store %s, %s, %s", h.Version, h.Store, projectLine(h.Project), agent)
+}
+
+type ensureArgs struct {
+	HumanKey     string `json:"human_key" jsonschema:"the absolute path of your repository (or of any directory in it), or a project key such as github.com/acme/shop"`
+	IdentityMode string `json:"identity_mode,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	Format       string `json:"format,omitempty" jsonschema:"json, the only format there is (accepted for mcp_agent_mail clients)"`
+}
+
+func (s *Server) ensureProject(ctx context.Context, c *call, in ensureArgs) (service.InitResponse, error) {
+	sc, err := c.project(projectArgs{ProjectKey: in.HumanKey, Format: in.Format}, "")
+	if err != nil {
+		return service.InitResponse{}, err
+	}
+	if _, err := service.ResolveProject(sc.Project); err != nil {
+		return service.InitResponse{}, err
+	}
+	return s.svc.Init(ctx, sc)
+}
+
+func textInit(r service.InitResponse) string {
+	return fmt.Sprintf("%s in store %s", projectLine(r.Project), r.Store)
+}
+
+type registerArgs struct {
+	projectArgs
+	Program           string `json:"program,omitempty" jsonschema:"the coding agent you run in, such as claude-code or codex"`
+	Model             string `json:"model,omitempty" jsonschema:"your model, such as opus-4"`
+	Name              string `json:"name,omitempty" jsonschema:"the name to register: an adjective and a noun, like GreenCastle; leave it out for a free generated one, or to update your own profile"`
+	TaskDescription   string `json:"task_description,omitempty" jsonschema:"what you are working on, for the other agents"`
+	Policy            string `json:"policy,omitempty" jsonschema:"your contact policy: open (the default), auto, contacts_only or block_all; see set_contact_policy"`
+	AttachmentsPolicy string `json:"attachments_policy,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+}
+
+// register registers name ("" for a generated one, or the session's own)
+// and makes it the call's agent.
+func (s *Server) register(ctx context.Context, c *call, p projectArgs, name string, req service.RegisterRequest) (service.AgentResponse, error) {
+	agent, err := c.act(name)
+	if err != nil {
+		return service.AgentResponse{}, err
+	}
+	sc, err := c.project(p, agent)
+	if err != nil {
+		return service.AgentResponse{}, err
+	}
+	if name != "" {
+		req.Name = &name
+	}
+	resp, err := s.svc.Register(ctx, sc, req)
+	if err == nil {
+		c.agent = resp.Agent.Name // a generated name, or the name as registered
+	}
+	return resp, err
+}
+
+func (s *Server) registerAgent(ctx context.Context, c *call, in registerArgs) (service.AgentResponse, error) {
+	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy})
+}
+
+func textAgent(verb string) func(service.AgentResponse) string {
+	return func(r service.AgentResponse) string { return verb + " " + agentLine(r.Agent) }
+}
+
+type whoisArgs struct {
+	projectArgs
+	AgentName            string `json:"agent_name,omitempty" jsonschema:"the agent to look up; default: the agent this session acts as"`
+	IncludeRecentCommits *bool  `json:"include_recent_commits,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	CommitLimit          *int   `json:"commit_limit,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	RegistrationToken    string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+}
+
+// whois looks anyone up: profiles are not secret (list_agents shows them
+// all), so it acts as nobody.
+func (s *Server) whois(ctx context.Context, c *call, in whoisArgs) (service.AgentResponse, error) {
+	name := strings.TrimSpace(in.AgentName)
+	if name == "" {
+		if name = s.sessionAgent(); name == "" {
+			return service.AgentResponse{}, fault.WithHint(fmt.Errorf("%w: no agent named, and this session has none yet", service.ErrNotRegistered),
+				"pass agent_name, or call register_agent first")
+		}
+	}
+	sc, err := c.project(in.projectArgs, "")
+	if err != nil {
+		return service.AgentResponse{}, err
+	}
+	list, err := s.svc.Agents(ctx, sc, service.AgentsRequest{})
+	if err != nil {
+		return service.AgentResponse{}, err
+	}
+	known := make([]string, len(list.Agents))
+	for i, a := range list.Agents {
+		if strings.EqualFold(a.Name, name) {
+			return service.AgentResponse{Agent: a, Project: list.Project}, nil
+		}
+		known[i] = a.Name
+	}
+	return service.AgentResponse{}, fault.WithHint(fmt.Errorf("%w: no agent %s in this project", service.ErrNotFound, name),
+		"the project's agents: "+names(known))
+}
+
+type agentsArgs struct {
+	projectArgs
+	ActiveOnly bool `json:"active_only,omitempty" jsonschema:"only agents seen in the last 5 minutes"`
+}
+
+func (s *Server) listAgents(ctx context.Context, c *call, in agentsArgs) (service.AgentsResponse, error) {
+	sc, err := c.project(in.projectArgs, "")
+	if err != nil {
+		return service.AgentsResponse{}, err
+	}
+	return s.svc.Agents(ctx, sc, service.AgentsRequest{Active: in.ActiveOnly})
+}
+
+func textAgents(r service.AgentsResponse) string {
+	return listing(count(len(r.Agents), "agent", "agents"), lines(r.Agents, agentLine))
+}
+
+type requestContactArgs struct {
+	projectArgs
+	FromAgent         string `json:"from_agent,omitempty" jsonschema:"your agent name; leave it out to ask as the agent this session acts as"`
+	ToAgent           string `json:"to_agent" jsonschema:"the agent you want to write to"`
+	Reason            string `json:"reason,omitempty" jsonschema:"why, for the agent asked"`
+	ToProject         string `json:"to_project,omitempty" jsonschema:"must be this project when given: contacts across projects do not exist here"`
+	TTLSeconds        *int   `json:"ttl_seconds,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: an approval lasts 30 days"`
+	RegisterIfMissing *bool  `json:"register_if_missing,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: the agent must be registered"`
+	Program           string `json:"program,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	Model             string `json:"model,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	TaskDescription   string `json:"task_description,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+}
+
+// sameProject refuses a to_project that is not the call's project.
+func (s *Server) sameProject(sc service.Scope, other string) error {
+	if strings.TrimSpace(other) == "" {
+		return nil
+	}
+	ref, err := s.projectRef(other)
+	if err != nil {
+		return err
+	}
+	here, err := service.ResolveProject(sc.Project)
+	if err != nil {
+		return err
+	}
+	there, err := service.ResolveProject(ref)
+	if err != nil {
+		return err
+	}
+	if here.Key != there.Key {
+		return fault.WithHint(fmt.Errorf("%w: %s is another project: contacts across projects do not exist", service.ErrInvalidArgument, there.Key),
+			"leave to_project out: agents can contact agents of their own project")
+	}
+	return nil
+}
+
+func (s *Server) requestContact(ctx context.Context, c *call, in requestContactArgs) (service.ContactResponse, error) {
+	sc, err := c.scope(in.projectArgs, in.FromAgent)
+	if err != nil {
+		return service.ContactResponse{}, err
+	}
+	if err := s.sameProject(sc, in.ToProject); err != nil {
+		return service.ContactResponse{}, err
+	}
+	return s.svc.RequestContact(ctx, sc, service.ContactRequest{To: in.ToAgent, Reason: in.Reason})
+}
+
+func textContact(r service.ContactResponse) string { return "contact " + contactLine(r.Contact) }
+
+type respondContactArgs struct {
+	projectArgs
+	ToAgent           string `json:"to_agent,omitempty" jsonschema:"your agent name (the one asked); leave it out to answer as the agent this session acts as"`
+	FromAgent         string `json:"from_agent" jsonschema:"the agent who asked"`
+	Accept            bool   `json:"accept" jsonschema:"true approves for 30 days, false denies"`
+	TTLSeconds        *int   `json:"ttl_seconds,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: an approval lasts 30 days"`
+	FromProject       string `json:"from_project,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+}
+
+func (s *Server) respondContact(ctx context.Context, c *call, in respondContactArgs) (service.ContactResponse, error) {
+	sc, err := c.scope(in.projectArgs, in.ToAgent)
+	if err != nil {
+		return service.ContactResponse{}, err
+	}
+	return s.svc.DecideContact(ctx, sc, in.FromAgent, in.Accept)
+}
+
+func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (service.ContactsResponse, error) {
+	sc, err := c.scope(in.projectArgs, in.AgentName)
+	if err != nil {
+		return service.ContactsResponse{}, err
+	}
+	return s.svc.Contacts(ctx, sc)
+}
+
+func textContacts(r service.ContactsResponse) string {
+	return listing(count(len(r.Contacts), "contact", "contacts"), lines(r.Contacts, contactLine))
+}
+
+type policyArgs struct {
+	agentArgs
+	Policy string `json:"policy" jsonschema:"open, auto, contacts_only or block_all"`
+}
+
+func (s *Server) setContactPolicy(ctx context.Context, c *call, in policyArgs) (service.AgentResponse, error) {
+	sc, err := c.scope(in.projectArgs, in.AgentName)
+	if err != nil {
+		return service.AgentResponse{}, err
+	}
+	return s.svc.SetPolicy(ctx, sc, in.Policy)
+}

@@ -1,0 +1,416 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// defaultLimit is how many messages or results a list has unless the
+// call says.
+const defaultLimit = 20
+
+// intOr returns *p, or def when p is nil.
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// boolOr returns *p, or def when p is nil.
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// seconds returns n seconds, refusing a negative n, which names the
+// argument.
+func seconds(n int, arg string) (time.Duration, error) {
+	if n < 0 {
+		return 0, service.Usagef("pass a positive number of seconds, such as 3600", "%s must not be negative, got %d", arg, n)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+func (s *Server) addMailTools() {
+	addTool(s, tool{name: "send_message", desc: "Send a markdown message to other agents of the project. Returns the message with its id and thread. " +
+		"Recipients must be registered (list_agents); a contact policy may refuse (CONTACT_REQUIRED: ask with request_contact). " +
+		"Pass thread_id to continue a thread."}, textSend, s.sendMessage)
+	addTool(s, tool{name: "reply_message", desc: "Reply to a message in its thread: to its sender (all: also every other recipient), with \"Re: \" added to the subject once and the original's importance."},
+		textSend, s.replyMessage)
+	addTool(s, tool{name: "fetch_inbox", desc: "List the messages you received, newest first, without marking them read. Bodies only with include_bodies.", readOnly: true},
+		textInbox, s.fetchInbox)
+	addTool(s, tool{name: "mark_message_read", desc: "Mark messages read (the first time is kept). Returns them with their bodies."},
+		textMark("marked read"), s.markRead)
+	addTool(s, tool{name: "acknowledge_message", desc: "Acknowledge messages (and mark them read): what a sender who set ack_required waits for."},
+		textMark("acknowledged"), s.acknowledge)
+	addTool(s, tool{name: "search_messages", desc: "Full-text search of the mail you sent or received, best matches first. " +
+		`Query language: words (all must match), "phrases", prefix*, OR, NOT or -word, (groups), and filters subject: body: from: to: thread: category: importance: since:2026-11-01 before:. Any text is safe.`, readOnly: true},
+		textSearch, s.searchMessages)
+	addTool(s, tool{name: "get_thread", desc: "A whole thread, oldest first, with bodies, as you may see it.", readOnly: true},
+		textThread, s.getThread)
+	addTool(s, tool{name: "summarize_thread", desc: "A thread's participants (everyone who wrote or was addressed, in order of appearance) and its messages with bodies, oldest first. No LLM is involved: read the messages.", readOnly: true},
+		textSummary, s.summarizeThread)
+	addTool(s, tool{name: "check_mail", desc: "The cheap \"anything for me?\" to call between steps: counts of unread, urgent and unacknowledged mail and open contact requests, and the newest unread messages.", readOnly: true},
+		textCheck, s.checkMail)
+	register(s, tool{name: "wait_for_mail", desc: "Block until new unread mail for you arrives (optionally only in a thread, from an agent, or urgent), then return it. " +
+		"Gives up after timeout_seconds with timed_out: true, which is not an error. Other calls go on meanwhile; cancelling the call stops the wait.", readOnly: true},
+		textWait, s.waitForMail)
+}
+
+type sendArgs struct {
+	projectArgs
+	SenderName           string   `json:"sender_name,omitempty" jsonschema:"your agent name; leave it out to send as the agent this session acts as"`
+	To                   Names    `json:"to" jsonschema:"the recipients' agent names (a list, or one name); [\"all\"] sends to every other agent of the project"`
+	Cc                   Names    `json:"cc,omitempty" jsonschema:"more recipients, in copy"`
+	Bcc                  Names    `json:"bcc,omitempty" jsonschema:"hidden recipients: each sees only themselves"`
+	Subject              string   `json:"subject" jsonschema:"one line, at most 200 characters"`
+	BodyMD               string   `json:"body_md" jsonschema:"the message in markdown, stored byte for byte (may be empty)"`
+	ThreadID             string   `json:"thread_id,omitempty" jsonschema:"a thread name to start or continue, or the id of a message whose thread to join; default: a new thread named by the message's id"`
+	Importance           string   `json:"importance,omitempty" jsonschema:"low, normal (the default), high or urgent"`
+	AckRequired          bool     `json:"ack_required,omitempty" jsonschema:"ask the recipients to acknowledge (acknowledge_message)"`
+	Category             string   `json:"category,omitempty" jsonschema:"HANDOFF, BLOCKED, DECISION or INFO; HANDOFF and BLOCKED imply ack_required"`
+	Broadcast            bool     `json:"broadcast,omitempty" jsonschema:"with an empty to: send to every other agent of the project, as to [\"all\"]"`
+	AttachmentPaths      []string `json:"attachment_paths,omitempty" jsonschema:"not supported: put the path in the body instead (a non-empty list is refused)"`
+	ConvertImages        *bool    `json:"convert_images,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	Topic                string   `json:"topic,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	AutoContactIfBlocked *bool    `json:"auto_contact_if_blocked,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: on CONTACT_REQUIRED call request_contact"`
+	SenderToken          string   `json:"sender_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+}
+
+// request is the send request in a.
+func (a sendArgs) request() (service.SendRequest, error) {
+	if len(a.AttachmentPaths) > 0 {
+		return service.SendRequest{}, fault.WithHint(fmt.Errorf("%w: attachments are not supported", service.ErrInvalidArgument),
+			"name the files in body_md instead (they are in the repository)")
+	}
+	to := []string(a.To)
+	if len(to) == 0 && a.Broadcast {
+		to = []string{service.Broadcast}
+	}
+	return service.SendRequest{To: to, Cc: a.Cc, Bcc: a.Bcc, Subject: a.Subject, Body: a.BodyMD, Thread: a.ThreadID,
+		Importance: a.Importance, Ack: a.AckRequired, Category: a.Category}, nil
+}
+
+func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (service.SendResponse, error) {
+	req, err := in.request()
+	if err != nil {
+		return service.SendResponse{}, err
+	}
+	sc, err := c.viewer(in.projectArgs, in.SenderName)
+	if err != nil {
+		return service.SendResponse{}, err
+	}
+	req.AsHuman = sc.Agent == "" // an overseer naming no sender
+	return s.svc.Send(ctx, sc, req)
+}
+
+func textSend(r service.SendResponse) string { return "sent " + header(r.Message) }
+
+type replyArgs struct {
+	projectArgs
+	SenderName    string `json:"sender_name,omitempty" jsonschema:"your agent name; leave it out to reply as the agent this session acts as"`
+	MessageID     string `json:"message_id" jsonschema:"the message to answer: its id as fetch_inbox returns it (a string), or a unique prefix of 6+ characters"`
+	BodyMD        string `json:"body_md" jsonschema:"the reply in markdown"`
+	All           bool   `json:"all,omitempty" jsonschema:"reply to the sender and every other recipient, not only the sender"`
+	HoldSeconds   int    `json:"hold_seconds,omitempty" jsonschema:"ask a sender waiting for this reply (send --wait) to wait this many seconds longer"`
+	To            Names  `json:"to,omitempty" jsonschema:"not supported (a reply goes to the sender, or with all to everyone): use send_message with thread_id to address others"`
+	Cc            Names  `json:"cc,omitempty" jsonschema:"not supported, as to"`
+	Bcc           Names  `json:"bcc,omitempty" jsonschema:"not supported, as to"`
+	SubjectPrefix string `json:"subject_prefix,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: the prefix is always Re:"`
+	SenderToken   string `json:"sender_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+}
+
+func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (service.SendResponse, error) {
+	if len(in.To)+len(in.Cc)+len(in.Bcc) > 0 {
+		return service.SendResponse{}, fault.WithHint(fmt.Errorf("%w: a reply cannot name its recipients", service.ErrInvalidArgument),
+			"leave to, cc and bcc out (all: true answers everyone), or use send_message with thread_id set to the message's thread")
+	}
+	hold, err := seconds(in.HoldSeconds, "hold_seconds")
+	if err != nil {
+		return service.SendResponse{}, err
+	}
+	sc, err := c.scope(in.projectArgs, in.SenderName)
+	if err != nil {
+		return service.SendResponse{}, err
+	}
+	return s.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold})
+}
+
+type inboxArgs struct {
+	agentArgs
+	Limit         *int   `json:"limit,omitempty" jsonschema:"at most this many messages, newest first; default 20, 0 for all"`
+	UrgentOnly    bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent messages"`
+	IncludeBodies bool   `json:"include_bodies,omitempty" jsonschema:"include each message's markdown body"`
+	SinceTS       string `json:"since_ts,omitempty" jsonschema:"only messages created strictly after this time: RFC 3339 (2026-11-22T10:00:00Z; without a zone it is UTC), a date (2026-11-01), or a duration ago (2h, 3d)"`
+	UnreadOnly    bool   `json:"unread_only,omitempty" jsonschema:"only messages you have not marked read"`
+	Category      string `json:"category,omitempty" jsonschema:"only messages of this category: HANDOFF, BLOCKED, DECISION or INFO"`
+	Topic         string `json:"topic,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+}
+
+// after turns since_ts into the inbox's inclusive Since: mcp_agent_mail's
+// since_ts is exclusive, and record times have whole seconds, so the first
+// second after it.
+func after(since string, now time.Time) (string, error) {
+	since = strings.TrimSpace(since)
+	if since == "" {
+		return "", nil
+	}
+	t, err := service.ParseSince(since, now)
+	if err != nil {
+		var zoneless error
+		if t, zoneless = time.Parse("2006-01-02T15:04:05.999999999", since); zoneless != nil {
+			return "", service.Usagef("pass an RFC 3339 time (2026-11-22T10:00:00Z), a date (2026-11-01) or a duration ago (2h, 3d)", "cannot read since_ts %q", since)
+		}
+	}
+	return t.UTC().Truncate(time.Second).Add(time.Second).Format(time.RFC3339), nil
+}
+
+func (s *Server) inbox(ctx context.Context, c *call, p projectArgs, agent string, req service.InboxRequest) (service.InboxResponse, error) {
+	sc, err := c.scope(p, agent)
+	if err != nil {
+		return service.InboxResponse{}, err
+	}
+	return s.svc.Inbox(ctx, sc, req)
+}
+
+func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (service.InboxResponse, error) {
+	since, err := after(in.SinceTS, s.svc.Now())
+	if err != nil {
+		return service.InboxResponse{}, err
+	}
+	return s.inbox(ctx, c, in.projectArgs, in.AgentName, service.InboxRequest{Unread: in.UnreadOnly, Urgent: in.UrgentOnly,
+		Category: in.Category, Since: since, Limit: intOr(in.Limit, defaultLimit), Bodies: in.IncludeBodies})
+}
+
+func textInbox(r service.InboxResponse) string {
+	return listing(count(len(r.Messages), "message", "messages")+", newest first", lines(r.Messages, func(m service.InboxMessage) string {
+		if m.Body == nil {
+			return receivedHeader(m.Received)
+		}
+		return withBody(receivedHeader(m.Received), *m.Body)
+	}))
+}
+
+type markArgs struct {
+	agentArgs
+	MessageID  string   `json:"message_id,omitempty" jsonschema:"a message id as fetch_inbox returns it (a string), or a unique prefix of it of 6+ characters"`
+	MessageIDs []string `json:"message_ids,omitempty" jsonschema:"more message ids (or prefixes)"`
+	All        bool     `json:"all,omitempty" jsonschema:"every message of your inbox (to acknowledge: every one asking for an acknowledgement you have not given)"`
+}
+
+func (s *Server) mark(ctx context.Context, c *call, in markArgs, ack bool) (service.MarkResponse, error) {
+	ids := in.MessageIDs
+	if in.MessageID != "" {
+		ids = append([]string{in.MessageID}, ids...)
+	}
+	if len(ids) == 0 && !in.All {
+		return service.MarkResponse{}, service.Usagef("pass message_id (or message_ids), or all: true", "no message named")
+	}
+	sc, err := c.scope(in.projectArgs, in.AgentName)
+	if err != nil {
+		return service.MarkResponse{}, err
+	}
+	return s.svc.Mark(ctx, sc, service.MarkRequest{IDs: ids, All: in.All, Ack: ack})
+}
+
+func (s *Server) markRead(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {
+	return s.mark(ctx, c, in, false)
+}
+
+func (s *Server) acknowledge(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {
+	return s.mark(ctx, c, in, true)
+}
+
+func textMark(verb string) func(service.MarkResponse) string {
+	return func(r service.MarkResponse) string {
+		return listing(verb+" "+count(len(r.Messages), "message", "messages"), fullMessages(r.Messages))
+	}
+}
+
+type searchArgs struct {
+	agentArgs
+	Query string `json:"query" jsonschema:"words (all must match), \"phrases\", prefix*, OR, NOT or -word, (groups), subject: body: from: to: thread: category: importance: since: before: filters"`
+	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many results, best first; default 20, 0 for all"`
+	All   bool   `json:"all,omitempty" jsonschema:"the whole project's mail, not only yours (an overseer's session only)"`
+}
+
+func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (service.SearchResponse, error) {
+	if in.All && !s.cfg.Overseer {
+		return service.SearchResponse{}, fault.WithHint(fmt.Errorf("%w: searching the whole project's mail needs an overseer's session", service.ErrAuthenticationRequired),
+			"leave all out to search your own mail, or start agentmail mcp --overseer")
+	}
+	sc, err := c.viewer(in.projectArgs, in.AgentName)
+	if err != nil {
+		return service.SearchResponse{}, err
+	}
+	return s.svc.Search(ctx, sc, service.SearchRequest{Query: in.Query, All: in.All, Limit: intOr(in.Limit, defaultLimit)})
+}
+
+func textSearch(r service.SearchResponse) string {
+	out := make([]string, 0, len(r.Results)+len(r.Notes))
+	for _, h := range r.Results {
+		out = append(out, fmt.Sprintf("%s %s from %s: %q (thread %s) %s", h.ID, stamp(h.Created), h.From, h.Subject, h.Thread, h.Snippet))
+	}
+	for _, n := range r.Notes {
+		out = append(out, "note: "+n)
+	}
+	return listing(count(len(r.Results), "result", "results")+", best first", out)
+}
+
+type threadArgs struct {
+	agentArgs
+	ThreadID string `json:"thread_id" jsonschema:"a thread name, or the id (or a unique prefix) of a message in the thread"`
+}
+
+func (s *Server) thread(ctx context.Context, c *call, p projectArgs, agent, ref string) (service.ThreadResponse, error) {
+	if strings.Contains(ref, ",") {
+		return service.ThreadResponse{}, fault.WithHint(fmt.Errorf("%w: thread_id %q names several threads", service.ErrInvalidArgument, ref),
+			"ask for one thread at a time")
+	}
+	sc, err := c.viewer(p, agent)
+	if err != nil {
+		return service.ThreadResponse{}, err
+	}
+	return s.svc.Thread(ctx, sc, ref)
+}
+
+func (s *Server) getThread(ctx context.Context, c *call, in threadArgs) (service.ThreadResponse, error) {
+	return s.thread(ctx, c, in.projectArgs, in.AgentName, in.ThreadID)
+}
+
+func textThread(r service.ThreadResponse) string {
+	return listing("thread "+r.Thread+", "+count(len(r.Messages), "message", "messages")+", oldest first", fullMessages(r.Messages))
+}
+
+type summarizeArgs struct {
+	threadArgs
+	IncludeExamples *bool  `json:"include_examples,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: every message is included"`
+	LLMMode         *bool  `json:"llm_mode,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: no LLM is involved"`
+	LLMModel        string `json:"llm_model,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	PerThreadLimit  *int   `json:"per_thread_limit,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+}
+
+// Summary is the document of summarize_thread: the thread's document and
+// its participants.
+type Summary struct {
+	service.ThreadResponse
+	// Participants are every sender and recipient of the thread's
+	// messages as the viewer sees them, once each, in order of first
+	// appearance.
+	Participants []string `json:"participants"`
+}
+
+func summarize(t service.ThreadResponse) Summary {
+	seen := map[string]bool{}
+	out := Summary{ThreadResponse: t, Participants: []string{}}
+	for _, m := range t.Messages {
+		for _, list := range [][]string{{m.From}, m.To, m.Cc, m.Bcc} {
+			for _, n := range list {
+				if k := strings.ToLower(n); !seen[k] {
+					seen[k] = true
+					out.Participants = append(out.Participants, n)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (s *Server) summarizeThread(ctx context.Context, c *call, in summarizeArgs) (Summary, error) {
+	t, err := s.thread(ctx, c, in.projectArgs, in.AgentName, in.ThreadID)
+	return summarize(t), err
+}
+
+func textSummary(r Summary) string {
+	return "participants: " + names(r.Participants) + "\n" + textThread(r.ThreadResponse)
+}
+
+type checkArgs struct {
+	agentArgs
+	Newest *int `json:"newest,omitempty" jsonschema:"how many of the newest unread messages to list; default 3"`
+}
+
+func (s *Server) checkMail(ctx context.Context, c *call, in checkArgs) (service.CheckResponse, error) {
+	newest := intOr(in.Newest, 3)
+	if newest < 0 {
+		return service.CheckResponse{}, service.Usagef("pass newest: 0 or more", "newest must not be negative, got %d", newest)
+	}
+	sc, err := c.scope(in.projectArgs, in.AgentName)
+	if err != nil {
+		return service.CheckResponse{}, err
+	}
+	return s.svc.Check(ctx, sc, service.CheckRequest{Newest: newest})
+}
+
+func textCheck(r service.CheckResponse) string {
+	if !r.Waiting() {
+		return "nothing waits: no unread mail, no contact requests"
+	}
+	out := []string{fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
+		count(r.Unread, "unread message", "unread messages"), r.Urgent, r.AwaitingAck, count(r.ContactRequests, "contact request", "contact requests"))}
+	for _, m := range r.Messages {
+		out = append(out, header(m))
+	}
+	return strings.Join(out, "\n")
+}
+
+type waitArgs struct {
+	agentArgs
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"give up after this many seconds (timed_out: true); default 30, at most 600; 0 checks once. MCP clients often give up on a call after 60 seconds"`
+	ThreadID       string `json:"thread_id,omitempty" jsonschema:"only mail in this thread: a thread name, or the id (or a unique prefix) of a message in it"`
+	From           string `json:"from,omitempty" jsonschema:"only mail from this agent"`
+	UrgentOnly     bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent mail"`
+}
+
+// Waited is the document of wait_for_mail: wait's document, and TimedOut,
+// which says the same as its timeout under the name MCP tools use.
+type Waited struct {
+	service.WaitResponse
+	TimedOut bool `json:"timed_out"`
+}
+
+// Bounds of wait_for_mail's timeout.
+const (
+	defaultWait = 30 * time.Second
+	maxWait     = 10 * time.Minute
+)
+
+func (s *Server) waitForMail(ctx context.Context, req *mcp.CallToolRequest, in waitArgs) (Waited, error) {
+	timeout, err := seconds(intOr(in.TimeoutSeconds, int(defaultWait/time.Second)), "timeout_seconds")
+	if err != nil {
+		return Waited{}, err
+	}
+	var resp service.WaitResponse
+	err = s.unlocked(ctx, req, func(c *call) (service.Scope, error) { return c.scope(in.projectArgs, in.AgentName) },
+		func(svc *service.Service, sc service.Scope) error {
+			resp, err = svc.Wait(ctx, sc, service.WaitRequest{Timeout: min(timeout, maxWait), Thread: in.ThreadID, From: in.From, Urgent: in.UrgentOnly})
+			if errors.Is(err, service.ErrTimeout) {
+				return nil
+			}
+			return err
+		})
+	if err != nil {
+		return Waited{}, err
+	}
+	if resp.Messages == nil {
+		resp.Messages = []service.FullMessage{}
+	}
+	return Waited{WaitResponse: resp, TimedOut: resp.Timeout}, nil
+}
+
+func textWait(r Waited) string {
+	if r.TimedOut {
+		return "no new mail arrived in time (timed_out); wait again or check fetch_inbox"
+	}
+	return listing(count(len(r.Messages), "new message", "new messages"), fullMessages(r.Messages))
+}
