@@ -26,7 +26,7 @@
 //     names them; a time is a time.Time, zero for null.
 //   - routes.go names the routes (ServeMux patterns) and builds their
 //     addresses; forms.go reads the compose and search forms; errors.go
-//     maps error codes to HTTP statuses and writes JSON errors.
+//     writes JSON errors (their HTTP statuses come from service.Describe).
 //
 // # Wiring it in agentmail serve
 //
@@ -44,7 +44,7 @@
 //     a handler that calls the service as the overseer (search with
 //     --all), copies the response into its view, sets Page.Project and
 //     Page.Now, and calls pages.Serve (errors: pages.ErrorPage with
-//     StatusOf(code)). The compose page puts guard.CSRFToken(w, r) in its
+//     the HTTP status of service.Describe(err), the one error table). The compose page puts guard.CSRFToken(w, r) in its
 //     view; RouteSend reads ReadCompose(r.PostForm), sends as Human to the
 //     agent or to ToAll, and shows the ComposeView with Sent, or with
 //     Error and Hint. RouteArchive answers `git show COMMIT:PATH` as
@@ -53,7 +53,7 @@
 //     (MailboxView.Before and Older); search hits need the snippet with
 //     fts's markers (SearchHit.Marked), which the service keeps today.
 //  4. Under /api/ the JSON documents, with errors from WriteJSONError(w,
-//     StatusOf(code), code, message, fault.Hint(err)); under /mcp/ the
+//     f.HTTP, f.Code, f.Message, f.Hint) where f = service.Describe(err); under /mcp/ the
 //     MCP SDK's streamable HTTP handler. /api/events is a server-sent
 //     event stream whose event names are the types pages list in
 //     Page.Live (message, receipt, reservation, lock, contact, agent):

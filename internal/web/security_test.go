@@ -341,18 +341,6 @@ func TestGuardErrorPage(t *testing.T) {
 	}
 }
 
-func TestStatusOf(t *testing.T) {
-	tests := map[string]int{
-		"NOT_FOUND": 404, "RESERVATION_CONFLICT": 409, "LOCK_HELD": 409, "INVALID_ARGUMENT": 400,
-		CodeUnauthorized: 401, CodeForbidden: 403, "STORE_BUSY": 503, "STORE_CORRUPT": 500, "SOMETHING_NEW": 500,
-	}
-	for code, want := range tests {
-		if got := StatusOf(code); got != want {
-			t.Errorf("StatusOf(%s) = %d, want %d", code, got, want)
-		}
-	}
-}
-
 func TestTokenURL(t *testing.T) {
 	if got := TokenURL("http://127.0.0.1:8765/mail/", "a b+c"); got != "http://127.0.0.1:8765/mail/?token=a+b%2Bc" {
 		t.Errorf("TokenURL = %q", got)
