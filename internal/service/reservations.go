@@ -85,6 +85,25 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 	if err != nil && !errors.Is(err, reservations.ErrConflict) {
 		return ReserveResponse{}, err
 	}
+	if err == nil && !req.AllowConflicts {
+		var lost []reservations.Conflict
+		err = s.confirmGrant(ctx, x, func() error {
+			lost, err = landedFirst(ctx, x.overview(), res.Granted)
+			if err == nil && len(lost) > 0 {
+				err = &reservations.ConflictError{Conflicts: lost}
+			}
+			return err
+		}, func() error {
+			_, err := rs.Release(ctx, reservations.Selector{IDs: mapSlice(res.Granted, func(r reservations.Reservation) string { return r.ID })})
+			return err
+		})
+		if err != nil {
+			if len(lost) == 0 {
+				return ReserveResponse{}, err
+			}
+			res.Conflicts, res.Granted = lost, nil
+		}
+	}
 	return ReserveResponse{Conflicts: mapSlice(res.Conflicts, conflictDoc), Granted: reservationDocs(res.Granted), Warnings: res.Warnings}, err
 }
 
@@ -272,4 +291,25 @@ func (s *Service) CheckPaths(ctx context.Context, sc Scope, paths []string) (Che
 	return CheckPathsResponse{Paths: mapSlice(held, func(h reservations.PathHolders) PathHolders {
 		return PathHolders{h.Path, reservationDocs(h.Holders)}
 	})}, nil
+}
+
+// landedFirst returns the conflicts of granted, just granted here, with
+// the active reservations of others now in the index after a merge with
+// the remote: those came from the remote, so they landed first. (Two
+// agents here cannot both hold overlapping leases: the store lock
+// decided between them.)
+func landedFirst(ctx context.Context, all *reservations.Service, granted []reservations.Reservation) ([]reservations.Conflict, error) {
+	active, err := all.List(ctx, reservations.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	var lost []reservations.Conflict
+	for _, g := range granted {
+		for _, h := range active {
+			if h.Agent != g.Agent && (h.Exclusive || g.Exclusive) && reservations.Overlap(g.Pattern, h.Pattern) {
+				lost = append(lost, reservations.Conflict{Pattern: g.Pattern, Holder: h.Agent, HolderPattern: h.Pattern, Exclusive: h.Exclusive, Expires: h.Expires})
+			}
+		}
+	}
+	return lost, nil
 }
