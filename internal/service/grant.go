@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 // synced reports whether x's project has synced: from then on its grants
@@ -27,7 +30,7 @@ func (x *session) synced() (string, bool, error) {
 // grant still stands against what landed on the remote first. When it
 // does not, or the remote cannot be reached, undo ends the grant here and
 // the error says why. A project that never synced grants locally.
-func (s *Service) confirmGrant(ctx context.Context, x *session, redecide func() error, undo func() error) error {
+func (s *Service) confirmGrant(ctx context.Context, x *session, redecide func(theirs string) error, undo func() error) error {
 	remote, ok, err := x.synced()
 	if !ok {
 		return err
@@ -45,4 +48,45 @@ func (s *Service) confirmGrant(ctx context.Context, x *session, redecide func() 
 			"check the remote (git ls-remote "+remote+"), or pass --offline to grant here only, unconfirmed")
 	}
 	return err
+}
+
+// confirmLock confirms the lock mine, just taken here, with the remote
+// (see confirmGrant): a lock the remote says another holds was taken
+// first, so mine yields to it and the error is a HeldError naming it.
+func (s *Service) confirmLock(ctx context.Context, x *session, rs *reservations.Service, mine reservations.Lock) (reservations.Lock, error) {
+	var first *reservations.Lock
+	err := s.confirmGrant(ctx, x, func(theirs string) error {
+		l, err := lockAt(x.st.Archive(), theirs, x.project().Slug, mine.Key)
+		if err != nil || l == nil || !l.Held(x.st.Now()) || reservations.SameHolding(*l, mine) {
+			return err
+		}
+		first = l
+		return &reservations.HeldError{Lock: *l, Agent: mine.Holder}
+	}, func() error {
+		if first != nil {
+			return rs.Yield(ctx, mine, *first)
+		}
+		_, err := rs.ReleaseRun(ctx, mine)
+		return err
+	})
+	return mine, err
+}
+
+// lockAt returns the lock key of project slug in commit rev, nil if it has
+// none.
+func lockAt(arc *archive.Archive, rev, slug, key string) (*reservations.Lock, error) {
+	name := "locks/" + record.LockFileName(key)
+	data, err := arc.ReadFile(rev, name)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec, err := record.Decode(record.ProjectDir(slug)+"/"+name, data)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s on the remote: %w", key, err)
+	}
+	l, _ := rec.(*reservations.Lock)
+	return l, nil
 }

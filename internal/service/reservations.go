@@ -87,7 +87,7 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 	}
 	if err == nil && !req.AllowConflicts {
 		var lost []reservations.Conflict
-		err = s.confirmGrant(ctx, x, func() error {
+		err = s.confirmGrant(ctx, x, func(string) error {
 			lost, err = landedFirst(ctx, x.overview(), res.Granted)
 			if err == nil && len(lost) > 0 {
 				err = &reservations.ConflictError{Conflicts: lost}

@@ -69,9 +69,9 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 }
 
 // syncOnce is the fetch, merge, push loop. redecide, when set, runs after
-// each merge of what the remote has, before pushing: an error from it
+// each merge of what the remote has (commit theirs), before pushing: an error from it
 // stops the sync.
-func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse, redecide func() error) error {
+func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse, redecide func(theirs string) error) error {
 	arc := st.Archive()
 	for attempt := 0; attempt < syncAttempts; attempt++ {
 		theirs, err := arc.Fetch(remote, slug)
@@ -93,7 +93,7 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 			}
 			resp.In += in
 			if redecide != nil {
-				if err := redecide(); err != nil {
+				if err := redecide(theirs); err != nil {
 					return err
 				}
 			}
