@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -89,4 +91,55 @@ func lockAt(arc *archive.Archive, rev, slug, key string) (*reservations.Lock, er
 	}
 	l, _ := rec.(*reservations.Lock)
 	return l, nil
+}
+
+// settleOffline ends each lease granted offline here (unconfirmed, and not
+// on the remote yet) that overlaps an active lease of another agent that
+// is on the remote (commit theirs): that one landed first. The holder of
+// each lease ended is told by mail from the human overseer.
+func (s *Service) settleOffline(ctx context.Context, x *session, theirs string) error {
+	all := x.overview()
+	active, err := all.List(ctx, reservations.Filter{})
+	if err != nil {
+		return err
+	}
+	arc := x.st.Archive()
+	onRemote := func(r reservations.Reservation) bool {
+		_, err := arc.ReadFile(theirs, "reservations/"+r.ID+".json")
+		return err == nil
+	}
+	for _, u := range active {
+		if !u.Unconfirmed || onRemote(u) {
+			continue
+		}
+		i := slices.IndexFunc(active, func(h reservations.Reservation) bool {
+			return h.Agent != u.Agent && (h.Exclusive || u.Exclusive) && reservations.Overlap(u.Pattern, h.Pattern) && onRemote(h)
+		})
+		if i < 0 {
+			continue
+		}
+		if err := s.endLost(ctx, x, all, u, active[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endLost ends the offline lease u, which lost to first, and tells its
+// holder.
+func (s *Service) endLost(ctx context.Context, x *session, all *reservations.Service, u, first reservations.Reservation) error {
+	reason := fmt.Sprintf("granted offline; %s's %s reached the remote first", first.Agent, first.Pattern)
+	r, ended, err := all.Supersede(ctx, u.ID, mailbox.HumanSender, reason)
+	if err != nil || !ended {
+		return err
+	}
+	_, err = x.mb.Send(ctx, mailbox.Draft{AsHuman: true, To: []string{r.Agent}, Importance: "high",
+		Subject: "Your offline reservation of " + r.Pattern + " was ended",
+		Body: fmt.Sprintf("Your reservation %s of `%s`, granted with --offline, overlapped %s's reservation %s of `%s`, "+
+			"which reached the remote first; sync ended yours. Reserve again once %s releases it, or ask: agentmail send --to %s",
+			r.ID, r.Pattern, first.Agent, first.ID, first.Pattern, first.Agent, first.Agent)})
+	if err != nil {
+		return fmt.Errorf("ended %s's reservation %s, but could not tell them: %w", r.Agent, r.ID, err)
+	}
+	return nil
 }

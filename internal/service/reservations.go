@@ -52,6 +52,9 @@ type ReserveRequest struct {
 	Shared         bool
 	Reason         string
 	AllowConflicts bool // grant anyway, still reporting the conflicts
+	// Offline grants here without the remote, the lease marked
+	// unconfirmed until a sync decides it.
+	Offline bool
 }
 
 // ReserveResponse is the document of reserve: {"granted": [reservation...],
@@ -80,12 +83,12 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 		return ReserveResponse{}, err
 	}
 	res, err := rs.Reserve(ctx, pats, reservations.Options{
-		TTL: req.TTL, Shared: req.Shared, Reason: req.Reason, AllowConflicts: req.AllowConflicts,
+		TTL: req.TTL, Shared: req.Shared, Reason: req.Reason, AllowConflicts: req.AllowConflicts, Unconfirmed: req.Offline,
 	})
 	if err != nil && !errors.Is(err, reservations.ErrConflict) {
 		return ReserveResponse{}, err
 	}
-	if err == nil && !req.AllowConflicts {
+	if err == nil && !req.AllowConflicts && !req.Offline {
 		var lost []reservations.Conflict
 		err = s.confirmGrant(ctx, x, func(string) error {
 			lost, err = landedFirst(ctx, x.overview(), res.Granted)

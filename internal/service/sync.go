@@ -58,7 +58,8 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 	}
 	resp := SyncResponse{Project: slug, Remote: remote, Ref: archive.RemoteRef(slug)}
 	if !req.Status {
-		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, nil); err != nil {
+		settle := func(theirs string) error { return s.settleOffline(ctx, x, theirs) }
+		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, settle); err != nil {
 			return SyncResponse{}, err
 		}
 		if err := arc.SetConfig(syncKey(slug, "lastsync"), s.Now().Format(time.RFC3339)); err != nil {
@@ -94,6 +95,9 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 			resp.In += in
 			if redecide != nil {
 				if err := redecide(theirs); err != nil {
+					return err
+				}
+				if after, err = st.ProjectHead(slug); err != nil { // redecide may have written
 					return err
 				}
 			}
