@@ -90,17 +90,7 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 	}
 	if err == nil && !req.AllowConflicts && !req.Offline {
 		var lost []reservations.Conflict
-		err = s.confirmGrant(ctx, x, func(string) error {
-			lost, err = landedFirst(ctx, x.overview(), res.Granted)
-			if err == nil && len(lost) > 0 {
-				err = &reservations.ConflictError{Conflicts: lost}
-			}
-			return err
-		}, func() error {
-			_, err := rs.Release(ctx, reservations.Selector{IDs: mapSlice(res.Granted, func(r reservations.Reservation) string { return r.ID })})
-			return err
-		})
-		if err != nil {
+		if lost, err = s.confirmLeases(ctx, x, rs, res.Granted); err != nil {
 			if len(lost) == 0 {
 				return ReserveResponse{}, err
 			}
@@ -157,6 +147,9 @@ func (s *Service) Renew(ctx context.Context, sc Scope, req RenewRequest) (RenewR
 	renewed, err := rs.Renew(ctx, sel, req.Extend)
 	if err != nil {
 		return RenewResponse{}, err
+	}
+	if lost, err := s.confirmLeases(ctx, x, rs, renewed); err != nil {
+		return RenewResponse{Conflicts: mapSlice(lost, conflictDoc), Renewed: []Reservation{}}, err
 	}
 	return RenewResponse{Conflicts: []Conflict{}, Renewed: reservationDocs(renewed)}, nil
 }
@@ -294,6 +287,26 @@ func (s *Service) CheckPaths(ctx context.Context, sc Scope, paths []string) (Che
 	return CheckPathsResponse{Paths: mapSlice(held, func(h reservations.PathHolders) PathHolders {
 		return PathHolders{h.Path, reservationDocs(h.Holders)}
 	})}, nil
+}
+
+// confirmLeases confirms leases, just granted or renewed here, with the
+// remote (see confirmGrant). When one lost to a lease that landed there
+// first, it ends them all and returns the conflicts with an error
+// wrapping reservations.ErrConflict.
+func (s *Service) confirmLeases(ctx context.Context, x *session, rs *reservations.Service, leases []reservations.Reservation) ([]reservations.Conflict, error) {
+	var lost []reservations.Conflict
+	err := s.confirmGrant(ctx, x, func(string) error {
+		var err error
+		lost, err = landedFirst(ctx, x.overview(), leases)
+		if err == nil && len(lost) > 0 {
+			err = &reservations.ConflictError{Conflicts: lost}
+		}
+		return err
+	}, func() error {
+		_, err := rs.Release(ctx, reservations.Selector{IDs: mapSlice(leases, func(r reservations.Reservation) string { return r.ID })})
+		return err
+	})
+	return lost, err
 }
 
 // landedFirst returns the conflicts of granted, just granted here, with
