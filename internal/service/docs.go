@@ -150,8 +150,9 @@ type Reservation struct {
 	Created   Time   `json:"created"`
 	Expires   Time   `json:"expires"`
 	Released  Time   `json:"released"`
-	// Unconfirmed: granted with --offline, not yet decided by a push.
-	Unconfirmed bool `json:"unconfirmed"`
+	// Unconfirmed: granted with --offline, not yet decided by a push;
+	// present only when true, so documents of other leases are as before.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 func reservationDoc(r reservations.Reservation) Reservation {
