@@ -10,6 +10,7 @@ import (
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 )
@@ -140,6 +141,30 @@ func (s *Service) endLost(ctx context.Context, x *session, all *reservations.Ser
 			r.ID, r.Pattern, first.Agent, first.ID, first.Pattern, first.Agent, first.Agent)})
 	if err != nil {
 		return fmt.Errorf("ended %s's reservation %s, but could not tell them: %w", r.Agent, r.ID, err)
+	}
+	return nil
+}
+
+// keepRemoteLocks makes each lock the remote (commit theirs) has held win
+// over another holding of it here that the merge kept: the remote's ref
+// decided it (the merge rule alone keeps the later acquisition, which a
+// lock taken here and never pushed would win).
+func keepRemoteLocks(ctx context.Context, st *store.Store, slug, theirs string) error {
+	rs := reservations.New(st, slug, "", nil)
+	held, err := rs.Locks(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, l := range held {
+		first, err := lockAt(st.Archive(), theirs, slug, l.Key)
+		if err != nil {
+			return err
+		}
+		if first != nil && first.Held(st.Now()) && !reservations.SameHolding(*first, l) {
+			if err := rs.Yield(ctx, l, *first); err != nil {
+				return fmt.Errorf("keep the remote's lock %s: %w", l.Key, err)
+			}
+		}
 	}
 	return nil
 }

@@ -93,13 +93,16 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 				return err
 			}
 			resp.In += in
+			if err := keepRemoteLocks(ctx, st, slug, theirs); err != nil {
+				return err
+			}
 			if redecide != nil {
 				if err := redecide(theirs); err != nil {
 					return err
 				}
-				if after, err = st.ProjectHead(slug); err != nil { // redecide may have written
-					return err
-				}
+			}
+			if after, err = st.ProjectHead(slug); err != nil { // the steps above may have written
+				return err
 			}
 		}
 		if after == "" || after == theirs {
