@@ -46,11 +46,14 @@ func (s *Service) confirmGrant(ctx context.Context, x *session, redecide func(th
 	if uerr := undo(); uerr != nil {
 		return fmt.Errorf("%w (and ending the grant here failed: %v)", err, uerr)
 	}
-	if errors.Is(err, archive.ErrUnreachable) {
-		return fault.WithHint(fmt.Errorf("not granted: the grant must reach %s first: %w", remote, err),
-			"check the remote (git ls-remote "+remote+"), or pass --offline to grant here only, unconfirmed")
+	if !errors.Is(err, archive.ErrUnreachable) {
+		// Another grant's push may have carried ours out before it was
+		// decided: publish its end too, best effort (the next sync would).
+		_ = s.syncOnce(ctx, x.st, x.project().Slug, remote, &resp, nil)
+		return err
 	}
-	return err
+	return fault.WithHint(fmt.Errorf("not granted: the grant must reach %s first: %w", remote, err),
+		"check the remote (git ls-remote "+remote+"), or pass --offline to grant here only, unconfirmed")
 }
 
 // confirmLock confirms the lock mine, just taken here, with the remote
