@@ -224,6 +224,31 @@ func (s *Service) changeLock(ctx context.Context, key, run, verb string, change 
 	return out, err
 }
 
+// SameHolding reports whether a and b are one holding of a lock: the same
+// holder and run since the same time.
+func SameHolding(a, b Lock) bool {
+	return a.Key == b.Key && a.Holder == b.Holder && a.Run == b.Run && a.Created.Equal(b.Created)
+}
+
+// Yield gives the lock mine, taken here, up to first, which a remote says
+// was taken before it: if the lock here is still mine, it becomes first
+// again, so that a merge keeps first.
+func (s *Service) Yield(ctx context.Context, mine, first Lock) error {
+	return s.st.Update(ctx, func(tx *store.Tx) error {
+		sc, err := s.scope(ctx, tx)
+		if err != nil {
+			return err
+		}
+		cur, ok, err := s.lock(ctx, sc, mine.Key)
+		if err != nil || !ok || !SameHolding(cur, mine) {
+			return err
+		}
+		tx.Put(&first)
+		tx.Describe(s.agent, fmt.Sprintf("lock: %s yields %s to %s, who took it first", s.agent, mine.Key, first.Holder))
+		return nil
+	})
+}
+
 // Locks lists the locks held now whose key starts with prefix.
 func (s *Service) Locks(ctx context.Context, prefix string) ([]Lock, error) {
 	out := []Lock{}

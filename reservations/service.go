@@ -57,6 +57,7 @@ type Options struct {
 	Shared         bool
 	Reason         string
 	AllowConflicts bool // grant anyway, still reporting the conflicts
+	Unconfirmed    bool // granted offline: see record.Reservation.Unconfirmed
 }
 
 // Result is what Reserve did.
@@ -94,7 +95,7 @@ func (s *Service) scope(ctx context.Context, q store.Querier) (scope, error) {
 	return scope{q, p.ID}, err
 }
 
-const columns = `id, agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason`
+const columns = `id, agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason, unconfirmed`
 
 // load returns reservations of the project matching where (a condition on
 // the columns), oldest first.
@@ -144,7 +145,7 @@ func (s *Service) each(ctx context.Context, sc scope, where string, args []any, 
 		var rowid int64
 		var created, expires string
 		var released sql.NullString
-		if err := rows.Scan(&rowid, &r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason); err != nil {
+		if err := rows.Scan(&rowid, &r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason, &r.Unconfirmed); err != nil {
 			return err
 		}
 		r.Created, _ = record.ParseTime(created)
@@ -293,6 +294,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 					Agent: s.agent, Pattern: p, Exclusive: !o.Shared, Created: now}
 			}
 			r.Reason = o.Reason
+			r.Unconfirmed = r.Unconfirmed || o.Unconfirmed
 			r.Expires = latest(r.Expires, now.Add(o.TTL))
 			res.Granted = append(res.Granted, r)
 			tx.Put(&r)
@@ -567,6 +569,32 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 		return nil
 	})
 	return out, err
+}
+
+// Supersede ends reservation id, whoever holds it, as released by by for
+// reason, if it is still active: a sync found that it lost to one that
+// reached the remote first. It returns the reservation as ended, and
+// whether it ended it.
+func (s *Service) Supersede(ctx context.Context, id, by, reason string) (Reservation, bool, error) {
+	var out Reservation
+	var ended bool
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		sc, err := s.scope(ctx, tx)
+		if err != nil {
+			return err
+		}
+		now := s.st.Now()
+		found, err := s.load(ctx, sc, `id = ?`, id)
+		if err != nil || len(found) == 0 || !found[0].Active(now) {
+			return err
+		}
+		out, ended = found[0], true
+		out.Released, out.ReleasedBy, out.ReleaseReason = now, by, reason
+		tx.Put(&out)
+		tx.Describe(by, fmt.Sprintf("release: %s's %s lost to a lease on the remote (%s)", out.Agent, out.Pattern, reason))
+		return nil
+	})
+	return out, ended, err
 }
 
 func patternsOf(rs []Reservation) []string {

@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 			"killsends":   cmdKillSends,
 			"countids":    cmdCountIDs,
 			"race":        cmdRace,
+			"racestores":  cmdRaceStores,
 			"status":      cmdStatus,
 			"damagepages": cmdDamagePages,
 			"nobody":      cmdNobody,
@@ -315,23 +316,8 @@ func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := make([]string, len(args)-1)
-			for j, s := range args[1:] {
-				a[j] = strings.NewReplacer("%d", strconv.Itoa(i), "%n", raceNames[i]).Replace(s)
-			}
-			cmd := exec.Command(bin, a...)
-			cmd.Env, cmd.Dir = env, filepath.Join(dir, "repo")
-			out, err := cmd.CombinedOutput()
-			key := "ok"
-			var ee *exec.ExitError
-			switch {
-			case err == nil:
-			case errors.As(err, &ee) && ee.ExitCode() == 3:
-				key = "conflict"
-			default:
-				key = "other"
-				ts.Logf("process %d: %v: %s", i, err, out)
-			}
+			key := runRacer(ts, bin, env, filepath.Join(dir, "repo"), args[1:],
+				strings.NewReplacer("%d", strconv.Itoa(i), "%n", raceNames[i]))
 			mu.Lock()
 			counts[key]++
 			mu.Unlock()
@@ -339,6 +325,28 @@ func cmdRace(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	wg.Wait()
 	fmt.Fprintf(ts.Stdout(), "ok=%d conflict=%d other=%d\n", counts["ok"], counts["conflict"], counts["other"])
+}
+
+// runRacer runs `agentmail ARGS...` in dir, with r's replacements made in
+// its arguments, and says how it ended: "ok", "conflict" (exit 3) or
+// "other" (logged).
+func runRacer(ts *testscript.TestScript, bin string, env []string, dir string, args []string, r *strings.Replacer) string {
+	a := make([]string, len(args))
+	for j, s := range args {
+		a[j] = r.Replace(s)
+	}
+	cmd := exec.Command(bin, a...)
+	cmd.Env, cmd.Dir = env, dir
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &ee) && ee.ExitCode() == 3:
+		return "conflict"
+	}
+	ts.Logf("%v: %v: %s", a, err, out)
+	return "other"
 }
 
 // status N CMD [ARGS...] runs CMD as exec does and fails unless it exits

@@ -29,12 +29,13 @@ func newReserveCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "ttl", Value: time.Hour, Usage: "how long the lease lasts"},
 			&cli.BoolFlag{Name: "shared", Usage: "a shared lease: conflicts only with exclusive ones"},
+			&cli.BoolFlag{Name: "offline", Usage: "grant here without the remote, unconfirmed until the next sync"},
 			&cli.StringFlag{Name: "reason", Usage: "what you are doing there"},
 			&cli.BoolFlag{Name: "allow-conflicts", Usage: "grant even when others hold overlapping paths (still reports them)"},
 		},
 		Action: scopedAction(e, func(c *cli.Context) (*reserveOptions, error) {
 			return &reserveOptions{req: service.ReserveRequest{
-				Patterns: c.Args().Slice(), TTL: c.Duration("ttl"), Shared: c.Bool("shared"), Reason: c.String("reason"),
+				Patterns: c.Args().Slice(), TTL: c.Duration("ttl"), Shared: c.Bool("shared"), Reason: c.String("reason"), Offline: c.Bool("offline"),
 				AllowConflicts: c.Bool("allow-conflicts"),
 			}}, nil
 		}, runReserve),

@@ -21,6 +21,9 @@ type Reservation struct {
 	Released      time.Time // zero while not released
 	ReleasedBy    string    // who released it, when not its holder
 	ReleaseReason string
+	// Unconfirmed marks a lease granted with --offline, which no push
+	// has decided: a sync ends it if it lost to one on the remote.
+	Unconfirmed bool
 }
 
 // Active reports whether the reservation holds at now.
@@ -39,13 +42,14 @@ type reservationJSON struct {
 	Released      *string `json:"released"`
 	ReleasedBy    string  `json:"released_by,omitempty"`
 	ReleaseReason string  `json:"release_reason,omitempty"`
+	Unconfirmed   bool    `json:"unconfirmed,omitempty"`
 }
 
 // Files implements Record.
 func (r *Reservation) Files() []File {
 	return []File{{ProjectDir(r.Project) + "/reservations/" + r.ID + ".json", marshal(reservationJSON{
 		r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, FormatTime(r.Created), FormatTime(r.Expires),
-		optTime(r.Released), r.ReleasedBy, r.ReleaseReason,
+		optTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed,
 	})}}
 }
 
@@ -55,7 +59,7 @@ func decodeReservation(slug string, data []byte) (*Reservation, error) {
 		return nil, err
 	}
 	r := &Reservation{Project: slug, ID: v.ID, Agent: v.Agent, Pattern: v.Pattern, Exclusive: v.Exclusive,
-		Reason: v.Reason, ReleasedBy: v.ReleasedBy, ReleaseReason: v.ReleaseReason}
+		Reason: v.Reason, ReleasedBy: v.ReleasedBy, ReleaseReason: v.ReleaseReason, Unconfirmed: v.Unconfirmed}
 	var err error
 	if r.Created, err = ParseTime(v.Created); err != nil {
 		return nil, err

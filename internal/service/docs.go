@@ -150,10 +150,13 @@ type Reservation struct {
 	Created   Time   `json:"created"`
 	Expires   Time   `json:"expires"`
 	Released  Time   `json:"released"`
+	// Unconfirmed: granted with --offline, not yet decided by a push;
+	// present only when true, so documents of other leases are as before.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 func reservationDoc(r reservations.Reservation) Reservation {
-	return Reservation{r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, Time{r.Created}, Time{r.Expires}, Time{r.Released}}
+	return Reservation{r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, Time{r.Created}, Time{r.Expires}, Time{r.Released}, r.Unconfirmed}
 }
 
 func reservationDocs(rs []reservations.Reservation) []Reservation {

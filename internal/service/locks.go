@@ -39,11 +39,15 @@ func heldResponse(l reservations.Lock, err error) (LockResponse, error) {
 // held the error wraps reservations.ErrLockHeld and the response is the
 // holder's lock.
 func (s *Service) AcquireLock(ctx context.Context, sc Scope, req LockRequest) (LockResponse, error) {
-	_, rs, err := s.leases(ctx, sc)
+	x, rs, err := s.leases(ctx, sc)
 	if err != nil {
 		return LockResponse{}, err
 	}
-	return heldResponse(rs.Acquire(ctx, req.Key, req.TTL, req.Wait))
+	l, err := rs.Acquire(ctx, req.Key, req.TTL, req.Wait)
+	if err == nil {
+		l, err = s.confirmLock(ctx, x, rs, l)
+	}
+	return heldResponse(l, err)
 }
 
 // RenewLock extends a lock the acting agent holds to req.TTL from now.
@@ -95,11 +99,14 @@ type LockRun struct {
 // When it stays held the error wraps reservations.ErrLockHeld and the
 // response is the holder's lock.
 func (s *Service) StartLockRun(ctx context.Context, sc Scope, req LockRequest) (*LockRun, LockResponse, error) {
-	_, rs, err := s.leases(ctx, sc)
+	x, rs, err := s.leases(ctx, sc)
 	if err != nil {
 		return nil, LockResponse{}, err
 	}
 	l, err := rs.AcquireRun(ctx, req.Key, req.TTL, req.Wait)
+	if err == nil {
+		l, err = s.confirmLock(ctx, x, rs, l)
+	}
 	resp, err := heldResponse(l, err)
 	if err != nil {
 		return nil, resp, err

@@ -58,7 +58,8 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 	}
 	resp := SyncResponse{Project: slug, Remote: remote, Ref: archive.RemoteRef(slug)}
 	if !req.Status {
-		if err := s.syncOnce(ctx, x.st, slug, remote, &resp); err != nil {
+		settle := func(theirs string) error { return s.settleOffline(ctx, x, theirs) }
+		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, settle); err != nil {
 			return SyncResponse{}, err
 		}
 		if err := arc.SetConfig(syncKey(slug, "lastsync"), s.Now().Format(time.RFC3339)); err != nil {
@@ -68,8 +69,10 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 	return syncStatus(x.st, slug, resp)
 }
 
-// syncOnce is the fetch, merge, push loop.
-func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse) error {
+// syncOnce is the fetch, merge, push loop. redecide, when set, runs after
+// each merge of what the remote has (commit theirs), before pushing: an error from it
+// stops the sync.
+func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse, redecide func(theirs string) error) error {
 	arc := st.Archive()
 	for attempt := 0; attempt < syncAttempts; attempt++ {
 		theirs, err := arc.Fetch(remote, slug)
@@ -90,6 +93,17 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 				return err
 			}
 			resp.In += in
+			if err := keepRemoteLocks(ctx, st, slug, theirs); err != nil {
+				return err
+			}
+			if redecide != nil {
+				if err := redecide(theirs); err != nil {
+					return err
+				}
+			}
+			if after, err = st.ProjectHead(slug); err != nil { // the steps above may have written
+				return err
+			}
 		}
 		if after == "" || after == theirs {
 			return nil // nothing here the remote lacks
