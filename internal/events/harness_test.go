@@ -39,7 +39,7 @@ func (c *clock) Add(d time.Duration) { c.offset.Add(int64(d)) }
 // fixture is a service on a fresh store, a feed on its archive and an
 // HTTP server with the handler.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	clock *clock
 	svc   *service.Service
@@ -50,7 +50,7 @@ type fixture struct {
 
 // newFixture makes a store with the agents names registered (open
 // policy), then starts the feed and the server.
-func newFixture(t *testing.T, names ...string) *fixture {
+func newFixture(t testing.TB, names ...string) *fixture {
 	t.Helper()
 	gittest.Env(t)
 	f := &fixture{t: t, dir: filepath.Join(t.TempDir(), "store"),
@@ -271,8 +271,8 @@ func wantSummary(t *testing.T, frames []frame, want ...string) {
 var (
 	buildEnv []string // the environment the tests started with
 	binOnce  sync.Once
-	binPath string
-	binErr  error
+	binPath  string
+	binErr   error
 )
 
 // agentmailBinary builds the agentmail command once, for the tests that
