@@ -16,13 +16,14 @@ import (
 
 	"github.com/agentmail/agentmail/internal/gittest"
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/testbin"
 	"github.com/agentmail/agentmail/internal/web"
 )
 
 // A send by another process, the agentmail command, reaches a subscribed
 // client within a second.
 func TestCLISendReachesSubscriber(t *testing.T) {
-	bin := agentmailBinary(t)
+	bin := testbin.Agentmail(t)
 	f := newFixture(t, "GreenCastle", "BlueLake")
 	c := connect(t, f.url("agent=BlueLake"), "")
 

@@ -8,18 +8,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/gittest"
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/testbin"
 )
 
 // The tests run the feed and the handler over a real store written by the
@@ -268,42 +266,8 @@ func wantSummary(t *testing.T, frames []frame, want ...string) {
 	}
 }
 
-var (
-	buildEnv []string // the environment the tests started with
-	binOnce  sync.Once
-	binPath  string
-	binErr   error
-)
-
-// agentmailBinary builds the agentmail command once, for the tests that
-// write with a process of its own.
-func agentmailBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agentmail-events-test-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "agentmail")
-		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-tags", "sqlite_fts5,sqlite_omit_load_extension,urfave_cli_no_docs", "-o", binPath, "./cmd/agentmail")
-		cmd.Dir, cmd.Env = filepath.Join(filepath.Dir(file), "..", ".."), buildEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
 func TestMain(m *testing.M) {
-	buildEnv = os.Environ() // before gittest.Env moves HOME, and with it the build cache
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	testbin.Cleanup()
 	os.Exit(code)
 }
