@@ -91,8 +91,8 @@ type position struct {
 	n      int
 }
 
-// errBadID reports a Last-Event-ID that is not one of ours.
-var errBadID = errors.New("not an event id")
+// errBadID reports a Last-Event-ID that names no event of the project.
+var errBadID = errors.New("not an event of this project")
 
 // parseID reads an event id, "<commit>:<n>".
 func parseID(id string) (position, error) {

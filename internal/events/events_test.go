@@ -134,7 +134,16 @@ func must(t *testing.T) func(any, error) {
 // starts from now, saying so.
 func TestResumeUnknownID(t *testing.T) {
 	f := newFixture(t, "GreenCastle", "BlueLake")
-	for _, id := range []string{"garbage", "0123456789012345678901234567890123456789:0", "deadbeef:x"} {
+	ctx := context.Background()
+	elsewhere := service.Scope{Project: service.ProjectRef{Key: "github.com/acme/other"}}
+	name := "QuietOwl"
+	must(t)(f.svc.Register(ctx, elsewhere, service.RegisterRequest{Name: &name}))
+	other, err := f.svc.Project(ctx, elsewhere)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherHead := gittest.Run(t, ".", "--git-dir", filepath.Join(f.dir, "archive.git"), "rev-parse", "refs/heads/projects/"+other.Project.Slug)
+	for _, id := range []string{"garbage", "0123456789012345678901234567890123456789:0", "deadbeef:x", otherHead + ":0"} {
 		c := connect(t, f.url(""), id)
 		fr := <-c.frames
 		if !strings.Contains(fr.comment, "agentmail events") {

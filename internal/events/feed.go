@@ -402,11 +402,11 @@ func (f *Feed) replay(slug, lastID, head string, emit func(Event) error) error {
 	}
 	var first archive.CommitInfo
 	if err := f.withArchive(func(arc *archive.Archive) (err error) { first, err = arc.ReadCommit(pos.commit); return err }); err != nil {
-		return fmt.Errorf("%q: %w (%v)", lastID, errBadID, err)
+		return fmt.Errorf("%q: %w: its commit is not in the archive", lastID, errBadID)
 	}
 	commits, err := f.between(pos.commit, head)
 	if errors.Is(err, errNotAncestor) {
-		return fmt.Errorf("%q: %w: %v", lastID, errBadID, err)
+		return fmt.Errorf("%q: %w: its commit is not in the project's history", lastID, errBadID)
 	}
 	if err != nil {
 		return err
