@@ -47,6 +47,11 @@ func (p PresenceRules) Refresh() time.Duration { return p.Idle / 60 }
 // SetPresence changes the presence thresholds the mailbox reports with.
 func (m *Mailbox) SetPresence(p PresenceRules) { m.presence = p }
 
+// Watch makes the mailbox an overseer's view of the acting agent's mail:
+// what it reads leaves the agent's last-seen time alone, so that looking
+// at an agent does not make it look active.
+func (m *Mailbox) Watch() { m.watching = true }
+
 // Summary is what Check reports.
 type Summary struct {
 	Unread      int

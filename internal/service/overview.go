@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -74,17 +75,22 @@ func (s *Service) Projects(ctx context.Context) (ProjectsResponse, error) {
 // ProjectBySlug returns the ref of the store's project with slug, as the
 // pages and the API name projects; NOT_FOUND when the store has none.
 func (s *Service) ProjectBySlug(ctx context.Context, slug string) (ProjectRef, error) {
-	list, err := s.Projects(ctx)
+	st, err := s.store()
 	if err != nil {
 		return ProjectRef{}, err
 	}
-	for _, p := range list.Projects {
-		if p.Slug == slug {
-			return ProjectRef{Key: p.Key, KeySource: SourceFlag}, nil
-		}
+	if err := st.Fresh(ctx); err != nil {
+		return ProjectRef{}, err
 	}
-	return ProjectRef{}, fault.WithHint(fmt.Errorf("%w: no project %q in this store", mailbox.ErrNotFound, slug),
-		"the projects page (/mail/) and GET /api/projects list the store's projects by slug")
+	p, ok, err := store.LookupProject(ctx, st.Index(), slug)
+	if err != nil {
+		return ProjectRef{}, err
+	}
+	if !ok {
+		return ProjectRef{}, fault.WithHint(fmt.Errorf("%w: no project %q in this store", mailbox.ErrNotFound, slug),
+			"the projects page (/mail/) and GET /api/projects list the store's projects by slug")
+	}
+	return ProjectRef{Key: p.Key, KeySource: SourceFlag}, nil
 }
 
 // ProjectContacts lists every contact request of the scope's project,

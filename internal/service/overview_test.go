@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestProjectsAndSlugs(t *testing.T) {
@@ -109,5 +110,35 @@ func TestOverseerViews(t *testing.T) {
 	} {
 		_, err := f.svc.ArchiveFile(ctx, as(""), c.commit, c.path)
 		wantCode(t, c.commit+":"+c.path, err, c.code)
+	}
+}
+
+func TestWatchingLeavesPresence(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.register("GreenCastle", "BlueLake")
+	seen := func() string {
+		t.Helper()
+		list, err := f.svc.Agents(ctx, as(""), AgentsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return list.Agents[0].LastSeen.String() // BlueLake, by name
+	}
+	before := seen()
+	f.clock.Add(time.Hour)
+	watch := as("BlueLake")
+	watch.Watching = true
+	if _, err := f.svc.Inbox(ctx, watch, InboxRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(); got != before {
+		t.Fatalf("watching BlueLake's inbox moved its last-seen from %s to %s", before, got)
+	}
+	if _, err := f.svc.Inbox(ctx, as("BlueLake"), InboxRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(); got == before {
+		t.Fatalf("BlueLake reading its inbox left its last-seen at %s", got)
 	}
 }
