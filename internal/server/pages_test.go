@@ -69,11 +69,11 @@ func TestPages(t *testing.T) {
 		t.Errorf("archive file:\n%s", arc)
 	}
 	for path, status := range map[string]int{
-		m + "/inbox/NoSuchAgent":                                  403,
-		m + "/message/01AAAAAAAAAAAAAAAAAAAAAAAA":                 404,
-		"/mail/nothing-00000000":                                  404,
-		m + "/archive/" + head + "/projects/other-1234abcd/x.md":  400,
-		m + "/archive/HEAD/" + show.Message.Path:                  400,
+		m + "/inbox/NoSuchAgent":                                   403,
+		m + "/message/01AAAAAAAAAAAAAAAAAAAAAAAA":                  404,
+		"/mail/nothing-00000000":                                   404,
+		m + "/archive/" + head + "/projects/other-1234abcd/x.md":   400,
+		m + "/archive/HEAD/" + show.Message.Path:                   400,
 		m + "/archive/" + head + "/" + show.Message.Path + ".nope": 404,
 	} {
 		r := h.do("GET", path, nil)

@@ -35,8 +35,11 @@ func TestListenRefusesBeyondLoopbackWithoutToken(t *testing.T) {
 // needs one: beyond loopback (every interface, reached here through
 // 127.0.0.1), and on loopback with RequireToken.
 func TestToken(t *testing.T) {
-	for _, cfg := range []Config{{Addr: "0.0.0.0:0", Token: testToken}, {Token: testToken, RequireToken: true}} {
-		t.Run(cfg.Addr, func(t *testing.T) {
+	for name, cfg := range map[string]Config{
+		"every interface": {Addr: "0.0.0.0:0", Token: testToken},
+		"require-token":   {Token: testToken, RequireToken: true},
+	} {
+		t.Run(name, func(t *testing.T) {
 			h := startServer(t, cfg)
 			h.seed([]string{"GreenCastle"})
 			if cfg.Addr != "" { // every interface: reach it on loopback
