@@ -171,9 +171,13 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
+// beside is a document a handler answers with beside its error: the
+// conflicts of a reservation, the holder of a lock.
+type beside struct{ doc any }
+
 // answer resolves the project of r, runs fn holding the gate, and writes
-// its document, or its error (with the document beside it when fn returned
-// one: the conflicts of a reservation, the holder of a lock).
+// its document, or its error (with the document beside it when fn
+// returned one as beside).
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, fn func(context.Context, *apiCall) (any, error)) {
 	var doc any
 	err := s.gate.Do(func(svc *service.Service) error {
@@ -185,7 +189,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, fn func(context.
 		return err
 	})
 	if err != nil {
-		writeError(w, doc, err)
+		b, _ := doc.(beside)
+		writeError(w, b.doc, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, doc)
@@ -397,10 +402,10 @@ func apiReserve(ctx context.Context, c *apiCall, in reserveBody) (any, error) {
 	}
 	resp, err := c.svc.Reserve(ctx, sc, service.ReserveRequest{Patterns: in.Patterns, TTL: ttl, Shared: in.Shared,
 		Reason: in.Reason, AllowConflicts: in.AllowConflicts})
-	if err != nil && !errors.Is(err, service.ErrConflict) {
-		return nil, err
+	if errors.Is(err, service.ErrConflict) {
+		return beside{resp}, err
 	}
-	return resp, err // on a conflict, beside the error
+	return resp, err
 }
 
 // selectBody chooses reservations: by pattern, by id, or all of the
@@ -455,8 +460,8 @@ func lockCall(ctx context.Context, c *apiCall, in lockBody, op func(context.Cont
 		return nil, err
 	}
 	resp, err := op(ctx, sc, service.LockRequest{Key: in.Key, TTL: ttl})
-	if err != nil && !errors.Is(err, service.ErrLockHeld) {
-		return nil, err
+	if errors.Is(err, service.ErrLockHeld) {
+		return beside{resp}, err
 	}
 	return resp, err
 }

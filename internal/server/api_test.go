@@ -196,6 +196,8 @@ func TestAPI(t *testing.T) {
 			}
 			if c.check != nil {
 				c.check(t, r.doc(t))
+			} else if d := r.doc(t); c.code != "" && len(d) != 1 {
+				t.Errorf("the error document has more than the error: %s", r.body)
 			}
 		})
 	}
