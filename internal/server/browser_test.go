@@ -106,11 +106,11 @@ func chrome(t *testing.T, path, url, shot string, width int) string {
 // drive loads a driver page in Chromium and lets it run for a few
 // seconds, whatever becomes of Chromium then.
 func drive(path, url string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	_ = exec.CommandContext(ctx, path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--user-data-dir="+filepath.Join(os.TempDir(), fmt.Sprintf("agentmail-drive-%d", time.Now().UnixNano())),
-		"--timeout=10000", "--dump-dom", url).Run()
+		"--timeout=30000", "--dump-dom", url).Run()
 }
 
 var titleTag = regexp.MustCompile(`(?s)<title>(.*?)</title>`)

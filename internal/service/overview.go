@@ -40,25 +40,13 @@ func (s *Service) Projects(ctx context.Context) (ProjectsResponse, error) {
 	if err := st.Fresh(ctx); err != nil {
 		return ProjectsResponse{}, err
 	}
-	rows, err := st.Index().QueryContext(ctx, `SELECT key, slug FROM projects ORDER BY slug`)
+	found, err := store.ListProjects(ctx, st.Index())
 	if err != nil {
-		return ProjectsResponse{}, fmt.Errorf("list projects: %w", err)
-	}
-	var found []project.Project
-	for rows.Next() {
-		var p project.Project
-		if err := rows.Scan(&p.Key, &p.Slug); err != nil {
-			rows.Close()
-			return ProjectsResponse{}, fmt.Errorf("list projects: %w", err)
-		}
-		found = append(found, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return ProjectsResponse{}, fmt.Errorf("list projects: %w", err)
+		return ProjectsResponse{}, err
 	}
 	resp := ProjectsResponse{Projects: make([]ProjectSummary, 0, len(found))}
-	for _, p := range found {
+	for _, row := range found {
+		p := project.Project{Key: row.Key, Slug: row.Slug}
 		mb, err := mailbox.Open(ctx, st, p, "")
 		if err != nil {
 			return ProjectsResponse{}, err
