@@ -16,7 +16,8 @@ import (
 // need the server's lock.
 type call struct {
 	s     *Server
-	agent string // the agent the call acted as
+	svc   *service.Service // the service the call runs on, alone
+	agent string           // the agent the call acted as
 }
 
 // sessionAgent returns the agent the session acts as: the one the server
@@ -25,13 +26,20 @@ func (s *Server) sessionAgent() string {
 	if s.cfg.Agent != "" {
 		return s.cfg.Agent
 	}
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
 	return s.bound
 }
 
 // bind makes agent the session's agent, if the session has none and the
 // server is not an overseer's.
 func (s *Server) bind(agent string) {
-	if agent != "" && !s.cfg.Overseer && s.sessionAgent() == "" {
+	if agent == "" || s.cfg.Overseer || s.cfg.Agent != "" {
+		return
+	}
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
+	if s.bound == "" {
 		s.bound = agent
 	}
 }

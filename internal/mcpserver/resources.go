@@ -58,8 +58,8 @@ func (s *Server) resourceHandler(k resourceKind) mcp.ResourceHandler {
 			return nil, resourceError(uri, service.Usagef("percent-encode the path", "cannot read %s: %v", uri, err))
 		}
 		var doc any
-		err = s.locked(func(*service.Service) (err error) {
-			c := &call{s: s}
+		err = s.locked(func(svc *service.Service) (err error) {
+			c := &call{s: s, svc: svc}
 			if doc, err = k.read(ctx, c, path, q); err == nil {
 				s.bind(c.agent)
 			}
@@ -187,7 +187,7 @@ func (s *Server) readMessage(ctx context.Context, c *call, id string, q url.Valu
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Show(ctx, sc, id)
+	return c.svc.Show(ctx, sc, id)
 }
 
 func (s *Server) readAgents(ctx context.Context, c *call, segment string, q url.Values) (any, error) {
@@ -213,7 +213,7 @@ func (s *Server) readReservations(ctx context.Context, c *call, segment string, 
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.svc.Reservations(ctx, sc, service.ReservationsRequest{Expired: !active})
+	list, err := c.svc.Reservations(ctx, sc, service.ReservationsRequest{Expired: !active})
 	list.Reservations = first(list.Reservations, limit)
 	return list, err
 }

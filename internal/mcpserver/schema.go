@@ -64,8 +64,8 @@ type tool struct {
 // none.
 func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, c *call, in In) (Out, error)) {
 	register(s, t, text, func(ctx context.Context, req *mcp.CallToolRequest, in In) (out Out, err error) {
-		err = s.locked(func(*service.Service) error {
-			c := &call{s: s}
+		err = s.locked(func(svc *service.Service) error {
+			c := &call{s: s, svc: svc}
 			if out, err = h(ctx, c, in); err == nil {
 				s.bind(c.agent)
 			}

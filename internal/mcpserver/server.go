@@ -17,7 +17,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -32,6 +31,10 @@ type Config struct {
 	// (wait_for_mail, a lock acquired with a wait), so that they hold up
 	// no other call.
 	Store service.Config
+	// Gate, when set, is the gate of the store shared with other servers
+	// of the same process (agentmail serve's web pages, API and MCP
+	// sessions); Store is then unused, and the gate's owner closes it.
+	Gate *service.Gate
 	// Project is the project of a call that names none (no project_key):
 	// what the command line would use where the server started.
 	Project service.ProjectRef
@@ -48,29 +51,27 @@ type Config struct {
 
 // Server is the MCP server of one store.
 type Server struct {
-	cfg Config
-	mcp *mcp.Server
+	cfg  Config
+	mcp  *mcp.Server
+	gate *service.Gate // serializes the calls: the store does not yet serve several goroutines at once
+	own  bool          // the server made gate, and closes it
 
-	// mu serializes the calls to svc: the store does not yet serve
-	// calls from several goroutines at once. It also guards bound.
-	mu    sync.Mutex
-	svc   *service.Service
-	bound string // the agent the session took on, when cfg.Agent is ""
+	boundMu sync.Mutex
+	bound   string // the agent the session took on, when cfg.Agent is ""
 
 	// progressEvery is how often a client that asked for progress hears
 	// from a call that blocks.
 	progressEvery time.Duration
-
-	spareMu sync.Mutex
-	spare   []*service.Service // idle services of the store, for calls that block
-	all     []*service.Service // every service opened, closed by Close
 }
 
 // New returns the server cfg describes, with every tool and resource
 // registered. It opens nothing until a call needs the store.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, svc: service.New(cfg.Store), progressEvery: 15 * time.Second}
-	s.all = append(s.all, s.svc)
+	gate, own := cfg.Gate, false
+	if gate == nil {
+		gate, own = service.NewGate(cfg.Store), true
+	}
+	s := &Server{cfg: cfg, gate: gate, own: own, progressEvery: 15 * time.Second}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "agentmail", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
@@ -95,54 +96,18 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.mcp.Run(ctx, t)
 }
 
-// Close closes every service of the store the server opened.
+// Close closes the store, unless the server was given its gate
+// (Config.Gate): then the gate's owner closes it.
 func (s *Server) Close() error {
-	s.spareMu.Lock()
-	all := s.all
-	s.all, s.spare = nil, nil
-	s.spareMu.Unlock()
-	var errs []error
-	for _, svc := range all {
-		errs = append(errs, svc.Close())
+	if !s.own {
+		return nil
 	}
-	return errors.Join(errs...)
+	return s.gate.Close()
 }
 
-// locked runs fn holding the lock on the server's service.
+// locked runs fn alone on the gate's service.
 func (s *Server) locked(fn func(*service.Service) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fn(s.svc)
-}
-
-// blocking runs fn, which may block for long, on a service of its own, so
-// that other calls go on meanwhile. Services are kept for the next call
-// that blocks.
-func (s *Server) blocking(fn func(*service.Service) error) error {
-	svc := s.takeSpare()
-	defer s.putSpare(svc)
-	return fn(svc)
-}
-
-func (s *Server) takeSpare() *service.Service {
-	s.spareMu.Lock()
-	defer s.spareMu.Unlock()
-	if n := len(s.spare); n > 0 {
-		svc := s.spare[n-1]
-		s.spare = s.spare[:n-1]
-		return svc
-	}
-	svc := service.New(s.cfg.Store)
-	s.all = append(s.all, svc)
-	return svc
-}
-
-func (s *Server) putSpare(svc *service.Service) {
-	s.spareMu.Lock()
-	defer s.spareMu.Unlock()
-	if s.all != nil { // not closed
-		s.spare = append(s.spare, svc)
-	}
+	return s.gate.Do(fn)
 }
 
 // unlocked runs a call that may block for long: its scope is resolved
@@ -154,19 +119,18 @@ func (s *Server) putSpare(svc *service.Service) {
 func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, prep func(*call) (service.Scope, error), op func(*service.Service, service.Scope) error) error {
 	c := &call{s: s}
 	var sc service.Scope
-	if err := s.locked(func(*service.Service) (err error) {
+	if err := s.locked(func(svc *service.Service) (err error) {
+		c.svc = svc
 		sc, err = prep(c)
 		return err
 	}); err != nil {
 		return err
 	}
 	stop := s.reportProgress(ctx, req)
-	err := s.blocking(func(svc *service.Service) error { return op(svc, sc) })
+	err := s.gate.Blocking(func(svc *service.Service) error { return op(svc, sc) })
 	stop()
 	if err == nil {
-		s.mu.Lock()
 		s.bind(c.agent)
-		s.mu.Unlock()
 	}
 	return err
 }

@@ -73,11 +73,7 @@ func TestWaitCancelled(t *testing.T) {
 	}
 }
 
-func (h *harness) spares() int {
-	h.srv.spareMu.Lock()
-	defer h.srv.spareMu.Unlock()
-	return len(h.srv.spare)
-}
+func (h *harness) spares() int { return h.srv.gate.Idle() }
 
 // A client that asks for progress hears from a long wait, so that it does
 // not give up on the call.
