@@ -18,7 +18,7 @@ import (
 func TestEventsMounted(t *testing.T) {
 	h := startServer(t, Config{RequireToken: true, Token: testToken})
 	h.seed([]string{"GreenCastle", "BlueLake"})
-	path := "/api/events?project=" + h.slug + "&agent=BlueLake"
+	path := "/api/events?project=" + h.slug + "&agent=BlueLake&types=message"
 	if r := h.do("GET", path, nil); r.status != http.StatusUnauthorized {
 		t.Fatalf("without the token: %d %s", r.status, r.body)
 	}
