@@ -342,3 +342,28 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// A branch the feed cannot read is noted once while it lasts, and again
+// when it reads; the events of the commits made meanwhile still come.
+func TestUnreadableBranchNotedOnce(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake")
+	c := connect(t, f.url(""), "")
+	ref := filepath.Join(f.dir, "archive.git", "refs", "heads", "projects", f.slug)
+	good, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ref, []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // 15 polls
+	if err := os.WriteFile(ref, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.send("GreenCastle", []string{"BlueLake"}, "after")
+	wantSummary(t, []frame{c.next(5 * time.Second)}, "message BlueLake")
+	notes := f.noted()
+	if len(notes) != 2 || !strings.Contains(notes[0], "garbage") || !strings.Contains(notes[1], "reads again") {
+		t.Fatalf("notes %q", notes)
+	}
+}

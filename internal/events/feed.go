@@ -121,13 +121,20 @@ func (f *Feed) run() {
 	defer close(f.done)
 	t := time.NewTicker(f.opts.Poll)
 	defer t.Stop()
+	said := "" // the failure last noted: a lasting one is told once
 	for {
 		select {
 		case <-f.stop:
 			return
 		case <-t.C:
-			if err := f.poll(); err != nil {
-				f.note(fmt.Sprintf("events: %v", err))
+			err := f.poll()
+			switch {
+			case err != nil && err.Error() != said:
+				said = err.Error()
+				f.note(fmt.Sprintf("events: %v (trying again)", err))
+			case err == nil && said != "":
+				said = ""
+				f.note("events: the archive reads again")
 			}
 		}
 	}

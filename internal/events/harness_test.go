@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,6 +45,9 @@ type fixture struct {
 	feed  *Feed
 	srv   *httptest.Server
 	slug  string
+
+	mu    sync.Mutex
+	notes []string // what the feed noted
 }
 
 // newFixture makes a store with the agents names registered (open
@@ -73,7 +77,11 @@ func (f *fixture) start(heartbeat time.Duration) {
 		f.t.Fatal(err)
 	}
 	f.feed, err = NewFeed(arc.Path, Options{Poll: 20 * time.Millisecond, Now: f.clock.Now,
-		Note: func(s string) { f.t.Log(s) }})
+		Note: func(s string) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.notes = append(f.notes, s)
+		}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -270,4 +278,11 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	testbin.Cleanup()
 	os.Exit(code)
+}
+
+// noted returns what the feed noted so far.
+func (f *fixture) noted() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.notes)
 }
