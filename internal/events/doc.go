@@ -67,7 +67,7 @@
 // their own. A comment line is written every 15 s to keep idle
 // connections open.
 //
-// # Wiring it in serve
+// # Wiring (internal/server does this)
 //
 //	feed, err := events.NewFeed(archiveDir, events.Options{Now: clock, Note: logf})
 //	mux.Handle("GET /api/events", &events.Handler{Feed: feed})
