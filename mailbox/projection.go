@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -25,8 +26,10 @@ func (projection) Tables() []store.Table {
 			program TEXT NOT NULL, model TEXT NOT NULL, task TEXT NOT NULL,
 			registered TEXT NOT NULL, updated TEXT NOT NULL, retired INTEGER NOT NULL DEFAULT 0, policy TEXT NOT NULL DEFAULT '',
 			PRIMARY KEY(project_id, fold)) WITHOUT ROWID`},
-		// presence is the heartbeat behind last-seen, kept only in the
-		// index; keyed by project slug, not row id, it outlives rebuilds.
+		// presence is the heartbeat behind last-seen, kept in the index
+		// (keyed by project slug, not row id, it outlives rebuilds); sync
+		// carries it to other machines now and then as presence records,
+		// which raise it.
 		{Name: "presence", Kept: true, Create: `CREATE TABLE presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
 			PRIMARY KEY(slug, fold)) WITHOUT ROWID`},
 		{Name: "messages", Local: []string{"seq"}, Create: `CREATE TABLE messages(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, project_id INTEGER NOT NULL,
@@ -87,6 +90,13 @@ func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 		project = r.Project
 	case *record.Contact:
 		project = r.Project
+	case *record.Presence:
+		// Seen on some machine: the latest of that and this machine's
+		// heartbeat stands.
+		_, err := w.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)
+			ON CONFLICT(slug, fold) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
+			r.Project, names.Fold(r.Agent), record.FormatTime(r.LastSeen))
+		return err
 	default:
 		return nil
 	}

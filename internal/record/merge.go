@@ -16,7 +16,8 @@ import (
 //     who released it then);
 //   - a lock keeps its latest acquisition; one acquisition keeps its latest
 //     expiry and its earliest release;
-//   - a profile keeps its latest update, a contact its latest decision;
+//   - a profile keeps its latest update, a contact its latest decision, a
+//     presence its latest time;
 //   - anything else (a message and its copies are immutable, a project's
 //     file is written once; files this version does not know) keeps the
 //     smaller of the two byte strings.
@@ -60,6 +61,8 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 	case *Contact:
 		y := rb.(*Contact)
 		return later(a, b, x.Decided, y.Decided), nil
+	case *Presence:
+		return later(a, b, x.LastSeen, rb.(*Presence).LastSeen), nil
 	default:
 		return a, nil
 	}

@@ -40,6 +40,9 @@ func variants(r *rand.Rand) map[string]func() File {
 			return (&Agent{Project: "p", Name: "GreenCastle", Program: "claude-code", Task: []string{"a", "b", "c"}[r.Intn(3)],
 				Registered: mt0, Updated: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
 		},
+		"presence": func() File {
+			return (&Presence{Project: "p", Agent: "GreenCastle", LastSeen: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
+		},
 		"contact": func() File {
 			st := []string{"requested", "approved", "denied"}[r.Intn(3)]
 			var dec time.Time
@@ -119,6 +122,10 @@ func TestMergeRules(t *testing.T) {
 		&Lock{Project: "p", Key: "k", Holder: "B", Created: at(1), Expires: at(5)}).(*Lock)
 	if lk.Holder != "B" {
 		t.Errorf("lock: holder %q, want the latest acquisition's", lk.Holder)
+	}
+	pr := merged(&Presence{Project: "p", Agent: "G", LastSeen: at(7)}, &Presence{Project: "p", Agent: "G", LastSeen: at(2)}).(*Presence)
+	if !pr.LastSeen.Equal(at(7)) {
+		t.Errorf("presence: last seen %v, want the latest", pr.LastSeen)
 	}
 	ct := merged(&Contact{Project: "p", From: "G", To: "B", State: "requested", Requested: mt0},
 		&Contact{Project: "p", From: "G", To: "B", State: "approved", Requested: mt0, Decided: at(1)}).(*Contact)

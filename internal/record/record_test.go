@@ -106,6 +106,8 @@ func TestRoundTrip(t *testing.T) {
 		{"agent never updated, no task", &Agent{Project: "backend-3fa1c2d9", Name: "BlueLake", Program: "codex",
 			Model: "gpt", Registered: created},
 			"projects/backend-3fa1c2d9/agents/BlueLake/profile.json"},
+		{"presence", &Presence{Project: "backend-3fa1c2d9", Agent: "GreenCastle", LastSeen: created},
+			"projects/backend-3fa1c2d9/agents/GreenCastle/presence.json"},
 		{"receipt unread", &Receipt{Project: "backend-3fa1c2d9", Message: full.ID, Agent: "BlueLake"},
 			"projects/backend-3fa1c2d9/receipts/2026/11/22/" + full.ID + "/BlueLake.json"},
 		{"receipt read", &Receipt{Project: "backend-3fa1c2d9", Message: full.ID, Agent: "BlueLake", ReadAt: created},

@@ -41,10 +41,11 @@ type SyncResponse struct {
 // another fetches, merges and pushes again.
 const syncAttempts = 5
 
-// Sync fetches the scope's project's branch from its remote, merges it
-// into the local one, catches the index up, and pushes the result with
-// the remote's compare-and-swap, trying again when another push got
-// there first. The network is used outside the store lock.
+// Sync carries the agents' presence into the archive (see
+// mailbox.PublishPresence), fetches the scope's project's branch from its
+// remote, merges it into the local one, catches the index up, and pushes
+// the result with the remote's compare-and-swap, trying again when another
+// push got there first. The network is used outside the store lock.
 func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResponse, error) {
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -58,6 +59,9 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 	}
 	resp := SyncResponse{Project: slug, Remote: remote, Ref: archive.RemoteRef(slug)}
 	if !req.Status {
+		if _, err := x.mb.PublishPresence(ctx, s.presenceEvery()); err != nil {
+			return SyncResponse{}, err
+		}
 		settle := func(theirs string) error { return s.settleOffline(ctx, x, theirs) }
 		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, settle); err != nil {
 			return SyncResponse{}, err
@@ -68,6 +72,12 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 	}
 	return syncStatus(x.st, slug, resp)
 }
+
+// presenceEvery is how much later than the archive says an agent must
+// have been seen for sync to carry its presence again: a fifth of the
+// active window (a minute by default), so that other machines see it
+// active while it is, at a commit per agent per minute at most.
+func (s *Service) presenceEvery() time.Duration { return s.cfg.Presence.Idle / 5 }
 
 // syncOnce is the fetch, merge, push loop. redecide, when set, runs after
 // each merge of what the remote has (commit theirs), before pushing: an error from it
