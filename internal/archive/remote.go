@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
 )
@@ -32,7 +33,14 @@ func (a *Archive) Fetch(url, slug string) (string, error) {
 	// A glob refspec matches nothing, without an error, on a remote that
 	// has no branch of the project yet.
 	spec := "+refs/agentmail/projects/" + slug + "/*:refs/agentmail/remotes/" + slug + "/*"
-	if _, stderr, err := a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec); err != nil {
+	_, stderr, err := a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec)
+	for try := 0; err != nil && strings.Contains(stderr, "cannot lock ref") && try < 20; try++ {
+		// Another process of this store moved the tracking ref meanwhile
+		// (its own fetch or push): what it wrote is as good; fetch again.
+		time.Sleep(time.Duration(5+try*5) * time.Millisecond)
+		_, stderr, err = a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec)
+	}
+	if err != nil {
 		return "", fault.WithHint(fmt.Errorf("%w: git fetch %s: %s", ErrUnreachable, url, lastLine(stderr)),
 			"check the remote with git ls-remote "+url+", or sync with another: agentmail sync --remote URL")
 	}
@@ -50,7 +58,11 @@ func (a *Archive) Push(url, slug, h, expected string) error {
 	ref := RemoteRef(slug)
 	_, stderr, err := a.run("push", "--quiet", "--porcelain", "--force-with-lease="+ref+":"+expected, url, h+":"+ref)
 	if err == nil {
-		return a.setTracking(slug, h)
+		// The remote has h: that is what counts. The tracking ref is what
+		// the next push expects; should another process of this store hold
+		// it right now, that push is rejected and fetches: no harm.
+		_ = a.setTracking(slug, h)
+		return nil
 	}
 	if strings.Contains(stderr, "rejected") || strings.Contains(stderr, "stale info") || strings.Contains(stderr, "fetch first") {
 		return ErrPushRejected

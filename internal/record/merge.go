@@ -13,9 +13,10 @@ import (
 //
 //   - a receipt keeps the earliest read_at and the earliest acked_at;
 //   - a reservation keeps its latest expiry and its earliest release (and
-//     who released it then);
+//     who released it then), and is confirmed once either side confirmed it;
 //   - a lock keeps its latest acquisition; one acquisition keeps its latest
-//     expiry and its earliest release;
+//     expiry and its earliest release, and is confirmed once either side
+//     confirmed it;
 //   - a profile keeps its latest update, a contact its latest decision, a
 //     presence its latest time;
 //   - anything else (a message and its copies are immutable, a project's
@@ -43,6 +44,7 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 		y := rb.(*Reservation)
 		r := *x
 		r.Expires = latest(x.Expires, y.Expires)
+		r.Unconfirmed = x.Unconfirmed && y.Unconfirmed // a push decided it
 		if releasedFirst(y, x) {
 			r.Released, r.ReleasedBy, r.ReleaseReason = y.Released, y.ReleasedBy, y.ReleaseReason
 		}
@@ -54,6 +56,7 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 		}
 		l := *x
 		l.Expires, l.Released = latest(x.Expires, y.Expires), earliest(x.Released, y.Released)
+		l.Unconfirmed = x.Unconfirmed && y.Unconfirmed
 		m = &l
 	case *Agent:
 		y := rb.(*Agent)

@@ -30,11 +30,11 @@ func variants(r *rand.Rand) map[string]func() File {
 				by = []string{"", "RedCat"}[r.Intn(2)]
 			}
 			return (&Reservation{Project: "p", ID: "01JD0000000000000000000001", Agent: "GreenCastle", Pattern: "src/**", Exclusive: true,
-				Created: mt0, Expires: mt0.Add(time.Duration(1+r.Intn(4)) * time.Hour), Released: rel, ReleasedBy: by}).Files()[0]
+				Created: mt0, Expires: mt0.Add(time.Duration(1+r.Intn(4)) * time.Hour), Released: rel, ReleasedBy: by, Unconfirmed: r.Intn(2) == 0}).Files()[0]
 		},
 		"lock": func() File {
 			return (&Lock{Project: "p", Key: "deploy", Holder: []string{"A", "B"}[r.Intn(2)], Created: mt0.Add(time.Duration(r.Intn(2)) * time.Minute),
-				Expires: mt0.Add(time.Duration(1+r.Intn(3)) * time.Hour), Released: someTime(r)}).Files()[0]
+				Expires: mt0.Add(time.Duration(1+r.Intn(3)) * time.Hour), Released: someTime(r), Unconfirmed: r.Intn(2) == 0}).Files()[0]
 		},
 		"agent": func() File {
 			return (&Agent{Project: "p", Name: "GreenCastle", Program: "claude-code", Task: []string{"a", "b", "c"}[r.Intn(3)],
@@ -112,6 +112,15 @@ func TestMergeRules(t *testing.T) {
 	rs := merged(res(60, 0, ""), res(90, 30, "RedCat")).(*Reservation)
 	if !rs.Expires.Equal(at(90)) || !rs.Released.Equal(at(30)) || rs.ReleasedBy != "RedCat" {
 		t.Errorf("reservation: expires %v released %v by %q", rs.Expires, rs.Released, rs.ReleasedBy)
+	}
+	off := res(60, 0, "")
+	off.Unconfirmed = true
+	if rs := merged(off, res(60, 0, "")).(*Reservation); rs.Unconfirmed {
+		t.Errorf("reservation: still unconfirmed after merging a confirmed version")
+	}
+	offLock := &Lock{Project: "p", Key: "k", Holder: "A", Created: at(0), Expires: at(10), Unconfirmed: true}
+	if lk := merged(offLock, &Lock{Project: "p", Key: "k", Holder: "A", Created: at(0), Expires: at(10)}).(*Lock); lk.Unconfirmed {
+		t.Errorf("lock: still unconfirmed after merging a confirmed version")
 	}
 	ag := merged(&Agent{Project: "p", Name: "G", Task: "new", Registered: mt0, Updated: at(5)},
 		&Agent{Project: "p", Name: "G", Task: "old", Registered: mt0, Updated: at(1)}).(*Agent)

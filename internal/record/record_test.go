@@ -136,6 +136,9 @@ func TestRoundTrip(t *testing.T) {
 		{"lock held by a run", &Lock{Project: "backend-3fa1c2d9", Key: "build/x", Holder: "GreenCastle",
 			Created: created, Expires: created.Add(5 * time.Minute), Run: "9f86d081884c7d65"},
 			"projects/backend-3fa1c2d9/locks/build~x.json"},
+		{"lock taken offline", &Lock{Project: "backend-3fa1c2d9", Key: "build/x", Holder: "GreenCastle",
+			Created: created, Expires: created.Add(5 * time.Minute), Unconfirmed: true},
+			"projects/backend-3fa1c2d9/locks/build~x.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

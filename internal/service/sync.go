@@ -62,8 +62,10 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 		if _, err := x.mb.PublishPresence(ctx, s.presenceEvery()); err != nil {
 			return SyncResponse{}, err
 		}
-		settle := func(theirs string) error { return s.settleOffline(ctx, x, theirs) }
-		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, settle); err != nil {
+		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, s.settler(ctx, x)); err != nil {
+			return SyncResponse{}, err
+		}
+		if err := s.confirmOffline(ctx, x, remote, &resp); err != nil {
 			return SyncResponse{}, err
 		}
 		if err := arc.SetConfig(syncKey(slug, "lastsync"), s.Now().Format(time.RFC3339)); err != nil {
@@ -85,35 +87,29 @@ func (s *Service) presenceEvery() time.Duration { return s.cfg.Presence.Idle / 5
 func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse, redecide func(theirs string) error) error {
 	arc := st.Archive()
 	for attempt := 0; attempt < syncAttempts; attempt++ {
-		theirs, err := arc.Fetch(remote, slug)
-		if err != nil {
-			return err
-		}
 		before, err := st.ProjectHead(slug)
 		if err != nil {
 			return err
 		}
-		after := before
+		theirs, err := pull(ctx, st, slug, remote)
+		if err != nil {
+			return err
+		}
 		if theirs != "" {
-			if before, after, err = st.MergeProject(ctx, slug, theirs); err != nil {
-				return err
-			}
 			in, err := arc.Count(before, theirs)
 			if err != nil {
 				return err
 			}
 			resp.In += in
-			if err := keepRemoteLocks(ctx, st, slug, theirs); err != nil {
-				return err
-			}
 			if redecide != nil {
 				if err := redecide(theirs); err != nil {
 					return err
 				}
 			}
-			if after, err = st.ProjectHead(slug); err != nil { // the steps above may have written
-				return err
-			}
+		}
+		after, err := st.ProjectHead(slug) // the steps above may have written
+		if err != nil {
+			return err
 		}
 		if after == "" || after == theirs {
 			return nil // nothing here the remote lacks
@@ -134,6 +130,21 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 	}
 	return fault.WithHint(fmt.Errorf("%w: sync: %d pushes in a row lost to others", store.ErrBusy, syncAttempts),
 		"others are syncing the same project right now; run agentmail sync again")
+}
+
+// pull fetches the project slug's branch from remote and merges it into
+// the one here, a lock the remote holds winning over another holding of it
+// here (see keepRemoteLocks). It returns the remote's commit, "" when it
+// has none.
+func pull(ctx context.Context, st *store.Store, slug, remote string) (string, error) {
+	theirs, err := st.Archive().Fetch(remote, slug)
+	if err != nil || theirs == "" {
+		return theirs, err
+	}
+	if _, _, err := st.MergeProject(ctx, slug, theirs); err != nil {
+		return "", err
+	}
+	return theirs, keepRemoteLocks(ctx, st, slug, theirs)
 }
 
 // syncStatus fills in resp from what the archive knows, without the

@@ -28,8 +28,8 @@ func (s *Service) SyncEvery(ctx context.Context, sc Scope, req SyncRequest, inte
 	wait := interval
 	for {
 		resp, err := s.Sync(ctx, sc, req)
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err() // interrupted: not the round's failure
 		}
 		report(resp, err)
 		req.Remote = "" // remembered by the first round

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/record"
@@ -50,3 +52,55 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 // Archive returns the store's archive, for what needs no lock: fetching
 // and pushing with the system git, reading its config.
 func (s *Store) Archive() *archive.Archive { return s.arc }
+
+// Propose runs fn as Update does, under the lock against an up-to-date
+// index, and writes the commit of the records fn queued, all of project
+// slug, on top of the project's branch, but moves no ref and keeps nothing
+// fn did to the index: the caller publishes the commit (pushes it), then
+// adopts it with MergeProject, which indexes it. It returns "" when fn
+// queued nothing. A grant decided this way is never written here before
+// the remote has it, so it never needs to be taken back.
+func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (string, error) {
+	var commit string
+	err := s.withLock(func() error {
+		if err := s.catchUp(ctx); err != nil {
+			return err
+		}
+		sqlTx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		defer sqlTx.Rollback()
+		t := &Tx{sql: sqlTx, now: s.Now()}
+		defer func() {
+			for _, undo := range t.aborted {
+				undo() // nothing fn did to the index is kept
+			}
+		}()
+		if err := fn(t); err != nil || len(t.recs) == 0 {
+			return err
+		}
+		changes, author, subject := t.commit(s.Now())
+		prefix := record.ProjectDir(slug) + "/"
+		for i, c := range changes {
+			rel, ok := strings.CutPrefix(c.Path, prefix)
+			if !ok {
+				return fmt.Errorf("propose: %s is not in project %s", c.Path, slug)
+			}
+			changes[i].Path = rel
+		}
+		st, err := s.arc.State()
+		if err != nil {
+			return err
+		}
+		cache, err := newObjectCache(sqlTx)
+		if err != nil {
+			return err
+		}
+		defer cache.close()
+		res, err := s.arc.CommitOnto(st[slug], changes, author, subject, cache)
+		commit = res.Head
+		return err
+	})
+	return commit, err
+}

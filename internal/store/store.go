@@ -623,33 +623,37 @@ func (s *Store) shouldPack() bool {
 	return s.arc.Packs() > maxPacks || s.arc.LooseObjects() > packThreshold
 }
 
-func (s *Store) commit(t *Tx) error {
-	parent, err := s.indexHead(t.sql)
-	if err != nil {
-		return fmt.Errorf("read index head: %w", err)
-	}
-	var changes []archive.Change
+// commit returns the archive commit of t's records, made at now: their
+// files, its author and its subject.
+func (t *Tx) commit(now time.Time) (changes []archive.Change, author archive.Author, subject string) {
 	for _, r := range t.recs {
 		for _, f := range r.Files() {
 			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
 		}
 	}
-	author := t.author
-	if author == "" {
-		author = "agentmail"
+	name := t.author
+	if name == "" {
+		name = "agentmail"
 	}
-	subject := t.subject
+	subject = t.subject
 	if subject == "" {
 		subject = fmt.Sprintf("update: %d records", len(t.recs))
 	}
+	return changes, archive.Author{Name: name, Email: strings.ToLower(name) + "@agentmail", When: now}, subject
+}
+
+func (s *Store) commit(t *Tx) error {
+	parent, err := s.indexHead(t.sql)
+	if err != nil {
+		return fmt.Errorf("read index head: %w", err)
+	}
+	changes, author, subject := t.commit(s.Now())
 	cache, err := newObjectCache(t.sql)
 	if err != nil {
 		return err
 	}
 	defer cache.close()
-	res, err := s.arc.CommitProjects(parent, changes, archive.Author{
-		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
-	}, subject, cache)
+	res, err := s.arc.CommitProjects(parent, changes, author, subject, cache)
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
 		// Another git process is at work on the archive; nothing was
 		// written, and the command can run again.
