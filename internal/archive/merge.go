@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -29,21 +30,20 @@ func (a *Archive) Merge(ours, theirs string, resolve Resolve) (string, error) {
 	if ours == theirs {
 		return ours, nil
 	}
-	for _, pair := range [][2]string{{theirs, ours}, {ours, theirs}} {
-		anc, err := a.IsAncestor(pair[0], pair[1])
-		if err != nil {
-			return "", fmt.Errorf("merge: %w", err)
-		}
-		if anc {
-			return pair[1], nil
-		}
-	}
 	var oc, tc object.Commit
 	if err := a.decode(plumbing.CommitObject, plumbing.NewHash(ours), &oc); err != nil {
 		return "", fmt.Errorf("merge: read %s: %w", ours, err)
 	}
 	if err := a.decode(plumbing.CommitObject, plumbing.NewHash(theirs), &tc); err != nil {
 		return "", fmt.Errorf("merge: read %s: %w", theirs, err)
+	}
+	switch base, err := a.mergeBase(oc, tc); {
+	case err != nil:
+		return "", fmt.Errorf("merge: %w", err)
+	case base == theirs:
+		return ours, nil
+	case base == ours:
+		return theirs, nil
 	}
 	w := a.newTreeWriter(nil)
 	tree, err := w.mergeTrees("", oc.TreeHash, tc.TreeHash, resolve)
@@ -139,6 +139,31 @@ func (w *treeWriter) mergeEntry(p string, x, y object.TreeEntry, resolve Resolve
 	}
 	h, err := w.blob(data)
 	return object.TreeEntry{Name: x.Name, Mode: filemode.Regular, Hash: h}, err
+}
+
+// mergeBase returns a best common ancestor of the commits x and y, ""
+// for none. When one is the other's parent (a fast-forward, the common
+// case of a write just pushed) it asks no git process.
+func (a *Archive) mergeBase(x, y object.Commit) (string, error) {
+	for _, p := range y.ParentHashes {
+		if p == x.Hash {
+			return x.Hash.String(), nil
+		}
+	}
+	for _, p := range x.ParentHashes {
+		if p == y.Hash {
+			return y.Hash.String(), nil
+		}
+	}
+	out, err := exec.Command("git", "--git-dir", a.dir, "merge-base", x.Hash.String(), y.Hash.String()).CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return "", nil // unrelated histories
+	}
+	if err != nil {
+		return "", fmt.Errorf("git merge-base: %v: %s", err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // IsAncestor reports whether commit x is an ancestor of commit y (or y).

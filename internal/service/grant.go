@@ -66,7 +66,7 @@ func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 		theirs := ""    // what a rejected push fetched and merged, until settled
 		merged := false // whether any was
 		for attempt := 0; attempt < syncAttempts; attempt++ {
-			c, err := st.Propose(ctx, slug, fn)
+			c, parent, err := st.Propose(ctx, slug, fn)
 			if err != nil && merged {
 				// Decided against what landed first: publish the merge,
 				// and the end of what lost, best effort (the next sync would).
@@ -85,7 +85,7 @@ func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 					continue
 				}
 			}
-			err = pushGrant(arc, remote, slug, c)
+			err = pushGrant(arc, remote, slug, c, parent)
 			switch {
 			case err == nil:
 				_, _, err = st.MergeProject(ctx, slug, c)
@@ -103,14 +103,14 @@ func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 	}
 }
 
-// pushGrant pushes c, a commit on the project slug's branch here, to the
-// remote's branch if it is still what was last seen there (the remote's
-// compare-and-swap): ErrPushRejected otherwise, and when the branch here
-// has not merged what was last seen (the push would drop it).
-func pushGrant(arc *archive.Archive, remote, slug, c string) error {
+// pushGrant pushes c, a commit on parent, the project slug's branch here,
+// to the remote's branch if it is still what was last seen there (the
+// remote's compare-and-swap): ErrPushRejected otherwise, and when the
+// branch here has not merged what was last seen (the push would drop it).
+func pushGrant(arc *archive.Archive, remote, slug, c, parent string) error {
 	seen := arc.Tracking(slug)
-	if seen != "" {
-		if ok, err := arc.IsAncestor(seen, c); err != nil || !ok {
+	if seen != "" && seen != parent {
+		if ok, err := arc.IsAncestor(seen, parent); err != nil || !ok {
 			if err != nil {
 				return err
 			}

@@ -57,12 +57,12 @@ func (s *Store) Archive() *archive.Archive { return s.arc }
 // index, and writes the commit of the records fn queued, all of project
 // slug, on top of the project's branch, but moves no ref and keeps nothing
 // fn did to the index: the caller publishes the commit (pushes it), then
-// adopts it with MergeProject, which indexes it. It returns "" when fn
-// queued nothing. A grant decided this way is never written here before
-// the remote has it, so it never needs to be taken back.
-func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (string, error) {
-	var commit string
-	err := s.withLock(func() error {
+// adopts it with MergeProject, which indexes it. It returns the commit
+// and its parent (the branch's commit), commit "" when fn queued nothing.
+// A grant decided this way is never written here before the remote has
+// it, so it never needs to be taken back.
+func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (commit, parent string, err error) {
+	err = s.withLock(func() error {
 		if err := s.catchUp(ctx); err != nil {
 			return err
 		}
@@ -99,8 +99,8 @@ func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (s
 		}
 		defer cache.close()
 		res, err := s.arc.CommitOnto(st[slug], changes, author, subject, cache)
-		commit = res.Head
+		commit, parent = res.Head, st[slug]
 		return err
 	})
-	return commit, err
+	return commit, parent, err
 }

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
+)
+
+// newPerSide is how many messages each of two machines writes before the
+// sync that brings them together.
+const newPerSide = 1000
+
+// measureSync times sync against a bare remote on this machine, for a
+// project seeded with each of sizes messages (one commit per ten, so the
+// history is long as well as the tree): sync with nothing new against a
+// bare git fetch, reserve on a synced project against a bare git push of
+// one commit, and the sync of a machine that wrote 1,000 messages (a
+// commit each) with a remote that got 1,000 others meanwhile.
+func measureSync(ctx context.Context, bin string, sizes []int, runs int) error {
+	for _, n := range sizes {
+		if err := measureSyncAt(ctx, bin, n, runs); err != nil {
+			return fmt.Errorf("sync at %d messages: %w", n, err)
+		}
+	}
+	return nil
+}
+
+func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
+	dir, err := os.MkdirTemp("", "agentmail-bench-sync-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	storeA, storeB, remote := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "remote.git")
+	fmt.Printf("sync: seeding %d messages ...\n", n)
+	if _, err := seedStore(ctx, storeA, n, 10); err != nil {
+		return err
+	}
+	if err := git("", "init", "--quiet", "--bare", remote); err != nil {
+		return err
+	}
+	a := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+storeA, "AGENTMAIL_PROJECT="+projectKey)}
+	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+storeB, "AGENTMAIL_PROJECT="+projectKey)}
+	for _, m := range []*bench{a, b} {
+		if _, err := m.run("sync", "--remote", remote); err != nil {
+			return err
+		}
+	}
+
+	fmt.Printf("sync, %d messages in the archive:\n", n)
+	fetch := measureGit(fmt.Sprintf("  git fetch, nothing new"), runs, nil, func(int) []string {
+		return []string{"--git-dir", filepath.Join(storeA, "archive.git"), "fetch", "--quiet", "--no-tags", remote, "+refs/agentmail/*:refs/bench/fetched/*"}
+	})
+	fmt.Println(fetch)
+	idle := a.measure("  sync, nothing new", fetch.median+20*time.Millisecond, runs, func(int) []string { return []string{"sync"} })
+	fmt.Println(idle, "(target: a fetch + 20 ms)")
+
+	push, err := measurePush(dir, remote, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Println(push)
+	reserve := a.measure("  reserve, synced", 2*push.median, runs, func(i int) []string {
+		return []string{"reserve", "--agent", agentName(5), "--ttl", "1h", fmt.Sprintf("bench-%d/**", i)}
+	})
+	fmt.Println(reserve, "(target: 2 × a push)")
+
+	for _, side := range []struct {
+		dir   string
+		agent int
+	}{{storeA, 6}, {storeB, 7}} {
+		if err := sendCommits(ctx, side.dir, side.agent, newPerSide); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if _, err := b.run("sync"); err != nil {
+		return err
+	}
+	fmt.Printf("  %-26s %8s (1 run: fetch, push %d commits)\n", "sync, B's new out", time.Since(start).Round(time.Millisecond), newPerSide)
+	start = time.Now()
+	out, err := a.run("sync", "--json")
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	fmt.Printf("  %-26s %8s (1 run: %d in, %d out; target <= 2s) %s\n", "sync, 1000 new each side", took.Round(time.Millisecond),
+		jsonInt(out, "in"), jsonInt(out, "out"), verdict(took <= 2*time.Second))
+	return nil
+}
+
+// sendCommits sends n messages as agent i of the bench project in the
+// store in dir, one commit each, as n send commands would.
+func sendCommits(ctx context.Context, dir string, i, n int) error {
+	st, err := store.Open(dir, store.Options{Projections: service.Projections()})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	proj, err := project.ProjectFromKey(projectKey)
+	if err != nil {
+		return err
+	}
+	mb, err := mailbox.Open(ctx, st, proj, agentName(i))
+	if err != nil {
+		return err
+	}
+	for j := 0; j < n; j++ {
+		if _, err := mb.Send(ctx, mailbox.Draft{To: []string{agentName(1)}, Subject: fmt.Sprintf("from %s %d", agentName(i), j), Body: "new on this machine"}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measurePush times a bare git push of one new commit to remote, from a
+// repository of its own under dir (the commit is made before the clock
+// starts).
+func measurePush(dir, remote string, runs int) (result, error) {
+	repo := filepath.Join(dir, "pusher")
+	if err := git("", "init", "--quiet", repo); err != nil {
+		return result{}, err
+	}
+	commit := func(i int) error {
+		return git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "--quiet", "--allow-empty", "-m", strconv.Itoa(i))
+	}
+	r := measureGit("  git push, one commit", runs, commit, func(int) []string {
+		return []string{"-C", repo, "push", "--quiet", remote, "HEAD:refs/bench/pushed"}
+	})
+	return r, r.err
+}
+
+// measureGit times runs of git with args(i), calling before(i) first,
+// outside the clock, when it is set.
+func measureGit(name string, runs int, before func(int) error, args func(int) []string) result {
+	times := make([]time.Duration, 0, runs)
+	for i := 0; i < runs; i++ {
+		if before != nil {
+			if err := before(i); err != nil {
+				return result{name: name, err: err}
+			}
+		}
+		start := time.Now()
+		if err := git("", args(i)...); err != nil {
+			return result{name: name, err: err}
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	return result{name: name, median: times[len(times)/2], p90: times[len(times)*9/10]}
+}
+
+func git(dir string, args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// jsonInt returns the number after "key": in the JSON document doc.
+func jsonInt(doc []byte, key string) int {
+	_, rest, _ := strings.Cut(string(doc), `"`+key+`":`)
+	n, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(rest, ",", 2)[0]))
+	return n
+}
