@@ -22,8 +22,8 @@ import (
 const newPerSide = 1000
 
 // measureSync times sync against a bare remote on this machine, for a
-// project seeded with each of sizes messages (one commit per ten, so the
-// history is long as well as the tree): sync with nothing new against a
+// project seeded with each of sizes messages in 1,000 commits (so that
+// only the tree grows from one size to the next): sync with nothing new against a
 // bare git fetch, reserve on a synced project against a bare git push of
 // one commit, and the sync of a machine that wrote 1,000 messages (a
 // commit each) with a remote that got 1,000 others meanwhile.
@@ -44,7 +44,7 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 	defer os.RemoveAll(dir)
 	storeA, storeB, remote := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "remote.git")
 	fmt.Printf("sync: seeding %d messages ...\n", n)
-	if _, err := seedStore(ctx, storeA, n, 10); err != nil {
+	if _, err := seedStore(ctx, storeA, n, max(n/1000, 1)); err != nil {
 		return err
 	}
 	if err := git("", "init", "--quiet", "--bare", remote); err != nil {

@@ -17,8 +17,12 @@ import (
 //   - a lock keeps its latest acquisition; one acquisition keeps its latest
 //     expiry and its earliest release, and is confirmed once either side
 //     confirmed it;
-//   - a profile keeps its latest update, a contact its latest decision, a
-//     presence its latest time;
+//   - a profile keeps its latest update, a presence its latest time;
+//   - a contact merges by who may write which field: the requester writes
+//     the request (reason, requested), the recipient the answer (state,
+//     decided, expires); each keeps its latest version, and an answer
+//     older than the request it meets answered an earlier one, so the
+//     contact is requested again;
 //   - anything else (a message and its copies are immutable, a project's
 //     file is written once; files this version does not know) keeps the
 //     smaller of the two byte strings.
@@ -62,8 +66,7 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 		y := rb.(*Agent)
 		return later(a, b, x.Updated, y.Updated), nil
 	case *Contact:
-		y := rb.(*Contact)
-		return later(a, b, x.Decided, y.Decided), nil
+		m = mergeContact(x, rb.(*Contact))
 	case *Presence:
 		return later(a, b, x.LastSeen, rb.(*Presence).LastSeen), nil
 	default:
@@ -117,4 +120,38 @@ func releasedFirst(x, y *Reservation) bool {
 		return x.ReleasedBy < y.ReleasedBy
 	}
 	return x.ReleaseReason < y.ReleaseReason
+}
+
+// mergeContact merges two versions of one contact field by field: the
+// latest request (as its requester wrote it) and the latest answer (as
+// its recipient did), which stands only if it is not older than that
+// request. Ties are broken by the fields' values.
+func mergeContact(x, y *Contact) *Contact {
+	req, ans := x, y
+	if y.Requested.After(x.Requested) || (y.Requested.Equal(x.Requested) && y.Reason > x.Reason) {
+		req = y
+	}
+	if answeredFirst(y, x) {
+		ans = x
+	}
+	c := *req
+	c.State, c.Decided, c.Expires = "requested", time.Time{}, time.Time{}
+	if !ans.Decided.IsZero() && !ans.Decided.Before(req.Requested) {
+		c.State, c.Decided, c.Expires = ans.State, ans.Decided, ans.Expires
+	}
+	return &c
+}
+
+// answeredFirst orders contact answers: none first, then by the time of
+// the decision, then by its values, so that a tie has one winner.
+func answeredFirst(x, y *Contact) bool {
+	switch {
+	case x.Decided.IsZero() || y.Decided.IsZero():
+		return x.Decided.IsZero() && !y.Decided.IsZero()
+	case !x.Decided.Equal(y.Decided):
+		return x.Decided.Before(y.Decided)
+	case !x.Expires.Equal(y.Expires):
+		return x.Expires.Before(y.Expires)
+	}
+	return x.State < y.State
 }

@@ -45,11 +45,16 @@ func variants(r *rand.Rand) map[string]func() File {
 		},
 		"contact": func() File {
 			st := []string{"requested", "approved", "denied"}[r.Intn(3)]
-			var dec time.Time
+			req := mt0.Add(time.Duration(r.Intn(3)) * time.Minute)
+			var dec, exp time.Time
 			if st != "requested" {
-				dec = mt0.Add(time.Duration(1+r.Intn(2)) * time.Minute)
+				dec = req.Add(time.Duration(r.Intn(2)) * time.Minute)
 			}
-			return (&Contact{Project: "p", From: "GreenCastle", To: "BlueLake", State: st, Requested: mt0, Decided: dec}).Files()[0]
+			if st == "approved" {
+				exp = dec.Add(time.Duration(1+r.Intn(2)) * time.Hour)
+			}
+			return (&Contact{Project: "p", From: "GreenCastle", To: "BlueLake", State: st, Reason: []string{"", "api", "docs"}[r.Intn(3)],
+				Requested: req, Decided: dec, Expires: exp}).Files()[0]
 		},
 	}
 }
@@ -136,9 +141,32 @@ func TestMergeRules(t *testing.T) {
 	if !pr.LastSeen.Equal(at(7)) {
 		t.Errorf("presence: last seen %v, want the latest", pr.LastSeen)
 	}
-	ct := merged(&Contact{Project: "p", From: "G", To: "B", State: "requested", Requested: mt0},
-		&Contact{Project: "p", From: "G", To: "B", State: "approved", Requested: mt0, Decided: at(1)}).(*Contact)
-	if ct.State != "approved" {
-		t.Errorf("contact: %q, want the decision", ct.State)
+	contact := func(state, reason string, req, dec int) *Contact {
+		c := &Contact{Project: "p", From: "G", To: "B", State: state, Reason: reason, Requested: at(req)}
+		if dec >= 0 {
+			c.Decided = at(dec)
+		}
+		if state == "approved" {
+			c.Expires = at(dec + 60)
+		}
+		return c
+	}
+	for _, tt := range []struct {
+		name       string
+		a, b, want *Contact
+	}{
+		{"the recipient's answer to the request", contact("requested", "api", 0, -1), contact("approved", "api", 0, 1), contact("approved", "api", 0, 1)},
+		// The requester asked again (a new reason) while the recipient
+		// answered the first request: the new request stands, unanswered.
+		{"a request newer than the answer", contact("requested", "docs", 5, -1), contact("denied", "api", 0, 1), contact("requested", "docs", 5, -1)},
+		// The recipient answered the second request on one machine; the
+		// other machine still has the first one, unanswered.
+		{"an answer to the latest request", contact("approved", "docs", 5, 6), contact("requested", "api", 0, -1), contact("approved", "docs", 5, 6)},
+		{"the latest of two answers", contact("denied", "api", 0, 2), contact("approved", "api", 0, 1), contact("denied", "api", 0, 2)},
+	} {
+		got := merged(tt.a, tt.b).(*Contact)
+		if *got != *tt.want {
+			t.Errorf("contact, %s: got %+v, want %+v", tt.name, *got, *tt.want)
+		}
 	}
 }
