@@ -15,8 +15,15 @@ import (
 
 // Resolve merges two different versions of the file at path (relative to
 // a project's branch) into one. For merges to be commutative, associative
-// and idempotent, so must Resolve be.
-type Resolve func(path string, a, b []byte) ([]byte, error)
+// and idempotent, so must Resolve be. It reports dropped when the merged
+// file leaves one version out whole (two versions of a file that should
+// never differ): the merge commit names the path, for doctor, and keeps
+// both versions reachable through its parents.
+type Resolve func(path string, a, b []byte) (merged []byte, dropped bool, err error)
+
+// differsPrefix starts each line of a merge commit's message that names a
+// file whose two versions differed and were settled by dropping one.
+const differsPrefix = "differs: "
 
 // Merge returns the commit that holds both ours and theirs, two commits of
 // one project's branch: one of them when the other is its ancestor,
@@ -46,19 +53,34 @@ func (a *Archive) Merge(ours, theirs string, resolve Resolve) (string, error) {
 		return theirs, nil
 	}
 	w := a.newTreeWriter(nil)
-	tree, err := w.mergeTrees("", oc.TreeHash, tc.TreeHash, resolve)
+	var dropped []string
+	tree, err := w.mergeTrees("", oc.TreeHash, tc.TreeHash, func(p string, x, y []byte) ([]byte, bool, error) {
+		m, d, err := resolve(p, x, y)
+		if d {
+			dropped = append(dropped, p)
+		}
+		return m, d, err
+	})
 	if err != nil {
 		return "", fmt.Errorf("merge: %w", err)
 	}
 	parents := []string{ours, theirs}
 	sort.Strings(parents)
+	msg := fmt.Sprintf("merge: %s %s\n", parents[0], parents[1])
+	if len(dropped) > 0 {
+		sort.Strings(dropped)
+		msg += "\nTwo versions differed; the merge kept one, both are in its parents:\n"
+		for _, p := range dropped {
+			msg += differsPrefix + p + "\n"
+		}
+	}
 	when := oc.Committer.When
 	if tc.Committer.When.After(when) {
 		when = tc.Committer.When
 	}
 	sig := object.Signature{Name: "agentmail", Email: "agentmail@agentmail", When: when.UTC()}
 	c := object.Commit{Author: sig, Committer: sig, TreeHash: tree,
-		Message:      fmt.Sprintf("merge: %s %s\n", parents[0], parents[1]),
+		Message:      msg,
 		ParentHashes: []plumbing.Hash{plumbing.NewHash(parents[0]), plumbing.NewHash(parents[1])}}
 	h, err := w.object(plumbing.CommitObject, 512, c.Encode)
 	if err != nil {
@@ -133,7 +155,7 @@ func (w *treeWriter) mergeEntry(p string, x, y object.TreeEntry, resolve Resolve
 	if err != nil {
 		return object.TreeEntry{}, fmt.Errorf("read %s: %w", p, err)
 	}
-	data, err := resolve(p, xb, yb)
+	data, _, err := resolve(p, xb, yb)
 	if err != nil {
 		return object.TreeEntry{}, fmt.Errorf("merge %s: %w", p, err)
 	}
@@ -192,4 +214,29 @@ func (a *Archive) MoveProject(slug, old, h string) error {
 		}
 	}
 	return a.setRef(ProjectRef(slug), o, plumbing.NewHash(h))
+}
+
+// MergeFindings returns, for the branch of project slug, one line per file
+// a merge settled by dropping one of two versions (see Resolve): the merge
+// commit, the file, and the parents that hold the two versions.
+func (a *Archive) MergeFindings(slug string) ([]string, error) {
+	out, stderr, err := a.run("log", "--merges", "--format=%H %P%n%b%x00", ProjectRef(slug), "--")
+	if err != nil {
+		return nil, fmt.Errorf("read the merges of %s: %s", slug, lastLine(stderr))
+	}
+	var findings []string
+	for _, entry := range strings.Split(out, "\x00") {
+		head, body, _ := strings.Cut(strings.TrimSpace(entry), "\n")
+		hashes := strings.Fields(head)
+		if len(hashes) < 3 {
+			continue
+		}
+		for _, line := range strings.Split(body, "\n") {
+			if p, ok := strings.CutPrefix(line, differsPrefix); ok {
+				findings = append(findings, fmt.Sprintf("merge %.12s of project %s kept one of two different versions of %s; both are in its parents (git show %.12s:%s, git show %.12s:%s)",
+					hashes[0], slug, p, hashes[1], p, hashes[2], p))
+			}
+		}
+	}
+	return findings, nil
 }

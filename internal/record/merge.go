@@ -29,13 +29,23 @@ import (
 //
 // Ties are broken by the bytes, never by the order of the arguments.
 func Merge(path string, a, b []byte) ([]byte, error) {
+	m, _, err := MergeVersions(path, a, b)
+	return m, err
+}
+
+// MergeVersions is Merge, and reports dropped when two different versions
+// were settled by keeping the smaller whole: versions of a file that
+// should never differ (a message or its copy, a project's file, or a file
+// this version cannot read). That is a finding for doctor, not a rule.
+func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err error) {
 	if bytes.Compare(a, b) > 0 {
 		a, b = b, a
 	}
+	differ := !bytes.Equal(a, b)
 	ra, errA := Decode(path, a)
 	rb, errB := Decode(path, b)
 	if errA != nil || errB != nil || ra == nil || rb == nil || reflect.TypeOf(ra) != reflect.TypeOf(rb) {
-		return a, nil
+		return a, differ, nil
 	}
 	var m Record
 	switch x := ra.(type) {
@@ -56,7 +66,7 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 	case *Lock:
 		y := rb.(*Lock)
 		if !x.Created.Equal(y.Created) || x.Holder != y.Holder || x.Run != y.Run {
-			return later(a, b, x.Created, y.Created), nil
+			return later(a, b, x.Created, y.Created), false, nil
 		}
 		l := *x
 		l.Expires, l.Released = latest(x.Expires, y.Expires), earliest(x.Released, y.Released)
@@ -64,20 +74,20 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 		m = &l
 	case *Agent:
 		y := rb.(*Agent)
-		return later(a, b, x.Updated, y.Updated), nil
+		return later(a, b, x.Updated, y.Updated), false, nil
 	case *Contact:
 		m = mergeContact(x, rb.(*Contact))
 	case *Presence:
-		return later(a, b, x.LastSeen, rb.(*Presence).LastSeen), nil
+		return later(a, b, x.LastSeen, rb.(*Presence).LastSeen), false, nil
 	default:
-		return a, nil
+		return a, differ, nil
 	}
 	for _, f := range m.Files() {
 		if f.Path == path {
-			return f.Data, nil
+			return f.Data, false, nil
 		}
 	}
-	return a, nil
+	return a, differ, nil
 }
 
 // earliest returns the earlier of two times, a zero time meaning "not

@@ -32,8 +32,8 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 		before, after = st[slug], theirs
 		if before != "" {
 			prefix := record.ProjectDir(slug) + "/"
-			after, err = s.arc.Merge(before, theirs, func(p string, a, b []byte) ([]byte, error) {
-				return record.Merge(prefix+p, a, b)
+			after, err = s.arc.Merge(before, theirs, func(p string, a, b []byte) ([]byte, bool, error) {
+				return record.MergeVersions(prefix+p, a, b)
 			})
 			if err != nil {
 				return err
@@ -44,7 +44,16 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 				return err
 			}
 		}
-		return s.catchUp(ctx)
+		if err := s.catchUp(ctx); err != nil {
+			return err
+		}
+		// A merge, and a commit proposed, add a pack each, as a write does.
+		if s.shouldPack() {
+			if err := s.arc.Pack(s.lock.File()); err != nil {
+				s.notes = append(s.notes, "could not pack the archive: "+err.Error())
+			}
+		}
+		return nil
 	})
 	return before, after, err
 }

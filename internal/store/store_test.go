@@ -1113,3 +1113,31 @@ func TestDefaultDirIn(t *testing.T) {
 		}
 	}
 }
+
+// TestPacksStayBoundedAcrossMerges: a commit proposed and then taken by
+// MergeProject (a grant decided by the push) adds a pack, as a write
+// does; MergeProject keeps the count bounded as Update does.
+func TestPacksStayBoundedAcrossMerges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many writes")
+	}
+	ctx := context.Background()
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	for i := 0; i < maxPacks+6; i++ {
+		c, _, err := s.Propose(ctx, slug, func(tx *Tx) error {
+			tx.Put(&record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0.Add(time.Duration(i) * time.Second)})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.MergeProject(ctx, slug, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.arc.Packs(); n > maxPacks {
+		t.Errorf("%d packs after %d merges, want at most %d", n, maxPacks+6, maxPacks)
+	}
+	runGit(t, s.ArchiveDir(), "fsck", "--strict")
+}
