@@ -72,15 +72,12 @@ func (s *Store) Archive() *archive.Archive { return s.arc }
 // it, so it never needs to be taken back.
 func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (commit, parent string, err error) {
 	err = s.withLock(func() error {
-		if err := s.catchUp(ctx); err != nil {
+		t, err := s.begin(ctx)
+		if err != nil {
 			return err
 		}
-		sqlTx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
+		sqlTx := t.sql
 		defer sqlTx.Rollback()
-		t := &Tx{sql: sqlTx, now: s.Now()}
 		defer func() {
 			for _, undo := range t.aborted {
 				undo() // nothing fn did to the index is kept

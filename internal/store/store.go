@@ -565,15 +565,12 @@ func (t *Tx) OnAbort(fn func()) { t.aborted = append(t.aborted, fn) }
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	var t *Tx
 	err := s.withLock(func() error {
-		if err := s.catchUp(ctx); err != nil {
+		var err error
+		if t, err = s.begin(ctx); err != nil {
 			return err
 		}
-		sqlTx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
+		sqlTx := t.sql
 		defer sqlTx.Rollback()
-		t = &Tx{sql: sqlTx, now: s.Now()}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -600,6 +597,19 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 	}
 	return err
+}
+
+// begin catches the index up with the archive and begins the transaction
+// of an update. The caller holds the lock, and rolls the transaction back.
+func (s *Store) begin(ctx context.Context) (*Tx, error) {
+	if err := s.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return &Tx{sql: sqlTx, now: s.Now()}, nil
 }
 
 // committed handles err, met while indexing the write of t. Once the
