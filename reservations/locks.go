@@ -157,7 +157,7 @@ func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration,
 		}
 		out = Lock{Project: s.slug, Key: key, Holder: s.agent, Created: now, Expires: now.Add(ttl), Run: run, Unconfirmed: s.offline}
 		if extend {
-			out.Created, out.Unconfirmed = cur.Created, cur.Unconfirmed || s.offline
+			out.Created, out.Unconfirmed = cur.Created, s.unconfirmed(cur.Unconfirmed, s.offline)
 		}
 		tx.Put(&out)
 		tx.Describe(s.agent, fmt.Sprintf("lock: %s acquires %s (%s)", s.agent, key, ttl))

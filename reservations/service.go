@@ -74,6 +74,7 @@ type Service struct {
 	agent   string
 	isDir   func(rel string) bool
 	grant   Writer // how grants are written; st.Update unless DecideBy said otherwise
+	pushed  bool   // DecideBy set grant: what it writes reaches the remote first
 	offline bool   // renewals and locks are unconfirmed (Offline)
 }
 
@@ -85,8 +86,13 @@ type Writer func(ctx context.Context, fn func(*store.Tx) error) error
 
 // DecideBy makes w write the grants (Reserve, Renew, lock acquisitions)
 // instead of the store's Update: a synced project's grants are decided by
-// the push to its remote.
-func (s *Service) DecideBy(w Writer) { s.grant = w }
+// the push to its remote. A lease or lock granted offline that such a
+// grant renews is decided by that push too: it is confirmed.
+func (s *Service) DecideBy(w Writer) { s.grant, s.pushed = w, true }
+
+// unconfirmed says whether a grant is unconfirmed, when it was (was) and
+// when asked for offline (offline): until a push decides it.
+func (s *Service) unconfirmed(was, offline bool) bool { return offline || (was && !s.pushed) }
 
 // Offline makes the renewals s makes and the locks it takes unconfirmed:
 // granted here without the remote, until a sync decides them.
@@ -323,7 +329,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 					Agent: s.agent, Pattern: p, Exclusive: !o.Shared, Created: now}
 			}
 			r.Reason = o.Reason
-			r.Unconfirmed = r.Unconfirmed || o.Unconfirmed
+			r.Unconfirmed = s.unconfirmed(r.Unconfirmed, o.Unconfirmed)
 			r.Expires = latest(r.Expires, now.Add(o.TTL))
 			res.Granted = append(res.Granted, r)
 			tx.Put(&r)
@@ -500,7 +506,7 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		}
 		for _, r := range chosen {
 			r.Expires = r.Expires.Add(extend)
-			r.Unconfirmed = r.Unconfirmed || s.offline
+			r.Unconfirmed = s.unconfirmed(r.Unconfirmed, s.offline)
 			out = append(out, r)
 			tx.Put(&r)
 		}

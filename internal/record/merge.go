@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -34,14 +35,15 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 }
 
 // MergeVersions is Merge, and reports dropped when two different versions
-// were settled by keeping the smaller whole: versions of a file that
-// should never differ (a message or its copy, a project's file, or a file
-// this version cannot read). That is a finding for doctor, not a rule.
+// of a message, or of its copy, were settled by keeping the smaller whole:
+// a message never changes, so that is a finding for doctor, not a rule.
+// (Two machines each write a project's file, dated differently, before
+// they first sync: any one of them will do.)
 func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err error) {
 	if bytes.Compare(a, b) > 0 {
 		a, b = b, a
 	}
-	differ := !bytes.Equal(a, b)
+	differ := !bytes.Equal(a, b) && messageFile(path)
 	ra, errA := Decode(path, a)
 	rb, errB := Decode(path, b)
 	if errA != nil || errB != nil || ra == nil || rb == nil || reflect.TypeOf(ra) != reflect.TypeOf(rb) {
@@ -164,4 +166,18 @@ func answeredFirst(x, y *Contact) bool {
 		return x.Expires.Before(y.Expires)
 	}
 	return x.State < y.State
+}
+
+// messageFile reports whether path is a message's canonical file or one
+// of its copies (projects/<slug>/messages/..., .../agents/<Name>/inbox/...
+// or outbox/...).
+func messageFile(path string) bool {
+	parts := strings.Split(path, "/")
+	switch {
+	case len(parts) < 3 || parts[0] != "projects":
+		return false
+	case parts[2] == "messages":
+		return true
+	}
+	return len(parts) > 4 && parts[2] == "agents" && (parts[4] == "inbox" || parts[4] == "outbox")
 }

@@ -170,3 +170,32 @@ func TestMergeRules(t *testing.T) {
 		}
 	}
 }
+
+// Only a message (or its copy) found in two versions is a finding: a
+// project's file, written on each machine before the first sync, is not,
+// nor is any record merged by its rule.
+func TestMergeVersionsDropped(t *testing.T) {
+	m := &Message{Project: "p", ID: "01JD0000000000000000000000", From: "A", To: []string{"B"}, Subject: "s", Importance: "normal", Created: mt0, Body: "one"}
+	other := *m
+	other.Body = "two"
+	mf, of := m.Files(), other.Files()
+	tests := []struct {
+		name string
+		a, b File
+		want bool
+	}{
+		{"message", mf[0], of[0], true},
+		{"sender's copy", mf[1], of[1], true},
+		{"recipient's copy", mf[2], of[2], true},
+		{"project file", (&Project{Key: "k", Slug: "p", Created: mt0}).Files()[0], (&Project{Key: "k", Slug: "p", Created: mt0.Add(time.Minute)}).Files()[0], false},
+		{"receipt", (&Receipt{Project: "p", Message: m.ID, Agent: "B", ReadAt: mt0}).Files()[0], (&Receipt{Project: "p", Message: m.ID, Agent: "B"}).Files()[0], false},
+	}
+	for _, tt := range tests {
+		if tt.a.Path != tt.b.Path {
+			t.Fatalf("%s: paths differ: %s %s", tt.name, tt.a.Path, tt.b.Path)
+		}
+		if _, dropped, err := MergeVersions(tt.a.Path, tt.a.Data, tt.b.Data); err != nil || dropped != tt.want {
+			t.Errorf("%s: dropped %v, %v; want %v", tt.name, dropped, err, tt.want)
+		}
+	}
+}
