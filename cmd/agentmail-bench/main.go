@@ -424,8 +424,9 @@ func (b *bench) measure(name string, target time.Duration, runs int, args func(i
 		}
 		times = append(times, time.Since(start))
 	}
-	slices.Sort(times)
-	return result{name: name, target: target, median: times[len(times)/2], p90: times[len(times)*9/10]}
+	r := summarize(name, times)
+	r.target = target
+	return r
 }
 
 // concurrent runs procs senders at once, each sending n messages one

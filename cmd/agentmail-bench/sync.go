@@ -61,23 +61,34 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 		}
 	}
 
-	fmt.Printf("sync, %d messages in the archive:\n", n)
-	fetch := measureGit(fmt.Sprintf("  git fetch, nothing new"), runs, nil, func(int) []string {
-		return []string{"--git-dir", filepath.Join(storeA, "archive.git"), "fetch", "--quiet", "--no-tags", remote, "+refs/agentmail/*:refs/bench/fetched/*"}
-	})
+	fmt.Printf("sync, %d messages in the archive (each pair of rows measured in turns, so that load falls on both alike):\n", n)
+	archiveDir := filepath.Join(storeA, "archive.git")
+	fetch, idle := measurePair(runs,
+		gitRun("  git fetch, nothing new", nil, func(int) []string {
+			return []string{"--git-dir", archiveDir, "fetch", "--quiet", "--no-tags", remote, "+refs/agentmail/*:refs/bench/fetched/*"}
+		}),
+		a.run1("  sync, nothing new", func(int) []string { return []string{"sync"} }))
+	idle.target = fetch.median + 20*time.Millisecond
 	fmt.Println(fetch)
-	idle := a.measure("  sync, nothing new", fetch.median+20*time.Millisecond, runs, func(int) []string { return []string{"sync"} })
 	fmt.Println(idle, "(target: a fetch + 20 ms)")
 
-	push, err := measurePush(dir, remote, runs)
+	pusher, err := newPusher(dir)
 	if err != nil {
 		return err
 	}
+	push, reserve := measurePair(runs,
+		gitRun("  git push, one commit", pusher.commit, func(int) []string {
+			return []string{"-C", pusher.repo, "push", "--quiet", remote, "HEAD:refs/bench/pushed"}
+		}),
+		a.run1("  reserve, synced", func(i int) []string {
+			return []string{"reserve", "--agent", agentName(5), "--ttl", "1h", fmt.Sprintf("bench-%d/**", i)}
+		}))
+	reserve.target = 2 * push.median
 	fmt.Println(push)
-	reserve := a.measure("  reserve, synced", 2*push.median, runs, func(i int) []string {
-		return []string{"reserve", "--agent", agentName(5), "--ttl", "1h", fmt.Sprintf("bench-%d/**", i)}
-	})
 	fmt.Println(reserve, "(target: 2 × a push)")
+	fmt.Println(a.measure("  reserve --offline", 0, runs, func(i int) []string {
+		return []string{"reserve", "--offline", "--agent", agentName(6), "--ttl", "1h", fmt.Sprintf("offline-%d/**", i)}
+	}), "(the same grant without the remote)")
 
 	for _, side := range []struct {
 		dir   string
@@ -127,41 +138,66 @@ func sendCommits(ctx context.Context, dir string, i, n int) error {
 	return nil
 }
 
-// measurePush times a bare git push of one new commit to remote, from a
-// repository of its own under dir (the commit is made before the clock
-// starts).
-func measurePush(dir, remote string, runs int) (result, error) {
-	repo := filepath.Join(dir, "pusher")
-	if err := git("", "init", "--quiet", repo); err != nil {
-		return result{}, err
-	}
-	commit := func(i int) error {
-		return git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "--quiet", "--allow-empty", "-m", strconv.Itoa(i))
-	}
-	r := measureGit("  git push, one commit", runs, commit, func(int) []string {
-		return []string{"-C", repo, "push", "--quiet", remote, "HEAD:refs/bench/pushed"}
-	})
-	return r, r.err
+// timed is one process to time: run does it (the i-th time), before,
+// when set, prepares it outside the clock.
+type timed struct {
+	name   string
+	before func(i int) error
+	run    func(i int) error
 }
 
-// measureGit times runs of git with args(i), calling before(i) first,
-// outside the clock, when it is set.
-func measureGit(name string, runs int, before func(int) error, args func(int) []string) result {
-	times := make([]time.Duration, 0, runs)
+// gitRun is a git process to time.
+func gitRun(name string, before func(int) error, args func(int) []string) timed {
+	return timed{name, before, func(i int) error { return git("", args(i)...) }}
+}
+
+// run1 is an agentmail process to time.
+func (b *bench) run1(name string, args func(int) []string) timed {
+	return timed{name: name, run: func(i int) error {
+		_, err := b.run(args(i)...)
+		return err
+	}}
+}
+
+// measurePair times x and y runs times each, in turns.
+func measurePair(runs int, x, y timed) (result, result) {
+	var tx, ty []time.Duration
 	for i := 0; i < runs; i++ {
-		if before != nil {
-			if err := before(i); err != nil {
-				return result{name: name, err: err}
+		for _, m := range []struct {
+			t     timed
+			times *[]time.Duration
+		}{{x, &tx}, {y, &ty}} {
+			if m.t.before != nil {
+				if err := m.t.before(i); err != nil {
+					return result{name: x.name, err: err}, result{name: y.name, err: err}
+				}
 			}
+			start := time.Now()
+			if err := m.t.run(i); err != nil {
+				return result{name: x.name, err: err}, result{name: y.name, err: err}
+			}
+			*m.times = append(*m.times, time.Since(start))
 		}
-		start := time.Now()
-		if err := git("", args(i)...); err != nil {
-			return result{name: name, err: err}
-		}
-		times = append(times, time.Since(start))
 	}
+	return summarize(x.name, tx), summarize(y.name, ty)
+}
+
+func summarize(name string, times []time.Duration) result {
 	slices.Sort(times)
 	return result{name: name, median: times[len(times)/2], p90: times[len(times)*9/10]}
+}
+
+// pusher is a repository of its own that makes a new commit to push each
+// time.
+type pusher struct{ repo string }
+
+func newPusher(dir string) (pusher, error) {
+	p := pusher{filepath.Join(dir, "pusher")}
+	return p, git("", "init", "--quiet", p.repo)
+}
+
+func (p pusher) commit(i int) error {
+	return git(p.repo, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "--quiet", "--allow-empty", "-m", strconv.Itoa(i))
 }
 
 func git(dir string, args ...string) error {
