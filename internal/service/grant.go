@@ -54,7 +54,7 @@ func (s *Service) grantOffline(x *session, rs *reservations.Service, offline boo
 // the grant's commit is built on the project's branch without moving it
 // (store.Propose) and pushed with the remote's compare-and-swap, expecting
 // what was last seen there; only once the remote has it does the branch
-// here adopt it. In the common case that is one push and no fetch. A
+// here adopt it (store.Adopt). In the common case that is one push and no fetch. A
 // rejected push fetches and merges what landed first, and the grant is
 // decided again against it; the leases granted offline here that lost to
 // it are ended. An unreachable remote changes nothing here: a lease held
@@ -66,14 +66,14 @@ func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 		theirs := ""    // what a rejected push fetched and merged, until settled
 		merged := false // whether any was
 		for attempt := 0; attempt < syncAttempts; attempt++ {
-			c, parent, err := st.Propose(ctx, slug, fn)
+			p, err := st.Propose(ctx, slug, fn)
 			if err != nil && merged {
 				// Decided against what landed first: publish the merge,
 				// and the end of what lost, best effort (the next sync would).
 				var resp SyncResponse
 				_ = s.syncOnce(ctx, st, slug, remote, &resp, s.settler(ctx, x))
 			}
-			if err != nil || c == "" {
+			if err != nil || p == nil {
 				return err
 			}
 			if theirs != "" {
@@ -85,11 +85,10 @@ func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 					continue
 				}
 			}
-			err = pushGrant(arc, remote, slug, c, parent)
+			err = pushGrant(arc, remote, slug, p.Commit, p.Parent)
 			switch {
 			case err == nil:
-				_, _, err = st.MergeProject(ctx, slug, c)
-				return err
+				return st.Adopt(ctx, p)
 			case !errors.Is(err, archive.ErrPushRejected):
 				return notGranted(remote, err)
 			}

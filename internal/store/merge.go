@@ -47,12 +47,7 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 		if err := s.catchUp(ctx); err != nil {
 			return err
 		}
-		// A merge, and a commit proposed, add a pack each, as a write does.
-		if s.shouldPack() {
-			if err := s.arc.Pack(s.lock.File()); err != nil {
-				s.notes = append(s.notes, "could not pack the archive: "+err.Error())
-			}
-		}
+		s.pack() // a merge adds a pack, as a write does
 		return nil
 	})
 	return before, after, err
@@ -62,16 +57,27 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 // and pushing with the system git, reading its config.
 func (s *Store) Archive() *archive.Archive { return s.arc }
 
+// Proposal is a commit of one project that Propose wrote and no branch
+// names yet.
+type Proposal struct {
+	Commit string // the commit
+	Parent string // the project's branch it was written on
+
+	slug string
+	recs []record.Record
+	res  archive.Result
+}
+
 // Propose runs fn as Update does, under the lock against an up-to-date
 // index, and writes the commit of the records fn queued, all of project
 // slug, on top of the project's branch, but moves no ref and keeps nothing
 // fn did to the index: the caller publishes the commit (pushes it), then
-// adopts it with MergeProject, which indexes it. It returns the commit
-// and its parent (the branch's commit), commit "" when fn queued nothing.
-// A grant decided this way is never written here before the remote has
-// it, so it never needs to be taken back.
-func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (commit, parent string, err error) {
-	err = s.withLock(func() error {
+// adopts it (Adopt). It returns nil when fn queued nothing. A grant decided
+// this way is never written here before the remote has it, so it never
+// needs to be taken back.
+func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (*Proposal, error) {
+	var p *Proposal
+	err := s.withLock(func() error {
 		t, err := s.begin(ctx)
 		if err != nil {
 			return err
@@ -105,8 +111,58 @@ func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (c
 		}
 		defer cache.close()
 		res, err := s.arc.CommitOnto(st[slug], changes, author, subject, cache)
-		commit, parent = res.Head, st[slug]
-		return err
+		if err != nil {
+			return err
+		}
+		p = &Proposal{Commit: res.Head, Parent: st[slug], slug: slug, recs: t.recs, res: res}
+		return nil
 	})
-	return commit, parent, err
+	return p, err
+}
+
+// Adopt moves the project's branch to p's commit, once published, and
+// indexes it. While the branch is still at p's parent that costs what a
+// write does (its records are indexed as they are, nothing is read back
+// from the archive); otherwise the commit is merged (MergeProject).
+func (s *Store) Adopt(ctx context.Context, p *Proposal) error {
+	adopted := false
+	err := s.withLock(func() error {
+		t, err := s.begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer t.sql.Rollback()
+		st, err := s.arc.State()
+		if err != nil || st[p.slug] != p.Parent {
+			return err // moved meanwhile: merge
+		}
+		if err := s.arc.MoveProject(p.slug, p.Parent, p.Commit); err != nil {
+			return err
+		}
+		st[p.slug] = p.Commit
+		if err := s.indexRecords(t.sql, p.recs, p.res, st.String()); err != nil {
+			return err
+		}
+		if err := t.sql.Commit(); err != nil {
+			return fmt.Errorf("index commit: %w", err)
+		}
+		adopted = true
+		s.pack()
+		return nil
+	})
+	if err != nil || adopted {
+		return err
+	}
+	_, _, err = s.MergeProject(ctx, p.slug, p.Commit)
+	return err
+}
+
+// pack packs the archive past maxPacks packs, as a write does. The caller
+// holds the lock.
+func (s *Store) pack() {
+	if s.shouldPack() {
+		if err := s.arc.Pack(s.lock.File()); err != nil {
+			s.notes = append(s.notes, "could not pack the archive: "+err.Error())
+		}
+	}
 }

@@ -203,3 +203,53 @@ func TestMergeReportsDifferingMessage(t *testing.T) {
 		t.Fatalf("doctor --check says %q, want the message %s named", problems, canonical)
 	}
 }
+
+// A proposed commit, adopted while the branch has not moved, is indexed
+// as a write is; adopted after another write, it is merged. Either way
+// the index equals a rebuild and holds both.
+func TestAdopt(t *testing.T) {
+	ctx := context.Background()
+	for _, moved := range []bool{false, true} {
+		h := newMergeHistory(3)
+		st, err := store.Open(t.TempDir(), store.Options{Projections: projections()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		put := func(recs ...record.Record) {
+			if err := st.Update(ctx, func(tx *store.Tx) error { tx.Put(recs...); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put(h.base()...)
+		proposed, other := h.message(60), h.message(61)
+		p, err := st.Propose(ctx, mergeSlug, func(tx *store.Tx) error { tx.Put(proposed); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if head, _ := st.ProjectHead(mergeSlug); head != p.Parent {
+			t.Fatalf("Propose moved the branch to %s", head)
+		}
+		if moved {
+			put(other)
+		}
+		if err := st.Adopt(ctx, p); err != nil {
+			t.Fatalf("moved=%v: %v", moved, err)
+		}
+		head, _ := st.ProjectHead(mergeSlug)
+		if !moved && head != p.Commit {
+			t.Errorf("branch at %s, want the proposed commit %s", head, p.Commit)
+		}
+		if problems, err := st.Check(ctx); err != nil || len(problems) > 0 {
+			t.Fatalf("moved=%v: doctor --check: %v %q", moved, err, problems)
+		}
+		for _, m := range []*record.Message{proposed, other} {
+			if !moved && m == other {
+				continue
+			}
+			if _, err := st.Archive().ReadFile(head, strings.TrimPrefix(m.Files()[0].Path, "projects/"+mergeSlug+"/")); err != nil {
+				t.Errorf("moved=%v: %s not on the branch: %v", moved, m.ID, err)
+			}
+		}
+		st.Close()
+	}
+}

@@ -673,17 +673,23 @@ func (s *Store) commit(t *Tx) error {
 		return err
 	}
 	t.committed, s.wrote = true, true
-	if err := cacheObjects(t.sql, res); err != nil {
+	return s.indexRecords(t.sql, t.recs, res, res.Head)
+}
+
+// indexRecords indexes recs, just committed as res, and records head (the
+// archive's state) as the index's.
+func (s *Store) indexRecords(tx *sql.Tx, recs []record.Record, res archive.Result, head string) error {
+	if err := cacheObjects(tx, res); err != nil {
 		return err
 	}
-	w := newWriter(t.sql)
+	w := newWriter(tx)
 	defer w.close()
-	for _, r := range t.recs {
+	for _, r := range recs {
 		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 	}
-	return setHead(t.sql, res.Head, w.messages, false)
+	return setHead(tx, head, w.messages, false)
 }
 
 // objectCache serves archive objects from the index's objects table: the

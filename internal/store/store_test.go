@@ -1114,9 +1114,9 @@ func TestDefaultDirIn(t *testing.T) {
 	}
 }
 
-// TestPacksStayBoundedAcrossMerges: a commit proposed and then taken by
-// MergeProject (a grant decided by the push) adds a pack, as a write
-// does; MergeProject keeps the count bounded as Update does.
+// TestPacksStayBoundedAcrossMerges: a commit proposed and then adopted (a
+// grant decided by the push) adds a pack, as a write does; Adopt keeps
+// the count bounded as Update does.
 func TestPacksStayBoundedAcrossMerges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many writes")
@@ -1125,14 +1125,14 @@ func TestPacksStayBoundedAcrossMerges(t *testing.T) {
 	s := openStore(t, t.TempDir())
 	setup(t, s)
 	for i := 0; i < maxPacks+6; i++ {
-		c, _, err := s.Propose(ctx, slug, func(tx *Tx) error {
+		p, err := s.Propose(ctx, slug, func(tx *Tx) error {
 			tx.Put(&record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0.Add(time.Duration(i) * time.Second)})
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.MergeProject(ctx, slug, c); err != nil {
+		if err := s.Adopt(ctx, p); err != nil {
 			t.Fatal(err)
 		}
 	}
