@@ -2,9 +2,7 @@ package mailbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -24,23 +22,13 @@ func (m *Mailbox) PublishPresence(ctx context.Context, every time.Duration) (int
 	}
 	var published []string
 	err := m.st.Update(ctx, func(tx *store.Tx) error {
-		seen, err := m.heartbeats(ctx, tx)
+		due, err := m.duePresence(ctx, tx, every)
 		if err != nil {
 			return err
 		}
-		head, err := m.st.ProjectHead(m.proj.Slug)
-		if err != nil {
-			return err
-		}
-		for _, p := range seen {
-			archived, err := m.archivedPresence(head, p.Agent)
-			if err != nil {
-				return err
-			}
-			if archived.IsZero() || p.LastSeen.Sub(archived) >= every {
-				tx.Put(p)
-				published = append(published, p.Agent)
-			}
+		for _, p := range due {
+			tx.Put(p)
+			published = append(published, p.Agent)
 		}
 		if len(published) > 0 {
 			tx.Describe("agentmail", "presence: "+strings.Join(published, ", "))
@@ -50,11 +38,13 @@ func (m *Mailbox) PublishPresence(ctx context.Context, every time.Duration) (int
 	return len(published), err
 }
 
-// heartbeats returns the last-seen time of each agent of the project that
-// has one, as presence records.
-func (m *Mailbox) heartbeats(ctx context.Context, q queryer) ([]*record.Presence, error) {
-	rows, err := q.QueryContext(ctx, `SELECT a.name, p.last_seen FROM agents a
+// duePresence returns, as presence records, the last-seen time of each
+// agent of the project seen here at least every later than the archive
+// says (published_presence).
+func (m *Mailbox) duePresence(ctx context.Context, q queryer, every time.Duration) ([]*record.Presence, error) {
+	rows, err := q.QueryContext(ctx, `SELECT a.name, p.last_seen, COALESCE(pp.last_seen, '') FROM agents a
 		JOIN presence p ON p.slug = ? AND p.fold = a.fold
+		LEFT JOIN published_presence pp ON pp.slug = p.slug AND pp.fold = a.fold
 		WHERE a.project_id = ? ORDER BY a.fold`, m.proj.Slug, m.pid)
 	if err != nil {
 		return nil, fmt.Errorf("read presence: %w", err)
@@ -62,36 +52,18 @@ func (m *Mailbox) heartbeats(ctx context.Context, q queryer) ([]*record.Presence
 	defer rows.Close()
 	var out []*record.Presence
 	for rows.Next() {
-		var name, seen string
-		if err := rows.Scan(&name, &seen); err != nil {
+		var name, seen, published string
+		if err := rows.Scan(&name, &seen, &published); err != nil {
 			return nil, fmt.Errorf("read presence: %w", err)
 		}
 		t, err := record.ParseTime(seen)
 		if err != nil {
 			continue // not a time: nothing worth publishing
 		}
+		if p, err := record.ParseTime(published); err == nil && !p.IsZero() && t.Sub(p) < every {
+			continue
+		}
 		out = append(out, &record.Presence{Project: m.proj.Slug, Agent: name, LastSeen: t})
 	}
 	return out, rows.Err()
-}
-
-// archivedPresence returns the last-seen time of agent in the project's
-// commit head, zero when it has none.
-func (m *Mailbox) archivedPresence(head, agent string) (time.Time, error) {
-	if head == "" {
-		return time.Time{}, nil
-	}
-	rel := "agents/" + agent + "/presence.json"
-	data, err := m.st.Archive().ReadFile(head, rel)
-	if errors.Is(err, os.ErrNotExist) {
-		return time.Time{}, nil
-	}
-	if err != nil {
-		return time.Time{}, fmt.Errorf("read %s's presence: %w", agent, err)
-	}
-	rec, err := record.Decode(record.ProjectDir(m.proj.Slug)+"/"+rel, data)
-	if p, ok := rec.(*record.Presence); ok && err == nil {
-		return p.LastSeen, nil
-	}
-	return time.Time{}, nil // unreadable: written again
 }

@@ -18,7 +18,7 @@ func Projection() store.Projection { return projection{} }
 type projection struct{}
 
 // Name changes with the tables.
-func (projection) Name() string { return "mailbox1" }
+func (projection) Name() string { return "mailbox2" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
@@ -31,6 +31,10 @@ func (projection) Tables() []store.Table {
 		// carries it to other machines now and then as presence records,
 		// which raise it.
 		{Name: "presence", Kept: true, Create: `CREATE TABLE presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
+			PRIMARY KEY(slug, fold)) WITHOUT ROWID`},
+		// published_presence is the presence records of the archive: what
+		// sync carried last, so that it need not read the archive to know.
+		{Name: "published_presence", Create: `CREATE TABLE published_presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
 			PRIMARY KEY(slug, fold)) WITHOUT ROWID`},
 		{Name: "messages", Local: []string{"seq"}, Create: `CREATE TABLE messages(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, project_id INTEGER NOT NULL,
 			thread TEXT NOT NULL, named_thread TEXT NOT NULL, sender TEXT NOT NULL,
@@ -93,9 +97,12 @@ func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 	case *record.Presence:
 		// Seen on some machine: the latest of that and this machine's
 		// heartbeat stands.
+		fold, seen := names.Fold(r.Agent), record.FormatTime(r.LastSeen)
+		if _, err := w.Exec(`INSERT OR REPLACE INTO published_presence(slug, fold, last_seen) VALUES (?, ?, ?)`, r.Project, fold, seen); err != nil {
+			return err
+		}
 		_, err := w.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)
-			ON CONFLICT(slug, fold) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
-			r.Project, names.Fold(r.Agent), record.FormatTime(r.LastSeen))
+			ON CONFLICT(slug, fold) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`, r.Project, fold, seen)
 		return err
 	default:
 		return nil

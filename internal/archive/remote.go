@@ -141,8 +141,9 @@ func (a *Archive) Config(key string) string {
 
 // SetConfig sets the archive's git config key to value, in-process with
 // git's protocol: under config.lock, created exclusively (git config and
-// agentmail exclude each other), the new file is written, synced and
-// renamed over the old one.
+// agentmail exclude each other), the new file is written and renamed over
+// the old one. Like git config, it does not fsync: the settings (the
+// remote, the time of the last sync) are not worth a disk flush each sync.
 func (a *Archive) SetConfig(key, value string) error {
 	path := filepath.Join(a.dir, "config")
 	lock, err := createLock(path + ".lock")
@@ -164,9 +165,6 @@ func (a *Archive) SetConfig(key, value string) error {
 		return err
 	}
 	if err := gitconfig.NewEncoder(lock).Encode(cfg); err != nil {
-		return fmt.Errorf("set %s: %w", key, err)
-	}
-	if err := lock.Sync(); err != nil {
 		return fmt.Errorf("set %s: %w", key, err)
 	}
 	if err := lock.Close(); err != nil {
