@@ -54,11 +54,11 @@ func (s *Service) grantOffline(x *session, rs *reservations.Service, offline boo
 // the grant's commit is built on the project's branch without moving it
 // (store.Propose) and pushed with the remote's compare-and-swap, expecting
 // what was last seen there; only once the remote has it does the branch
-// here adopt it (store.Adopt). In the common case that is one push and no fetch. A
-// rejected push fetches and merges what landed first, and the grant is
-// decided again against it; the leases granted offline here that lost to
-// it are ended. An unreachable remote changes nothing here: a lease held
-// before a renewal still holds, as it was.
+// here adopt it (store.Adopt). In the common case that is one push and no
+// fetch. A rejected push fetches and merges what landed first, and the
+// grant is decided again against it; the leases granted offline here that
+// lost to it are ended. An unreachable remote changes nothing here: a
+// lease held before a renewal still holds, as it was.
 func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 	st, slug := x.st, x.project().Slug
 	arc := st.Archive()
