@@ -103,6 +103,11 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 		return err
 	}
 	fmt.Printf("  %-26s %8s (1 run: fetch, push %d commits)\n", "sync, B's new out", time.Since(start).Round(time.Millisecond), newPerSide)
+	floor, err := bareExchange(dir, storeA, remote)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %-26s %8s (1 run, on copies: git fetch of B's commits, git push of A's)\n", "git alone, the same", floor.Round(time.Millisecond))
 	start = time.Now()
 	out, err := a.run("sync", "--json")
 	if err != nil {
@@ -112,6 +117,28 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 	fmt.Printf("  %-26s %8s (1 run: %d in, %d out; target <= 2s) %s\n", "sync, 1000 new each side", took.Round(time.Millisecond),
 		jsonInt(out, "in"), jsonInt(out, "out"), verdict(took <= 2*time.Second))
 	return nil
+}
+
+// bareExchange times what git alone does to bring A (the store in dir
+// storeA) and the remote together, on copies of both: fetch the remote's
+// new commits, push A's.
+func bareExchange(dir, storeA, remote string) (time.Duration, error) {
+	archiveCopy, remoteCopy := filepath.Join(dir, "floor-a.git"), filepath.Join(dir, "floor-remote.git")
+	for _, c := range [][2]string{{filepath.Join(storeA, "archive.git"), archiveCopy}, {remote, remoteCopy}} {
+		if out, err := exec.Command("cp", "-a", c[0], c[1]).CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("copy %s: %v: %s", c[0], err, out)
+		}
+	}
+	defer os.RemoveAll(archiveCopy)
+	defer os.RemoveAll(remoteCopy)
+	start := time.Now()
+	if err := git("", "--git-dir", archiveCopy, "fetch", "--quiet", "--no-tags", remoteCopy, "+refs/agentmail/*:refs/bench/fetched/*"); err != nil {
+		return 0, err
+	}
+	if err := git("", "--git-dir", archiveCopy, "push", "--quiet", remoteCopy, "refs/heads/*:refs/bench/pushed/*"); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
 }
 
 // sendCommits sends n messages as agent i of the bench project in the
