@@ -135,7 +135,7 @@ func bareExchange(dir, storeA, remote string) (time.Duration, error) {
 	if err := git("", "--git-dir", archiveCopy, "fetch", "--quiet", "--no-tags", remoteCopy, "+refs/agentmail/*:refs/bench/fetched/*"); err != nil {
 		return 0, err
 	}
-	if err := git("", "--git-dir", archiveCopy, "push", "--quiet", remoteCopy, "refs/heads/*:refs/bench/pushed/*"); err != nil {
+	if err := git("", "--git-dir", archiveCopy, "push", "--quiet", remoteCopy, "refs/heads/*:refs/bench/floor/*"); err != nil {
 		return 0, err
 	}
 	return time.Since(start), nil
