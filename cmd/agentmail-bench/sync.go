@@ -63,11 +63,12 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 
 	fmt.Printf("sync, %d messages in the archive (each pair of rows measured in turns, so that load falls on both alike):\n", n)
 	archiveDir := filepath.Join(storeA, "archive.git")
-	fetch, idle := measurePair(runs,
+	pair := measureTurns(runs,
 		gitRun("  git fetch, nothing new", nil, func(int) []string {
 			return []string{"--git-dir", archiveDir, "fetch", "--quiet", "--no-tags", remote, "+refs/agentmail/*:refs/bench/fetched/*"}
 		}),
 		a.run1("  sync, nothing new", func(int) []string { return []string{"sync"} }))
+	fetch, idle := pair[0], pair[1]
 	idle.target = fetch.median + 20*time.Millisecond
 	fmt.Println(fetch)
 	fmt.Println(idle, "(target: a fetch + 20 ms)")
@@ -76,16 +77,19 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 	if err != nil {
 		return err
 	}
-	push, reserve := measurePair(runs,
+	pair = measureTurns(runs,
 		gitRun("  git push, one commit", pusher.commit, func(int) []string {
 			return []string{"-C", pusher.repo, "push", "--quiet", remote, "HEAD:refs/bench/pushed"}
 		}),
 		a.run1("  reserve, synced", func(i int) []string {
 			return []string{"reserve", "--agent", agentName(5), "--ttl", "1h", fmt.Sprintf("bench-%d/**", i)}
 		}))
+	push, reserve := pair[0], pair[1]
 	reserve.target = 2 * push.median
 	fmt.Println(push)
 	fmt.Println(reserve, "(target: 2 × a push)")
+	bigPush := measureGitPush(runs, "  git push, one file changed", filepath.Join(storeA, "archive.git"), remote, dir)
+	fmt.Println(bigPush, "(a commit of this archive changing one file, as a grant's does: the remote checks its new trees)")
 	fmt.Println(a.measure("  reserve --offline", 0, runs, func(i int) []string {
 		return []string{"reserve", "--offline", "--agent", agentName(6), "--ttl", "1h", fmt.Sprintf("offline-%d/**", i)}
 	}), "(the same grant without the remote)")
@@ -141,6 +145,52 @@ func bareExchange(dir, storeA, remote string) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
+// measureGitPush times a bare git push of a commit that changes one file
+// of the project's branch in archive, made outside the clock with git's
+// plumbing and a scratch index file under dir.
+func measureGitPush(runs int, name, archive, remote, dir string) result {
+	index := filepath.Join(dir, "scratch-index")
+	var commit string
+	return measureTurns(runs, timed{name: name, before: func(i int) error {
+		var err error
+		commit, err = oneFileCommit(archive, index, i)
+		return err
+	}, run: func(int) error {
+		return git("", "--git-dir", archive, "push", "--quiet", "--force", remote, commit+":refs/bench/one-file")
+	}})[0]
+}
+
+// oneFileCommit writes, in archive, a commit on the project's branch that
+// adds one small file, and returns it.
+func oneFileCommit(archive, index string, i int) (string, error) {
+	out := func(env []string, stdin string, args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"--git-dir", archive}, args...)...)
+		cmd.Env, cmd.Stdin = append(os.Environ(), env...), strings.NewReader(stdin)
+		b, err := cmd.Output()
+		return strings.TrimSpace(string(b)), err
+	}
+	env := []string{"GIT_INDEX_FILE=" + index, "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=b@x", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=b@x"}
+	branch, err := out(nil, "", "for-each-ref", "--format=%(refname)", "refs/heads/projects/")
+	if err != nil {
+		return "", err
+	}
+	blob, err := out(nil, fmt.Sprintf("bench %d\n", i), "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	if _, err := out(env, "", "read-tree", branch); err != nil {
+		return "", err
+	}
+	if _, err := out(env, "", "update-index", "--add", "--cacheinfo", fmt.Sprintf("100644,%s,reservations/bench-%d.json", blob, i)); err != nil {
+		return "", err
+	}
+	tree, err := out(env, "", "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return out(env, "", "commit-tree", tree, "-p", branch, "-m", "bench")
+}
+
 // sendCommits sends n messages as agent i of the bench project in the
 // store in dir, one commit each, as n send commands would.
 func sendCommits(ctx context.Context, dir string, i, n int) error {
@@ -186,27 +236,30 @@ func (b *bench) run1(name string, args func(int) []string) timed {
 	}}
 }
 
-// measurePair times x and y runs times each, in turns.
-func measurePair(runs int, x, y timed) (result, result) {
-	var tx, ty []time.Duration
+// measureTurns times each of ts runs times, in turns.
+func measureTurns(runs int, ts ...timed) []result {
+	times := make([][]time.Duration, len(ts))
+	out := make([]result, len(ts))
 	for i := 0; i < runs; i++ {
-		for _, m := range []struct {
-			t     timed
-			times *[]time.Duration
-		}{{x, &tx}, {y, &ty}} {
-			if m.t.before != nil {
-				if err := m.t.before(i); err != nil {
-					return result{name: x.name, err: err}, result{name: y.name, err: err}
+		for j, t := range ts {
+			if t.before != nil {
+				if err := t.before(i); err != nil {
+					out[j] = result{name: t.name, err: err}
+					return out
 				}
 			}
 			start := time.Now()
-			if err := m.t.run(i); err != nil {
-				return result{name: x.name, err: err}, result{name: y.name, err: err}
+			if err := t.run(i); err != nil {
+				out[j] = result{name: t.name, err: err}
+				return out
 			}
-			*m.times = append(*m.times, time.Since(start))
+			times[j] = append(times[j], time.Since(start))
 		}
 	}
-	return summarize(x.name, tx), summarize(y.name, ty)
+	for j, t := range ts {
+		out[j] = summarize(t.name, times[j])
+	}
+	return out
 }
 
 func summarize(name string, times []time.Duration) result {
