@@ -1,0 +1,46 @@
+package archive
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestEncodePack: the packs a write makes are what git makes of the same
+// objects, whatever their sizes (a size takes one to four bytes of the
+// entry header): git verify-pack accepts the pack with its index and
+// lists every object at the offset the index gives.
+func TestEncodePack(t *testing.T) {
+	a := newArchive(t)
+	var objs []plumbing.EncodedObject
+	for _, n := range []int{0, 1, 15, 16, 127, 128, 2047, 2048, 1 << 14, 300000} {
+		data := bytes.Repeat([]byte{byte('a' + n%26)}, n)
+		objs = append(objs, &rawObject{typ: plumbing.BlobObject, data: data})
+	}
+	objs = append(objs, &rawObject{typ: plumbing.TreeObject, data: []byte{}})
+	sum, err := a.writePack(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(a.Dir(), "objects", "pack", "pack-"+sum.String()+".idx")
+	out := runGit(t, a.Dir(), "verify-pack", "-v", idx)
+	for _, o := range objs {
+		want := o.Hash().String() + " " + o.Type().String() + " "
+		if !strings.Contains(out, want) {
+			t.Errorf("git verify-pack does not list %s of %d bytes:\n%s", o.Hash(), o.Size(), out)
+		}
+	}
+	for _, o := range objs {
+		data, err := a.readObject(o.Type(), o.Hash())
+		if err != nil || !bytes.Equal(data, o.(*rawObject).data) {
+			t.Errorf("read back %s (%d bytes): %d bytes, %v", o.Hash(), o.Size(), len(data), err)
+		}
+	}
+	if _, err := os.Stat(strings.TrimSuffix(idx, ".idx") + ".pack"); err != nil {
+		t.Error(err)
+	}
+}
