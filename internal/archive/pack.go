@@ -60,11 +60,17 @@ type packEntry struct {
 	crc    uint32
 }
 
-// packCompression is the zlib level of a write's pack: git's fastest, the
-// level of its core.looseCompression default. A write's objects are
-// deflated on the writer's path, and roll-ups (Pack, GC) compress them
-// again with git's own settings.
-const packCompression = zlib.BestSpeed
+// The zlib levels of a write's pack, as git's core.compression would set
+// them. Blobs (the records) get zlib's fastest, the level of git's own
+// core.looseCompression default. Trees are stored uncompressed: a write
+// rewrites the trees on its paths, a day's directory of messages among
+// them (some 100 KB at a thousand messages a day), and deflating those
+// would be most of its cost; each is superseded by the next write, and the
+// roll-up (Pack) stores them as deltas of each other, compressed by git.
+const (
+	blobCompression = zlib.BestSpeed
+	treeCompression = zlib.NoCompression
+)
 
 // encodePack writes objs to b as a version 2 pack file, whole objects in
 // the order given (no deltas: the objects of one write are unlike each
@@ -72,13 +78,17 @@ const packCompression = zlib.BestSpeed
 func encodePack(b *bytes.Buffer, objs []plumbing.EncodedObject) ([]packEntry, plumbing.Hash, error) {
 	size := 0
 	for _, o := range objs {
-		size += int(o.Size()) + 16
+		size += int(o.Size()) + 32
 	}
-	b.Grow(size + 32) // deflated objects come out smaller, or barely larger
+	b.Grow(size + 32) // objects come out smaller, or barely larger
 	b.WriteString("PACK")
 	b.Write(binary.BigEndian.AppendUint32(nil, 2))
 	b.Write(binary.BigEndian.AppendUint32(nil, uint32(len(objs))))
-	zw, err := zlib.NewWriterLevel(b, packCompression)
+	blobs, err := zlib.NewWriterLevel(b, blobCompression)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	trees, err := zlib.NewWriterLevel(b, treeCompression)
 	if err != nil {
 		return nil, plumbing.ZeroHash, err
 	}
@@ -86,6 +96,10 @@ func encodePack(b *bytes.Buffer, objs []plumbing.EncodedObject) ([]packEntry, pl
 	for i, o := range objs {
 		start := b.Len()
 		b.Write(objectHeader(o.Type(), o.Size()))
+		zw := blobs
+		if o.Type() != plumbing.BlobObject {
+			zw = trees
+		}
 		if err := deflateObject(zw, b, o); err != nil {
 			return nil, plumbing.ZeroHash, fmt.Errorf("deflate %s: %w", o.Hash(), err)
 		}

@@ -2,18 +2,22 @@ package archive
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // TestEncodePack: the packs a write makes are what git makes of the same
 // objects, whatever their sizes (a size takes one to four bytes of the
-// entry header): git verify-pack accepts the pack with its index and
-// lists every object at the offset the index gives.
+// entry header) and types (trees are stored, in blocks of at most 64 KB):
+// git verify-pack accepts the pack with its index and lists every object,
+// and each reads back as written.
 func TestEncodePack(t *testing.T) {
 	a := newArchive(t)
 	var objs []plumbing.EncodedObject
@@ -21,7 +25,18 @@ func TestEncodePack(t *testing.T) {
 		data := bytes.Repeat([]byte{byte('a' + n%26)}, n)
 		objs = append(objs, &rawObject{typ: plumbing.BlobObject, data: data})
 	}
-	objs = append(objs, &rawObject{typ: plumbing.TreeObject, data: []byte{}})
+	blobs := len(objs)
+	for _, n := range []int{0, 3, 5000} { // 5,000 entries make a tree of some 150 KB
+		var tree object.Tree
+		for i := range n {
+			tree.Entries = append(tree.Entries, object.TreeEntry{Name: fmt.Sprintf("%06d-a-message-subject.md", i), Mode: filemode.Regular, Hash: objs[i%blobs].Hash()})
+		}
+		o := &rawObject{typ: plumbing.TreeObject}
+		if err := tree.Encode(o); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+	}
 	sum, err := a.writePack(objs)
 	if err != nil {
 		t.Fatal(err)
