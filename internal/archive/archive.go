@@ -53,11 +53,13 @@ var ErrMoved = errors.New("archive branch moved during the write")
 // history".
 var ErrNoHead = errors.New("archive branch not found")
 
-// Archive is an open bare repository.
+// Archive is an open bare repository. Commits on different branches may
+// run at once; the caller serializes those on one branch.
 type Archive struct {
-	dir string
-	st  *filesystem.Storage // reads
-	fs  fsys                // writes
+	dir    string
+	st     *filesystem.Storage // reads
+	fs     fsys                // writes
+	recent recentObjects       // the commits and trees this handle wrote last
 }
 
 // Change is one file written by a commit.
@@ -246,6 +248,7 @@ func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, 
 	if err := a.setRef(ref, p, c); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
+	a.recent.update(w.written, w.stale)
 	return Result{Head: c.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil
 }
 

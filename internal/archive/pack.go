@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"path/filepath"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -72,6 +73,21 @@ const (
 	treeCompression = zlib.NoCompression
 )
 
+// Writers at those levels, kept between writes: each takes some 600 KB
+// to set up.
+var (
+	blobWriters = sync.Pool{New: func() any { return mustZlib(blobCompression) }}
+	treeWriters = sync.Pool{New: func() any { return mustZlib(treeCompression) }}
+)
+
+func mustZlib(level int) *zlib.Writer {
+	zw, err := zlib.NewWriterLevel(io.Discard, level)
+	if err != nil {
+		panic(err) // only for a level out of range
+	}
+	return zw
+}
+
 // encodePack writes objs to b as a version 2 pack file, whole objects in
 // the order given (no deltas: the objects of one write are unlike each
 // other), and returns each one's entry and the pack's checksum.
@@ -84,14 +100,9 @@ func encodePack(b *bytes.Buffer, objs []plumbing.EncodedObject) ([]packEntry, pl
 	b.WriteString("PACK")
 	b.Write(binary.BigEndian.AppendUint32(nil, 2))
 	b.Write(binary.BigEndian.AppendUint32(nil, uint32(len(objs))))
-	blobs, err := zlib.NewWriterLevel(b, blobCompression)
-	if err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
-	trees, err := zlib.NewWriterLevel(b, treeCompression)
-	if err != nil {
-		return nil, plumbing.ZeroHash, err
-	}
+	blobs, trees := blobWriters.Get().(*zlib.Writer), treeWriters.Get().(*zlib.Writer)
+	defer blobWriters.Put(blobs)
+	defer treeWriters.Put(trees)
 	entries := make([]packEntry, len(objs))
 	for i, o := range objs {
 		start := b.Len()

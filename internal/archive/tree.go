@@ -93,8 +93,12 @@ func (w *treeWriter) blob(data []byte) (plumbing.Hash, error) {
 	})
 }
 
-// read returns a raw object from the cache or the repository.
+// read returns a raw object from the archive's recent objects, the cache
+// or the repository.
 func (w *treeWriter) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if data, ok := w.a.recent.get(h.String()); ok {
+		return data, nil
+	}
 	if w.cache != nil {
 		if data, ok := w.cache.Object(h.String()); ok {
 			return data, nil
