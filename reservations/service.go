@@ -250,7 +250,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		return Result{}, err
 	}
 	res := Result{Warnings: warnings, Granted: []Reservation{}, Conflicts: []Conflict{}}
-	err = s.st.Update(ctx, func(tx *store.Tx) error {
+	err = s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
@@ -446,7 +446,7 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive, got %s", ErrInvalidArgument, extend), "pass a duration such as --extend 30m")
 	}
 	var out []Reservation
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
@@ -500,7 +500,7 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 // Release ends the agent's active reservations chosen by sel.
 func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, error) {
 	var out []Reservation
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
@@ -532,7 +532,7 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 		return Reservation{}, fault.WithHint(fmt.Errorf("%w: a forced release needs a reason", ErrInvalidArgument), "pass --reason, which the holder receives")
 	}
 	var out Reservation
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
@@ -578,7 +578,7 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 func (s *Service) Supersede(ctx context.Context, id, by, reason string) (Reservation, bool, error) {
 	var out Reservation
 	var ended bool
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err

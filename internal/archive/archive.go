@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/crash"
@@ -57,6 +58,7 @@ var ErrNoHead = errors.New("archive branch not found")
 // run at once; the caller serializes those on one branch.
 type Archive struct {
 	dir    string
+	stMu   sync.Mutex          // go-git's storage is not safe for concurrent use
 	st     *filesystem.Storage // reads
 	fs     fsys                // writes
 	recent recentObjects       // the commits and trees this handle wrote last
@@ -175,7 +177,11 @@ func open(dir string, fs fsys) *Archive {
 }
 
 // Close releases the pack files the archive keeps open.
-func (a *Archive) Close() error { return a.st.Close() }
+func (a *Archive) Close() error {
+	a.stMu.Lock()
+	defer a.stMu.Unlock()
+	return a.st.Close()
+}
 
 // Dir returns the repository directory.
 func (a *Archive) Dir() string { return a.dir }

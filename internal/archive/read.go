@@ -141,6 +141,8 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 // some: an object it cannot find or read may be in a pack written since,
 // so it looks again once.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	a.stMu.Lock()
+	defer a.stMu.Unlock()
 	data, err := a.readObjectOnce(typ, h)
 	if err != nil {
 		a.st.ObjectStorage.Reindex()

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/record"
@@ -18,11 +19,11 @@ func (s *Store) ProjectHead(slug string) (string, error) {
 }
 
 // MergeProject merges the commit theirs, fetched from another store, into
-// the project slug's branch by record.Merge's rules, under the lock, and
-// catches the index up across the merge. It returns the branch's commit
-// before and after.
+// the project slug's branch by record.Merge's rules, under the project's
+// lock, and catches the index up across the merge. It returns the branch's
+// commit before and after.
 func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, after string, err error) {
-	err = s.withLock(func() error {
+	err = s.withProjectLock(slug, func() error {
 		st, err := s.arc.State()
 		if err != nil {
 			return err
@@ -42,8 +43,11 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 				return err
 			}
 		}
-		return s.catchUp(ctx)
+		return s.catchUpProject(ctx, slug)
 	})
+	if errors.Is(err, errStartOver) {
+		err = s.withLock(func() error { return s.catchUp(ctx) })
+	}
 	return before, after, err
 }
 
