@@ -12,8 +12,7 @@ import (
 
 // call is one tool call's view of the server: it resolves the project and
 // the acting agent of the call, and remembers the agent, which the session
-// takes on when the call succeeds and the session has none yet. Its methods
-// need the server's lock.
+// takes on when the call succeeds and the session has none yet.
 type call struct {
 	s     *Server
 	agent string // the agent the call acted as
@@ -25,13 +24,20 @@ func (s *Server) sessionAgent() string {
 	if s.cfg.Agent != "" {
 		return s.cfg.Agent
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.bound
 }
 
 // bind makes agent the session's agent, if the session has none and the
 // server is not an overseer's.
 func (s *Server) bind(agent string) {
-	if agent != "" && !s.cfg.Overseer && s.sessionAgent() == "" {
+	if agent == "" || s.cfg.Overseer || s.cfg.Agent != "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bound == "" {
 		s.bound = agent
 	}
 }

@@ -58,11 +58,8 @@ func (s *Server) resourceHandler(k resourceKind) mcp.ResourceHandler {
 			return nil, resourceError(uri, service.Usagef("percent-encode the path", "cannot read %s: %v", uri, err))
 		}
 		var doc any
-		err = s.locked(func(*service.Service) (err error) {
-			c := &call{s: s}
-			if doc, err = k.read(ctx, c, path, q); err == nil {
-				s.bind(c.agent)
-			}
+		err = s.serve(func(c *call) (err error) {
+			doc, err = k.read(ctx, c, path, q)
 			return err
 		})
 		if err != nil {

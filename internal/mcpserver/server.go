@@ -17,8 +17,8 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -46,31 +46,32 @@ type Config struct {
 	Version string
 }
 
-// Server is the MCP server of one store.
+// Server is the MCP server of one store. Its calls run concurrently on one
+// service, which is safe for concurrent use; only the calls of a session
+// that has not taken on an agent yet go one at a time, so that the first
+// to name one binds it before the next is checked against it.
 type Server struct {
 	cfg Config
 	mcp *mcp.Server
+	svc *service.Service
 
-	// mu serializes the calls to svc: the store does not yet serve
-	// calls from several goroutines at once. It also guards bound.
-	mu    sync.Mutex
-	svc   *service.Service
-	bound string // the agent the session took on, when cfg.Agent is ""
+	mu    sync.Mutex // guards bound
+	bound string     // the agent the session took on, when cfg.Agent is ""
+
+	// binding serializes the calls of a session that has no agent yet.
+	binding sync.Mutex
 
 	// progressEvery is how often a client that asked for progress hears
 	// from a call that blocks.
 	progressEvery time.Duration
 
-	spareMu sync.Mutex
-	spare   []*service.Service // idle services of the store, for calls that block
-	all     []*service.Service // every service opened, closed by Close
+	blocked atomic.Int32 // calls that block (see unlocked) under way
 }
 
 // New returns the server cfg describes, with every tool and resource
 // registered. It opens nothing until a call needs the store.
 func New(cfg Config) *Server {
 	s := &Server{cfg: cfg, svc: service.New(cfg.Store), progressEvery: 15 * time.Second}
-	s.all = append(s.all, s.svc)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "agentmail", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
@@ -95,78 +96,55 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.mcp.Run(ctx, t)
 }
 
-// Close closes every service of the store the server opened.
-func (s *Server) Close() error {
-	s.spareMu.Lock()
-	all := s.all
-	s.all, s.spare = nil, nil
-	s.spareMu.Unlock()
-	var errs []error
-	for _, svc := range all {
-		errs = append(errs, svc.Close())
+// Close closes the store the server opened.
+func (s *Server) Close() error { return s.svc.Close() }
+
+// serve runs a call, fn, with a view of the server that resolves its
+// project and agent; the session takes on the agent the call acted as
+// when it succeeds. Calls run concurrently once the session has an agent
+// (or needs none); before, one at a time.
+func (s *Server) serve(fn func(c *call) error) error {
+	if s.unbound() {
+		s.binding.Lock()
+		defer s.binding.Unlock()
 	}
-	return errors.Join(errs...)
-}
-
-// locked runs fn holding the lock on the server's service.
-func (s *Server) locked(fn func(*service.Service) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fn(s.svc)
-}
-
-// blocking runs fn, which may block for long, on a service of its own, so
-// that other calls go on meanwhile. Services are kept for the next call
-// that blocks.
-func (s *Server) blocking(fn func(*service.Service) error) error {
-	svc := s.takeSpare()
-	defer s.putSpare(svc)
-	return fn(svc)
-}
-
-func (s *Server) takeSpare() *service.Service {
-	s.spareMu.Lock()
-	defer s.spareMu.Unlock()
-	if n := len(s.spare); n > 0 {
-		svc := s.spare[n-1]
-		s.spare = s.spare[:n-1]
-		return svc
+	c := &call{s: s}
+	err := fn(c)
+	if err == nil {
+		s.bind(c.agent)
 	}
-	svc := service.New(s.cfg.Store)
-	s.all = append(s.all, svc)
-	return svc
+	return err
 }
 
-func (s *Server) putSpare(svc *service.Service) {
-	s.spareMu.Lock()
-	defer s.spareMu.Unlock()
-	if s.all != nil { // not closed
-		s.spare = append(s.spare, svc)
-	}
+// unbound reports whether calls may still bind the session to an agent.
+// Once false it stays so: an agent once bound stays.
+func (s *Server) unbound() bool {
+	return !s.cfg.Overseer && s.sessionAgent() == ""
 }
 
-// unlocked runs a call that may block for long: its scope is resolved
-// holding the lock, op runs on a service of its own without it (other
-// calls go on meanwhile), and the session takes on the agent the call acted
-// as once op succeeded. While op runs, a client that asked for progress
-// hears of it every progressEvery, so that it does not give up on the
-// call.
+// unlocked runs a call that may block for long: its scope is resolved by
+// prep as serve resolves it, then op runs without holding up the calls of
+// a session still to bind (other calls go on meanwhile), and the session
+// takes on the agent the call acted as once op succeeded. While op runs, a
+// client that asked for progress hears of it every progressEvery, so that
+// it does not give up on the call.
 func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, prep func(*call) (service.Scope, error), op func(*service.Service, service.Scope) error) error {
 	c := &call{s: s}
 	var sc service.Scope
-	if err := s.locked(func(*service.Service) (err error) {
-		sc, err = prep(c)
+	if err := s.serve(func(pc *call) (err error) {
+		sc, err = prep(pc)
+		c.agent, pc.agent = pc.agent, "" // bound below, once op succeeds
 		return err
 	}); err != nil {
 		return err
 	}
 	stop := s.reportProgress(ctx, req)
-	err := s.blocking(func(svc *service.Service) error { return op(svc, sc) })
+	s.blocked.Add(1)
+	err := op(s.svc, sc)
+	s.blocked.Add(-1)
 	stop()
 	if err == nil {
-		s.mu.Lock()
 		s.bind(c.agent)
-		s.mu.Unlock()
 	}
 	return err
 }
