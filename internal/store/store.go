@@ -111,6 +111,8 @@ type Store struct {
 
 	privateMu sync.Mutex // held while a read-only store switches to its private index
 	private   string     // the temporary directory of a read-only store's private index
+
+	cached cachedObjects // what the writes of this handle change in the objects table
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -236,8 +238,10 @@ func notWritable(dir string, err error) error {
 	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
 }
 
-// Close closes the index and the archive.
+// Close writes what the store's writes changed in the objects table (see
+// cachedObjects), and closes the index and the archive.
 func (s *Store) Close() error {
+	s.flushCached()
 	err := s.closeIndex()
 	if aerr := s.arc.Close(); err == nil {
 		err = aerr
@@ -935,8 +939,10 @@ func (s *Store) commit(t *Tx) error {
 	}
 	t.committed = true
 	s.wrote.Store(true)
-	if err := cacheObjects(t.sql, res); err != nil {
-		return err
+	if s.cached.add(res) {
+		if err := s.cached.flush(t.sql); err != nil {
+			return err
+		}
 	}
 	w := newWriter(t.sql)
 	defer w.close()
@@ -946,71 +952,4 @@ func (s *Store) commit(t *Tx) error {
 		}
 	}
 	return setHead(t.sql, res.Head, w.messages, false)
-}
-
-// objectCache serves archive objects from the index's objects table: the
-// commit and trees of the archive's head along recently written paths, so
-// that a write reads them from the index instead of the archive, where
-// finding them means loading the index of every pack.
-type objectCache struct {
-	get *sql.Stmt
-}
-
-func newObjectCache(tx *sql.Tx) (*objectCache, error) {
-	st, err := tx.Prepare(`SELECT data FROM objects WHERE hash = ?`)
-	if err != nil {
-		return nil, fmt.Errorf("object cache: %w", err)
-	}
-	return &objectCache{get: st}, nil
-}
-
-func (c *objectCache) close() { c.get.Close() }
-
-// Object implements archive.Cache.
-func (c *objectCache) Object(hash string) ([]byte, bool) {
-	var data []byte
-	if err := c.get.QueryRow(hash).Scan(&data); err != nil {
-		return nil, false
-	}
-	return data, true
-}
-
-// cacheObjects replaces the objects a commit made stale with the ones it
-// wrote, so the cache holds the head's recently written paths and no more.
-// Statements carry many rows each: a write touches a few dozen objects.
-func cacheObjects(tx *sql.Tx, res archive.Result) error {
-	const chunk = 400 // well below SQLite's limit on bound variables
-	for i := 0; i < len(res.Stale); i += chunk {
-		part := res.Stale[i:min(i+chunk, len(res.Stale))]
-		args := make([]any, len(part))
-		for j, h := range part {
-			args[j] = h
-		}
-		q := `DELETE FROM objects WHERE hash IN (?` + strings.Repeat(",?", len(args)-1) + `)`
-		if _, err := tx.Exec(q, args...); err != nil {
-			return fmt.Errorf("object cache: %w", err)
-		}
-	}
-	args := make([]any, 0, 2*chunk)
-	flush := func() error {
-		if len(args) == 0 {
-			return nil
-		}
-		q := `INSERT OR REPLACE INTO objects(hash, data) VALUES (?,?)` + strings.Repeat(",(?,?)", len(args)/2-1)
-		_, err := tx.Exec(q, args...)
-		args = args[:0]
-		return err
-	}
-	for h, data := range res.Written {
-		args = append(args, h, data)
-		if len(args) == 2*chunk {
-			if err := flush(); err != nil {
-				return fmt.Errorf("object cache: %w", err)
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return fmt.Errorf("object cache: %w", err)
-	}
-	return nil
 }
