@@ -41,7 +41,6 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
-	"github.com/agentmail/agentmail/internal/crash"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
@@ -112,7 +111,8 @@ type Store struct {
 	privateMu sync.Mutex // held while a read-only store switches to its private index
 	private   string     // the temporary directory of a read-only store's private index
 
-	cached cachedObjects // what the writes of this handle change in the objects table
+	cached cachedObjects          // what the writes of this handle change in the objects table
+	queues map[string]*writeQueue // by project; guarded by mu
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -748,95 +748,8 @@ func (t *Tx) Describe(author, subject string) { t.author, t.subject = author, su
 // project the transaction creates.
 func (t *Tx) OnAbort(fn func()) { t.aborted = append(t.aborted, fn) }
 
-// Update runs fn under the store lock against an up-to-date index, then
-// commits the records fn queued (one archive commit for all of them) and
-// indexes them. If fn returns an error nothing is written. It excludes
-// every other writer; a write to one project is UpdateProject.
-func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	var t *Tx
-	err := s.withLockFile(func(hold *os.File) error {
-		if err := s.catchUp(ctx); err != nil {
-			return err
-		}
-		var err error
-		t, err = s.update(ctx, "", fn)
-		if err != nil {
-			return s.committed(ctx, t, err)
-		}
-		if s.shouldPack() {
-			s.pack(hold)
-		}
-		return nil
-	})
-	return s.aborted(t, err)
-}
-
-// UpdateProject is Update for a write to the project slug alone: every
-// record fn queues must be in the project's directory. It holds that
-// project's lock (see withProjectLock), so that writes to other projects
-// go on meanwhile.
-func (s *Store) UpdateProject(ctx context.Context, slug string, fn func(*Tx) error) error {
-	var t *Tx
-	write := func() error {
-		if err := s.catchUpProject(ctx, slug); err != nil {
-			return err
-		}
-		var err error
-		t, err = s.update(ctx, slug, fn)
-		return err
-	}
-	err := s.withProjectLock(slug, write)
-	if errors.Is(err, errStartOver) {
-		// A new index, or one whose commits are gone: catch it up as a
-		// whole, and write under the store lock.
-		err = s.withLock(func() error {
-			if err := s.catchUp(ctx); err != nil {
-				return err
-			}
-			return write()
-		})
-	}
-	if t != nil && t.committed && IsIndexDamaged(err) {
-		// The write is done: the archive has it. Rebuild the index,
-		// which needs the store lock, from the archive, which holds it.
-		t.sql.Rollback()
-		err = s.RepairIndex(ctx, err)
-	}
-	if err == nil && s.shouldPack() {
-		s.packIfFree()
-	}
-	return s.aborted(t, err)
-}
-
-// update runs fn in a transaction of the index and commits what it queued,
-// which must be in the project slug's directory unless slug is "". The
-// caller holds the lock that writing them takes. t is nil when fn did not
-// run.
-func (s *Store) update(ctx context.Context, slug string, fn func(*Tx) error) (t *Tx, err error) {
-	sqlTx, err := s.writer().BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	defer sqlTx.Rollback()
-	t = &Tx{sql: sqlTx, now: s.Now(), slug: slug}
-	if err := fn(t); err != nil {
-		return t, err
-	}
-	if len(t.recs) > 0 {
-		if err := s.commit(t); err != nil {
-			return t, err
-		}
-	}
-	crash.Point(crash.BeforeIndexCommit)
-	if err := sqlTx.Commit(); err != nil {
-		return t, fmt.Errorf("index commit: %w", err)
-	}
-	crash.Point(crash.AfterIndexCommit)
-	return t, nil
-}
-
-// aborted runs the OnAbort functions of t when err ended an update that
-// wrote nothing, and returns err.
+// aborted runs the OnAbort functions of t (nil: its function never ran)
+// when err ended an update that wrote nothing, and returns err.
 func (s *Store) aborted(t *Tx, err error) error {
 	if err != nil && t != nil && !t.committed {
 		for _, undo := range t.aborted {
@@ -844,18 +757,6 @@ func (s *Store) aborted(t *Tx, err error) error {
 		}
 	}
 	return err
-}
-
-// committed handles err, met while indexing the write of t under the
-// store lock. Once the archive has the commit, the write is done: an index
-// found damaged then is rebuilt from the archive, which holds the write
-// too, rather than failing a command that must not be repeated.
-func (s *Store) committed(ctx context.Context, t *Tx, err error) error {
-	if t == nil || !t.committed || !IsIndexDamaged(err) {
-		return err
-	}
-	t.sql.Rollback()
-	return s.rebuildDamaged(ctx, err)
 }
 
 // Wrote reports whether an Update of this Store has committed to the
@@ -897,59 +798,4 @@ func (s *Store) packIfFree() {
 	if s.shouldPack() {
 		s.pack(l.File())
 	}
-}
-
-func (s *Store) commit(t *Tx) error {
-	parent, err := s.indexHead(t.sql)
-	if err != nil {
-		return fmt.Errorf("read index head: %w", err)
-	}
-	var changes []archive.Change
-	for _, r := range t.recs {
-		for _, f := range r.Files() {
-			if t.slug != "" && !strings.HasPrefix(f.Path, record.ProjectDir(t.slug)+"/") {
-				return fmt.Errorf("write %s: outside project %s, whose lock the write holds", f.Path, t.slug)
-			}
-			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
-		}
-	}
-	author := t.author
-	if author == "" {
-		author = "agentmail"
-	}
-	subject := t.subject
-	if subject == "" {
-		subject = fmt.Sprintf("update: %d records", len(t.recs))
-	}
-	cache, err := newObjectCache(t.sql)
-	if err != nil {
-		return err
-	}
-	defer cache.close()
-	res, err := s.arc.CommitProjects(parent, changes, archive.Author{
-		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
-	}, subject, cache)
-	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
-		// Another git process is at work on the archive; nothing was
-		// written, and the command can run again.
-		return fmt.Errorf("%w: %w", ErrBusy, err)
-	}
-	if err != nil {
-		return err
-	}
-	t.committed = true
-	s.wrote.Store(true)
-	if s.cached.add(res) {
-		if err := s.cached.flush(t.sql); err != nil {
-			return err
-		}
-	}
-	w := newWriter(t.sql)
-	defer w.close()
-	for _, r := range t.recs {
-		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-	}
-	return setHead(t.sql, res.Head, w.messages, false)
 }
