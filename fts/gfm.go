@@ -354,3 +354,9 @@ func splitEscapedPipes(code ast.Node, t *ast.Text, source []byte) {
 	code.InsertAfter(code, prev, ast.NewRawTextSegment(seg))
 	code.RemoveChild(code, t)
 }
+
+// MarkdownParser returns a new CommonMark parser with the GitHub
+// extensions (tables, strikethrough, task lists, bare URLs), the one the
+// index reads bodies with, for a renderer that should read them the same
+// way (the web pages).
+func MarkdownParser() mdparser.Parser { return newMarkdownParser() }

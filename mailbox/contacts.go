@@ -176,6 +176,15 @@ func (m *Mailbox) Contacts(ctx context.Context) ([]Contact, error) {
 	return m.contacts(ctx, m.st.Index(), `requester = ? OR target = ?`, me.Name, me.Name)
 }
 
+// AllContacts lists every contact request of the project, oldest first:
+// what an overseer looks at.
+func (m *Mailbox) AllContacts(ctx context.Context) ([]Contact, error) {
+	if m.pid == 0 {
+		return []Contact{}, nil
+	}
+	return m.contacts(ctx, m.st.Index(), `1`)
+}
+
 func (m *Mailbox) contact(ctx context.Context, q queryer, from, to string) (Contact, bool, error) {
 	fa, ok, err := m.lookupAgent(ctx, q, from)
 	if err != nil || !ok {

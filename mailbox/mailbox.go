@@ -30,6 +30,7 @@ type Mailbox struct {
 	pid      int64 // 0 until the project has a record
 	agent    string
 	presence PresenceRules
+	watching bool // an overseer looks through the agent's eyes: no heartbeat
 }
 
 // Open returns the mailbox of proj, acting as agent ("" for nobody: read-only
@@ -173,6 +174,9 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 	if !ok {
 		return Agent{}, fault.WithHint(fmt.Errorf("%w: %s is not registered in project %s", ErrNotRegistered, m.agent, m.proj.Slug),
 			"register it with: agentmail register --name "+m.agent+" (or check --agent / AGENTMAIL_AGENT)")
+	}
+	if m.watching {
+		return a, nil
 	}
 	now := m.st.Now()
 	seen := a.LastSeen

@@ -232,6 +232,9 @@ type InboxQuery struct {
 	Category string
 	Since    time.Time
 	Limit    int // 0 means no limit
+	// Before, a message id, keeps the messages older than it: the next
+	// page after the one that ended there.
+	Before string
 }
 
 // Inbox lists the acting agent's received messages. Listing never changes
@@ -268,6 +271,10 @@ func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQu
 		where = append(where, "m.created >= ?")
 		args = append(args, record.FormatTime(q.Since))
 	}
+	if q.Before != "" {
+		where = append(where, "r.message_id < ?")
+		args = append(args, q.Before)
+	}
 	query := `SELECT ` + messageColumns + ` FROM recipients r JOIN messages m ON m.id = r.message_id
 		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY r.message_id DESC`
 	if q.Limit > 0 {
@@ -293,19 +300,20 @@ func (m *Mailbox) list(ctx context.Context, db queryer, viewer, query string, ar
 	return out, rows.Err()
 }
 
-// Outbox lists the acting agent's sent messages, newest first.
-func (m *Mailbox) Outbox(ctx context.Context, limit int) ([]Message, error) {
+// Outbox lists the acting agent's sent messages, newest first, at most
+// limit (0: all) older than the message id before ("": from the newest).
+func (m *Mailbox) Outbox(ctx context.Context, limit int, before string) ([]Message, error) {
 	me, err := m.actor(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
 	query := `SELECT ` + messageColumns + ` FROM messages m
 		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-		WHERE m.project_id = ? AND m.sender = ? ORDER BY m.id DESC`
+		WHERE m.project_id = ? AND m.sender = ? AND (? = '' OR m.id < ?) ORDER BY m.id DESC`
 	if limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	return m.list(ctx, m.st.Index(), me.Name, query, me.Name, m.pid, me.Name)
+	return m.list(ctx, m.st.Index(), me.Name, query, me.Name, m.pid, me.Name, before, before)
 }
 
 // threadOf returns the thread ref stands for: when ref is a message id, or

@@ -47,6 +47,11 @@ func (p PresenceRules) Refresh() time.Duration { return p.Idle / 60 }
 // SetPresence changes the presence thresholds the mailbox reports with.
 func (m *Mailbox) SetPresence(p PresenceRules) { m.presence = p }
 
+// Watch makes the mailbox an overseer's view of the acting agent's mail:
+// what it reads leaves the agent's last-seen time alone, so that looking
+// at an agent does not make it look active.
+func (m *Mailbox) Watch() { m.watching = true }
+
 // Summary is what Check reports.
 type Summary struct {
 	Unread      int
@@ -117,18 +122,34 @@ func (m *Mailbox) OverdueAcks(ctx context.Context, older time.Duration) ([]Overd
 	if err != nil {
 		return nil, err
 	}
-	cutoff := record.FormatTime(m.st.Now().Add(-older))
-	msgs, err := m.list(ctx, m.st.Index(), me.Name, `SELECT `+messageColumns+` FROM messages m
+	return m.awaiting(ctx, me.Name, m.st.Now().Add(-older))
+}
+
+// AwaitingAcks lists the messages of the project, whoever sent them, that
+// asked for an acknowledgement some recipient has not given, oldest
+// first: what an overseer looks at.
+func (m *Mailbox) AwaitingAcks(ctx context.Context) ([]Overdue, error) {
+	if m.pid == 0 {
+		return []Overdue{}, nil
+	}
+	return m.awaiting(ctx, "", m.st.Now())
+}
+
+// awaiting lists the messages sent by sender ("": anyone) by cutoff that
+// wait for an acknowledgement, each with who has not given it, as their
+// sender sees them.
+func (m *Mailbox) awaiting(ctx context.Context, sender string, cutoff time.Time) ([]Overdue, error) {
+	msgs, err := m.list(ctx, m.st.Index(), sender, `SELECT `+messageColumns+` FROM messages m
 		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = m.sender
-		WHERE m.project_id = ? AND m.sender = ? AND m.ack_required AND m.created <= ?
+		WHERE m.project_id = ? AND (? = '' OR m.sender = ?) AND m.ack_required AND m.created <= ?
 		AND EXISTS (SELECT 1 FROM recipients w WHERE w.message_id = m.id AND w.acked_at IS NULL AND w.agent != m.sender)
-		ORDER BY m.id`, m.pid, me.Name, cutoff)
+		ORDER BY m.id`, m.pid, sender, sender, record.FormatTime(cutoff))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Overdue, 0, len(msgs))
 	for _, msg := range msgs {
-		waiting, err := store.Strings(ctx, m.st.Index(), `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, me.Name)
+		waiting, err := store.Strings(ctx, m.st.Index(), `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, msg.From)
 		if err != nil {
 			return nil, err
 		}

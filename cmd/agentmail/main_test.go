@@ -73,6 +73,8 @@ func TestScripts(t *testing.T) {
 			"legacystore": cmdLegacyStore,
 			"gitdaemon":   cmdGitDaemon,
 			"mcpcall":     cmdMCPCall,
+			"waitserve":   cmdWaitServe,
+			"http":        cmdHTTP,
 		}),
 	})
 }

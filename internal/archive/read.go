@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -110,9 +111,13 @@ func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn fu
 	return nil
 }
 
-// ReadFile returns the content of the file at p in commit rev.
+// ReadFile returns the content of the file at p in commit rev. A commit
+// or file that does not exist is an error wrapping os.ErrNotExist.
 func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 	h, err := a.commitTree(rev)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, fmt.Errorf("read %s: no commit %s: %w", p, rev, os.ErrNotExist)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}

@@ -327,7 +327,7 @@ func TestImportKeepsRegisteredAgents(t *testing.T) {
 	if err != nil || me.Program != "native" {
 		t.Errorf("RedFox %+v %v", me, err)
 	}
-	out, err := f.as("RedFox").Outbox(context.Background(), 0)
+	out, err := f.as("RedFox").Outbox(context.Background(), 0, "")
 	if err != nil || len(out) != 2 {
 		t.Errorf("RedFox's outbox %v %d", err, len(out))
 	}

@@ -61,7 +61,10 @@ func BenchmarkTools(b *testing.B) {
 	over := func(agent string) service.Scope { return service.Scope{Project: ref, Agent: agent} }
 	b.Run("service/Send", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			if _, err := srv.svc.Send(ctx, over("GreenCastle"), service.SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("direct %d", i), Body: "Benchmark body."}); err != nil {
+			if err := srv.gate.Do(func(svc *service.Service) error {
+				_, err := svc.Send(ctx, over("GreenCastle"), service.SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("direct %d", i), Body: "Benchmark body."})
+				return err
+			}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -75,7 +78,10 @@ func BenchmarkTools(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				i := n.Add(1)
-				if _, err := srv.svc.Send(ctx, over("GreenCastle"), service.SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("parallel %d", i), Body: "Benchmark body."}); err != nil {
+				if err := srv.gate.Do(func(svc *service.Service) error {
+					_, err := svc.Send(ctx, over("GreenCastle"), service.SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("parallel %d", i), Body: "Benchmark body."})
+					return err
+				}); err != nil {
 					b.Error(err)
 					return
 				}
@@ -85,7 +91,10 @@ func BenchmarkTools(b *testing.B) {
 	})
 	b.Run("service/Inbox", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := srv.svc.Inbox(ctx, over("BlueLake"), service.InboxRequest{Limit: 20}); err != nil {
+			if err := srv.gate.Do(func(svc *service.Service) error {
+				_, err := svc.Inbox(ctx, over("BlueLake"), service.InboxRequest{Limit: 20})
+				return err
+			}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -12,10 +12,12 @@ import (
 
 // call is one tool call's view of the server: it resolves the project and
 // the acting agent of the call, and remembers the agent, which the session
-// takes on when the call succeeds and the session has none yet.
+// takes on when the call succeeds and the session has none yet. Its methods
+// run inside Server.do.
 type call struct {
 	s     *Server
-	agent string // the agent the call acted as
+	svc   *service.Service // the service the call runs on
+	agent string           // the agent the call acted as
 }
 
 // sessionAgent returns the agent the session acts as: the one the server
@@ -24,8 +26,8 @@ func (s *Server) sessionAgent() string {
 	if s.cfg.Agent != "" {
 		return s.cfg.Agent
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
 	return s.bound
 }
 
@@ -35,8 +37,8 @@ func (s *Server) bind(agent string) {
 	if agent == "" || s.cfg.Overseer || s.cfg.Agent != "" {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
 	if s.bound == "" {
 		s.bound = agent
 	}

@@ -111,7 +111,7 @@ func (s *Server) agentOrRegister(ctx context.Context, c *call, p projectArgs, na
 	sc, err := c.scope(p, name)
 	var me service.AgentResponse
 	if err == nil {
-		me, err = s.svc.Whoami(ctx, sc)
+		me, err = c.svc.Whoami(ctx, sc)
 	}
 	if errors.Is(err, service.ErrNotRegistered) && register {
 		return s.register(ctx, c, p, name, req)
@@ -138,7 +138,7 @@ func (s *Server) prepareThread(ctx context.Context, c *call, in prepareThreadArg
 	if err != nil {
 		return Prepared{}, err
 	}
-	proj, err := s.svc.Init(ctx, sc)
+	proj, err := c.svc.Init(ctx, sc)
 	return Prepared{Project: proj.Project, Agent: me.Agent, Thread: summarize(t), Inbox: box}, err
 }
 
@@ -181,7 +181,7 @@ func (s *Server) releaseGranted(ctx context.Context, c *call, p projectArgs, gra
 	if err != nil {
 		return service.ReleaseResponse{}, err
 	}
-	return s.svc.Release(ctx, sc, service.Selection{IDs: ids})
+	return c.svc.Release(ctx, sc, service.Selection{IDs: ids})
 }
 
 func textCycle(r Cycle) string {
@@ -251,7 +251,7 @@ func (s *Server) contactHandshake(ctx context.Context, c *call, in handshakeArgs
 	me := c.agent
 	out := Handshake{Request: req}
 	if in.AutoAccept {
-		resp, err := s.acceptFor(ctx, in.projectArgs, target, req.Contact.From)
+		resp, err := s.acceptFor(ctx, c, in.projectArgs, target, req.Contact.From)
 		if err != nil {
 			doc := errorDoc(err)
 			out.ResponseError = &doc
@@ -275,12 +275,12 @@ func (s *Server) contactHandshake(ctx context.Context, c *call, in handshakeArgs
 // acceptFor approves from's request as target, which only an overseer may
 // do. It uses a call of its own: acting as the target is not acting as the
 // session's agent.
-func (s *Server) acceptFor(ctx context.Context, p projectArgs, target, from string) (service.ContactResponse, error) {
+func (s *Server) acceptFor(ctx context.Context, c *call, p projectArgs, target, from string) (service.ContactResponse, error) {
 	if !s.cfg.Overseer {
 		return service.ContactResponse{}, fault.WithHint(fmt.Errorf("%w: approving for %s means acting as %s", service.ErrAuthenticationRequired, target, target),
 			fmt.Sprintf("ask %s to call respond_contact, or start agentmail mcp --overseer", target))
 	}
-	return s.respondContact(ctx, &call{s: s}, respondContactArgs{projectArgs: p, ToAgent: target, FromAgent: from, Accept: true})
+	return s.respondContact(ctx, &call{s: s, svc: c.svc}, respondContactArgs{projectArgs: p, ToAgent: target, FromAgent: from, Accept: true})
 }
 
 func textHandshake(r Handshake) string {

@@ -40,7 +40,8 @@ func (s *Server) addResources() {
 	}
 }
 
-// resourceHandler reads a resource of kind k, holding the server's lock.
+// resourceHandler reads a resource of kind k, on the server's service (see
+// Server.do).
 func (s *Server) resourceHandler(k resourceKind) mcp.ResourceHandler {
 	prefix := "resource://" + k.name
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -58,8 +59,11 @@ func (s *Server) resourceHandler(k resourceKind) mcp.ResourceHandler {
 			return nil, resourceError(uri, service.Usagef("percent-encode the path", "cannot read %s: %v", uri, err))
 		}
 		var doc any
-		err = s.serve(func(c *call) (err error) {
-			doc, err = k.read(ctx, c, path, q)
+		err = s.do(func(svc *service.Service) (err error) {
+			c := &call{s: s, svc: svc}
+			if doc, err = k.read(ctx, c, path, q); err == nil {
+				s.bind(c.agent)
+			}
 			return err
 		})
 		if err != nil {
@@ -184,7 +188,7 @@ func (s *Server) readMessage(ctx context.Context, c *call, id string, q url.Valu
 	if err != nil {
 		return nil, err
 	}
-	return s.svc.Show(ctx, sc, id)
+	return c.svc.Show(ctx, sc, id)
 }
 
 func (s *Server) readAgents(ctx context.Context, c *call, segment string, q url.Values) (any, error) {
@@ -210,7 +214,7 @@ func (s *Server) readReservations(ctx context.Context, c *call, segment string, 
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.svc.Reservations(ctx, sc, service.ReservationsRequest{Expired: !active})
+	list, err := c.svc.Reservations(ctx, sc, service.ReservationsRequest{Expired: !active})
 	list.Reservations = first(list.Reservations, limit)
 	return list, err
 }

@@ -57,22 +57,27 @@ type tool struct {
 	readOnly   bool // changes nothing
 }
 
-// addTool registers a tool whose handler the server serves (see serve).
+// addTool registers a tool whose handler runs on the server's service (see
+// Server.do).
 // The handler's document is the structured content, text renders it for
 // the model; an error becomes a tool error carrying its JSON document, and
 // the agent a successful call acted as becomes the session's when it has
 // none.
 func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, c *call, in In) (Out, error)) {
 	register(s, t, text, func(ctx context.Context, req *mcp.CallToolRequest, in In) (out Out, err error) {
-		err = s.serve(func(c *call) (err error) {
-			out, err = h(ctx, c, in)
+		err = s.do(func(svc *service.Service) error {
+			c := &call{s: s, svc: svc}
+			if out, err = h(ctx, c, in); err == nil {
+				s.bind(c.agent)
+			}
 			return err
 		})
 		return out, err
 	})
 }
 
-// register registers a tool whose handler calls serve or unlocked itself.
+// register registers a tool whose handler calls Server.do (or unlocked) itself,
+// if at all.
 //
 // It does what the SDK's typed mcp.AddTool does, but for the output: the
 // arguments are validated against the input schema and decoded, and the

@@ -18,7 +18,6 @@ package mcpserver
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -32,6 +31,10 @@ type Config struct {
 	// (wait_for_mail, a lock acquired with a wait), so that they hold up
 	// no other call.
 	Store service.Config
+	// Gate, when set, is the gate of the store shared with other servers
+	// of the same process (agentmail serve's web pages, API and MCP
+	// sessions); Store is then unused, and the gate's owner closes it.
+	Gate *service.Gate
 	// Project is the project of a call that names none (no project_key):
 	// what the command line would use where the server started.
 	Project service.ProjectRef
@@ -46,32 +49,33 @@ type Config struct {
 	Version string
 }
 
-// Server is the MCP server of one store. Its calls run concurrently on one
-// service, which is safe for concurrent use; only the calls of a session
-// that has not taken on an agent yet go one at a time, so that the first
-// to name one binds it before the next is checked against it.
+// Server is the MCP server of one store.
 type Server struct {
-	cfg Config
-	mcp *mcp.Server
-	svc *service.Service
+	cfg  Config
+	mcp  *mcp.Server
+	gate *service.Gate // the store's service, shared with other servers or not
+	own  bool          // the server made gate, and closes it
 
-	mu    sync.Mutex // guards bound
-	bound string     // the agent the session took on, when cfg.Agent is ""
+	boundMu sync.Mutex
+	bound   string // the agent the session took on, when cfg.Agent is ""
 
-	// binding serializes the calls of a session that has no agent yet.
+	// binding serializes the calls of a session that has no agent yet
+	// (see do).
 	binding sync.Mutex
 
 	// progressEvery is how often a client that asked for progress hears
 	// from a call that blocks.
 	progressEvery time.Duration
-
-	blocked atomic.Int32 // calls that block (see unlocked) under way
 }
 
 // New returns the server cfg describes, with every tool and resource
 // registered. It opens nothing until a call needs the store.
 func New(cfg Config) *Server {
-	s := &Server{cfg: cfg, svc: service.New(cfg.Store), progressEvery: 15 * time.Second}
+	gate, own := cfg.Gate, false
+	if gate == nil {
+		gate, own = service.NewGate(cfg.Store), true
+	}
+	s := &Server{cfg: cfg, gate: gate, own: own, progressEvery: 15 * time.Second}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "agentmail", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
@@ -96,52 +100,51 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.mcp.Run(ctx, t)
 }
 
-// Close closes the store the server opened.
-func (s *Server) Close() error { return s.svc.Close() }
+// Close closes the store, unless the server was given its gate
+// (Config.Gate): then the gate's owner closes it.
+func (s *Server) Close() error {
+	if !s.own {
+		return nil
+	}
+	return s.gate.Close()
+}
 
-// serve runs a call, fn, with a view of the server that resolves its
-// project and agent; the session takes on the agent the call acted as
-// when it succeeds. Calls run concurrently once the session has an agent
-// (or needs none); before, one at a time.
-func (s *Server) serve(fn func(c *call) error) error {
+// do runs fn on the gate's service. Calls run concurrently once the
+// session has an agent (or needs none); before, one at a time, so that
+// the first to name an agent binds it before the next is checked against
+// it (fn binds it).
+func (s *Server) do(fn func(*service.Service) error) error {
 	if s.unbound() {
 		s.binding.Lock()
 		defer s.binding.Unlock()
 	}
-	c := &call{s: s}
-	err := fn(c)
-	if err == nil {
-		s.bind(c.agent)
-	}
-	return err
+	return s.gate.Do(fn)
 }
 
-// unbound reports whether calls may still bind the session to an agent.
+// unbound reports whether a call may still bind the session to an agent.
 // Once false it stays so: an agent once bound stays.
 func (s *Server) unbound() bool {
 	return !s.cfg.Overseer && s.sessionAgent() == ""
 }
 
-// unlocked runs a call that may block for long: its scope is resolved by
-// prep as serve resolves it, then op runs without holding up the calls of
-// a session still to bind (other calls go on meanwhile), and the session
-// takes on the agent the call acted as once op succeeded. While op runs, a
-// client that asked for progress hears of it every progressEvery, so that
-// it does not give up on the call.
+// unlocked runs a call that may block for long: its scope is resolved as
+// do resolves it, then op runs without holding up the calls of a session
+// still to bind (other calls go on meanwhile), and the session takes on
+// the agent the call acted as once op succeeded. While op runs, a client
+// that asked for progress hears of it every progressEvery, so that it does
+// not give up on the call.
 func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, prep func(*call) (service.Scope, error), op func(*service.Service, service.Scope) error) error {
 	c := &call{s: s}
 	var sc service.Scope
-	if err := s.serve(func(pc *call) (err error) {
-		sc, err = prep(pc)
-		c.agent, pc.agent = pc.agent, "" // bound below, once op succeeds
+	if err := s.do(func(svc *service.Service) (err error) {
+		c.svc = svc
+		sc, err = prep(c)
 		return err
 	}); err != nil {
 		return err
 	}
 	stop := s.reportProgress(ctx, req)
-	s.blocked.Add(1)
-	err := op(s.svc, sc)
-	s.blocked.Add(-1)
+	err := s.gate.Blocking(func(svc *service.Service) error { return op(svc, sc) })
 	stop()
 	if err == nil {
 		s.bind(c.agent)

@@ -50,7 +50,7 @@ func (s *Server) healthCheck(ctx context.Context, c *call, in healthArgs) (Healt
 	if err != nil {
 		return Health{}, err
 	}
-	st, err := s.svc.Init(ctx, sc)
+	st, err := c.svc.Init(ctx, sc)
 	if err != nil {
 		return Health{}, err
 	}
@@ -86,7 +86,7 @@ func (s *Server) ensureProject(ctx context.Context, c *call, in ensureArgs) (ser
 	if _, err := service.ResolveProject(sc.Project); err != nil {
 		return service.InitResponse{}, err
 	}
-	return s.svc.Init(ctx, sc)
+	return c.svc.Init(ctx, sc)
 }
 
 func textInit(r service.InitResponse) string {
@@ -118,7 +118,7 @@ func (s *Server) register(ctx context.Context, c *call, p projectArgs, name stri
 	if name != "" {
 		req.Name = &name
 	}
-	resp, err := s.svc.Register(ctx, sc, req)
+	resp, err := c.svc.Register(ctx, sc, req)
 	if err == nil {
 		c.agent = resp.Agent.Name // a generated name, or the name as registered
 	}
@@ -155,7 +155,7 @@ func (s *Server) whois(ctx context.Context, c *call, in whoisArgs) (service.Agen
 	if err != nil {
 		return service.AgentResponse{}, err
 	}
-	list, err := s.svc.Agents(ctx, sc, service.AgentsRequest{})
+	list, err := c.svc.Agents(ctx, sc, service.AgentsRequest{})
 	if err != nil {
 		return service.AgentResponse{}, err
 	}
@@ -180,7 +180,7 @@ func (s *Server) listAgents(ctx context.Context, c *call, in agentsArgs) (servic
 	if err != nil {
 		return service.AgentsResponse{}, err
 	}
-	return s.svc.Agents(ctx, sc, service.AgentsRequest{Active: in.ActiveOnly})
+	return c.svc.Agents(ctx, sc, service.AgentsRequest{Active: in.ActiveOnly})
 }
 
 func textAgents(r service.AgentsResponse) string {
@@ -233,7 +233,7 @@ func (s *Server) requestContact(ctx context.Context, c *call, in requestContactA
 	if err := s.sameProject(sc, in.ToProject); err != nil {
 		return service.ContactResponse{}, err
 	}
-	return s.svc.RequestContact(ctx, sc, service.ContactRequest{To: in.ToAgent, Reason: in.Reason})
+	return c.svc.RequestContact(ctx, sc, service.ContactRequest{To: in.ToAgent, Reason: in.Reason})
 }
 
 func textContact(r service.ContactResponse) string { return "contact " + contactLine(r.Contact) }
@@ -253,7 +253,7 @@ func (s *Server) respondContact(ctx context.Context, c *call, in respondContactA
 	if err != nil {
 		return service.ContactResponse{}, err
 	}
-	return s.svc.DecideContact(ctx, sc, in.FromAgent, in.Accept)
+	return c.svc.DecideContact(ctx, sc, in.FromAgent, in.Accept)
 }
 
 func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (service.ContactsResponse, error) {
@@ -261,7 +261,7 @@ func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (servi
 	if err != nil {
 		return service.ContactsResponse{}, err
 	}
-	return s.svc.Contacts(ctx, sc)
+	return c.svc.Contacts(ctx, sc)
 }
 
 func textContacts(r service.ContactsResponse) string {
@@ -278,5 +278,5 @@ func (s *Server) setContactPolicy(ctx context.Context, c *call, in policyArgs) (
 	if err != nil {
 		return service.AgentResponse{}, err
 	}
-	return s.svc.SetPolicy(ctx, sc, in.Policy)
+	return c.svc.SetPolicy(ctx, sc, in.Policy)
 }

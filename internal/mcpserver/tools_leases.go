@@ -56,7 +56,7 @@ func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent stri
 	if err != nil {
 		return service.ReserveResponse{}, err
 	}
-	resp, err := s.svc.Reserve(ctx, sc, req)
+	resp, err := c.svc.Reserve(ctx, sc, req)
 	if err != nil && len(resp.Conflicts) > 0 {
 		k := resp.Conflicts[0]
 		err = fault.WithHint(withConflicts(err, resp.Conflicts), fmt.Sprintf(
@@ -129,7 +129,7 @@ func (s *Server) releaseReservations(ctx context.Context, c *call, in selectArgs
 	if err != nil {
 		return Released{}, err
 	}
-	return released(s.svc.Release(ctx, sc, sel))
+	return released(c.svc.Release(ctx, sc, sel))
 }
 
 func textReleased(r Released) string {
@@ -161,7 +161,7 @@ func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (
 	if err != nil {
 		return Renewed{}, err
 	}
-	resp, err := s.svc.Renew(ctx, sc, service.RenewRequest{Selection: sel, Extend: extend})
+	resp, err := c.svc.Renew(ctx, sc, service.RenewRequest{Selection: sel, Extend: extend})
 	return Renewed{RenewResponse: resp, RenewedCount: len(resp.Renewed)}, err
 }
 
@@ -185,7 +185,7 @@ func (s *Server) forceRelease(ctx context.Context, c *call, in forceReleaseArgs)
 	if reason == "" {
 		reason = "released with force_release_file_reservation"
 	}
-	return released(s.svc.ForceRelease(ctx, sc, service.ForceReleaseRequest{ID: in.FileReservationID, Reason: reason}))
+	return released(c.svc.ForceRelease(ctx, sc, service.ForceReleaseRequest{ID: in.FileReservationID, Reason: reason}))
 }
 
 type checkPathsArgs struct {
@@ -198,7 +198,7 @@ func (s *Server) checkReservations(ctx context.Context, c *call, in checkPathsAr
 	if err != nil {
 		return service.CheckPathsResponse{}, err
 	}
-	return s.svc.CheckPaths(ctx, sc, in.Paths)
+	return c.svc.CheckPaths(ctx, sc, in.Paths)
 }
 
 func textHolders(r service.CheckPathsResponse) string {
@@ -268,7 +268,7 @@ func (s *Server) renewLock(ctx context.Context, c *call, in lockArgs) (service.L
 	if err != nil {
 		return service.LockResponse{}, err
 	}
-	resp, err := s.svc.RenewLock(ctx, sc, lr)
+	resp, err := c.svc.RenewLock(ctx, sc, lr)
 	return resp, lockHeldHint(err, resp)
 }
 
@@ -282,7 +282,7 @@ func (s *Server) releaseLock(ctx context.Context, c *call, in releaseLockArgs) (
 	if err != nil {
 		return service.LockResponse{}, err
 	}
-	resp, err := s.svc.ReleaseLock(ctx, sc, in.Key)
+	resp, err := c.svc.ReleaseLock(ctx, sc, in.Key)
 	return resp, lockHeldHint(err, resp)
 }
 
@@ -300,7 +300,7 @@ func (s *Server) listLocks(ctx context.Context, c *call, in listLocksArgs) (serv
 	if err != nil {
 		return service.LocksResponse{}, err
 	}
-	return s.svc.Locks(ctx, sc, in.Prefix)
+	return c.svc.Locks(ctx, sc, in.Prefix)
 }
 
 func textLocks(r service.LocksResponse) string {
@@ -369,17 +369,17 @@ func (s *Server) renewBuildSlot(ctx context.Context, c *call, in renewSlotArgs) 
 	if err != nil {
 		return service.LockResponse{}, err
 	}
-	held, err := s.svc.Locks(ctx, sc, key)
+	held, err := c.svc.Locks(ctx, sc, key)
 	if err != nil {
 		return service.LockResponse{}, err
 	}
 	var left time.Duration
 	for _, l := range held.Locks {
 		if l.Key == key {
-			left = max(l.Expires.Sub(s.svc.Now()), 0)
+			left = max(l.Expires.Sub(c.svc.Now()), 0)
 		}
 	}
-	resp, err := s.svc.RenewLock(ctx, sc, service.LockRequest{Key: key, TTL: left + extend})
+	resp, err := c.svc.RenewLock(ctx, sc, service.LockRequest{Key: key, TTL: left + extend})
 	return resp, lockHeldHint(err, resp)
 }
 
@@ -425,7 +425,7 @@ func (s *Server) installGuard(ctx context.Context, c *call, in installGuardArgs)
 	if err != nil {
 		return service.GuardInstallResponse{}, err
 	}
-	return s.svc.GuardInstall(ctx, sc, service.GuardInstallRequest{Repo: repo, Mode: in.Mode, PrePush: in.PrePush})
+	return c.svc.GuardInstall(ctx, sc, service.GuardInstallRequest{Repo: repo, Mode: in.Mode, PrePush: in.PrePush})
 }
 
 func hookLines(hooks []service.HookChange) []string {

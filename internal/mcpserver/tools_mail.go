@@ -111,7 +111,7 @@ func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (service
 		return service.SendResponse{}, err
 	}
 	req.AsHuman = sc.Agent == "" // an overseer naming no sender
-	return s.svc.Send(ctx, sc, req)
+	return c.svc.Send(ctx, sc, req)
 }
 
 func textSend(r service.SendResponse) string { return "sent " + header(r.Message) }
@@ -143,7 +143,7 @@ func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (servi
 	if err != nil {
 		return service.SendResponse{}, err
 	}
-	return s.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold})
+	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold})
 }
 
 type inboxArgs struct {
@@ -180,11 +180,11 @@ func (s *Server) inbox(ctx context.Context, c *call, p projectArgs, agent string
 	if err != nil {
 		return service.InboxResponse{}, err
 	}
-	return s.svc.Inbox(ctx, sc, req)
+	return c.svc.Inbox(ctx, sc, req)
 }
 
 func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (service.InboxResponse, error) {
-	since, err := after(in.SinceTS, s.svc.Now())
+	since, err := after(in.SinceTS, c.svc.Now())
 	if err != nil {
 		return service.InboxResponse{}, err
 	}
@@ -220,7 +220,7 @@ func (s *Server) mark(ctx context.Context, c *call, in markArgs, ack bool) (serv
 	if err != nil {
 		return service.MarkResponse{}, err
 	}
-	return s.svc.Mark(ctx, sc, service.MarkRequest{IDs: ids, All: in.All, Ack: ack})
+	return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: ids, All: in.All, Ack: ack})
 }
 
 func (s *Server) markRead(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {
@@ -253,7 +253,7 @@ func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (se
 	if err != nil {
 		return service.SearchResponse{}, err
 	}
-	return s.svc.Search(ctx, sc, service.SearchRequest{Query: in.Query, All: in.All, Limit: intOr(in.Limit, defaultLimit)})
+	return c.svc.Search(ctx, sc, service.SearchRequest{Query: in.Query, All: in.All, Limit: intOr(in.Limit, defaultLimit)})
 }
 
 func textSearch(r service.SearchResponse) string {
@@ -281,7 +281,7 @@ func (s *Server) thread(ctx context.Context, c *call, p projectArgs, agent, ref 
 	if err != nil {
 		return service.ThreadResponse{}, err
 	}
-	return s.svc.Thread(ctx, sc, ref)
+	return c.svc.Thread(ctx, sc, ref)
 }
 
 func (s *Server) getThread(ctx context.Context, c *call, in threadArgs) (service.ThreadResponse, error) {
@@ -349,7 +349,7 @@ func (s *Server) checkMail(ctx context.Context, c *call, in checkArgs) (service.
 	if err != nil {
 		return service.CheckResponse{}, err
 	}
-	return s.svc.Check(ctx, sc, service.CheckRequest{Newest: newest})
+	return c.svc.Check(ctx, sc, service.CheckRequest{Newest: newest})
 }
 
 func textCheck(r service.CheckResponse) string {

@@ -63,7 +63,7 @@ func TestWaitCancelled(t *testing.T) {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for b.srv.blocked.Load() != 0 {
+	for b.srv.gate.Blocked() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the wait went on %s after the call was cancelled", time.Since(start))
 		}

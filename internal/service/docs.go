@@ -228,6 +228,10 @@ func (h SearchHit) Highlight(escape func(string) string, terminal bool) string {
 	return fts.HighlightText(escape(h.marked))
 }
 
+// Marked returns the snippet with fts's markers (fts.MarkOpen and
+// fts.MarkClose) around the hits, for a page that highlights them itself.
+func (h SearchHit) Marked() string { return h.marked }
+
 func searchHitDoc(m mailbox.Message, h fts.Hit) SearchHit {
 	return SearchHit{m.ID, m.Thread, m.From, m.Subject, Time{m.Created}, fts.HighlightText(h.Snippet), h.Score, h.Snippet}
 }

@@ -168,6 +168,9 @@ type InboxRequest struct {
 	Since  string
 	Limit  int  // at most this many, newest first; 0 is all
 	Bodies bool // include each message's body
+	// Before, a message id, lists the messages older than it: the page
+	// after the one that ended there ("" starts at the newest).
+	Before string
 	// Abbreviate fills the response's Short, for display.
 	Abbreviate bool
 }
@@ -201,7 +204,7 @@ func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxR
 		return InboxResponse{}, err
 	}
 	msgs, err := x.mb.Inbox(ctx, mailbox.InboxQuery{
-		Unread: req.Unread, Urgent: req.Urgent, Category: req.Category, Since: since, Limit: req.Limit,
+		Unread: req.Unread, Urgent: req.Urgent, Category: req.Category, Since: since, Limit: req.Limit, Before: req.Before,
 	})
 	if err != nil {
 		return InboxResponse{}, err
@@ -256,8 +259,9 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 
 // OutboxRequest limits the list of sent messages.
 type OutboxRequest struct {
-	Limit      int  // at most this many, newest first; 0 is all
-	Abbreviate bool // fill the response's Short, for display
+	Limit      int    // at most this many, newest first; 0 is all
+	Before     string // a message id: list the messages older than it ("" starts at the newest)
+	Abbreviate bool   // fill the response's Short, for display
 }
 
 // OutboxResponse is the document of outbox: {"messages": [message...]}.
@@ -276,7 +280,7 @@ func (s *Service) Outbox(ctx context.Context, sc Scope, req OutboxRequest) (Outb
 	if err != nil {
 		return OutboxResponse{}, err
 	}
-	msgs, err := x.mb.Outbox(ctx, req.Limit)
+	msgs, err := x.mb.Outbox(ctx, req.Limit, req.Before)
 	if err != nil {
 		return OutboxResponse{}, err
 	}

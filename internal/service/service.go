@@ -71,6 +71,9 @@ func New(cfg Config) *Service {
 type Scope struct {
 	Project ProjectRef
 	Agent   string
+	// Watching: an overseer looks at Agent's mail (a web page, an API
+	// read); the agent's last-seen time is not refreshed.
+	Watching bool
 }
 
 // ProjectRef names a project: by key, or by a directory in its git
@@ -242,7 +245,11 @@ func (s *Service) session(ctx context.Context, sc Scope) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.sessionFor(ctx, proj, sc.Agent)
+	x, err := s.sessionFor(ctx, proj, sc.Agent)
+	if err == nil && sc.Watching {
+		x.mb.Watch()
+	}
+	return x, err
 }
 
 // sessionFor opens proj's mailbox, acting as agent. The first time a

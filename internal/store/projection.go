@@ -167,6 +167,26 @@ func LookupProject(ctx context.Context, q Querier, slug string) (ProjectRow, boo
 	return lookupProject(ctx, q, `slug = ?`, slug)
 }
 
+// ListProjects returns every project the index holds, by slug.
+func ListProjects(ctx context.Context, q Querier) ([]ProjectRow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, key, slug, created FROM projects ORDER BY slug`)
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	defer rows.Close()
+	var out []ProjectRow
+	for rows.Next() {
+		var p ProjectRow
+		var created string
+		if err := rows.Scan(&p.ID, &p.Key, &p.Slug, &created); err != nil {
+			return nil, fmt.Errorf("list projects: %w", err)
+		}
+		p.Created, _ = record.ParseTime(created)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
 // LookupProjectByKey returns the project with key, ignoring case, the
 // oldest when several match.
 func LookupProjectByKey(ctx context.Context, q Querier, key string) (ProjectRow, bool, error) {

@@ -1,0 +1,514 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/web"
+)
+
+// The JSON API mirrors the command line: each route answers with the
+// document its command's --json prints (the service's response, marshalled
+// as it is), and an error with {"error": {"code", "message", "hint"}} and
+// the HTTP status of service.Describe, the one error table. A write names
+// its acting agent in the body's "agent" field (a message without one is
+// from Human, the overseer); reads show an agent's mail as it sees it
+// without refreshing its last-seen time.
+
+// Defaults of the API's durations, the command line's.
+const (
+	defaultReserveTTL = time.Hour
+	defaultExtend     = 30 * time.Minute
+	defaultLockTTL    = 5 * time.Minute
+)
+
+// maxBodyBytes bounds a request's JSON body.
+const maxBodyBytes = 8 << 20
+
+// apiRoutes mounts the JSON API.
+func (s *Server) apiRoutes(mux *http.ServeMux) {
+	const p = "/api/projects/{project}"
+	mux.HandleFunc("GET /api/projects", s.apiProjects)
+	mux.HandleFunc("GET /api/guard/status", s.apiGuardStatus)
+	mux.HandleFunc("GET "+p+"/agents", s.api(apiAgents))
+	mux.HandleFunc("GET "+p+"/agents/{agent}/inbox", s.api(apiInbox))
+	mux.HandleFunc("GET "+p+"/agents/{agent}/outbox", s.api(apiOutbox))
+	mux.HandleFunc("GET "+p+"/messages/{id}", s.api(apiShow))
+	mux.HandleFunc("GET "+p+"/threads/{thread}", s.api(apiThread))
+	mux.HandleFunc("GET "+p+"/search", s.api(apiSearch))
+	mux.HandleFunc("GET "+p+"/acks", s.api(apiAcks))
+	mux.HandleFunc("GET "+p+"/reservations", s.api(apiReservations))
+	mux.HandleFunc("GET "+p+"/locks", s.api(apiLocks))
+	mux.HandleFunc("GET "+p+"/contacts", s.api(apiContacts))
+	mux.HandleFunc("POST "+p+"/messages", apiPost(s, apiSend))
+	mux.HandleFunc("POST "+p+"/messages/{id}/reply", apiPost(s, apiReply))
+	mux.HandleFunc("POST "+p+"/messages/{id}/read", apiPost(s, apiMark(false)))
+	mux.HandleFunc("POST "+p+"/messages/{id}/ack", apiPost(s, apiMark(true)))
+	mux.HandleFunc("POST "+p+"/reservations", apiPost(s, apiReserve))
+	mux.HandleFunc("POST "+p+"/reservations/renew", apiPost(s, apiRenew))
+	mux.HandleFunc("POST "+p+"/reservations/release", apiPost(s, apiRelease))
+	mux.HandleFunc("POST "+p+"/locks/acquire", apiPost(s, apiAcquire))
+	mux.HandleFunc("POST "+p+"/locks/renew", apiPost(s, apiRenewLock))
+	mux.HandleFunc("POST "+p+"/locks/release", apiPost(s, apiReleaseLock))
+	mux.HandleFunc("POST "+p+"/contacts/request", apiPost(s, apiRequestContact))
+	mux.HandleFunc("POST "+p+"/contacts/respond", apiPost(s, apiRespondContact))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, nil, fault.WithHint(fmt.Errorf("%w: no API route %s %s", service.ErrNotFound, r.Method, r.URL.Path),
+			"see the API's routes in the README (agentmail serve)"))
+	})
+}
+
+// apiCall is one API request, holding the gate.
+type apiCall struct {
+	r       *http.Request
+	svc     *service.Service
+	project service.ProjectRef
+}
+
+// watch is the scope of a read of agent's mail ("": the whole project).
+func (c *apiCall) watch(agent string) service.Scope {
+	return service.Scope{Project: c.project, Agent: agent, Watching: agent != ""}
+}
+
+// as is the scope of a write acting as agent, which the request must name.
+func (c *apiCall) as(agent string) (service.Scope, error) {
+	if strings.TrimSpace(agent) == "" {
+		return service.Scope{}, fault.WithHint(fmt.Errorf("%w: the request names no acting agent", service.ErrNotRegistered),
+			`name it in the body's "agent" field, such as {"agent": "GreenCastle", ...}`)
+	}
+	return service.Scope{Project: c.project, Agent: agent}, nil
+}
+
+// query returns the query parameter key.
+func (c *apiCall) query(key string) string { return c.r.URL.Query().Get(key) }
+
+// flag reads a boolean query parameter: absent is false.
+func (c *apiCall) flag(key string) (bool, error) {
+	v := c.query(key)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, invalid(fmt.Sprintf("?%s=%q is not a boolean", key, v), "pass ?"+key+"=true or leave it out")
+	}
+	return b, nil
+}
+
+// number reads a non-negative integer query parameter, def when absent.
+func (c *apiCall) number(key string, def int) (int, error) {
+	v := c.query(key)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, invalid(fmt.Sprintf("?%s=%q is not a count", key, v), "pass a whole number, 0 for all")
+	}
+	return n, nil
+}
+
+// invalid is an INVALID_ARGUMENT error of a request.
+func invalid(msg, hint string) error {
+	return fault.WithHint(fmt.Errorf("%w: %s", service.ErrInvalidArgument, msg), hint)
+}
+
+// duration reads a duration field ("1h", "30m"), def when empty.
+func duration(field, v string, def time.Duration) (time.Duration, error) {
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, invalid(fmt.Sprintf("%q: %q is not a positive duration", field, v), `write it as Go does: "90s", "30m", "1h"`)
+	}
+	return d, nil
+}
+
+// api returns the handler of a read of a project: fn runs holding the
+// gate, and its document is the answer.
+func (s *Server) api(fn func(context.Context, *apiCall) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.answer(w, r, fn)
+	}
+}
+
+// apiPost returns the handler of a write: the body, a JSON In, is read
+// before the gate is taken, and unknown fields are refused.
+func apiPost[In any](s *Server, fn func(context.Context, *apiCall, In) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var in In
+		if err := decode(w, r, &in); err != nil {
+			writeError(w, nil, err)
+			return
+		}
+		s.answer(w, r, func(ctx context.Context, c *apiCall) (any, error) { return fn(ctx, c, in) })
+	}
+}
+
+// decode reads r's JSON body into v.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return invalid("the request has no JSON body", `send a JSON object, such as {"agent": "GreenCastle", ...}`)
+		}
+		return invalid("the JSON body cannot be read: "+err.Error(), "see the fields of the route in the README (agentmail serve)")
+	}
+	if dec.More() {
+		return invalid("the body holds more than one JSON value", "send one JSON object")
+	}
+	return nil
+}
+
+// beside is a document a handler answers with beside its error: the
+// conflicts of a reservation, the holder of a lock.
+type beside struct{ doc any }
+
+// answer resolves the project of r, runs fn holding the gate, and writes
+// its document, or its error (with the document beside it when fn
+// returned one as beside).
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, fn func(context.Context, *apiCall) (any, error)) {
+	var doc any
+	err := s.gate.Do(func(svc *service.Service) error {
+		ref, err := svc.ProjectBySlug(r.Context(), r.PathValue("project"))
+		if err != nil {
+			return err
+		}
+		doc, err = fn(r.Context(), &apiCall{r: r, svc: svc, project: ref})
+		return err
+	})
+	if err != nil {
+		b, _ := doc.(beside)
+		writeError(w, b.doc, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// writeJSON answers with doc.
+func writeJSON(w http.ResponseWriter, status int, doc any) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		writeError(w, nil, fmt.Errorf("encode the answer: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// writeError answers with err's document and HTTP status; the fields of
+// doc, when it is a document, stand beside "error".
+func writeError(w http.ResponseWriter, doc any, err error) {
+	f := service.Describe(err)
+	if doc == nil {
+		web.WriteJSONError(w, f.HTTP, f.Code, f.Message, f.Hint)
+		return
+	}
+	fields := map[string]any{}
+	if b, merr := json.Marshal(doc); merr == nil {
+		_ = json.Unmarshal(b, &fields)
+	}
+	fields["error"] = web.ErrorBody{Code: f.Code, Message: f.Message, Hint: f.Hint}
+	writeJSON(w, f.HTTP, fields)
+}
+
+func (s *Server) apiProjects(w http.ResponseWriter, r *http.Request) {
+	var doc service.ProjectsResponse
+	err := s.gate.Do(func(svc *service.Service) (err error) {
+		doc, err = svc.Projects(r.Context())
+		return err
+	})
+	if err != nil {
+		writeError(w, nil, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// apiGuardStatus answers guard status for the repository ?repo= names
+// (an absolute path on the server's machine); it needs no store.
+func (s *Server) apiGuardStatus(w http.ResponseWriter, r *http.Request) {
+	repo := r.URL.Query().Get("repo")
+	if repo == "" || !strings.HasPrefix(repo, "/") {
+		writeError(w, nil, invalid(fmt.Sprintf("?repo=%q is not an absolute path", repo), "pass ?repo=/absolute/path/of/a/checkout"))
+		return
+	}
+	doc, err := service.GuardStatus(r.Context(), repo)
+	if err != nil {
+		writeError(w, nil, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+func apiAgents(ctx context.Context, c *apiCall) (any, error) {
+	active, err := c.flag("active")
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.Agents(ctx, c.watch(""), service.AgentsRequest{Active: active})
+}
+
+func apiInbox(ctx context.Context, c *apiCall) (any, error) {
+	req := service.InboxRequest{Category: c.query("category"), Since: c.query("since"), Before: c.query("before")}
+	var err error
+	for _, f := range []struct {
+		key string
+		to  *bool
+	}{{"unread", &req.Unread}, {"urgent", &req.Urgent}, {"bodies", &req.Bodies}} {
+		if *f.to, err = c.flag(f.key); err != nil {
+			return nil, err
+		}
+	}
+	if req.Limit, err = c.number("limit", 20); err != nil {
+		return nil, err
+	}
+	return c.svc.Inbox(ctx, c.watch(c.r.PathValue("agent")), req)
+}
+
+func apiOutbox(ctx context.Context, c *apiCall) (any, error) {
+	limit, err := c.number("limit", 20)
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.Outbox(ctx, c.watch(c.r.PathValue("agent")), service.OutboxRequest{Limit: limit, Before: c.query("before")})
+}
+
+func apiShow(ctx context.Context, c *apiCall) (any, error) {
+	return c.svc.Show(ctx, c.watch(c.query("agent")), c.r.PathValue("id"))
+}
+
+func apiThread(ctx context.Context, c *apiCall) (any, error) {
+	t, err := c.svc.Thread(ctx, c.watch(c.query("agent")), c.r.PathValue("thread"))
+	if err == nil && len(t.Messages) == 0 {
+		return nil, notFound("thread", c.r.PathValue("thread"))
+	}
+	return t, err
+}
+
+func apiSearch(ctx context.Context, c *apiCall) (any, error) {
+	limit, err := c.number("limit", 20)
+	if err != nil {
+		return nil, err
+	}
+	agent := c.query("agent")
+	return c.svc.Search(ctx, c.watch(agent), service.SearchRequest{Query: c.query("q"), All: agent == "", Limit: limit})
+}
+
+func apiAcks(ctx context.Context, c *apiCall) (any, error) {
+	if agent := c.query("agent"); agent != "" {
+		return c.svc.PendingAcks(ctx, c.watch(agent), false)
+	}
+	return c.svc.AwaitingAcks(ctx, c.watch(""))
+}
+
+func apiReservations(ctx context.Context, c *apiCall) (any, error) {
+	expired, err := c.flag("expired")
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.Reservations(ctx, c.watch(""), service.ReservationsRequest{Holder: c.query("agent"), Expired: expired})
+}
+
+func apiLocks(ctx context.Context, c *apiCall) (any, error) {
+	return c.svc.Locks(ctx, c.watch(""), c.query("prefix"))
+}
+
+func apiContacts(ctx context.Context, c *apiCall) (any, error) {
+	if agent := c.query("agent"); agent != "" {
+		return c.svc.Contacts(ctx, c.watch(agent))
+	}
+	return c.svc.ProjectContacts(ctx, c.watch(""))
+}
+
+// sendBody is the body of POST .../messages; without "agent", the message
+// is from Human, the overseer.
+type sendBody struct {
+	Agent      string   `json:"agent"`
+	To         []string `json:"to"`
+	Cc         []string `json:"cc"`
+	Bcc        []string `json:"bcc"`
+	Subject    string   `json:"subject"`
+	Body       string   `json:"body"`
+	Thread     string   `json:"thread"`
+	Importance string   `json:"importance"`
+	Ack        bool     `json:"ack"`
+	Category   string   `json:"category"`
+}
+
+func apiSend(ctx context.Context, c *apiCall, in sendBody) (any, error) {
+	req := service.SendRequest{To: in.To, Cc: in.Cc, Bcc: in.Bcc, Subject: in.Subject, Body: in.Body, Thread: in.Thread,
+		Importance: in.Importance, Ack: in.Ack, Category: in.Category, AsHuman: strings.TrimSpace(in.Agent) == ""}
+	return c.svc.Send(ctx, service.Scope{Project: c.project, Agent: in.Agent}, req)
+}
+
+type replyBody struct {
+	Agent string `json:"agent"`
+	Body  string `json:"body"`
+	All   bool   `json:"all"`
+}
+
+func apiReply(ctx context.Context, c *apiCall, in replyBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: c.r.PathValue("id"), All: in.All, Body: in.Body})
+}
+
+type agentBody struct {
+	Agent string `json:"agent"`
+}
+
+func apiMark(ack bool) func(context.Context, *apiCall, agentBody) (any, error) {
+	return func(ctx context.Context, c *apiCall, in agentBody) (any, error) {
+		sc, err := c.as(in.Agent)
+		if err != nil {
+			return nil, err
+		}
+		return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: []string{c.r.PathValue("id")}, Ack: ack})
+	}
+}
+
+type reserveBody struct {
+	Agent          string   `json:"agent"`
+	Patterns       []string `json:"patterns"`
+	TTL            string   `json:"ttl"`
+	Shared         bool     `json:"shared"`
+	Reason         string   `json:"reason"`
+	AllowConflicts bool     `json:"allow_conflicts"`
+}
+
+func apiReserve(ctx context.Context, c *apiCall, in reserveBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	ttl, err := duration("ttl", in.TTL, defaultReserveTTL)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.svc.Reserve(ctx, sc, service.ReserveRequest{Patterns: in.Patterns, TTL: ttl, Shared: in.Shared,
+		Reason: in.Reason, AllowConflicts: in.AllowConflicts})
+	if errors.Is(err, service.ErrConflict) {
+		return beside{resp}, err
+	}
+	return resp, err
+}
+
+// selectBody chooses reservations: by pattern, by id, or all of the
+// agent's.
+type selectBody struct {
+	Agent    string   `json:"agent"`
+	Patterns []string `json:"patterns"`
+	IDs      []string `json:"ids"`
+	All      bool     `json:"all"`
+	Extend   string   `json:"extend"` // renew only
+}
+
+func apiRenew(ctx context.Context, c *apiCall, in selectBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	extend, err := duration("extend", in.Extend, defaultExtend)
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.Renew(ctx, sc, service.RenewRequest{Selection: service.Selection{Patterns: in.Patterns, IDs: in.IDs, All: in.All}, Extend: extend})
+}
+
+func apiRelease(ctx context.Context, c *apiCall, in selectBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if in.Extend != "" {
+		return nil, invalid(`"extend" is for renew`, `leave "extend" out of a release`)
+	}
+	return c.svc.Release(ctx, sc, service.Selection{Patterns: in.Patterns, IDs: in.IDs, All: in.All})
+}
+
+// lockBody names a lock. Acquire does not wait: a held lock is 409
+// LOCK_HELD with its holder, for the caller to try again.
+type lockBody struct {
+	Agent string `json:"agent"`
+	Key   string `json:"key"`
+	TTL   string `json:"ttl"`
+}
+
+// lockCall runs op on the lock in's body names, for its acting agent.
+func lockCall(ctx context.Context, c *apiCall, in lockBody, op func(context.Context, service.Scope, service.LockRequest) (service.LockResponse, error)) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	ttl, err := duration("ttl", in.TTL, defaultLockTTL)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := op(ctx, sc, service.LockRequest{Key: in.Key, TTL: ttl})
+	if errors.Is(err, service.ErrLockHeld) {
+		return beside{resp}, err
+	}
+	return resp, err
+}
+
+func apiAcquire(ctx context.Context, c *apiCall, in lockBody) (any, error) {
+	return lockCall(ctx, c, in, c.svc.AcquireLock)
+}
+
+func apiRenewLock(ctx context.Context, c *apiCall, in lockBody) (any, error) {
+	return lockCall(ctx, c, in, c.svc.RenewLock)
+}
+
+func apiReleaseLock(ctx context.Context, c *apiCall, in lockBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if in.TTL != "" {
+		return nil, invalid(`"ttl" is for acquire and renew`, `leave "ttl" out of a release`)
+	}
+	return c.svc.ReleaseLock(ctx, sc, in.Key)
+}
+
+type contactBody struct {
+	Agent  string `json:"agent"`
+	To     string `json:"to"`
+	Reason string `json:"reason"`
+}
+
+func apiRequestContact(ctx context.Context, c *apiCall, in contactBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.RequestContact(ctx, sc, service.ContactRequest{To: in.To, Reason: in.Reason})
+}
+
+type respondBody struct {
+	Agent   string `json:"agent"`
+	From    string `json:"from"`
+	Approve bool   `json:"approve"`
+}
+
+func apiRespondContact(ctx context.Context, c *apiCall, in respondBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.DecideContact(ctx, sc, in.From, in.Approve)
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/web"
+)
+
+// TestPages loads every page of the web UI on a seeded store and checks
+// that each shows what the service holds.
+func TestPages(t *testing.T) {
+	h := startServer(t, Config{})
+	var msgs []mail
+	for i := range pageSize + 3 {
+		msgs = append(msgs, mail{"GreenCastle", service.SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("note %03d", i), Body: "body"}})
+	}
+	msgs = append(msgs, mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "Schema twelve", Body: "the *migrations* ran", Ack: true}})
+	ids := h.seed([]string{"GreenCastle", "BlueLake", "RedFox"}, msgs...)
+	last := ids[len(ids)-1]
+	ctx := t.Context()
+	if _, err := h.svc.Reserve(ctx, h.scope("GreenCastle"), service.ReserveRequest{Patterns: []string{"src/api/**"}, TTL: 3600e9, Reason: "auth"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.RequestContact(ctx, h.scope("RedFox"), service.ContactRequest{To: "GreenCastle", Reason: "schema questions"}); err != nil {
+		t.Fatal(err)
+	}
+	head, err := h.svc.ArchiveHead(ctx, h.scope(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	show, err := h.svc.Show(ctx, h.scope(""), last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := "/mail/" + h.slug
+	client := &http.Client{}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/mail/", []string{h.slug, projectKey}},
+		{m, []string{"GreenCastle", "BlueLake", "RedFox", "src/api/**"}},
+		{m + "/inbox/BlueLake", []string{"Schema twelve", "note 052", "note 004", `rel="next"`}},
+		{m + "/inbox/BlueLake?before=" + ids[3], []string{"note 002", "note 000", "← Newest"}},
+		{m + "/outbox/GreenCastle", []string{"note 052"}},
+		{m + "/message/" + last, []string{"Schema twelve", "<em>migrations</em>", web.ArchiveURL(h.slug, head, show.Message.Path)}},
+		{m + "/message/" + last + "?agent=BlueLake", []string{"Schema twelve", "unread"}},
+		{m + "/thread/" + last, []string{"Schema twelve", "<em>migrations</em>"}},
+		{m + "/search?q=migrations", []string{"Schema twelve", "<mark>migrations</mark>"}},
+		{m + "/search?q=note&from=RedFox", []string{"No messages"}},
+		{m + "/reservations", []string{"src/api/**", "GreenCastle"}},
+		{m + "/contacts", []string{"RedFox", "schema questions"}},
+		{m + "/acks", []string{"Schema twelve", "BlueLake"}},
+		{m + "/compose", []string{`name="csrf"`, `<option value="BlueLake"`}},
+	} {
+		page := get(t, client, h.base+c.path)
+		for _, w := range c.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s lacks %q", c.path, w)
+			}
+		}
+	}
+	arc := get(t, client, h.base+web.ArchiveURL(h.slug, head, show.Message.Path))
+	if !strings.Contains(arc, "id: "+last) || !strings.HasSuffix(arc, "the *migrations* ran") {
+		t.Errorf("archive file:\n%s", arc)
+	}
+	for path, status := range map[string]int{
+		m + "/inbox/NoSuchAgent":                                   403,
+		m + "/message/01AAAAAAAAAAAAAAAAAAAAAAAA":                  404,
+		"/mail/nothing-00000000":                                   404,
+		m + "/archive/" + head + "/projects/other-1234abcd/x.md":   400,
+		m + "/archive/HEAD/" + show.Message.Path:                   400,
+		m + "/archive/" + head + "/" + show.Message.Path + ".nope": 404,
+	} {
+		r := h.do("GET", path, nil)
+		if r.status != status || !strings.Contains(string(r.body), "<!doctype html>") {
+			t.Errorf("%s: %d, want %d and the error page: %.200s", path, r.status, status, r.body)
+		}
+	}
+	if r := h.do("GET", "/", nil); r.status != http.StatusSeeOther || r.header.Get("Location") != "/mail/" {
+		t.Errorf("/: %d to %s", r.status, r.header.Get("Location"))
+	}
+}

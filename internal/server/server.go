@@ -1,0 +1,125 @@
+// Package server is agentmail serve: one long-lived HTTP server for the
+// humans overseeing a team of agents and for the agents themselves. It
+// composes internal/web (the guard in front of every route, the pages,
+// the safe markdown, the embedded assets) with internal/service (every
+// operation, written once) and internal/mcpserver (the MCP tools, here
+// over streamable HTTP): the web UI under /mail/, the JSON API under
+// /api/, MCP under /mcp/.
+//
+// One Server serves one store. Its handlers share one service.Gate, whose
+// Service serves them all at once.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/web"
+)
+
+// Config says where a Server listens, who may use it, and which store it
+// serves.
+type Config struct {
+	// Addr is the address to listen on, host:port (port 0 picks one).
+	Addr string
+	// Token, when set, is the bearer token of the API and MCP routes and
+	// logs browsers in (web.Options); required beyond loopback.
+	Token string
+	// RequireToken requires the token on loopback too.
+	RequireToken bool
+	// Store configures the service of the store the server serves.
+	Store service.Config
+	// Project is the project of an MCP call that names none (no
+	// project_key), as for agentmail mcp.
+	Project service.ProjectRef
+	// Version is the agentmail version the MCP endpoint reports.
+	Version string
+}
+
+// Server is agentmail serve's HTTP server.
+type Server struct {
+	cfg   Config
+	ln    net.Listener
+	gate  *service.Gate
+	guard *web.Guard
+	pages *web.Pages
+	http  *http.Server
+}
+
+// Listen checks that the server may listen where cfg says (a token is
+// required beyond loopback), listens, and returns the server, ready to
+// Serve.
+func Listen(cfg Config) (*Server, error) {
+	if err := web.CheckListen(cfg.Addr, cfg.Token); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	s, err := newServer(cfg, ln)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func newServer(cfg Config, ln net.Listener) (*Server, error) {
+	guard, err := web.NewGuard(web.Options{Addr: ln.Addr().String(), Token: cfg.Token, RequireToken: cfg.RequireToken})
+	if err != nil {
+		return nil, err
+	}
+	pages, err := web.NewPages(web.NewMarkdown(fts.MarkdownParser()))
+	if err != nil {
+		return nil, err
+	}
+	guard.ErrorPage = pages.ErrorPage
+	s := &Server{cfg: cfg, ln: ln, gate: service.NewGate(cfg.Store), guard: guard, pages: pages}
+	s.http = &http.Server{Handler: guard.Handler(s.routes()), ReadHeaderTimeout: 10 * time.Second}
+	return s, nil
+}
+
+// Addr returns the address the server listens on, host:port.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// URL returns the address of the web UI's first page, with the token
+// that logs a browser in when there is one: what to open.
+func (s *Server) URL() string {
+	return web.TokenURL("http://"+s.Addr()+"/mail/", s.cfg.Token)
+}
+
+// Serve answers requests until Shutdown; it returns nil once shut down.
+func (s *Server) Serve() error {
+	if err := s.http.Serve(s.ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Shutdown stops listening, lets the requests under way finish (until ctx
+// ends), and closes the store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	return errors.Join(err, s.gate.Close())
+}
+
+// routes is every route of the server, behind the guard. One line here
+// mounts a handler.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(web.RouteStatic, web.StaticHandler())
+	mux.Handle("GET /{$}", http.RedirectHandler("/mail/", http.StatusSeeOther))
+	s.webRoutes(mux)
+	s.apiRoutes(mux)
+	mcp := s.mcpHandler()
+	mux.Handle("/mcp/", mcp)
+	mux.Handle("/mcp", mcp)
+	return mux
+}

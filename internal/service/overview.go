@@ -1,0 +1,151 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
+)
+
+// The operations below are an overseer's view of a store, for agentmail
+// serve's pages and API: every project, and in a project what every agent
+// waits for.
+
+// ProjectSummary is a project of the store and what the store holds of it.
+type ProjectSummary struct {
+	Key   string `json:"key"`
+	Slug  string `json:"slug"`
+	Holds Counts `json:"holds"`
+}
+
+// ProjectsResponse is the document of the projects listing: {"projects":
+// [{"key", "slug", "holds"}...]}, by slug.
+type ProjectsResponse struct {
+	Projects []ProjectSummary `json:"projects"`
+}
+
+// Projects lists every project of the store.
+func (s *Service) Projects(ctx context.Context) (ProjectsResponse, error) {
+	st, err := s.store()
+	if err != nil {
+		return ProjectsResponse{}, err
+	}
+	if err := st.Fresh(ctx); err != nil {
+		return ProjectsResponse{}, err
+	}
+	found, err := store.ListProjects(ctx, st.Index())
+	if err != nil {
+		return ProjectsResponse{}, err
+	}
+	resp := ProjectsResponse{Projects: make([]ProjectSummary, 0, len(found))}
+	for _, row := range found {
+		p := project.Project{Key: row.Key, Slug: row.Slug}
+		mb, err := mailbox.Open(ctx, st, p, "")
+		if err != nil {
+			return ProjectsResponse{}, err
+		}
+		holds, err := mb.Holdings(ctx)
+		if err != nil {
+			return ProjectsResponse{}, err
+		}
+		resp.Projects = append(resp.Projects, ProjectSummary{Key: p.Key, Slug: p.Slug, Holds: holdingsDoc(holds)})
+	}
+	return resp, nil
+}
+
+// ProjectBySlug returns the ref of the store's project with slug, as the
+// pages and the API name projects; NOT_FOUND when the store has none.
+func (s *Service) ProjectBySlug(ctx context.Context, slug string) (ProjectRef, error) {
+	st, err := s.store()
+	if err != nil {
+		return ProjectRef{}, err
+	}
+	if err := st.Fresh(ctx); err != nil {
+		return ProjectRef{}, err
+	}
+	p, ok, err := store.LookupProject(ctx, st.Index(), slug)
+	if err != nil {
+		return ProjectRef{}, err
+	}
+	if !ok {
+		return ProjectRef{}, fault.WithHint(fmt.Errorf("%w: no project %q in this store", mailbox.ErrNotFound, slug),
+			"the projects page (/mail/) and GET /api/projects list the store's projects by slug")
+	}
+	return ProjectRef{Key: p.Key, KeySource: SourceFlag}, nil
+}
+
+// ProjectContacts lists every contact request of the scope's project,
+// whoever made it, oldest first: {"contacts": [contact...]}.
+func (s *Service) ProjectContacts(ctx context.Context, sc Scope) (ContactsResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return ContactsResponse{}, err
+	}
+	cs, err := x.mb.AllContacts(ctx)
+	if err != nil {
+		return ContactsResponse{}, err
+	}
+	return ContactsResponse{Contacts: mapSlice(cs, contactDoc)}, nil
+}
+
+// AwaitingAcks lists the messages of the scope's project, whoever sent
+// them, that wait for an acknowledgement, oldest first, each with the
+// recipients who have not given it: the document of acks overdue.
+func (s *Service) AwaitingAcks(ctx context.Context, sc Scope) (OverdueResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return OverdueResponse{}, err
+	}
+	list, err := x.mb.AwaitingAcks(ctx)
+	if err != nil {
+		return OverdueResponse{}, err
+	}
+	return OverdueResponse{Messages: mapSlice(list, func(o mailbox.Overdue) Overdue { return Overdue{messageDoc(o.Message), o.Waiting} })}, nil
+}
+
+// ArchiveHead returns the commit of the scope's project branch in the
+// archive ("" before its first write): the commit its files are read from.
+func (s *Service) ArchiveHead(ctx context.Context, sc Scope) (string, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return "", err
+	}
+	return x.st.ProjectHead(x.project().Slug)
+}
+
+// fullHash is a full git commit hash.
+var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// ArchiveFile returns a file of the scope's project as of an archive
+// commit, as `git show COMMIT:PATH` prints it: path is a path of the
+// archive under the project's directory (projects/SLUG/..., as a message's
+// "path" names it), commit a full hash.
+func (s *Service) ArchiveFile(ctx context.Context, sc Scope, commit, path string) ([]byte, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	if !fullHash.MatchString(commit) {
+		return nil, fault.WithHint(fmt.Errorf("%w: %q is not a commit hash", mailbox.ErrInvalidArgument, commit),
+			"give the commit's full 40-character hash, as a message's archive link does")
+	}
+	dir := "projects/" + x.project().Slug + "/"
+	rel, ok := strings.CutPrefix(path, dir)
+	if !ok || rel == "" || strings.Contains("/"+rel+"/", "/../") {
+		return nil, fault.WithHint(fmt.Errorf("%w: %q is not a file of project %s", mailbox.ErrInvalidArgument, path, x.project().Slug),
+			"give a path under "+dir+", as a message's \"path\" names it")
+	}
+	b, err := x.st.Archive().ReadFile(commit, rel)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fault.WithHint(fmt.Errorf("%w: %v", mailbox.ErrNotFound, err),
+			"git -C \"$(agentmail archive path)\" log --stat projects/"+x.project().Slug+" shows the project's commits and files")
+	}
+	return b, err
+}
