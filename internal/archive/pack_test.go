@@ -59,3 +59,28 @@ func TestEncodePack(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestHashObject: the names a write gives its objects are git's, for
+// every type (git hash-object agrees).
+func TestHashObject(t *testing.T) {
+	a := newArchive(t)
+	tree := &rawObject{typ: plumbing.TreeObject}
+	if err := (&object.Tree{Entries: []object.TreeEntry{{Name: "a.md", Mode: filemode.Regular, Hash: plumbing.ComputeHash(plumbing.BlobObject, []byte("a"))}}}).Encode(tree); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []*rawObject{
+		{typ: plumbing.BlobObject, data: []byte("a")},
+		{typ: plumbing.BlobObject, data: nil},
+		tree,
+		{typ: plumbing.TreeObject, data: nil},
+	} {
+		path := filepath.Join(t.TempDir(), "object")
+		if err := os.WriteFile(path, o.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := runGit(t, a.Dir(), "hash-object", "--literally", "-t", o.typ.String(), path)
+		if got := hashObject(o.typ, o.data).String(); got != want {
+			t.Errorf("%s of %d bytes: %s, git says %s", o.typ, len(o.data), got, want)
+		}
+	}
+}
