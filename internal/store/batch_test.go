@@ -24,15 +24,7 @@ func TestGroupCommit(t *testing.T) {
 
 	// Hold the project's lock, so that the first write waits for it with
 	// a batch of its own and the others queue behind.
-	holding, release, held := make(chan struct{}), make(chan struct{}), make(chan error)
-	go func() {
-		held <- s.withProjectLock(slug, func() error {
-			close(holding)
-			<-release
-			return nil
-		})
-	}()
-	<-holding
+	release := holdProjectLock(t, s, slug)
 	const n = 6
 	results := make([]error, n+1)
 	var wg sync.WaitGroup
@@ -71,11 +63,8 @@ func TestGroupCommit(t *testing.T) {
 		}
 		waitQueued(t, s, i)
 	}
-	close(release)
+	release()
 	wg.Wait()
-	if err := <-held; err != nil {
-		t.Fatal(err)
-	}
 	for i, err := range results {
 		switch {
 		case i == 3 && !errors.Is(err, errRefused):

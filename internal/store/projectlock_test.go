@@ -63,20 +63,9 @@ func TestProjectLocks(t *testing.T) {
 	// In this process: B's lock held, as a merge into B holds it while it
 	// writes the archive. (A write to B in its SQL transaction holds the
 	// index's single writer too, for the moments that takes.)
-	holding, release, done := make(chan struct{}), make(chan struct{}), make(chan error)
-	go func() {
-		done <- s.withProjectLock(b, func() error {
-			close(holding)
-			<-release
-			return nil
-		})
-	}()
-	<-holding
+	release := holdProjectLock(t, s, b)
 	check("B's lock held in this process")
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatalf("holding B's lock: %v", err)
-	}
+	release()
 
 	// In another process.
 	if _, err := exec.LookPath("flock"); err != nil {
@@ -103,6 +92,28 @@ func TestProjectLocks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "locks", a)); err != nil {
 		t.Errorf("project A's lock file: %v", err)
+	}
+}
+
+// holdProjectLock takes the project slug's lock in s until release is
+// called.
+func holdProjectLock(t *testing.T, s *Store, slug string) (release func()) {
+	t.Helper()
+	holding, done, held := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() {
+		held <- s.withProjectLock(slug, func() error {
+			close(holding)
+			<-done
+			return nil
+		})
+	}()
+	<-holding
+	return func() {
+		t.Helper()
+		close(done)
+		if err := <-held; err != nil {
+			t.Fatalf("holding %s's lock: %v", slug, err)
+		}
 	}
 }
 
