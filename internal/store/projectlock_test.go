@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/record"
 )
 
@@ -127,5 +128,44 @@ func TestUpdateProjectRefusesOtherProjects(t *testing.T) {
 	}
 	if head, _ := s.Head(); head != "" {
 		t.Errorf("the archive moved to %q", head)
+	}
+}
+
+// TestFreshWaitsForWriter: a reader that finds a project's branch ahead of
+// the index while the project's writer is at work (its commit in the
+// archive, not yet in the index) waits for the writer, and then reads the
+// write: a wait that saw the branch move never misses the write.
+func TestFreshWaitsForWriter(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	ctx := context.Background()
+	release := holdProjectLock(t, s, slug)
+	// The writer's commit, in the archive alone.
+	m := message(1)
+	var changes []archive.Change
+	for _, f := range m.Files() {
+		changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
+	}
+	head, err := s.indexHead(s.writer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.arc.CommitProjects(head, changes, archive.Author{Name: "GreenCastle", Email: "greencastle@agentmail", When: t0}, "mail", nil); err != nil {
+		t.Fatal(err)
+	}
+	fresh := make(chan error)
+	go func() { fresh <- s.Fresh(ctx) }()
+	select {
+	case err := <-fresh:
+		t.Fatalf("Fresh returned (%v) while the project's writer was at work", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	release()
+	if err := <-fresh; err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.Index().QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE id = ?`, m.ID).Scan(&n); err != nil || n != 1 {
+		t.Errorf("after Fresh, the index holds the write %d times (%v)", n, err)
 	}
 }

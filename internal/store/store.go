@@ -394,25 +394,6 @@ func (s *Store) withProjectLock(slug string, fn func() error) error {
 	return fn()
 }
 
-// tryProjectLock is withProjectLock if both locks are free now; it
-// reports whether it ran fn.
-func (s *Store) tryProjectLock(slug string, fn func() error) (bool, error) {
-	if err := os.MkdirAll(filepath.Dir(s.projectLockPath(slug)), 0o755); err != nil {
-		return false, notWritable(s.dir, err)
-	}
-	shared, err := flock.TryAcquire(s.lockPath(), true)
-	if shared == nil {
-		return false, err
-	}
-	defer shared.Release()
-	l, err := flock.TryAcquire(s.projectLockPath(slug), false)
-	if l == nil {
-		return false, err
-	}
-	defer l.Release()
-	return true, fn()
-}
-
 // Head returns the archive's current commit: a small file read, for
 // callers that poll for changes.
 func (s *Store) Head() (string, error) { return s.archiveHead() }
@@ -442,9 +423,9 @@ func (s *Store) Snapshot(ctx context.Context, fn func(q Querier) error) error {
 }
 
 // Fresh brings the index up to the archive's head. When they already agree
-// it costs two small reads and takes no lock. A project whose writer is
-// at work is left to it: the index holds the project as it was before the
-// write, which the writer has not reported done yet.
+// it costs two small reads and takes no lock; else it catches up each
+// project that is behind under that project's lock, waiting for a writer
+// at work on it to be done.
 func (s *Store) Fresh(ctx context.Context) error {
 	head, err := s.arc.State()
 	_, rdb := s.pools()
@@ -468,7 +449,7 @@ func (s *Store) Fresh(ctx context.Context) error {
 		if have[slug] == commit {
 			continue
 		}
-		_, err := s.tryProjectLock(slug, func() error { return s.catchUpProject(ctx, slug) })
+		err := s.withProjectLock(slug, func() error { return s.catchUpProject(ctx, slug) })
 		if errors.Is(err, errStartOver) {
 			return s.withLock(func() error { return s.catchUp(ctx) })
 		}
