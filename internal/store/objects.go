@@ -38,18 +38,20 @@ func (c *objectCache) Object(hash string) ([]byte, bool) {
 
 // cachedObjects is what the writes of a Store change in the objects
 // table: the commits and trees they wrote, and those they made stale. A
-// store writes them to the table every flushEvery writes and when it
-// closes, rather than with each write: the trees of a busy day are some
-// 200 KB a write, and a long-lived process (a server) reads them back from
-// the archive's memory of its writes (archive.recentObjects), not from the
-// table, which serves the next process. A process killed before it
-// flushed leaves the table behind the archive, which costs that next
-// process reads from the archive, never a wrong object.
+// store writes them to the table with its first write (a command line
+// process makes one), then every flushEvery writes and when it closes,
+// rather than with each write: the trees of a busy day are some 200 KB a
+// write, and a long-lived process (a server) reads them back from the
+// archive's memory of its writes (archive.recentObjects), not from the
+// table, which serves other processes. A process that writes before the
+// table caught up, or after one was killed before it flushed, reads what
+// it misses from the archive: it costs time, never a wrong object.
 type cachedObjects struct {
 	mu      sync.Mutex
 	written map[string][]byte
 	stale   map[string]bool
-	writes  int // since the last flush
+	writes  int  // since the last flush
+	flushed bool // once: a store's first write flushes at once
 }
 
 // flushEvery is how many writes a Store makes between flushes of the
@@ -80,7 +82,7 @@ func (c *cachedObjects) add(res archive.Result) bool {
 		c.written[h] = data
 	}
 	c.writes++
-	return c.writes >= flushEvery
+	return !c.flushed || c.writes >= flushEvery
 }
 
 // flush writes what the writes since the last flush changed to the
@@ -108,7 +110,7 @@ func (c *cachedObjects) flush(tx *sql.Tx) error {
 	if err := cacheObjects(tx, c.written, stale); err != nil {
 		return err
 	}
-	c.written, c.stale, c.writes = nil, nil, 0
+	c.written, c.stale, c.writes, c.flushed = nil, nil, 0, true
 	return nil
 }
 

@@ -1096,9 +1096,10 @@ func TestObjectCacheAcrossRollUp(t *testing.T) {
 	}
 }
 
-// TestObjectCacheFlush: a store writes the objects table every flushEvery
-// writes and as it closes, not with each write; the next process's write
-// then finds the commit it builds on in the table.
+// TestObjectCacheFlush: a store writes the objects table with its first
+// write, then every flushEvery writes and as it closes, not with each
+// write; the next process's write then finds the commit it builds on in
+// the table.
 func TestObjectCacheFlush(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, dir)
@@ -1111,7 +1112,11 @@ func TestObjectCacheFlush(t *testing.T) {
 		}
 		return n
 	}
+	// setup made the store's first write, which flushed.
 	before := cached()
+	if before == 0 {
+		t.Error("the first write left the objects table empty")
+	}
 	put(t, s, "one", message(1))
 	if n := cached(); n != before {
 		t.Errorf("a write changed the objects table (%d rows, was %d) before a flush was due", n, before)
