@@ -11,9 +11,9 @@
 // before the branch may name them, and the branch is synced before Commit
 // returns (see fsys). go-git's storage is used to read only.
 //
-// Callers serialize writers themselves (the store's file lock); the
-// branch's lock file excludes other git processes, and the compare-and-swap
-// is the second line of defence.
+// Callers serialize the writers of each branch themselves (the store's
+// per-project file locks); the branch's lock file excludes other git
+// processes, and the compare-and-swap is the second line of defence.
 //
 // The system git may work on the archive meanwhile. Until the branch names
 // a write's pack, its objects are unreachable; a concurrent git gc keeps
