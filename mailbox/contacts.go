@@ -99,6 +99,10 @@ func cmpPolicy(p string) string {
 	return p
 }
 
+// PolicyOf returns the contact policy of the profile a: the one it names,
+// or auto for a profile that names none.
+func PolicyOf(a *record.Agent) string { return cmpPolicy(a.Policy) }
+
 // Contact is a contact request and its answer.
 type Contact = record.Contact
 

@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/gittest"
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/testbin"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,11 +29,8 @@ import (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	buildEnv = os.Environ() // before tests point HOME elsewhere: the go command's caches are under it
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	testbin.Cleanup()
 	if code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == "" {
 		code = checkExercised()
 	}
@@ -317,37 +313,6 @@ func listTools(ctx context.Context, srv *Server) []*mcp.Tool {
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	return tools
-}
-
-var (
-	buildEnv []string // the environment the tests started with
-	binOnce  sync.Once
-	binPath  string
-	binErr   error
-)
-
-// agentmailBinary builds the agentmail command once for the tests that run
-// it as a process of its own.
-func agentmailBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agentmail-mcp-test-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "agentmail")
-		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-tags", "sqlite_fts5,sqlite_omit_load_extension,urfave_cli_no_docs", "-o", binPath, "./cmd/agentmail")
-		cmd.Dir, cmd.Env = filepath.Join(filepath.Dir(file), "..", ".."), buildEnv
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
 }
 
 // env is the environment of an agentmail process working in h's store.

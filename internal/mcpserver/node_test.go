@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/testbin"
 )
 
 // A real client that none of us wrote: testdata/mcp-node/client.mjs drives
@@ -31,7 +33,7 @@ func TestNodeClient(t *testing.T) {
 		}
 		t.Skipf("SKIPPED, NOT TESTED: the Node MCP client (%s)", missing)
 	}
-	bin := agentmailBinary(t)
+	bin := testbin.Agentmail(t)
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -14,7 +15,7 @@ import (
 // h's repository, over its standard input and output.
 func (h *harness) stdio(env []string, args ...string) *mcp.ClientSession {
 	h.t.Helper()
-	cmd := exec.Command(agentmailBinary(h.t), append([]string{"mcp"}, args...)...)
+	cmd := exec.Command(testbin.Agentmail(h.t), append([]string{"mcp"}, args...)...)
 	cmd.Dir, cmd.Env = h.repo, env
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -72,7 +73,7 @@ func TestStdioServer(t *testing.T) {
 // A signal stops the server without an error.
 func TestStdioServerStopsOnSignal(t *testing.T) {
 	h := newHarness(t)
-	cmd := exec.Command(agentmailBinary(t), "mcp")
+	cmd := exec.Command(testbin.Agentmail(t), "mcp")
 	cmd.Dir, cmd.Env = h.repo, h.env()
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // wait_for_mail is woken by a message that another process, the agentmail
 // command line, sends; other calls go on while it waits.
 func TestWaitWokenByCLISend(t *testing.T) {
-	bin := agentmailBinary(t)
+	bin := testbin.Agentmail(t)
 	g, b := twoAgents(t)
 	got := make(chan doc, 1)
 	go func() { got <- b.ok("wait_for_mail", args{"timeout_seconds": 30, "from": "GreenCastle"}) }()

@@ -172,6 +172,10 @@ func TestBrowser(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<!doctype html><title>driver</title><body><script>"+driverJS+"</script></body>")
 	})
+	// Headless Chromium's virtual time stands still while a request is
+	// open, and the live event stream never ends: here it answers 204,
+	// which tells EventSource to stop (TestEventsMounted tests the stream).
+	top.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	top.Handle("/", site)
 	h.srv.http.Handler = top
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/events"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/web"
 )
@@ -50,6 +51,7 @@ type Server struct {
 	guard *web.Guard
 	pages *web.Pages
 	http  *http.Server
+	feed  *events.Feed // the live events of /api/events
 }
 
 // Listen checks that the server may listen where cfg says (a token is
@@ -82,8 +84,27 @@ func newServer(cfg Config, ln net.Listener) (*Server, error) {
 	}
 	guard.ErrorPage = pages.ErrorPage
 	s := &Server{cfg: cfg, ln: ln, gate: service.NewGate(cfg.Store), guard: guard, pages: pages}
+	if s.feed, err = s.openFeed(); err != nil {
+		s.gate.Close()
+		return nil, err
+	}
 	s.http = &http.Server{Handler: guard.Handler(s.routes()), ReadHeaderTimeout: 10 * time.Second}
 	return s, nil
+}
+
+// openFeed starts following the store's archive for /api/events, creating
+// the store if need be.
+func (s *Server) openFeed() (*events.Feed, error) {
+	var dir string
+	err := s.gate.Do(func(svc *service.Service) error {
+		p, err := svc.ArchivePath(context.Background())
+		dir = p.Path
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return events.NewFeed(dir, events.Options{Now: s.cfg.Store.Now, Note: s.cfg.Store.Note})
 }
 
 // Addr returns the address the server listens on, host:port.
@@ -103,11 +124,12 @@ func (s *Server) Serve() error {
 	return nil
 }
 
-// Shutdown stops listening, lets the requests under way finish (until ctx
-// ends), and closes the store.
+// Shutdown ends the event streams, stops listening, lets the requests
+// under way finish (until ctx ends), and closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
+	feedErr := s.feed.Close() // streams never go idle by themselves
 	err := s.http.Shutdown(ctx)
-	return errors.Join(err, s.gate.Close())
+	return errors.Join(feedErr, err, s.gate.Close())
 }
 
 // routes is every route of the server, behind the guard. One line here
@@ -118,6 +140,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("GET /{$}", http.RedirectHandler("/mail/", http.StatusSeeOther))
 	s.webRoutes(mux)
 	s.apiRoutes(mux)
+	mux.Handle("GET /api/events", &events.Handler{Feed: s.feed})
 	mcp := s.mcpHandler()
 	mux.Handle("/mcp/", mcp)
 	mux.Handle("/mcp", mcp)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/crash"
@@ -248,7 +249,12 @@ func (s *Store) apply(t *Tx, fn func(*Tx) error) (int, error) {
 }
 
 // description is a commit's author and message.
-type description struct{ author, message string }
+type description struct{ name, message string }
+
+// author is the commit's author, at when.
+func (d description) author(when time.Time) archive.Author {
+	return archive.Author{Name: d.name, Email: strings.ToLower(d.name) + "@agentmail", When: when}
+}
 
 // describe describes the commit of the writes done: alone, as its Tx
 // says; together, by the first's subject and the number of the others,
@@ -267,10 +273,10 @@ func describe(done []*Tx) description {
 		if subject == "" {
 			subject = fmt.Sprintf("update: %d records", len(t.recs))
 		}
-		if d.author == "" {
-			d.author = author
-		} else if d.author != author {
-			d.author = "agentmail"
+		if d.name == "" {
+			d.name = author
+		} else if d.name != author {
+			d.name = "agentmail"
 		}
 		lines = append(lines, subject)
 	}
@@ -301,9 +307,7 @@ func (s *Store) commit(tx *sql.Tx, recs []record.Record, messages int, d descrip
 		return false, err
 	}
 	defer cache.close()
-	res, err := s.arc.CommitProjects(parent, changes, archive.Author{
-		Name: d.author, Email: strings.ToLower(d.author) + "@agentmail", When: s.Now(),
-	}, d.message, cache)
+	res, err := s.arc.CommitProjects(parent, changes, d.author(s.Now()), d.message, cache)
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
 		// Another git process is at work on the archive; nothing was
 		// written, and the command can run again.

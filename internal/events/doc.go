@@ -1,0 +1,81 @@
+// Package events is agentmail serve's live event stream, /api/events:
+// server-sent events of new mail, read and ack receipts, reservations and
+// locks taken, renewed, released or expired, contact requests and agents'
+// profiles, for one project.
+//
+// # The archive is the source
+//
+// Every change agentmail makes is a commit on its project's branch,
+// refs/heads/projects/<slug>, whoever makes it: this server, a CLI
+// process, an MCP server, or another machine whose history sync merged
+// in. A Feed reads the branches every 100 ms (a few small files, no git
+// process) and, when one moved, lists the commits it moved by, oldest
+// first: in-process along a line of single-parent commits, which is what
+// writes make, and by git rev-list when a merge is on the way (sync brings
+// the remote's commits in as the second parent of a merge; they are
+// listed one by one, then the merge). Each commit is compared with its
+// parent (a merge with each parent, keeping only what differs from all of
+// them: what it resolved) and its changed files are decoded by
+// record.Decode into events. One Feed serves every client of a store: the
+// events of a commit are read once and fanned out.
+//
+// # Event ids and resuming
+//
+// An event's id is "<commit>:<n>", the n-th event of the commit, so ids
+// outlive the server. A request with Last-Event-ID (EventSource sends it
+// when it reconnects) gets the rest of that commit's events and those of
+// every commit since, then the live ones: the subscription is registered
+// and the head it follows read at once, under the feed's lock, so the
+// replay ends exactly where the live events begin. An id that is not
+// one of ours, or whose commit is not in the project's history (another
+// project's, or a history rewritten), starts from now, and a comment
+// line says so.
+//
+// # Expiry
+//
+// A lease's expiry is no commit: the feed keeps the expiry time of each
+// reservation and lock held at the head (read from the branch when it
+// starts, and from each lease event after) and sends the lease with state
+// "expired" at the first poll after that time by Options.Now. These events
+// carry no id, so a client's Last-Event-ID stays at the last commit's
+// event; a client that was away when a lease expired is not told later.
+//
+// # The stream
+//
+// GET /api/events?project=SLUG[&agent=NAME][&types=message,receipt,...]
+// answers text/event-stream; an unknown project (404 NOT_FOUND) or a bad
+// query (400 INVALID_ARGUMENT) is a JSON error before the stream starts.
+// agent keeps the events that concern that agent (see Event.Agent; a
+// contact event concerns both sides), types the events of those types.
+// Each event is
+//
+//	id: <commit>:<n>          (absent for an expiry)
+//	event: <type>             message, receipt, reservation, lock, contact or agent
+//	data: <one JSON object>
+//
+// with the data
+//
+//	{"type", "project", "agent", "state", "commit", "time", <document>}
+//
+// where state is absent for a message, and the document is under the key
+// its type names ("profile" for an agent), the same document as the
+// command line's --json: "message" (as its recipient, the event's agent,
+// sees it), "receipt": {"message", "agent", "read_at", "acked_at"},
+// "reservation", "lock", "contact", "profile" (last_seen null: presence
+// is not in the archive). A message makes one event per recipient; the
+// sender's outbox copy and the recipients' inbox copies make none of
+// their own. A comment line is written every 15 s to keep idle
+// connections open.
+//
+// # Wiring (internal/server does this)
+//
+//	feed, err := events.NewFeed(archiveDir, events.Options{Now: clock, Note: logf})
+//	mux.Handle("GET /api/events", &events.Handler{Feed: feed})
+//	...
+//	feed.Close()          // ends every stream
+//	server.Shutdown(ctx)  // then the server can go idle
+//
+// archiveDir is the store's archive (service.ArchivePath, which creates
+// the store if need be). The feed reads the archive with its own handle,
+// so it needs nothing from the Service and never waits for its lock.
+package events

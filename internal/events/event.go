@@ -1,0 +1,355 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/service"
+)
+
+// The event types, which are the SSE event names.
+const (
+	TypeMessage     = "message"
+	TypeReceipt     = "receipt"
+	TypeReservation = "reservation"
+	TypeLock        = "lock"
+	TypeContact     = "contact"
+	TypeAgent       = "agent"
+)
+
+// Types lists every event type.
+var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent}
+
+// The states of leases (reservations and locks).
+const (
+	StateTaken    = "taken"
+	StateRenewed  = "renewed"
+	StateReleased = "released"
+	StateExpired  = "expired"
+)
+
+// Event is one change in a project's archive; its JSON form is the data of
+// the SSE event. Exactly one of the documents is set, the one its Type
+// names.
+type Event struct {
+	// ID is the SSE id: "<commit>:<n>", the n-th event (from 0) of the
+	// commit; "" for an expiry, which no commit makes.
+	ID      string `json:"-"`
+	Type    string `json:"type"`
+	Project string `json:"project"`
+	// Agent is whom the event concerns: the recipient of a message, the
+	// reader of a receipt, the holder of a reservation or lock, the agent
+	// asked by a contact request, the agent whose profile changed.
+	Agent string `json:"agent"`
+	// State: taken, renewed, released or expired (leases); read or acked
+	// (receipts); requested, approved or denied (contacts); registered or
+	// updated (agents); absent for messages.
+	State string `json:"state,omitempty"`
+	// Commit is the archive commit that made the change; for an expiry,
+	// the project's head when it expired.
+	Commit string `json:"commit"`
+	// Time is when the change was committed, or when the lease expired.
+	Time string `json:"time"`
+
+	Message     *service.Message     `json:"message,omitempty"`
+	Receipt     *Receipt             `json:"receipt,omitempty"`
+	Reservation *service.Reservation `json:"reservation,omitempty"`
+	Lock        *service.Lock        `json:"lock,omitempty"`
+	Contact     *service.Contact     `json:"contact,omitempty"`
+	Profile     *service.Agent       `json:"profile,omitempty"`
+}
+
+// Receipt is the document of a receipt event: one agent's read and ack
+// times of one message.
+type Receipt struct {
+	Message string       `json:"message"`
+	Agent   string       `json:"agent"`
+	ReadAt  service.Time `json:"read_at"`
+	AckedAt service.Time `json:"acked_at"`
+}
+
+// concerns reports whether the event is about agent (names compare
+// ignoring case, as agent names are unique): its Agent, or either side of
+// a contact request.
+func (e *Event) concerns(agent string) bool {
+	if strings.EqualFold(e.Agent, agent) {
+		return true
+	}
+	return e.Contact != nil && (strings.EqualFold(e.Contact.From, agent) || strings.EqualFold(e.Contact.To, agent))
+}
+
+// position is an event's place in a project's history: the event n of
+// commit.
+type position struct {
+	commit string
+	n      int
+}
+
+// errBadID reports a Last-Event-ID that names no event of the project.
+var errBadID = errors.New("not an event of this project")
+
+// parseID reads an event id, "<commit>:<n>".
+func parseID(id string) (position, error) {
+	commit, num, ok := strings.Cut(id, ":")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 0 || len(commit) != 40 || strings.Trim(strings.ToLower(commit), "0123456789abcdef") != "" {
+		return position{}, fmt.Errorf("%q: %w", id, errBadID)
+	}
+	return position{strings.ToLower(commit), n}, nil
+}
+
+// reader reads what the events of a commit are made of from the archive.
+type reader interface {
+	ReadCommit(rev string) (archive.CommitInfo, error)
+	Changes(from, to string, skip archive.Skip, fn func(path string, data []byte) error) error
+	ReadFile(rev, p string) ([]byte, error)
+}
+
+// commitEvents returns the events of commit c of the project slug, in the
+// order of the changed paths. A commit is compared with its parent; a
+// merge with each of its parents, and only the files that differ from all
+// of them count: the rest came in by the commits the merge joined, which
+// have events of their own.
+func commitEvents(arc reader, slug string, c archive.CommitInfo) ([]Event, error) {
+	changed, err := changedFiles(arc, slug, c)
+	if err != nil {
+		return nil, err
+	}
+	prev := ""
+	if len(c.Parents) > 0 {
+		prev = c.Parents[0]
+	}
+	var out []Event
+	for _, f := range changed {
+		evs, err := fileEvents(arc, slug, prev, f)
+		if err != nil {
+			return nil, fmt.Errorf("events of %s: %w", c.Hash, err)
+		}
+		out = append(out, evs...)
+	}
+	at := record.FormatTime(c.Time)
+	for i := range out {
+		out[i].ID = c.Hash + ":" + strconv.Itoa(i)
+		out[i].Project, out[i].Commit, out[i].Time = slug, c.Hash, at
+	}
+	return out, nil
+}
+
+// changedFiles returns the files of commit c that differ from its parent,
+// or, for a merge, from every parent; inbox and outbox copies are left
+// out: the canonical message stands for them.
+func changedFiles(arc reader, slug string, c archive.CommitInfo) ([]record.File, error) {
+	skip := func(dir string) bool { return record.SkipCopies(record.ProjectDir(slug) + "/" + dir) }
+	parents := c.Parents
+	if len(parents) == 0 {
+		parents = []string{""}
+	}
+	var files []record.File
+	count := map[string]int{}
+	for i, p := range parents {
+		err := arc.Changes(p, c.Hash, skip, func(path string, data []byte) error {
+			count[path]++
+			if i == 0 {
+				files = append(files, record.File{Path: path, Data: data})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("events of %s: %w", c.Hash, err)
+		}
+	}
+	kept := files[:0]
+	for _, f := range files {
+		if count[f.Path] == len(parents) {
+			kept = append(kept, f)
+		}
+	}
+	return kept, nil
+}
+
+// fileEvents classifies one changed file, at path in the project's branch,
+// into events; prev is the commit it is compared with ("" for none). The
+// record is decoded by record.Decode, the archive's one parser; files
+// that hold no record of interest, or a malformed one, make no event.
+func fileEvents(arc reader, slug, prev string, f record.File) ([]Event, error) {
+	rec, err := record.Decode(record.ProjectDir(slug)+"/"+f.Path, f.Data)
+	if err != nil || rec == nil {
+		return nil, nil // a malformed record tells nothing; doctor reports it
+	}
+	switch r := rec.(type) {
+	case *record.Message:
+		return messageEvents(r), nil
+	case *record.Receipt:
+		state := "read"
+		if !r.AckedAt.IsZero() {
+			state = "acked"
+		}
+		return []Event{{Type: TypeReceipt, Agent: r.Agent, State: state, Receipt: &Receipt{
+			Message: r.Message, Agent: r.Agent, ReadAt: service.Time{Time: r.ReadAt}, AckedAt: service.Time{Time: r.AckedAt}}}}, nil
+	case *record.Reservation:
+		old, err := previous[*record.Reservation](arc, slug, prev, f.Path)
+		if err != nil {
+			return nil, err
+		}
+		return []Event{reservationEvent(r, reservationState(old, r))}, nil
+	case *record.Lock:
+		old, err := previous[*record.Lock](arc, slug, prev, f.Path)
+		if err != nil {
+			return nil, err
+		}
+		return []Event{lockEvent(r, lockState(old, r))}, nil
+	case *record.Contact:
+		doc := service.ContactRecordDoc(r)
+		return []Event{{Type: TypeContact, Agent: r.To, State: r.State, Contact: &doc}}, nil
+	case *record.Agent:
+		old, err := previous[*record.Agent](arc, slug, prev, f.Path)
+		if err != nil {
+			return nil, err
+		}
+		state := "updated"
+		if old == nil {
+			state = "registered"
+		}
+		doc := service.ProfileRecordDoc(r)
+		return []Event{{Type: TypeAgent, Agent: r.Name, State: state, Profile: &doc}}, nil
+	}
+	return nil, nil
+}
+
+// messageEvents is one event per recipient of m, each with the message as
+// that recipient sees it.
+func messageEvents(m *record.Message) []Event {
+	var out []Event
+	seen := map[string]bool{}
+	for _, list := range [][]string{m.To, m.Cc, m.Bcc} {
+		for _, name := range list {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			doc := service.MessageRecordDoc(m, name)
+			out = append(out, Event{Type: TypeMessage, Agent: name, Message: &doc})
+		}
+	}
+	return out
+}
+
+func reservationEvent(r *record.Reservation, state string) Event {
+	doc := service.ReservationRecordDoc(r)
+	return Event{Type: TypeReservation, Agent: r.Agent, State: state, Reservation: &doc}
+}
+
+func lockEvent(l *record.Lock, state string) Event {
+	doc := service.LockRecordDoc(l)
+	return Event{Type: TypeLock, Agent: l.Holder, State: state, Lock: &doc}
+}
+
+// reservationState says what the commit did to a reservation, given its
+// record before (nil: none) and after.
+func reservationState(old, cur *record.Reservation) string {
+	switch {
+	case !cur.Released.IsZero():
+		return StateReleased
+	case old == nil:
+		return StateTaken
+	}
+	return StateRenewed
+}
+
+// lockState says what the commit did to a lock, given its record before
+// (nil: none) and after: a holding that differs from the one before is a
+// new one.
+func lockState(old, cur *record.Lock) string {
+	switch {
+	case !cur.Released.IsZero():
+		return StateReleased
+	case old == nil || !old.Released.IsZero() || old.Holder != cur.Holder || !old.Created.Equal(cur.Created) || old.Run != cur.Run:
+		return StateTaken
+	}
+	return StateRenewed
+}
+
+// previous returns the record at path in commit prev, or nil if there was
+// none.
+func previous[R record.Record](arc reader, slug, prev, path string) (R, error) {
+	var zero R
+	if prev == "" {
+		return zero, nil
+	}
+	data, err := arc.ReadFile(prev, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return zero, nil
+	}
+	if err != nil {
+		return zero, err
+	}
+	rec, _ := record.Decode(record.ProjectDir(slug)+"/"+path, data) // malformed: as good as none
+	r, _ := rec.(R)
+	return r, nil
+}
+
+// expiry is a lease the feed watches for its end.
+type expiry struct {
+	at    time.Time
+	event Event // the lease as last seen, to be sent with state expired
+}
+
+// leaseKey names a lease of a project: a reservation by id, a lock by key.
+func leaseKey(e *Event) string {
+	if e.Reservation != nil {
+		return e.Project + " reservation " + e.Reservation.ID
+	}
+	return e.Project + " lock " + e.Lock.Key
+}
+
+// watch returns the expiry to watch for the lease event e at now, or
+// false when the lease does not hold (released, expired already).
+func watch(e Event, now time.Time) (expiry, bool) {
+	var expires, released time.Time
+	switch {
+	case e.Reservation != nil:
+		expires, released = e.Reservation.Expires.Time, e.Reservation.Released.Time
+	case e.Lock != nil:
+		expires, released = e.Lock.Expires.Time, e.Lock.Released.Time
+	default:
+		return expiry{}, false
+	}
+	if !released.IsZero() || !now.Before(expires) {
+		return expiry{}, false
+	}
+	e.ID, e.State = "", StateExpired
+	return expiry{at: expires, event: e}, true
+}
+
+// isLease reports whether the event is about a reservation or a lock.
+func isLease(e *Event) bool { return e.Reservation != nil || e.Lock != nil }
+
+// leaseEvents returns an event for every reservation and lock in commit
+// head of the project slug (the feed's starting point), state unset.
+func leaseEvents(arc reader, slug, head string) ([]Event, error) {
+	skip := func(dir string) bool { return dir != "reservations" && dir != "locks" }
+	var out []Event
+	err := arc.Changes("", head, skip, func(path string, data []byte) error {
+		rec, err := record.Decode(record.ProjectDir(slug)+"/"+path, data)
+		if err != nil {
+			return nil // a malformed record holds nothing; doctor reports it
+		}
+		switch r := rec.(type) {
+		case *record.Reservation:
+			out = append(out, reservationEvent(r, ""))
+		case *record.Lock:
+			out = append(out, lockEvent(r, ""))
+		}
+		return nil
+	})
+	for i := range out {
+		out[i].Project, out[i].Commit = slug, head
+	}
+	return out, err
+}

@@ -1,0 +1,436 @@
+package events
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/service"
+)
+
+// Options tune a Feed; the zero value is what serve needs.
+type Options struct {
+	// Poll is how often the projects' branches are read; 100 ms if zero.
+	Poll time.Duration
+	// Now is the clock leases expire by; time.Now if nil. Give the one the
+	// service dates records by.
+	Now func() time.Time
+	// Note is told what the feed could not read (it tries again at the
+	// next poll); nil drops it.
+	Note func(string)
+	// Buffer is how many events a subscriber may fall behind by before
+	// its stream is ended (its client reconnects with Last-Event-ID and
+	// misses nothing); 4096 if zero.
+	Buffer int
+}
+
+// Errors of Subscribe.
+var (
+	// ErrClosed: the feed was closed (the server is shutting down).
+	ErrClosed = errors.New("the event feed is closed")
+	// errNotAncestor: a commit is not in a branch's history.
+	errNotAncestor = errors.New("not in the project's history")
+)
+
+// maxLine bounds the line of single-parent commits a poll follows
+// in-process; a longer one, or one with a merge, is listed by git.
+const maxLine = 1000
+
+// Feed follows every project's branch of one archive and fans the events
+// out to its subscribers: one poll loop per store, however many clients.
+type Feed struct {
+	opts Options
+
+	arcMu sync.Mutex // go-git's storage is read by one goroutine at a time
+	arc   *archive.Archive
+	ended bool // the archive was closed
+
+	pollMu sync.Mutex // one poll at a time
+
+	mu     sync.Mutex // the fields below
+	heads  archive.State
+	leases map[string]map[string]expiry // by project, by leaseKey
+	subs   map[*subscription]bool
+	closed bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// subscription is one client's stream of a project's live events. The
+// feed closes ch when the client falls Buffer events behind or the feed
+// closes.
+type subscription struct {
+	slug string
+	ch   chan Event
+}
+
+// NewFeed opens the archive at dir (the store's archive.git, which must
+// exist) and follows it from its current heads: the events of later
+// commits, and the expiry of the leases held now. Close stops it.
+func NewFeed(dir string, opts Options) (*Feed, error) {
+	opts.Poll = cmp.Or(opts.Poll, 100*time.Millisecond)
+	opts.Buffer = cmp.Or(opts.Buffer, 4096)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	arc, err := archive.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("event feed: %w", err)
+	}
+	f := &Feed{opts: opts, arc: arc, heads: archive.State{}, leases: map[string]map[string]expiry{},
+		subs: map[*subscription]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	if err := f.poll(); err != nil {
+		arc.Close()
+		return nil, fmt.Errorf("event feed: %w", err)
+	}
+	go f.run()
+	return f, nil
+}
+
+// Close stops the feed and ends every subscriber's stream; the handlers
+// serving them return. Call it before shutting the HTTP server down:
+// streams never go idle by themselves.
+func (f *Feed) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closed = true
+	for s := range f.subs {
+		close(s.ch)
+	}
+	f.subs = nil
+	f.mu.Unlock()
+	close(f.stop)
+	<-f.done
+	f.arcMu.Lock()
+	defer f.arcMu.Unlock()
+	f.ended = true
+	return f.arc.Close()
+}
+
+func (f *Feed) run() {
+	defer close(f.done)
+	t := time.NewTicker(f.opts.Poll)
+	defer t.Stop()
+	said := "" // the failure last noted: a lasting one is told once
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-t.C:
+			err := f.poll()
+			switch {
+			case err != nil && err.Error() != said:
+				said = err.Error()
+				f.note(fmt.Sprintf("events: %v (trying again)", err))
+			case err == nil && said != "":
+				said = ""
+				f.note("events: the archive reads again")
+			}
+		}
+	}
+}
+
+func (f *Feed) note(line string) {
+	if f.opts.Note != nil {
+		f.opts.Note(line)
+	}
+}
+
+// withArchive runs fn on the archive, alone.
+func (f *Feed) withArchive(fn func(arc *archive.Archive) error) error {
+	f.arcMu.Lock()
+	defer f.arcMu.Unlock()
+	if f.ended {
+		return ErrClosed
+	}
+	return fn(f.arc)
+}
+
+// poll reads the branches, publishes the events of the commits they moved
+// by, then the expiries that are due.
+func (f *Feed) poll() error {
+	f.pollMu.Lock()
+	defer f.pollMu.Unlock()
+	var state archive.State
+	if err := f.withArchive(func(arc *archive.Archive) (err error) { state, err = arc.State(); return err }); err != nil {
+		return err
+	}
+	slugs := make([]string, 0, len(state))
+	for slug := range state {
+		slugs = append(slugs, slug)
+	}
+	slices.Sort(slugs)
+	var errs []error
+	for _, slug := range slugs {
+		if err := f.advance(slug, state[slug]); err != nil {
+			errs = append(errs, fmt.Errorf("project %s: %w", slug, err))
+		}
+	}
+	f.expire()
+	return errors.Join(errs...)
+}
+
+// head returns the commit of the project slug the feed has published up
+// to, "" for a project it does not know.
+func (f *Feed) head(slug string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.heads[slug]
+}
+
+// advance publishes the events of the commits the project slug's branch
+// moved by to reach head, commit by commit. A project seen for the first
+// time is adopted at head: nobody can have subscribed to it yet.
+func (f *Feed) advance(slug, head string) error {
+	old := f.head(slug)
+	if old == head {
+		return nil
+	}
+	if old == "" {
+		return f.adopt(slug, head)
+	}
+	commits, err := f.between(old, head)
+	if errors.Is(err, errNotAncestor) {
+		f.note(fmt.Sprintf("events: the history of project %s was rewritten; following it from %s", slug, head))
+		return f.adopt(slug, head)
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range commits {
+		evs, err := f.events(slug, c)
+		if err != nil {
+			return err // published up to the commit before; the next poll goes on from there
+		}
+		f.publish(slug, c.Hash, evs)
+	}
+	return nil
+}
+
+// adopt starts following the project slug at head, watching the leases
+// held there.
+func (f *Feed) adopt(slug, head string) error {
+	var leases []Event
+	err := f.withArchive(func(arc *archive.Archive) (err error) { leases, err = leaseEvents(arc, slug, head); return err })
+	if err != nil {
+		return err
+	}
+	now := f.opts.Now()
+	watched := map[string]expiry{}
+	for _, e := range leases {
+		if x, ok := watch(e, now); ok {
+			watched[leaseKey(&e)] = x
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.heads[slug], f.leases[slug] = head, watched
+	return nil
+}
+
+// events returns the events of commit c of the project slug.
+func (f *Feed) events(slug string, c archive.CommitInfo) ([]Event, error) {
+	var evs []Event
+	err := f.withArchive(func(arc *archive.Archive) (err error) { evs, err = commitEvents(arc, slug, c); return err })
+	return evs, err
+}
+
+// between returns the commits reachable from head and not from base,
+// parents first: in-process along a line of single-parent commits (what
+// every write makes), by git when a merge is on the way.
+func (f *Feed) between(base, head string) ([]archive.CommitInfo, error) {
+	var line []archive.CommitInfo
+	err := f.withArchive(func(arc *archive.Archive) error {
+		for h := head; h != base; {
+			c, err := arc.ReadCommit(h)
+			if err != nil {
+				return err
+			}
+			if len(c.Parents) != 1 || len(line) == maxLine {
+				line, err = since(arc, base, head)
+				return err
+			}
+			line = append(line, c)
+			h = c.Parents[0]
+		}
+		slices.Reverse(line)
+		return nil
+	})
+	return line, err
+}
+
+// since is between by git: errNotAncestor when base is not in head's
+// history.
+func since(arc *archive.Archive, base, head string) ([]archive.CommitInfo, error) {
+	ok, err := arc.IsAncestor(base, head)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", base, errNotAncestor)
+	}
+	hashes, err := arc.Since(base, head)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]archive.CommitInfo, 0, len(hashes))
+	for _, h := range hashes {
+		c, err := arc.ReadCommit(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// publish moves the project slug's head to commit and sends its events,
+// at once for every subscriber: one that subscribed before sees them live,
+// one after replays up to commit.
+func (f *Feed) publish(slug, commit string, evs []Event) {
+	now := f.opts.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.heads[slug] = commit
+	for _, e := range evs {
+		if isLease(&e) {
+			key := leaseKey(&e)
+			delete(f.leases[slug], key)
+			if x, ok := watch(e, now); ok {
+				f.leases[slug][key] = x
+			}
+		}
+		f.send(e)
+	}
+}
+
+// expire sends an expired event for every watched lease whose time has
+// come, in the order they expired.
+func (f *Feed) expire() {
+	now := f.opts.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var due []Event
+	for slug, leases := range f.leases {
+		for key, x := range leases {
+			if now.Before(x.at) {
+				continue
+			}
+			delete(leases, key)
+			e := x.event
+			e.Commit, e.Time = f.heads[slug], record.FormatTime(x.at)
+			due = append(due, e)
+		}
+	}
+	slices.SortFunc(due, func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(leaseKey(&a), leaseKey(&b)))
+	})
+	for _, e := range due {
+		f.send(e)
+	}
+}
+
+// send passes e to the subscribers of its project; f.mu is held. A
+// subscriber whose buffer is full is dropped: its stream ends, and its
+// client's reconnection replays what it missed.
+func (f *Feed) send(e Event) {
+	for s := range f.subs {
+		if s.slug != e.Project {
+			continue
+		}
+		select {
+		case s.ch <- e:
+		default:
+			delete(f.subs, s)
+			close(s.ch)
+		}
+	}
+}
+
+// subscribe registers a subscriber to the project slug and returns it
+// with the commit its live events follow. A project the feed does not
+// know is looked for once more (it may have been made a moment ago).
+func (f *Feed) subscribe(slug string) (*subscription, string, error) {
+	if f.head(slug) == "" {
+		if err := f.poll(); err != nil {
+			f.note(fmt.Sprintf("events: %v", err))
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, "", fault.WithHint(ErrClosed, "the server is shutting down; connect again once it is back")
+	}
+	head := f.heads[slug]
+	if head == "" {
+		return nil, "", fault.WithHint(fmt.Errorf("%w: no project %q in this store", service.ErrNotFound, slug),
+			"name a project by its slug, as agentmail project prints it")
+	}
+	s := &subscription{slug: slug, ch: make(chan Event, f.opts.Buffer)}
+	f.subs[s] = true
+	return s, head, nil
+}
+
+// unsubscribe ends s, if the feed has not.
+func (f *Feed) unsubscribe(s *subscription) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.subs[s] {
+		delete(f.subs, s)
+		close(s.ch)
+	}
+}
+
+// subscribers returns how many streams are being served.
+func (f *Feed) subscribers() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.subs)
+}
+
+// replay calls emit with the events of the project slug after the event
+// lastID, up to commit head, in order. An id that is not one of ours, or
+// whose commit is not in the project's history up to head, is errBadID:
+// the caller starts from head.
+func (f *Feed) replay(slug, lastID, head string, emit func(Event) error) error {
+	pos, err := parseID(lastID)
+	if err != nil {
+		return err
+	}
+	var first archive.CommitInfo
+	if err := f.withArchive(func(arc *archive.Archive) (err error) { first, err = arc.ReadCommit(pos.commit); return err }); err != nil {
+		return fmt.Errorf("%q: %w: its commit is not in the archive", lastID, errBadID)
+	}
+	commits, err := f.between(pos.commit, head)
+	if errors.Is(err, errNotAncestor) {
+		return fmt.Errorf("%q: %w: its commit is not in the project's history", lastID, errBadID)
+	}
+	if err != nil {
+		return err
+	}
+	for i, c := range append([]archive.CommitInfo{first}, commits...) {
+		evs, err := f.events(slug, c)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			evs = evs[min(pos.n+1, len(evs)):]
+		}
+		for _, e := range evs {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
