@@ -213,11 +213,17 @@ func (m *Mailbox) Messages(ctx context.Context, viewer string, ids []string) ([]
 	if err != nil {
 		return nil, err
 	}
-	return m.list(ctx, m.st.Index(), viewer, `SELECT `+messageColumns+` FROM json_each(?) j
-		JOIN messages m ON m.id = j.value
-		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-		WHERE m.project_id = ? ORDER BY j.key`, string(list), viewer, m.pid)
+	return m.list(ctx, m.st.Index(), viewer, messagesByID, string(list), viewer, m.pid)
 }
+
+// messagesByID selects the messages whose ids a JSON array lists, in its
+// order. CROSS JOIN keeps SQLite's planner from its own choice, which was
+// to scan every message of the project and look each up in the list (some
+// 60 ms at 100,000 messages, for the five ids of a search's results).
+const messagesByID = `SELECT ` + messageColumns + ` FROM json_each(?) j
+	CROSS JOIN messages m ON m.id = j.value
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
+	WHERE m.project_id = ? ORDER BY j.key`
 
 // InboxQuery filters an inbox. Results are newest first.
 type InboxQuery struct {
