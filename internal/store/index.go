@@ -45,8 +45,16 @@ func init() {
 
 // openDB opens the index's writer: one connection, whose transactions take
 // SQLite's write lock as they begin (_txlock=immediate).
+// sqliteURI is path as an SQLite URI filename. "%", "?" and "#" in it are
+// escaped: SQLite would take them for the URI's syntax (a store under a
+// directory named "#1" would put its index elsewhere), and go-sqlite3 for
+// the start of its options.
+func sqliteURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
 func openDB(path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536&_stmt_cache_size=32"
+	dsn := sqliteURI(path) + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536&_stmt_cache_size=32"
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
@@ -63,7 +71,7 @@ const maxReaders = 4
 // openIndex has made: WAL lets them read while the writer writes.
 // query_only keeps a statement that would write from running on them.
 func openReaders(path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?_busy_timeout=30000&_query_only=1&_cache_size=-16384&_stmt_cache_size=32"
+	dsn := sqliteURI(path) + "?_busy_timeout=30000&_query_only=1&_cache_size=-16384&_stmt_cache_size=32"
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func openShared(path string, l layout) (*sql.DB, string) {
 			return nil, "its index cannot be read without writing to the store"
 		}
 	}
-	db, err := sql.Open(driverName, "file:"+path+"?mode=ro&_busy_timeout=30000&_cache_size=-65536&_stmt_cache_size=32")
+	db, err := sql.Open(driverName, sqliteURI(path)+"?mode=ro&_busy_timeout=30000&_cache_size=-65536&_stmt_cache_size=32")
 	if err != nil {
 		return nil, fmt.Sprintf("its index is unreadable (%v)", err)
 	}

@@ -231,6 +231,30 @@ func TestOpen(t *testing.T) {
 	}
 }
 
+// A store whose path holds characters of SQLite's URI syntax keeps its
+// index inside it, and opens again, read-write and read-only.
+func TestOpenOddPath(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "run #1?x=%41", "store")
+	s := openStore(t, dir)
+	setup(t, s)
+	before := dumpAll(t, s.db)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.db")); err != nil {
+		t.Fatalf("no index in the store: %v", err)
+	}
+	if stray, _ := filepath.Glob(filepath.Join(parent, "run *")); len(stray) != 1 {
+		t.Errorf("files beside the store's directory: %q", stray)
+	}
+	s2 := openStore(t, dir)
+	fresh(t, s2)
+	if got := dumpAll(t, s2.db); !reflect.DeepEqual(got, before) {
+		t.Errorf("reopened index:\n%v\nwant\n%v", got, before)
+	}
+}
+
 func TestOpenNotWritable(t *testing.T) {
 	parent := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(parent, nil, 0o644); err != nil {
