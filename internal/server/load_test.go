@@ -305,17 +305,10 @@ func (l *loadRun) cli(args ...string) ([]byte, error) {
 // an error document whose code is one of expected; anything else is an
 // error of the run.
 func (l *loadRun) call(kind, method, path string, body any, expected ...string) (int, []byte) {
-	var rd io.Reader
-	if body != nil {
-		j, err := json.Marshal(body)
-		if err != nil {
-			l.t.Fatal(err)
-		}
-		rd = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, l.base+path, rd)
+	req, err := newRequest(method, l.base+path, body)
 	if err != nil {
-		l.t.Fatal(err)
+		l.fail("%s %s: %v", method, path, err)
+		return 0, nil
 	}
 	start := time.Now()
 	resp, err := l.client.Do(req)
