@@ -39,6 +39,9 @@ const (
 	loadCLISenders = 4
 	loadFor        = 10 * time.Second
 	loadPatterns   = 20 // area-0/** … area-19/**: clients contend for them
+	// loadWait bounds each request and command: twice the store's wait
+	// for its lock (30 s), after which a write fails with STORE_BUSY.
+	loadWait = time.Minute
 )
 
 // TestLoad is issue 14's load test: 100 concurrent clients for 10 s
@@ -59,7 +62,7 @@ func TestLoad(t *testing.T) {
 	l.seed(store)
 	srv := startServe(t, bin, env)
 	l.base, l.client = srv.base, &http.Client{
-		Timeout:   time.Minute,
+		Timeout:   loadWait,
 		Transport: &http.Transport{MaxIdleConnsPerHost: loadClients + 10},
 	}
 	l.slug = l.projectSlug()
@@ -287,9 +290,13 @@ func (l *loadRun) cliSender(ctx context.Context, c int) {
 }
 
 // cli runs agentmail with args on the test's store and project, and
-// returns its standard output (with its standard error on failure).
+// returns its standard output (with its standard error on failure). A
+// command still running after loadWait is killed: the test stops by
+// itself.
 func (l *loadRun) cli(args ...string) ([]byte, error) {
-	cmd := exec.Command(l.bin, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), loadWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, l.bin, args...)
 	cmd.Env = l.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
