@@ -17,7 +17,7 @@ STATIC_LDFLAGS := -linkmode external -extldflags -static
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
-.PHONY: build build-static install test bench bench-mcp bench-serve lint demo clean
+.PHONY: build build-static install test bench bench-mcp bench-serve bench-sync lint demo clean
 
 build:
 	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
@@ -50,6 +50,11 @@ bench-mcp: build
 
 bench-serve: build
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only serve
+
+# sync against a bare remote here: nothing new vs git fetch, reserve vs git
+# push, 1,000 new messages on each side; at 10k and 100k messages.
+bench-sync: build
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench -bin $(BIN) -only sync -runs 20
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

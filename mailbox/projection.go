@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -17,7 +18,7 @@ func Projection() store.Projection { return projection{} }
 type projection struct{}
 
 // Name changes with the tables.
-func (projection) Name() string { return "mailbox1" }
+func (projection) Name() string { return "mailbox2" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
@@ -25,9 +26,15 @@ func (projection) Tables() []store.Table {
 			program TEXT NOT NULL, model TEXT NOT NULL, task TEXT NOT NULL,
 			registered TEXT NOT NULL, updated TEXT NOT NULL, retired INTEGER NOT NULL DEFAULT 0, policy TEXT NOT NULL DEFAULT '',
 			PRIMARY KEY(project_id, fold)) WITHOUT ROWID`},
-		// presence is the heartbeat behind last-seen, kept only in the
-		// index; keyed by project slug, not row id, it outlives rebuilds.
+		// presence is the heartbeat behind last-seen, kept in the index
+		// (keyed by project slug, not row id, it outlives rebuilds); sync
+		// carries it to other machines now and then as presence records,
+		// which raise it.
 		{Name: "presence", Kept: true, Create: `CREATE TABLE presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
+			PRIMARY KEY(slug, fold)) WITHOUT ROWID`},
+		// published_presence is the presence records of the archive: what
+		// sync carried last, so that it need not read the archive to know.
+		{Name: "published_presence", Create: `CREATE TABLE published_presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
 			PRIMARY KEY(slug, fold)) WITHOUT ROWID`},
 		{Name: "messages", Local: []string{"seq"}, Create: `CREATE TABLE messages(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, project_id INTEGER NOT NULL,
 			thread TEXT NOT NULL, named_thread TEXT NOT NULL, sender TEXT NOT NULL,
@@ -87,6 +94,16 @@ func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 		project = r.Project
 	case *record.Contact:
 		project = r.Project
+	case *record.Presence:
+		// Seen on some machine: the latest of that and this machine's
+		// heartbeat stands.
+		fold, seen := names.Fold(r.Agent), record.FormatTime(r.LastSeen)
+		if _, err := w.Exec(`INSERT OR REPLACE INTO published_presence(slug, fold, last_seen) VALUES (?, ?, ?)`, r.Project, fold, seen); err != nil {
+			return err
+		}
+		_, err := w.Exec(`INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)
+			ON CONFLICT(slug, fold) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`, r.Project, fold, seen)
+		return err
 	default:
 		return nil
 	}

@@ -79,8 +79,8 @@ func (s *Service) lock(ctx context.Context, sc scope, key string) (Lock, bool, e
 	l := Lock{Project: s.slug, Key: key}
 	var created, expires string
 	var released sql.NullString
-	err := sc.q.QueryRowContext(ctx, `SELECT holder, created, expires, released, run FROM locks WHERE project_id = ? AND key = ?`, sc.pid, key).
-		Scan(&l.Holder, &created, &expires, &released, &l.Run)
+	err := sc.q.QueryRowContext(ctx, `SELECT holder, created, expires, released, run, unconfirmed FROM locks WHERE project_id = ? AND key = ?`, sc.pid, key).
+		Scan(&l.Holder, &created, &expires, &released, &l.Run, &l.Unconfirmed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, false, nil
 	}
@@ -137,7 +137,7 @@ func (s *Service) acquire(ctx context.Context, key string, ttl, wait time.Durati
 
 func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration, run string) (Lock, error) {
 	var out Lock
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.grant(ctx, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
@@ -155,9 +155,9 @@ func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration,
 			out = cur
 			return &HeldError{Lock: cur, Agent: s.agent}
 		}
-		out = Lock{Project: s.slug, Key: key, Holder: s.agent, Created: now, Expires: now.Add(ttl), Run: run}
+		out = Lock{Project: s.slug, Key: key, Holder: s.agent, Created: now, Expires: now.Add(ttl), Run: run, Unconfirmed: s.offline}
 		if extend {
-			out.Created = cur.Created
+			out.Created, out.Unconfirmed = cur.Created, s.unconfirmed(cur.Unconfirmed, s.offline)
 		}
 		tx.Put(&out)
 		tx.Describe(s.agent, fmt.Sprintf("lock: %s acquires %s (%s)", s.agent, key, ttl))
@@ -199,7 +199,7 @@ func (s *Service) changeLock(ctx context.Context, key, run, verb string, change 
 		return Lock{}, err
 	}
 	var out Lock
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.grant(ctx, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err

@@ -17,7 +17,7 @@ func Projection() store.Projection { return projection{} }
 type projection struct{}
 
 // Name changes with the tables.
-func (projection) Name() string { return "reservations2" }
+func (projection) Name() string { return "reservations3" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
@@ -28,7 +28,7 @@ func (projection) Tables() []store.Table {
 			Indexes: []string{`CREATE INDEX reservations_open ON reservations(project_id, released, expires)`}},
 		{Name: "locks", Create: `CREATE TABLE locks(project_id INTEGER NOT NULL, key TEXT NOT NULL, holder TEXT NOT NULL,
 			created TEXT NOT NULL, expires TEXT NOT NULL, released TEXT, run TEXT NOT NULL DEFAULT '',
-			PRIMARY KEY(project_id, key)) WITHOUT ROWID`},
+			unconfirmed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(project_id, key)) WITHOUT ROWID`},
 	}
 }
 
@@ -51,9 +51,9 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 		if err != nil {
 			return err
 		}
-		_, err = w.Exec(`INSERT OR REPLACE INTO locks(project_id, key, holder, created, expires, released, run)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, pid, r.Key, r.Holder, record.FormatTime(r.Created),
-			record.FormatTime(r.Expires), store.NullTime(r.Released), r.Run)
+		_, err = w.Exec(`INSERT OR REPLACE INTO locks(project_id, key, holder, created, expires, released, run, unconfirmed)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, pid, r.Key, r.Holder, record.FormatTime(r.Created),
+			record.FormatTime(r.Expires), store.NullTime(r.Released), r.Run, r.Unconfirmed)
 		return err
 	}
 	return nil

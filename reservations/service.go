@@ -69,17 +69,40 @@ type Result struct {
 
 // Service is one agent's view of a project's reservations.
 type Service struct {
-	st    *store.Store
-	slug  string
-	agent string
-	isDir func(rel string) bool
+	st      *store.Store
+	slug    string
+	agent   string
+	isDir   func(rel string) bool
+	grant   Writer // how grants are written; st.Update unless DecideBy said otherwise
+	pushed  bool   // DecideBy set grant: what it writes reaches the remote first
+	offline bool   // renewals and locks are unconfirmed (Offline)
 }
+
+// Writer writes an update as store.Update does: fn decides and queues the
+// records, under the store's lock against an up-to-date index. It may run
+// fn more than once (each time against a newer index), so fn must start
+// over each time.
+type Writer func(ctx context.Context, fn func(*store.Tx) error) error
+
+// DecideBy makes w write the grants (Reserve, Renew, lock acquisitions)
+// instead of the store's Update: a synced project's grants are decided by
+// the push to its remote. A lease or lock granted offline that such a
+// grant renews is decided by that push too: it is confirmed.
+func (s *Service) DecideBy(w Writer) { s.grant, s.pushed = w, true }
+
+// unconfirmed says whether a grant is unconfirmed, when it was (was) and
+// when asked for offline (offline): until a push decides it.
+func (s *Service) unconfirmed(was, offline bool) bool { return offline || (was && !s.pushed) }
+
+// Offline makes the renewals s makes and the locks it takes unconfirmed:
+// granted here without the remote, until a sync decides them.
+func (s *Service) Offline() { s.offline = true }
 
 // New returns the reservations of project slug, acting as agent (a
 // registered name). isDir tells whether a repository path is a directory
 // (a literal directory name reserves everything below it); it may be nil.
 func New(st *store.Store, slug, agent string, isDir func(string) bool) *Service {
-	return &Service{st: st, slug: slug, agent: agent, isDir: isDir}
+	return &Service{st: st, slug: slug, agent: agent, isDir: isDir, grant: st.Update}
 }
 
 // scope is the index as one operation reads it: a Querier, and the row id
@@ -208,6 +231,33 @@ func (s *Service) rivals(ctx context.Context, sc scope, now time.Time, dirs []st
 	return rs, nil
 }
 
+// conflicts returns the conflicts of patterns pats (compiled: globs) with
+// the other agents' active reservations (only the exclusive ones when
+// shared).
+func (s *Service) conflicts(ctx context.Context, sc scope, now time.Time, pats []string, globs []*Glob, shared bool) ([]Conflict, error) {
+	dirs := make([]string, len(pats))
+	for i, p := range pats {
+		dirs[i] = literalDir(p)
+	}
+	rivals, err := s.rivals(ctx, sc, now, dirs, shared)
+	if err != nil {
+		return nil, err
+	}
+	out := []Conflict{}
+	for _, h := range rivals {
+		hg, err := Compile(h.Pattern)
+		if err != nil {
+			continue // written by a newer agentmail; cannot judge it
+		}
+		for i, g := range globs {
+			if g.Overlaps(hg) {
+				out = append(out, Conflict{pats[i], h.Agent, h.Pattern, h.Exclusive, h.Expires})
+			}
+		}
+	}
+	return out, nil
+}
+
 // normalize validates and normalizes patterns, returning warnings for broad
 // ones.
 func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
@@ -249,31 +299,16 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Warnings: warnings, Granted: []Reservation{}, Conflicts: []Conflict{}}
-	err = s.st.Update(ctx, func(tx *store.Tx) error {
+	res := Result{Warnings: warnings}
+	err = s.grant(ctx, func(tx *store.Tx) error {
+		res.Granted, res.Conflicts = []Reservation{}, []Conflict{}
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
 		now := s.st.Now()
-		dirs := make([]string, len(pats))
-		for i, p := range pats {
-			dirs[i] = literalDir(p)
-		}
-		rivals, err := s.rivals(ctx, sc, now, dirs, o.Shared)
-		if err != nil {
+		if res.Conflicts, err = s.conflicts(ctx, sc, now, pats, globs, o.Shared); err != nil {
 			return err
-		}
-		for _, h := range rivals {
-			hg, err := Compile(h.Pattern)
-			if err != nil {
-				continue // written by a newer agentmail; cannot judge it
-			}
-			for i, g := range globs {
-				if g.Overlaps(hg) {
-					res.Conflicts = append(res.Conflicts, Conflict{pats[i], h.Agent, h.Pattern, h.Exclusive, h.Expires})
-				}
-			}
 		}
 		if len(res.Conflicts) > 0 && !o.AllowConflicts {
 			return &ConflictError{Conflicts: res.Conflicts}
@@ -294,7 +329,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 					Agent: s.agent, Pattern: p, Exclusive: !o.Shared, Created: now}
 			}
 			r.Reason = o.Reason
-			r.Unconfirmed = r.Unconfirmed || o.Unconfirmed
+			r.Unconfirmed = s.unconfirmed(r.Unconfirmed, o.Unconfirmed)
 			r.Expires = latest(r.Expires, now.Add(o.TTL))
 			res.Granted = append(res.Granted, r)
 			tx.Put(&r)
@@ -439,6 +474,8 @@ func (s *Service) ShortIDs(ctx context.Context, list []string) (ids.Short, error
 }
 
 // Renew extends the agent's active reservations chosen by sel by extend.
+// A lease granted offline that overlaps another agent's is not renewed
+// (the error is a ConflictError).
 // An expired reservation cannot be renewed: it may already be someone
 // else's.
 func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration) ([]Reservation, error) {
@@ -446,7 +483,8 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive, got %s", ErrInvalidArgument, extend), "pass a duration such as --extend 30m")
 	}
 	var out []Reservation
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.grant(ctx, func(tx *store.Tx) error {
+		out = nil
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
@@ -463,8 +501,12 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		if err != nil {
 			return err
 		}
+		if err := s.unsettled(ctx, sc, now, chosen); err != nil {
+			return err
+		}
 		for _, r := range chosen {
 			r.Expires = r.Expires.Add(extend)
+			r.Unconfirmed = s.unconfirmed(r.Unconfirmed, s.offline)
 			out = append(out, r)
 			tx.Put(&r)
 		}
@@ -472,6 +514,29 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		return nil
 	})
 	return out, err
+}
+
+// unsettled returns a ConflictError when a lease of rs granted offline
+// (unconfirmed) overlaps another agent's active lease: two machines granted
+// them apart, and a sync will end the one that reached the remote last, so
+// it is not renewed meanwhile.
+func (s *Service) unsettled(ctx context.Context, sc scope, now time.Time, rs []Reservation) error {
+	var lost []Conflict
+	for _, r := range rs {
+		g, err := Compile(r.Pattern)
+		if !r.Unconfirmed || err != nil {
+			continue
+		}
+		c, err := s.conflicts(ctx, sc, now, []string{r.Pattern}, []*Glob{g}, !r.Exclusive)
+		if err != nil {
+			return err
+		}
+		lost = append(lost, c...)
+	}
+	if len(lost) > 0 {
+		return &ConflictError{Conflicts: lost}
+	}
+	return nil
 }
 
 // expired explains a renewal that found nothing active (notFound): when
@@ -500,7 +565,8 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 // Release ends the agent's active reservations chosen by sel.
 func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, error) {
 	var out []Reservation
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.grant(ctx, func(tx *store.Tx) error {
+		out = nil
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err

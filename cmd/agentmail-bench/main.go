@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,8 +32,17 @@ func main() {
 	messages := flag.Int("messages", 100000, "messages to seed the project with")
 	runs := flag.Int("runs", 40, "runs per whole-process measurement")
 	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards); a directory seeded\nby an earlier run with the same -messages is used again as it is, with what that run added")
-	only := flag.String("only", "", "measure only the command line (cli), only the MCP server (mcp) or only agentmail serve (serve)")
+	only := flag.String("only", "", "measure only the command line (cli), the MCP server (mcp), agentmail serve (serve) or sync (sync)")
+	syncSizes := flag.String("sync-messages", "10000,100000", "archive sizes to measure sync at (-only sync)")
 	flag.Parse()
+	if *only == "sync" {
+		err := measureSync(context.Background(), *bin, sizes(*syncSizes), *runs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*bin, *messages, *runs, *dir, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
 		os.Exit(1)
@@ -40,6 +50,17 @@ func main() {
 }
 
 const projectKey = "bench.example/agentmail/bench"
+
+// sizes parses a comma-separated list of numbers, skipping what is not one.
+func sizes(list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 func run(bin string, messages, runs int, dir, only string) error {
 	bin, err := filepath.Abs(bin)
@@ -177,7 +198,7 @@ func loadOrSeed(ctx context.Context, dir string, n int) (seeded, error) {
 	}
 	fmt.Printf("seeding %d messages into %s ...\n", n, dir)
 	start := time.Now()
-	s, err := seedStore(ctx, dir, n)
+	s, err := seedStore(ctx, dir, n, 1000)
 	if err != nil {
 		return s, fmt.Errorf("seed: %w", err)
 	}
@@ -193,7 +214,7 @@ func loadOrSeed(ctx context.Context, dir string, n int) (seeded, error) {
 // seedStore fills a store through the library, in batches of one commit
 // each, with messages spread over the past days so that day directories
 // hold about a thousand messages each, like a busy project.
-func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
+func seedStore(ctx context.Context, dir string, n, batch int) (seeded, error) {
 	s := seeded{Messages: n}
 	step := 86 * time.Second
 	clock := time.Now().Add(-time.Duration(n) * step)
@@ -228,9 +249,8 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	gen := newTextGen(rng)
-	const batch = 1000
 	for sent := 0; sent < n; {
-		from := sent / batch % agents
+		from := sent / 1000 % agents
 		mb, err := mailbox.Open(ctx, st, proj, agentName(from))
 		if err != nil {
 			return s, err
@@ -257,7 +277,9 @@ func seedStore(ctx context.Context, dir string, n int) (seeded, error) {
 			s.RawBytes += int64(len(m.Body) + len(m.Subject) + 200) // body, subject and a typical header
 		}
 		sent += len(msgs)
-		fmt.Printf("\r  %d/%d", sent, n)
+		if sent%1000 == 0 || sent == n {
+			fmt.Printf("\r  %d/%d", sent, n)
+		}
 	}
 	fmt.Println()
 	return s, nil
@@ -444,8 +466,9 @@ func (b *bench) measure(name string, target time.Duration, runs int, args func(i
 		}
 		times = append(times, time.Since(start))
 	}
-	slices.Sort(times)
-	return result{name: name, target: target, median: times[len(times)/2], p90: times[len(times)*9/10]}
+	r := summarize(name, times)
+	r.target = target
+	return r
 }
 
 // concurrent runs procs senders at once, each sending n messages one

@@ -122,22 +122,27 @@ func (e *env) fail(args []string, err error) int {
 		return int(status)
 	}
 	f := service.Describe(err)
-	if wantsJSON(args) {
+	fmt.Fprintln(e.stderr, errorLine(f, wantsJSON(args)))
+	return f.Exit
+}
+
+// errorLine is the line that reports failure f on stderr: its JSON
+// document {"error": {"code","message","hint"}}, or its message and hint.
+func errorLine(f service.Failure, asJSON bool) string {
+	if asJSON {
 		type errorJSON struct {
 			Code    string `json:"code"`
 			Message string `json:"message"`
 			Hint    string `json:"hint"`
 		}
 		b, _ := json.Marshal(map[string]errorJSON{"error": {f.Code, f.Message, f.Hint}})
-		fmt.Fprintln(e.stderr, string(b))
-		return f.Exit
+		return string(b)
 	}
 	line := "agentmail: " + f.Message
 	if f.Hint != "" {
 		line += " (" + f.Hint + ")"
 	}
-	fmt.Fprintln(e.stderr, line)
-	return f.Exit
+	return line
 }
 
 // wantsJSON reports whether --json is on the command line, wherever it is:

@@ -40,6 +40,10 @@ func lockWaitFlag() cli.Flag {
 	return &cli.DurationFlag{Name: "wait", Usage: "wait up to this long for the holder to let go"}
 }
 
+func lockOfflineFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "offline", Usage: "take it here without the remote, unconfirmed until the next sync"}
+}
+
 // lockOp is one of the service's operations on a lock by key.
 type lockOp func(*service.Service, context.Context, service.Scope, service.LockRequest) (service.LockResponse, error)
 
@@ -62,14 +66,14 @@ func newLockKeyCommand(e *env, name, usage string, op lockOp, timed bool) *cli.C
 		flags = append(flags, lockTTLFlag())
 	}
 	if name == "acquire" {
-		flags = append(flags, lockWaitFlag())
+		flags = append(flags, lockWaitFlag(), lockOfflineFlag())
 	}
 	verb := map[string]string{"acquire": "acquired", "renew": "renewed", "release": "released"}[name]
 	return &cli.Command{
 		Name: name, Usage: usage, ArgsUsage: "KEY", Flags: flags,
 		Action: scopedAction(e, func(c *cli.Context) (*lockKeyOptions, error) {
 			key, err := oneArg(c, "KEY")
-			return &lockKeyOptions{verb: verb, op: op, req: service.LockRequest{Key: key, TTL: c.Duration("ttl"), Wait: c.Duration("wait")}}, err
+			return &lockKeyOptions{verb: verb, op: op, req: service.LockRequest{Key: key, TTL: c.Duration("ttl"), Wait: c.Duration("wait"), Offline: c.Bool("offline")}}, err
 		}, runLockKey),
 	}
 }
@@ -145,12 +149,12 @@ func newLockRunCommand(e *env) *cli.Command {
 		Description: "Acquires KEY (waiting up to --wait), runs CMD, renews the lock every third of --ttl while it\n" +
 			"runs, passes SIGINT/SIGTERM/SIGHUP on to it, releases the lock when it ends and exits with its\n" +
 			"status. If agentmail itself is killed, the lock lapses after --ttl.",
-		Flags: []cli.Flag{lockTTLFlag(), lockWaitFlag()},
+		Flags: []cli.Flag{lockTTLFlag(), lockWaitFlag(), lockOfflineFlag()},
 		Action: scopedAction(e, func(c *cli.Context) (*lockRunOptions, error) {
 			if c.Args().Len() < 2 {
 				return nil, usagef("usage: agentmail lock run KEY -- CMD [ARG...]", "need a key and a command")
 			}
-			return &lockRunOptions{req: service.LockRequest{Key: c.Args().First(), TTL: c.Duration("ttl"), Wait: c.Duration("wait")},
+			return &lockRunOptions{req: service.LockRequest{Key: c.Args().First(), TTL: c.Duration("ttl"), Wait: c.Duration("wait"), Offline: c.Bool("offline")},
 				argv: c.Args().Slice()[1:]}, nil
 		}, runLockRun),
 	}

@@ -72,6 +72,7 @@ func TestScripts(t *testing.T) {
 			"tick":        cmdTick,
 			"legacystore": cmdLegacyStore,
 			"gitdaemon":   cmdGitDaemon,
+			"retry":       cmdRetry,
 			"mcpcall":     cmdMCPCall,
 			"waitserve":   cmdWaitServe,
 			"http":        cmdHTTP,

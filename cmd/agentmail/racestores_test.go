@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -22,6 +24,9 @@ var raceStoreNames = []string{"AmberLake", "BlueCastle", "GreenFox", "RedOtter",
 // on A, raceStoreNames on B). It fails unless every trial has exactly one
 // winner (exit 0) and every other process exited 3 (conflict), and prints
 // "trials=T winners=W conflicts=C", and how many wins each store had.
+// "%r" becomes the path of a file that does not exist until all processes
+// but one have exited (or a minute has passed): a command that waits for
+// it holds what it won (lock run) until every rival has been decided.
 func cmdRaceStores(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
 		ts.Fatalf("usage: racestores TRIALS N ARGS...")
@@ -41,6 +46,20 @@ func cmdRaceStores(ts *testscript.TestScript, neg bool, args []string) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		counts := map[string]int{}
+		release := filepath.Join(work, fmt.Sprintf("race-release-%d", t))
+		os.Remove(release) // an earlier racestores's
+		exited := make(chan struct{}, 2*n)
+		go func() {
+			timeout := time.After(time.Minute)
+			for i := 0; i < 2*n-1; i++ {
+				select {
+				case <-exited:
+				case <-timeout:
+					i = 2 * n
+				}
+			}
+			os.WriteFile(release, nil, 0o644)
+		}()
 		for _, st := range stores {
 			env := append(scriptEnv(ts), "AGENTMAIL_HOME="+filepath.Join(work, "store"+st.name))
 			dir := filepath.Join(work, strings.ToLower(st.name))
@@ -49,7 +68,8 @@ func cmdRaceStores(ts *testscript.TestScript, neg bool, args []string) {
 				go func() {
 					defer wg.Done()
 					key := runRacer(ts, bin, env, dir, args[2:],
-						strings.NewReplacer("%t", strconv.Itoa(t), "%n", st.names[i]))
+						strings.NewReplacer("%t", strconv.Itoa(t), "%n", st.names[i], "%r", release))
+					exited <- struct{}{}
 					if key == "ok" {
 						key = "win" + st.name
 					}

@@ -22,9 +22,10 @@ func newRenewCommand(e *env) *cli.Command {
 			"cannot be renewed: reserve it again.",
 		Flags: append([]cli.Flag{
 			&cli.DurationFlag{Name: "extend", Value: 30 * time.Minute, Usage: "how much longer"},
+			&cli.BoolFlag{Name: "offline", Usage: "renew here without the remote, unconfirmed until the next sync"},
 		}, selectionFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*renewOptions, error) {
-			return &renewOptions{req: service.RenewRequest{Selection: selection(c), Extend: c.Duration("extend")}}, nil
+			return &renewOptions{req: service.RenewRequest{Selection: selection(c), Extend: c.Duration("extend"), Offline: c.Bool("offline")}}, nil
 		}, runRenew),
 	}
 }

@@ -46,11 +46,13 @@ func newServeCommand(e *env) *cli.Command {
 			"It listens on loopback unless told otherwise, and refuses any other address without a token\n" +
 			"(--token-file, or AGENTMAIL_TOKEN): API and MCP requests then send Authorization: Bearer TOKEN,\n" +
 			"browsers open the printed link once. SIGINT or SIGTERM stops it: requests under way finish,\n" +
-			"the store is closed.",
+			"the store is closed. Projects that have synced (agentmail sync) are synced again every\n" +
+			"--sync-interval; what comes in and what fails is printed on stderr.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8765", Usage: "the address to listen on, host:port"},
 			&cli.StringFlag{Name: "token-file", Usage: "read the token from `FILE` (else AGENTMAIL_TOKEN)"},
 			&cli.BoolFlag{Name: "require-token", Usage: "require the token on loopback too"},
+			&cli.DurationFlag{Name: "sync-interval", Value: 30 * time.Second, Usage: "sync every project that has synced before (agentmail sync) this often; 0 turns it off"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -66,6 +68,9 @@ func (e *env) serve(c *cli.Context) error {
 	token, err := serveToken(c.String("token-file"), os.Getenv("AGENTMAIL_TOKEN"))
 	if err != nil {
 		return err
+	}
+	if d := c.Duration("sync-interval"); d < 0 {
+		return usagef("give a positive interval such as 30s, or 0 to turn syncing off", "--sync-interval: %s is negative", d)
 	}
 	scope, err := scopeOf(c)
 	if err != nil {
@@ -84,7 +89,7 @@ func (e *env) serve(c *cli.Context) error {
 		return err
 	}
 	srv, err := server.Listen(server.Config{Addr: c.String("addr"), Token: token, RequireToken: c.Bool("require-token"),
-		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version})
+		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version, SyncEvery: c.Duration("sync-interval")})
 	if err != nil {
 		return err
 	}

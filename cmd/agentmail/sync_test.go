@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"strconv"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -40,4 +41,26 @@ func cmdGitDaemon(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Setenv("DAEMON", "git://"+addr)
+}
+
+// retry SECONDS CMD [ARGS...] runs CMD as exec does, again and again,
+// until it succeeds; it fails once SECONDS have passed. For what a process
+// in the background does in its own time (sync --watch).
+func cmdRetry(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: retry SECONDS CMD [ARGS...]")
+	}
+	secs, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(time.Duration(secs) * time.Second)
+	for {
+		err := ts.Exec(args[1], args[2:]...)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s still failing after %ds: %v", args[1], secs, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

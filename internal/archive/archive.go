@@ -208,6 +208,25 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 // commitOn is Commit on the ref name; parent "" makes a root commit, and
 // the ref must not exist yet.
 func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
+	res, err := a.CommitOnto(parent, changes, author, message, cache)
+	if err != nil {
+		return Result{}, err
+	}
+	crash.Point(crash.AfterObjects)
+	var p plumbing.Hash
+	if parent != "" {
+		p = plumbing.NewHash(parent)
+	}
+	if err := a.setRef(ref, p, plumbing.NewHash(res.Head)); err != nil {
+		return Result{}, fmt.Errorf("commit: %w", err)
+	}
+	return res, nil
+}
+
+// CommitOnto writes the commit of changes on top of parent ("" for a root
+// commit) and its objects, and moves no ref: for a commit that must be
+// published (pushed) before any branch here names it.
+func (a *Archive) CommitOnto(parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
 	if len(changes) == 0 {
 		return Result{}, errors.New("commit: nothing to write")
 	}
@@ -241,10 +260,6 @@ func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, 
 	}
 	if _, err := a.writePack(w.objs); err != nil {
 		return Result{}, fmt.Errorf("commit: write pack: %w", err)
-	}
-	crash.Point(crash.AfterObjects)
-	if err := a.setRef(ref, p, c); err != nil {
-		return Result{}, fmt.Errorf("commit: %w", err)
 	}
 	return Result{Head: c.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil
 }

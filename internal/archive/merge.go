@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -14,8 +15,15 @@ import (
 
 // Resolve merges two different versions of the file at path (relative to
 // a project's branch) into one. For merges to be commutative, associative
-// and idempotent, so must Resolve be.
-type Resolve func(path string, a, b []byte) ([]byte, error)
+// and idempotent, so must Resolve be. It reports dropped when the merged
+// file leaves one version out whole (two versions of a file that should
+// never differ): the merge commit names the path, for doctor, and keeps
+// both versions reachable through its parents.
+type Resolve func(path string, a, b []byte) (merged []byte, dropped bool, err error)
+
+// differsPrefix starts each line of a merge commit's message that names a
+// file whose two versions differed and were settled by dropping one.
+const differsPrefix = "differs: "
 
 // Merge returns the commit that holds both ours and theirs, two commits of
 // one project's branch: one of them when the other is its ancestor,
@@ -29,15 +37,6 @@ func (a *Archive) Merge(ours, theirs string, resolve Resolve) (string, error) {
 	if ours == theirs {
 		return ours, nil
 	}
-	for _, pair := range [][2]string{{theirs, ours}, {ours, theirs}} {
-		anc, err := a.IsAncestor(pair[0], pair[1])
-		if err != nil {
-			return "", fmt.Errorf("merge: %w", err)
-		}
-		if anc {
-			return pair[1], nil
-		}
-	}
 	var oc, tc object.Commit
 	if err := a.decode(plumbing.CommitObject, plumbing.NewHash(ours), &oc); err != nil {
 		return "", fmt.Errorf("merge: read %s: %w", ours, err)
@@ -45,20 +44,43 @@ func (a *Archive) Merge(ours, theirs string, resolve Resolve) (string, error) {
 	if err := a.decode(plumbing.CommitObject, plumbing.NewHash(theirs), &tc); err != nil {
 		return "", fmt.Errorf("merge: read %s: %w", theirs, err)
 	}
+	switch base, err := a.mergeBase(oc, tc); {
+	case err != nil:
+		return "", fmt.Errorf("merge: %w", err)
+	case base == theirs:
+		return ours, nil
+	case base == ours:
+		return theirs, nil
+	}
 	w := a.newTreeWriter(nil)
-	tree, err := w.mergeTrees("", oc.TreeHash, tc.TreeHash, resolve)
+	var dropped []string
+	tree, err := w.mergeTrees("", oc.TreeHash, tc.TreeHash, func(p string, x, y []byte) ([]byte, bool, error) {
+		m, d, err := resolve(p, x, y)
+		if d {
+			dropped = append(dropped, p)
+		}
+		return m, d, err
+	})
 	if err != nil {
 		return "", fmt.Errorf("merge: %w", err)
 	}
 	parents := []string{ours, theirs}
 	sort.Strings(parents)
+	msg := fmt.Sprintf("merge: %s %s\n", parents[0], parents[1])
+	if len(dropped) > 0 {
+		sort.Strings(dropped)
+		msg += "\nTwo versions differed; the merge kept one, both are in its parents:\n"
+		for _, p := range dropped {
+			msg += differsPrefix + p + "\n"
+		}
+	}
 	when := oc.Committer.When
 	if tc.Committer.When.After(when) {
 		when = tc.Committer.When
 	}
 	sig := object.Signature{Name: "agentmail", Email: "agentmail@agentmail", When: when.UTC()}
 	c := object.Commit{Author: sig, Committer: sig, TreeHash: tree,
-		Message:      fmt.Sprintf("merge: %s %s\n", parents[0], parents[1]),
+		Message:      msg,
 		ParentHashes: []plumbing.Hash{plumbing.NewHash(parents[0]), plumbing.NewHash(parents[1])}}
 	h, err := w.object(plumbing.CommitObject, 512, c.Encode)
 	if err != nil {
@@ -133,12 +155,37 @@ func (w *treeWriter) mergeEntry(p string, x, y object.TreeEntry, resolve Resolve
 	if err != nil {
 		return object.TreeEntry{}, fmt.Errorf("read %s: %w", p, err)
 	}
-	data, err := resolve(p, xb, yb)
+	data, _, err := resolve(p, xb, yb)
 	if err != nil {
 		return object.TreeEntry{}, fmt.Errorf("merge %s: %w", p, err)
 	}
 	h, err := w.blob(data)
 	return object.TreeEntry{Name: x.Name, Mode: filemode.Regular, Hash: h}, err
+}
+
+// mergeBase returns a best common ancestor of the commits x and y, ""
+// for none. When one is the other's parent (a fast-forward, the common
+// case of a write just pushed) it asks no git process.
+func (a *Archive) mergeBase(x, y object.Commit) (string, error) {
+	for _, p := range y.ParentHashes {
+		if p == x.Hash {
+			return x.Hash.String(), nil
+		}
+	}
+	for _, p := range x.ParentHashes {
+		if p == y.Hash {
+			return y.Hash.String(), nil
+		}
+	}
+	out, err := exec.Command("git", "--git-dir", a.dir, "merge-base", x.Hash.String(), y.Hash.String()).CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return "", nil // unrelated histories
+	}
+	if err != nil {
+		return "", fmt.Errorf("git merge-base: %v: %s", err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // IsAncestor reports whether commit x is an ancestor of commit y (or y).
@@ -167,4 +214,29 @@ func (a *Archive) MoveProject(slug, old, h string) error {
 		}
 	}
 	return a.setRef(ProjectRef(slug), o, plumbing.NewHash(h))
+}
+
+// MergeFindings returns, for the branch of project slug, one line per file
+// a merge settled by dropping one of two versions (see Resolve): the merge
+// commit, the file, and the parents that hold the two versions.
+func (a *Archive) MergeFindings(slug string) ([]string, error) {
+	out, stderr, err := a.run("log", "--merges", "--format=%H %P%n%b%x00", ProjectRef(slug), "--")
+	if err != nil {
+		return nil, fmt.Errorf("read the merges of %s: %s", slug, lastLine(stderr))
+	}
+	var findings []string
+	for _, entry := range strings.Split(out, "\x00") {
+		head, body, _ := strings.Cut(strings.TrimSpace(entry), "\n")
+		hashes := strings.Fields(head)
+		if len(hashes) < 3 {
+			continue
+		}
+		for _, line := range strings.Split(body, "\n") {
+			if p, ok := strings.CutPrefix(line, differsPrefix); ok {
+				findings = append(findings, fmt.Sprintf("merge %.12s of project %s kept one of two different versions of %s; both are in its parents (git show %.12s:%s, git show %.12s:%s)",
+					hashes[0], slug, p, hashes[1], p, hashes[2], p))
+			}
+		}
+	}
+	return findings, nil
 }

@@ -5,16 +5,19 @@ import (
 	"fmt"
 	"maps"
 	"math/rand"
+	"strings"
 	"testing"
 	"time"
 )
 
 // maxBytes is a resolve that is commutative, associative and idempotent.
-func maxBytes(_ string, a, b []byte) ([]byte, error) {
+// It drops the smaller version of a message (a path under messages/).
+func maxBytes(p string, a, b []byte) ([]byte, bool, error) {
+	dropped := strings.HasPrefix(p, "messages/")
 	if bytes.Compare(a, b) >= 0 {
-		return a, nil
+		return a, dropped, nil
 	}
-	return b, nil
+	return b, dropped, nil
 }
 
 // randomHistory writes n random commits on the branch name and returns
@@ -103,4 +106,47 @@ func TestMergeProperties(t *testing.T) {
 		}
 	}
 	runGit(t, a.Dir(), "fsck", "--strict", "--no-progress")
+}
+
+// A file whose two versions a merge settled by dropping one is named in
+// the merge commit (the same whichever side merges) and by MergeFindings;
+// both versions stay reachable through the merge's parents. A file merged
+// by its rule is no finding.
+func TestMergeFindings(t *testing.T) {
+	a := newArchive(t)
+	write := func(ref string, files map[string]string) string {
+		var changes []Change
+		for p, v := range files {
+			changes = append(changes, Change{Path: p, Data: []byte(v)})
+		}
+		res, err := a.commitOn(ProjectRef(ref), "", changes, Author{Name: "X", Email: "x@agentmail", When: t0}, "w", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Head
+	}
+	const msg = "messages/2026/11/22/01JD-hello.md"
+	x := write("p", map[string]string{msg: "version one", "receipts/r.json": "a", "project.json": "p"})
+	y := write("q", map[string]string{msg: "version two", "receipts/r.json": "b", "project.json": "p"})
+	m := merge(t, a, x, y)
+	if err := a.MoveProject("p", x, m); err != nil {
+		t.Fatal(err)
+	}
+	findings, err := a.MergeFindings("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(findings) != 1 || !strings.Contains(findings[0], msg) || !strings.Contains(findings[0], m[:12]) {
+		t.Fatalf("findings %q, want one naming %s in merge %.12s", findings, msg, m)
+	}
+	var versions []string
+	for _, parent := range strings.Fields(runGit(t, a.Dir(), "log", "-1", "--format=%P", m)) {
+		versions = append(versions, runGit(t, a.Dir(), "cat-file", "blob", parent+":"+msg))
+	}
+	if strings.Join(versions, ",") != "version one,version two" && strings.Join(versions, ",") != "version two,version one" {
+		t.Errorf("the parents hold %q, want both versions", versions)
+	}
+	if none, err := a.MergeFindings("q"); err != nil || len(none) != 0 {
+		t.Errorf("a branch without merges: findings %q, %v", none, err)
+	}
 }

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // ErrUnreachable reports a remote that git could not fetch from or push to.
@@ -32,7 +36,14 @@ func (a *Archive) Fetch(url, slug string) (string, error) {
 	// A glob refspec matches nothing, without an error, on a remote that
 	// has no branch of the project yet.
 	spec := "+refs/agentmail/projects/" + slug + "/*:refs/agentmail/remotes/" + slug + "/*"
-	if _, stderr, err := a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec); err != nil {
+	_, stderr, err := a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec)
+	for try := 0; err != nil && strings.Contains(stderr, "cannot lock ref") && try < 20; try++ {
+		// Another process of this store moved the tracking ref meanwhile
+		// (its own fetch or push): what it wrote is as good; fetch again.
+		time.Sleep(time.Duration(5+try*5) * time.Millisecond)
+		_, stderr, err = a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec)
+	}
+	if err != nil {
 		return "", fault.WithHint(fmt.Errorf("%w: git fetch %s: %s", ErrUnreachable, url, lastLine(stderr)),
 			"check the remote with git ls-remote "+url+", or sync with another: agentmail sync --remote URL")
 	}
@@ -50,7 +61,11 @@ func (a *Archive) Push(url, slug, h, expected string) error {
 	ref := RemoteRef(slug)
 	_, stderr, err := a.run("push", "--quiet", "--porcelain", "--force-with-lease="+ref+":"+expected, url, h+":"+ref)
 	if err == nil {
-		return a.setTracking(slug, h)
+		// The remote has h: that is what counts. The tracking ref is what
+		// the next push expects; should another process of this store hold
+		// it right now, that push is rejected and fetches: no harm.
+		_ = a.setTracking(slug, h)
+		return nil
 	}
 	if strings.Contains(stderr, "rejected") || strings.Contains(stderr, "stale info") || strings.Contains(stderr, "fetch first") {
 		return ErrPushRejected
@@ -59,11 +74,31 @@ func (a *Archive) Push(url, slug, h, expected string) error {
 		"check that you may push to "+url+" (git push works there?), or sync with another: agentmail sync --remote URL")
 }
 
-// setTracking records h as the remote's value after a push.
+// setTracking records h as the remote's value after a push, in-process
+// with git's lock-file protocol (a git process would cost a fifth of a
+// grant): it writes the ref's .lock file, created exclusively, and renames
+// it over the ref. A lock held by another process (a fetch) is left to it.
+// The ref is a cache of what the remote holds, not worth an fsync.
 func (a *Archive) setTracking(slug, h string) error {
-	_, stderr, err := a.run("update-ref", trackingRef(slug), h)
+	ref := a.refPath(trackingRef(slug))
+	if err := os.MkdirAll(filepath.Dir(ref), 0o755); err != nil {
+		return fmt.Errorf("update %s: %w", trackingRef(slug), err)
+	}
+	lock := ref + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return fmt.Errorf("update %s: %s", trackingRef(slug), lastLine(stderr))
+		return fmt.Errorf("update %s: %w", trackingRef(slug), err)
+	}
+	_, err = f.WriteString(h + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(lock, ref)
+	}
+	if err != nil {
+		os.Remove(lock)
+		return fmt.Errorf("update %s: %w", trackingRef(slug), err)
 	}
 	return nil
 }
@@ -92,18 +127,115 @@ func (a *Archive) Count(from, to string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(out))
 }
 
-// Config returns the archive's git config value of key, "" when unset.
+// Config returns the archive's git config value of key
+// (section[.subsection].name), "" when unset. It reads the config file
+// itself: a git process per read would cost more than the commands that
+// read it (every grant of a synced project does).
 func (a *Archive) Config(key string) string {
-	out, _, _ := a.run("config", "--get", key)
-	return strings.TrimSpace(out)
+	cfg, err := a.readConfig()
+	if err != nil {
+		return ""
+	}
+	return configOption(cfg, key)
 }
 
-// SetConfig sets the archive's git config key to value.
+// SetConfig sets the archive's git config key to value, in-process with
+// git's protocol: under config.lock, created exclusively (git config and
+// agentmail exclude each other), the new file is written and renamed over
+// the old one. Like git config, it does not fsync: the settings (the
+// remote, the time of the last sync) are not worth a disk flush each sync.
 func (a *Archive) SetConfig(key, value string) error {
-	if _, stderr, err := a.run("config", key, value); err != nil {
-		return fmt.Errorf("git config %s: %s", key, lastLine(stderr))
+	path := filepath.Join(a.dir, "config")
+	lock, err := createLock(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("set %s: %w", key, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			lock.Close()
+			os.Remove(lock.Name())
+		}
+	}()
+	cfg, err := a.readConfig()
+	if err != nil {
+		return fmt.Errorf("set %s: %w", key, err)
+	}
+	if err := setConfigOption(cfg, key, value); err != nil {
+		return err
+	}
+	if err := gitconfig.NewEncoder(lock).Encode(cfg); err != nil {
+		return fmt.Errorf("set %s: %w", key, err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("set %s: %w", key, err)
+	}
+	if err := os.Rename(lock.Name(), path); err != nil {
+		return fmt.Errorf("set %s: %w", key, err)
+	}
+	done = true
+	return nil
+}
+
+// readConfig decodes the archive's config file.
+func (a *Archive) readConfig() (*gitconfig.Config, error) {
+	f, err := os.Open(filepath.Join(a.dir, "config"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cfg := gitconfig.New()
+	if err := gitconfig.NewDecoder(f).Decode(cfg); err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return cfg, nil
+}
+
+// configKey splits key into its section, subsection ("" for none) and
+// name.
+func configKey(key string) (section, sub, name string, ok bool) {
+	parts := strings.Split(key, ".")
+	if len(parts) < 2 {
+		return "", "", "", false
+	}
+	return parts[0], strings.Join(parts[1:len(parts)-1], "."), parts[len(parts)-1], true
+}
+
+func configOption(cfg *gitconfig.Config, key string) string {
+	section, sub, name, ok := configKey(key)
+	switch {
+	case !ok || !cfg.HasSection(section):
+		return ""
+	case sub == "":
+		return cfg.Section(section).Option(name)
+	}
+	return cfg.Section(section).Subsection(sub).Option(name)
+}
+
+func setConfigOption(cfg *gitconfig.Config, key, value string) error {
+	section, sub, name, ok := configKey(key)
+	switch {
+	case !ok:
+		return fmt.Errorf("set %s: a config key is section.name or section.subsection.name", key)
+	case sub == "":
+		cfg.Section(section).SetOption(name, value)
+	default:
+		cfg.Section(section).Subsection(sub).SetOption(name, value)
 	}
 	return nil
+}
+
+// createLock creates the lock file path exclusively, waiting up to a
+// second while another process (git config) holds it.
+func createLock(path string) (*os.File, error) {
+	deadline := time.Now().Add(time.Second)
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil || !errors.Is(err, os.ErrExist) || time.Now().After(deadline) {
+			return f, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // run runs the system git on the archive, in the user's environment.

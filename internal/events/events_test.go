@@ -353,13 +353,20 @@ func TestUnreadableBranchNotedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(ref, []byte("garbage\n"), 0o644); err != nil {
-		t.Fatal(err)
+	// Replaced whole, as git replaces a ref: a poll must not see the
+	// file half written (empty), which is another note.
+	replace := func(data []byte) {
+		t.Helper()
+		if err := os.WriteFile(ref+".tmp", data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(ref+".tmp", ref); err != nil {
+			t.Fatal(err)
+		}
 	}
+	replace([]byte("garbage\n"))
 	time.Sleep(300 * time.Millisecond) // 15 polls
-	if err := os.WriteFile(ref, good, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replace(good)
 	f.send("GreenCastle", []string{"BlueLake"}, "after")
 	wantSummary(t, []frame{c.next(5 * time.Second)}, "message BlueLake")
 	notes := f.noted()

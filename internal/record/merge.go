@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -13,23 +14,40 @@ import (
 //
 //   - a receipt keeps the earliest read_at and the earliest acked_at;
 //   - a reservation keeps its latest expiry and its earliest release (and
-//     who released it then);
+//     who released it then), and is confirmed once either side confirmed it;
 //   - a lock keeps its latest acquisition; one acquisition keeps its latest
-//     expiry and its earliest release;
-//   - a profile keeps its latest update, a contact its latest decision;
+//     expiry and its earliest release, and is confirmed once either side
+//     confirmed it;
+//   - a profile keeps its latest update, a presence its latest time;
+//   - a contact merges by who may write which field: the requester writes
+//     the request (reason, requested), the recipient the answer (state,
+//     decided, expires); each keeps its latest version, and an answer
+//     older than the request it meets answered an earlier one, so the
+//     contact is requested again;
 //   - anything else (a message and its copies are immutable, a project's
 //     file is written once; files this version does not know) keeps the
 //     smaller of the two byte strings.
 //
 // Ties are broken by the bytes, never by the order of the arguments.
 func Merge(path string, a, b []byte) ([]byte, error) {
+	m, _, err := MergeVersions(path, a, b)
+	return m, err
+}
+
+// MergeVersions is Merge, and reports dropped when two different versions
+// of a message, or of its copy, were settled by keeping the smaller whole:
+// a message never changes, so that is a finding for doctor, not a rule.
+// (Two machines each write a project's file, dated differently, before
+// they first sync: any one of them will do.)
+func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err error) {
 	if bytes.Compare(a, b) > 0 {
 		a, b = b, a
 	}
+	differ := !bytes.Equal(a, b) && messageFile(path)
 	ra, errA := Decode(path, a)
 	rb, errB := Decode(path, b)
 	if errA != nil || errB != nil || ra == nil || rb == nil || reflect.TypeOf(ra) != reflect.TypeOf(rb) {
-		return a, nil
+		return a, differ, nil
 	}
 	var m Record
 	switch x := ra.(type) {
@@ -42,6 +60,7 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 		y := rb.(*Reservation)
 		r := *x
 		r.Expires = latest(x.Expires, y.Expires)
+		r.Unconfirmed = x.Unconfirmed && y.Unconfirmed // a push decided it
 		if releasedFirst(y, x) {
 			r.Released, r.ReleasedBy, r.ReleaseReason = y.Released, y.ReleasedBy, y.ReleaseReason
 		}
@@ -49,26 +68,28 @@ func Merge(path string, a, b []byte) ([]byte, error) {
 	case *Lock:
 		y := rb.(*Lock)
 		if !x.Created.Equal(y.Created) || x.Holder != y.Holder || x.Run != y.Run {
-			return later(a, b, x.Created, y.Created), nil
+			return later(a, b, x.Created, y.Created), false, nil
 		}
 		l := *x
 		l.Expires, l.Released = latest(x.Expires, y.Expires), earliest(x.Released, y.Released)
+		l.Unconfirmed = x.Unconfirmed && y.Unconfirmed
 		m = &l
 	case *Agent:
 		y := rb.(*Agent)
-		return later(a, b, x.Updated, y.Updated), nil
+		return later(a, b, x.Updated, y.Updated), false, nil
 	case *Contact:
-		y := rb.(*Contact)
-		return later(a, b, x.Decided, y.Decided), nil
+		m = mergeContact(x, rb.(*Contact))
+	case *Presence:
+		return later(a, b, x.LastSeen, rb.(*Presence).LastSeen), false, nil
 	default:
-		return a, nil
+		return a, differ, nil
 	}
 	for _, f := range m.Files() {
 		if f.Path == path {
-			return f.Data, nil
+			return f.Data, false, nil
 		}
 	}
-	return a, nil
+	return a, differ, nil
 }
 
 // earliest returns the earlier of two times, a zero time meaning "not
@@ -111,4 +132,52 @@ func releasedFirst(x, y *Reservation) bool {
 		return x.ReleasedBy < y.ReleasedBy
 	}
 	return x.ReleaseReason < y.ReleaseReason
+}
+
+// mergeContact merges two versions of one contact field by field: the
+// latest request (as its requester wrote it) and the latest answer (as
+// its recipient did), which stands only if it is not older than that
+// request. Ties are broken by the fields' values.
+func mergeContact(x, y *Contact) *Contact {
+	req, ans := x, y
+	if y.Requested.After(x.Requested) || (y.Requested.Equal(x.Requested) && y.Reason > x.Reason) {
+		req = y
+	}
+	if answeredFirst(y, x) {
+		ans = x
+	}
+	c := *req
+	c.State, c.Decided, c.Expires = "requested", time.Time{}, time.Time{}
+	if !ans.Decided.IsZero() && !ans.Decided.Before(req.Requested) {
+		c.State, c.Decided, c.Expires = ans.State, ans.Decided, ans.Expires
+	}
+	return &c
+}
+
+// answeredFirst orders contact answers: none first, then by the time of
+// the decision, then by its values, so that a tie has one winner.
+func answeredFirst(x, y *Contact) bool {
+	switch {
+	case x.Decided.IsZero() || y.Decided.IsZero():
+		return x.Decided.IsZero() && !y.Decided.IsZero()
+	case !x.Decided.Equal(y.Decided):
+		return x.Decided.Before(y.Decided)
+	case !x.Expires.Equal(y.Expires):
+		return x.Expires.Before(y.Expires)
+	}
+	return x.State < y.State
+}
+
+// messageFile reports whether path is a message's canonical file or one
+// of its copies (projects/<slug>/messages/..., .../agents/<Name>/inbox/...
+// or outbox/...).
+func messageFile(path string) bool {
+	parts := strings.Split(path, "/")
+	switch {
+	case len(parts) < 3 || parts[0] != "projects":
+		return false
+	case parts[2] == "messages":
+		return true
+	}
+	return len(parts) > 4 && parts[2] == "agents" && (parts[4] == "inbox" || parts[4] == "outbox")
 }

@@ -30,23 +30,31 @@ func variants(r *rand.Rand) map[string]func() File {
 				by = []string{"", "RedCat"}[r.Intn(2)]
 			}
 			return (&Reservation{Project: "p", ID: "01JD0000000000000000000001", Agent: "GreenCastle", Pattern: "src/**", Exclusive: true,
-				Created: mt0, Expires: mt0.Add(time.Duration(1+r.Intn(4)) * time.Hour), Released: rel, ReleasedBy: by}).Files()[0]
+				Created: mt0, Expires: mt0.Add(time.Duration(1+r.Intn(4)) * time.Hour), Released: rel, ReleasedBy: by, Unconfirmed: r.Intn(2) == 0}).Files()[0]
 		},
 		"lock": func() File {
 			return (&Lock{Project: "p", Key: "deploy", Holder: []string{"A", "B"}[r.Intn(2)], Created: mt0.Add(time.Duration(r.Intn(2)) * time.Minute),
-				Expires: mt0.Add(time.Duration(1+r.Intn(3)) * time.Hour), Released: someTime(r)}).Files()[0]
+				Expires: mt0.Add(time.Duration(1+r.Intn(3)) * time.Hour), Released: someTime(r), Unconfirmed: r.Intn(2) == 0}).Files()[0]
 		},
 		"agent": func() File {
 			return (&Agent{Project: "p", Name: "GreenCastle", Program: "claude-code", Task: []string{"a", "b", "c"}[r.Intn(3)],
 				Registered: mt0, Updated: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
 		},
+		"presence": func() File {
+			return (&Presence{Project: "p", Agent: "GreenCastle", LastSeen: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
+		},
 		"contact": func() File {
 			st := []string{"requested", "approved", "denied"}[r.Intn(3)]
-			var dec time.Time
+			req := mt0.Add(time.Duration(r.Intn(3)) * time.Minute)
+			var dec, exp time.Time
 			if st != "requested" {
-				dec = mt0.Add(time.Duration(1+r.Intn(2)) * time.Minute)
+				dec = req.Add(time.Duration(r.Intn(2)) * time.Minute)
 			}
-			return (&Contact{Project: "p", From: "GreenCastle", To: "BlueLake", State: st, Requested: mt0, Decided: dec}).Files()[0]
+			if st == "approved" {
+				exp = dec.Add(time.Duration(1+r.Intn(2)) * time.Hour)
+			}
+			return (&Contact{Project: "p", From: "GreenCastle", To: "BlueLake", State: st, Reason: []string{"", "api", "docs"}[r.Intn(3)],
+				Requested: req, Decided: dec, Expires: exp}).Files()[0]
 		},
 	}
 }
@@ -110,6 +118,15 @@ func TestMergeRules(t *testing.T) {
 	if !rs.Expires.Equal(at(90)) || !rs.Released.Equal(at(30)) || rs.ReleasedBy != "RedCat" {
 		t.Errorf("reservation: expires %v released %v by %q", rs.Expires, rs.Released, rs.ReleasedBy)
 	}
+	off := res(60, 0, "")
+	off.Unconfirmed = true
+	if rs := merged(off, res(60, 0, "")).(*Reservation); rs.Unconfirmed {
+		t.Errorf("reservation: still unconfirmed after merging a confirmed version")
+	}
+	offLock := &Lock{Project: "p", Key: "k", Holder: "A", Created: at(0), Expires: at(10), Unconfirmed: true}
+	if lk := merged(offLock, &Lock{Project: "p", Key: "k", Holder: "A", Created: at(0), Expires: at(10)}).(*Lock); lk.Unconfirmed {
+		t.Errorf("lock: still unconfirmed after merging a confirmed version")
+	}
 	ag := merged(&Agent{Project: "p", Name: "G", Task: "new", Registered: mt0, Updated: at(5)},
 		&Agent{Project: "p", Name: "G", Task: "old", Registered: mt0, Updated: at(1)}).(*Agent)
 	if ag.Task != "new" {
@@ -120,9 +137,65 @@ func TestMergeRules(t *testing.T) {
 	if lk.Holder != "B" {
 		t.Errorf("lock: holder %q, want the latest acquisition's", lk.Holder)
 	}
-	ct := merged(&Contact{Project: "p", From: "G", To: "B", State: "requested", Requested: mt0},
-		&Contact{Project: "p", From: "G", To: "B", State: "approved", Requested: mt0, Decided: at(1)}).(*Contact)
-	if ct.State != "approved" {
-		t.Errorf("contact: %q, want the decision", ct.State)
+	pr := merged(&Presence{Project: "p", Agent: "G", LastSeen: at(7)}, &Presence{Project: "p", Agent: "G", LastSeen: at(2)}).(*Presence)
+	if !pr.LastSeen.Equal(at(7)) {
+		t.Errorf("presence: last seen %v, want the latest", pr.LastSeen)
+	}
+	contact := func(state, reason string, req, dec int) *Contact {
+		c := &Contact{Project: "p", From: "G", To: "B", State: state, Reason: reason, Requested: at(req)}
+		if dec >= 0 {
+			c.Decided = at(dec)
+		}
+		if state == "approved" {
+			c.Expires = at(dec + 60)
+		}
+		return c
+	}
+	for _, tt := range []struct {
+		name       string
+		a, b, want *Contact
+	}{
+		{"the recipient's answer to the request", contact("requested", "api", 0, -1), contact("approved", "api", 0, 1), contact("approved", "api", 0, 1)},
+		// The requester asked again (a new reason) while the recipient
+		// answered the first request: the new request stands, unanswered.
+		{"a request newer than the answer", contact("requested", "docs", 5, -1), contact("denied", "api", 0, 1), contact("requested", "docs", 5, -1)},
+		// The recipient answered the second request on one machine; the
+		// other machine still has the first one, unanswered.
+		{"an answer to the latest request", contact("approved", "docs", 5, 6), contact("requested", "api", 0, -1), contact("approved", "docs", 5, 6)},
+		{"the latest of two answers", contact("denied", "api", 0, 2), contact("approved", "api", 0, 1), contact("denied", "api", 0, 2)},
+	} {
+		got := merged(tt.a, tt.b).(*Contact)
+		if *got != *tt.want {
+			t.Errorf("contact, %s: got %+v, want %+v", tt.name, *got, *tt.want)
+		}
+	}
+}
+
+// Only a message (or its copy) found in two versions is a finding: a
+// project's file, written on each machine before the first sync, is not,
+// nor is any record merged by its rule.
+func TestMergeVersionsDropped(t *testing.T) {
+	m := &Message{Project: "p", ID: "01JD0000000000000000000000", From: "A", To: []string{"B"}, Subject: "s", Importance: "normal", Created: mt0, Body: "one"}
+	other := *m
+	other.Body = "two"
+	mf, of := m.Files(), other.Files()
+	tests := []struct {
+		name string
+		a, b File
+		want bool
+	}{
+		{"message", mf[0], of[0], true},
+		{"sender's copy", mf[1], of[1], true},
+		{"recipient's copy", mf[2], of[2], true},
+		{"project file", (&Project{Key: "k", Slug: "p", Created: mt0}).Files()[0], (&Project{Key: "k", Slug: "p", Created: mt0.Add(time.Minute)}).Files()[0], false},
+		{"receipt", (&Receipt{Project: "p", Message: m.ID, Agent: "B", ReadAt: mt0}).Files()[0], (&Receipt{Project: "p", Message: m.ID, Agent: "B"}).Files()[0], false},
+	}
+	for _, tt := range tests {
+		if tt.a.Path != tt.b.Path {
+			t.Fatalf("%s: paths differ: %s %s", tt.name, tt.a.Path, tt.b.Path)
+		}
+		if _, dropped, err := MergeVersions(tt.a.Path, tt.a.Data, tt.b.Data); err != nil || dropped != tt.want {
+			t.Errorf("%s: dropped %v, %v; want %v", tt.name, dropped, err, tt.want)
+		}
 	}
 }

@@ -168,6 +168,8 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodeProject(data)
 	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "profile.json":
 		rec, err = decodeAgent(slug, rest[1], data)
+	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "presence.json":
+		rec, err = decodePresence(slug, rest[1], data)
 	case len(rest) == 5 && rest[0] == "messages":
 		var m *Message
 		if m, err = DecodeMessage(slug, data); err == nil {

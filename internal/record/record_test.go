@@ -106,6 +106,8 @@ func TestRoundTrip(t *testing.T) {
 		{"agent never updated, no task", &Agent{Project: "backend-3fa1c2d9", Name: "BlueLake", Program: "codex",
 			Model: "gpt", Registered: created},
 			"projects/backend-3fa1c2d9/agents/BlueLake/profile.json"},
+		{"presence", &Presence{Project: "backend-3fa1c2d9", Agent: "GreenCastle", LastSeen: created},
+			"projects/backend-3fa1c2d9/agents/GreenCastle/presence.json"},
 		{"receipt unread", &Receipt{Project: "backend-3fa1c2d9", Message: full.ID, Agent: "BlueLake"},
 			"projects/backend-3fa1c2d9/receipts/2026/11/22/" + full.ID + "/BlueLake.json"},
 		{"receipt read", &Receipt{Project: "backend-3fa1c2d9", Message: full.ID, Agent: "BlueLake", ReadAt: created},
@@ -133,6 +135,9 @@ func TestRoundTrip(t *testing.T) {
 			"projects/backend-3fa1c2d9/locks/deploy~staging.json"},
 		{"lock held by a run", &Lock{Project: "backend-3fa1c2d9", Key: "build/x", Holder: "GreenCastle",
 			Created: created, Expires: created.Add(5 * time.Minute), Run: "9f86d081884c7d65"},
+			"projects/backend-3fa1c2d9/locks/build~x.json"},
+		{"lock taken offline", &Lock{Project: "backend-3fa1c2d9", Key: "build/x", Holder: "GreenCastle",
+			Created: created, Expires: created.Add(5 * time.Minute), Unconfirmed: true},
 			"projects/backend-3fa1c2d9/locks/build~x.json"},
 	}
 	for _, tt := range tests {

@@ -87,6 +87,9 @@ type Lock struct {
 	// lock taken by `lock acquire`. Sub-agents of one agent share its
 	// name: the token is what tells their runs apart.
 	Run string
+	// Unconfirmed marks a lock taken with --offline, which no push has
+	// decided yet (see Reservation.Unconfirmed).
+	Unconfirmed bool
 }
 
 // Held reports whether the lock is held at now.
@@ -99,6 +102,8 @@ type lockJSON struct {
 	Expires  string  `json:"expires"`
 	Released *string `json:"released"`
 	Run      string  `json:"run,omitempty"`
+
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 // LockFileName escapes a lock key ("deploy/staging") into one file name.
@@ -109,7 +114,7 @@ func LockFileName(key string) string {
 // Files implements Record.
 func (l *Lock) Files() []File {
 	return []File{{ProjectDir(l.Project) + "/locks/" + LockFileName(l.Key), marshal(lockJSON{
-		l.Key, l.Holder, FormatTime(l.Created), FormatTime(l.Expires), optTime(l.Released), l.Run,
+		l.Key, l.Holder, FormatTime(l.Created), FormatTime(l.Expires), optTime(l.Released), l.Run, l.Unconfirmed,
 	})}}
 }
 
@@ -118,7 +123,7 @@ func decodeLock(slug string, data []byte) (*Lock, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
-	l := &Lock{Project: slug, Key: v.Key, Holder: v.Holder, Run: v.Run}
+	l := &Lock{Project: slug, Key: v.Key, Holder: v.Holder, Run: v.Run, Unconfirmed: v.Unconfirmed}
 	var err error
 	if l.Created, err = ParseTime(v.Created); err != nil {
 		return nil, err

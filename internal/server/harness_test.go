@@ -39,7 +39,7 @@ func startServer(t *testing.T, cfg Config) *harness {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	cfg.Store = service.Config{Dir: h.store}
+	cfg.Store.Dir = h.store
 	cfg.Project = service.ProjectRef{Key: projectKey}
 	srv, err := Listen(cfg)
 	if err != nil {

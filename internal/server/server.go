@@ -42,6 +42,10 @@ type Config struct {
 	Project service.ProjectRef
 	// Version is the agentmail version the MCP endpoint reports.
 	Version string
+	// SyncEvery, when positive, is how often the server syncs each
+	// project that has synced before with its remote (see agentmail
+	// sync); what the rounds bring, and their failures, go to Store.Note.
+	SyncEvery time.Duration
 }
 
 // Server is agentmail serve's HTTP server.
@@ -53,6 +57,9 @@ type Server struct {
 	pages *web.Pages
 	http  *http.Server
 	feed  *events.Feed // the live events of /api/events
+
+	stopSync context.CancelFunc // ends the sync loops, if any
+	synced   chan struct{}      // closed once they have ended
 }
 
 // Listen checks that the server may listen where cfg says (a token is
@@ -90,7 +97,25 @@ func newServer(cfg Config, ln net.Listener) (*Server, error) {
 		return nil, err
 	}
 	s.http = &http.Server{Handler: guard.Handler(s.routes()), ReadHeaderTimeout: 10 * time.Second}
+	if cfg.SyncEvery > 0 {
+		s.startSync()
+	}
 	return s, nil
+}
+
+// startSync starts syncing the projects that have synced before, every
+// Config.SyncEvery, until Shutdown.
+func (s *Server) startSync() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopSync, s.synced = cancel, make(chan struct{})
+	note := s.cfg.Store.Note
+	if note == nil {
+		note = func(string) {}
+	}
+	go func() {
+		defer close(s.synced)
+		s.syncProjects(ctx, s.cfg.SyncEvery, note)
+	}()
 }
 
 // openFeed starts following the store's archive for /api/events, creating
@@ -126,10 +151,19 @@ func (s *Server) Serve() error {
 }
 
 // Shutdown ends the event streams, stops listening, lets the requests
-// under way finish (until ctx ends), and closes the store.
+// and the sync rounds under way finish (until ctx ends), and closes the
+// store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	feedErr := s.feed.Close() // streams never go idle by themselves
 	err := s.http.Shutdown(ctx)
+	if s.stopSync != nil {
+		s.stopSync()
+		select {
+		case <-s.synced:
+		case <-ctx.Done():
+			err = errors.Join(err, ctx.Err())
+		}
+	}
 	return errors.Join(feedErr, err, s.gate.Close())
 }
 

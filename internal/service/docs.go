@@ -184,10 +184,13 @@ type Lock struct {
 	Created  Time   `json:"created"`
 	Expires  Time   `json:"expires"`
 	Released Time   `json:"released"` // when the holder let go; null while held
+	// Unconfirmed: taken with --offline, not yet decided by a push;
+	// present only when true.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 func lockDoc(l reservations.Lock) Lock {
-	return Lock{l.Key, l.Holder, Time{l.Created}, Time{l.Expires}, Time{l.Released}}
+	return Lock{l.Key, l.Holder, Time{l.Created}, Time{l.Expires}, Time{l.Released}, l.Unconfirmed}
 }
 
 // Counts counts a project's agents, messages and reservations: what an

@@ -27,55 +27,137 @@ func (x *session) synced() (string, bool, error) {
 	return remote, err == nil, err
 }
 
-// confirmGrant makes a grant just committed here hold only once the
-// remote's ref has it, for a project that has synced: it fetches, merges
-// and pushes like sync, and after each merge redecide says whether the
-// grant still stands against what landed on the remote first. When it
-// does not, or the remote cannot be reached, undo ends the grant here and
-// the error says why. A project that never synced grants locally.
-func (s *Service) confirmGrant(ctx context.Context, x *session, redecide func(theirs string) error, undo func() error) error {
-	remote, ok, err := x.synced()
-	if !ok {
-		return err
-	}
-	var resp SyncResponse
-	err = s.syncOnce(ctx, x.st, x.project().Slug, remote, &resp, redecide)
-	if err == nil {
+// decideByPush makes rs write its grants (reserve, renew, lock acquire,
+// lock run) only once the remote has them, when x's project has synced
+// and the grant is not offline; otherwise they are written here.
+func (s *Service) decideByPush(x *session, rs *reservations.Service, offline bool) error {
+	if offline {
 		return nil
 	}
-	if uerr := undo(); uerr != nil {
-		return fmt.Errorf("%w (and ending the grant here failed: %v)", err, uerr)
+	remote, ok, err := x.synced()
+	if ok {
+		rs.DecideBy(s.pushFirst(x, remote))
 	}
+	return err
+}
+
+// grantOffline says how rs grants renewals and locks: offline, here and
+// unconfirmed; else decided by the push once x's project has synced.
+func (s *Service) grantOffline(x *session, rs *reservations.Service, offline bool) error {
+	if offline {
+		rs.Offline()
+	}
+	return s.decideByPush(x, rs, offline)
+}
+
+// pushFirst returns the writer of x's project's grants once it has synced:
+// the grant's commit is built on the project's branch without moving it
+// (store.Propose) and pushed with the remote's compare-and-swap, expecting
+// what was last seen there; only once the remote has it does the branch
+// here adopt it (store.Adopt). In the common case that is one push and no
+// fetch. A rejected push fetches and merges what landed first, and the
+// grant is decided again against it; the leases granted offline here that
+// lost to it are ended. An unreachable remote changes nothing here: a
+// lease held before a renewal still holds, as it was.
+func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
+	st, slug := x.st, x.project().Slug
+	arc := st.Archive()
+	return func(ctx context.Context, fn func(*store.Tx) error) error {
+		theirs := ""    // what a rejected push fetched and merged, until settled
+		merged := false // whether any was
+		for attempt := 0; attempt < syncAttempts; attempt++ {
+			p, err := st.Propose(ctx, slug, fn)
+			if err != nil && merged {
+				// Decided against what landed first: publish the merge,
+				// and the end of what lost, best effort (the next sync would).
+				var resp SyncResponse
+				_ = s.syncOnce(ctx, st, slug, remote, &resp, s.settler(ctx, x))
+			}
+			if err != nil || p == nil {
+				return err
+			}
+			if theirs != "" {
+				if ended, err := s.settleOffline(ctx, x, theirs); err != nil || ended > 0 {
+					theirs = "" // the branch moved: decide again on top of it
+					if err != nil {
+						return err
+					}
+					continue
+				}
+			}
+			err = pushGrant(arc, remote, slug, p.Commit, p.Parent)
+			switch {
+			case err == nil:
+				return st.Adopt(ctx, p)
+			case !errors.Is(err, archive.ErrPushRejected):
+				return notGranted(remote, err)
+			}
+			if theirs, err = pull(ctx, st, slug, remote); err != nil {
+				return notGranted(remote, err)
+			}
+			merged = true
+		}
+		return fault.WithHint(fmt.Errorf("%w: %d pushes in a row lost to others", store.ErrBusy, syncAttempts),
+			"others are granting in the same project right now; try again")
+	}
+}
+
+// pushGrant pushes c, a commit on parent, the project slug's branch here,
+// to the remote's branch if it is still what was last seen there (the
+// remote's compare-and-swap): ErrPushRejected otherwise, and when the
+// branch here has not merged what was last seen (the push would drop it).
+func pushGrant(arc *archive.Archive, remote, slug, c, parent string) error {
+	seen := arc.Tracking(slug)
+	if seen != "" && seen != parent {
+		if ok, err := arc.IsAncestor(seen, parent); err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			return archive.ErrPushRejected
+		}
+	}
+	return arc.Push(remote, slug, c, seen)
+}
+
+// notGranted is the error of a grant that could not reach remote.
+func notGranted(remote string, err error) error {
 	if !errors.Is(err, archive.ErrUnreachable) {
-		// Another grant's push may have carried ours out before it was
-		// decided: publish its end too, best effort (the next sync would).
-		_ = s.syncOnce(ctx, x.st, x.project().Slug, remote, &resp, nil)
 		return err
 	}
-	return fault.WithHint(fmt.Errorf("not granted: the grant must reach %s first: %w", remote, err),
+	return fault.WithHint(fmt.Errorf("not granted: the grant must reach %s first (what you held before still holds): %w", remote, err),
 		"check the remote (git ls-remote "+remote+"), or pass --offline to grant here only, unconfirmed")
 }
 
-// confirmLock confirms the lock mine, just taken here, with the remote
-// (see confirmGrant): a lock the remote says another holds was taken
-// first, so mine yields to it and the error is a HeldError naming it.
-func (s *Service) confirmLock(ctx context.Context, x *session, rs *reservations.Service, mine reservations.Lock) (reservations.Lock, error) {
-	var first *reservations.Lock
-	err := s.confirmGrant(ctx, x, func(theirs string) error {
-		l, err := lockAt(x.st.Archive(), theirs, x.project().Slug, mine.Key)
-		if err != nil || l == nil || !l.Held(x.st.Now()) || reservations.SameHolding(*l, mine) {
-			return err
-		}
-		first = l
-		return &reservations.HeldError{Lock: *l, Agent: mine.Holder}
-	}, func() error {
-		if first != nil {
-			return rs.Yield(ctx, mine, *first)
-		}
-		_, err := rs.ReleaseRun(ctx, mine)
+// confirmOffline confirms the leases and locks granted offline that are
+// on the remote now, as last synced: they reached it first. The commit
+// that says so is pushed at once (another sync round).
+func (s *Service) confirmOffline(ctx context.Context, x *session, remote string, resp *SyncResponse) error {
+	slug := x.project().Slug
+	seen := x.st.Archive().Tracking(slug)
+	if seen == "" {
+		return nil
+	}
+	n, err := x.overview().Confirm(ctx, remoteAt{x.st.Archive(), seen, slug})
+	if err != nil || n == 0 {
 		return err
-	})
-	return mine, err
+	}
+	return s.syncOnce(ctx, x.st, slug, remote, resp, s.settler(ctx, x))
+}
+
+// remoteAt is a project's branch on the remote as commit rev, which the
+// archive here has.
+type remoteAt struct {
+	arc       *archive.Archive
+	rev, slug string
+}
+
+func (r remoteAt) HasReservation(id string) bool {
+	_, err := r.arc.ReadFile(r.rev, "reservations/"+id+".json")
+	return err == nil
+}
+
+func (r remoteAt) Lock(key string) (*reservations.Lock, error) {
+	return lockAt(r.arc, r.rev, r.slug, key)
 }
 
 // lockAt returns the lock key of project slug in commit rev, nil if it has
@@ -97,21 +179,31 @@ func lockAt(arc *archive.Archive, rev, slug, key string) (*reservations.Lock, er
 	return l, nil
 }
 
+// settler is settleOffline as sync's loop runs it.
+func (s *Service) settler(ctx context.Context, x *session) func(theirs string) error {
+	return func(theirs string) error {
+		_, err := s.settleOffline(ctx, x, theirs)
+		return err
+	}
+}
+
 // settleOffline ends each lease granted offline here (unconfirmed, and not
 // on the remote yet) that overlaps an active lease of another agent that
 // is on the remote (commit theirs): that one landed first. The holder of
-// each lease ended is told by mail from the human overseer.
-func (s *Service) settleOffline(ctx context.Context, x *session, theirs string) error {
+// each lease ended is told by mail from the human overseer. It returns how
+// many it ended.
+func (s *Service) settleOffline(ctx context.Context, x *session, theirs string) (int, error) {
 	all := x.overview()
 	active, err := all.List(ctx, reservations.Filter{})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	arc := x.st.Archive()
 	onRemote := func(r reservations.Reservation) bool {
 		_, err := arc.ReadFile(theirs, "reservations/"+r.ID+".json")
 		return err == nil
 	}
+	ended := 0
 	for _, u := range active {
 		if !u.Unconfirmed || onRemote(u) {
 			continue
@@ -123,10 +215,11 @@ func (s *Service) settleOffline(ctx context.Context, x *session, theirs string) 
 			continue
 		}
 		if err := s.endLost(ctx, x, all, u, active[i]); err != nil {
-			return err
+			return ended, err
 		}
+		ended++
 	}
-	return nil
+	return ended, nil
 }
 
 // endLost ends the offline lease u, which lost to first, and tells its

@@ -19,6 +19,9 @@ type LockRequest struct {
 	Key  string        // /-separated, such as deploy/staging
 	TTL  time.Duration // how long it lasts unless renewed
 	Wait time.Duration // how long to wait for its holder to let go (acquire only)
+	// Offline takes the lock here without the remote (acquire and run),
+	// unconfirmed until a sync decides it.
+	Offline bool
 }
 
 // heldResponse turns a lock held by another into its document, beside the
@@ -43,11 +46,10 @@ func (s *Service) AcquireLock(ctx context.Context, sc Scope, req LockRequest) (L
 	if err != nil {
 		return LockResponse{}, err
 	}
-	l, err := rs.Acquire(ctx, req.Key, req.TTL, req.Wait)
-	if err == nil {
-		l, err = s.confirmLock(ctx, x, rs, l)
+	if err := s.grantOffline(x, rs, req.Offline); err != nil {
+		return LockResponse{}, err
 	}
-	return heldResponse(l, err)
+	return heldResponse(rs.Acquire(ctx, req.Key, req.TTL, req.Wait))
 }
 
 // RenewLock extends a lock the acting agent holds to req.TTL from now.
@@ -103,10 +105,10 @@ func (s *Service) StartLockRun(ctx context.Context, sc Scope, req LockRequest) (
 	if err != nil {
 		return nil, LockResponse{}, err
 	}
-	l, err := rs.AcquireRun(ctx, req.Key, req.TTL, req.Wait)
-	if err == nil {
-		l, err = s.confirmLock(ctx, x, rs, l)
+	if err := s.grantOffline(x, rs, req.Offline); err != nil {
+		return nil, LockResponse{}, err
 	}
+	l, err := rs.AcquireRun(ctx, req.Key, req.TTL, req.Wait)
 	resp, err := heldResponse(l, err)
 	if err != nil {
 		return nil, resp, err

@@ -82,20 +82,14 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 	if err != nil {
 		return ReserveResponse{}, err
 	}
+	if err := s.decideByPush(x, rs, req.Offline || req.AllowConflicts); err != nil {
+		return ReserveResponse{}, err
+	}
 	res, err := rs.Reserve(ctx, pats, reservations.Options{
 		TTL: req.TTL, Shared: req.Shared, Reason: req.Reason, AllowConflicts: req.AllowConflicts, Unconfirmed: req.Offline,
 	})
 	if err != nil && !errors.Is(err, reservations.ErrConflict) {
 		return ReserveResponse{}, err
-	}
-	if err == nil && !req.AllowConflicts && !req.Offline {
-		var lost []reservations.Conflict
-		if lost, err = s.confirmLeases(ctx, x, rs, res.Granted); err != nil {
-			if len(lost) == 0 {
-				return ReserveResponse{}, err
-			}
-			res.Conflicts, res.Granted = lost, nil
-		}
 	}
 	return ReserveResponse{Conflicts: mapSlice(res.Conflicts, conflictDoc), Granted: reservationDocs(res.Granted), Warnings: res.Warnings}, err
 }
@@ -123,6 +117,9 @@ func (sel Selection) empty() bool { return len(sel.Patterns) == 0 && len(sel.IDs
 type RenewRequest struct {
 	Selection
 	Extend time.Duration
+	// Offline renews here without the remote, the leases marked
+	// unconfirmed until a sync decides them.
+	Offline bool
 }
 
 // RenewResponse is the document of renew: {"renewed": [reservation...],
@@ -144,12 +141,16 @@ func (s *Service) Renew(ctx context.Context, sc Scope, req RenewRequest) (RenewR
 	if err != nil {
 		return RenewResponse{}, err
 	}
-	renewed, err := rs.Renew(ctx, sel, req.Extend)
-	if err != nil {
+	if err := s.grantOffline(x, rs, req.Offline); err != nil {
 		return RenewResponse{}, err
 	}
-	if lost, err := s.confirmLeases(ctx, x, rs, renewed); err != nil {
-		return RenewResponse{Conflicts: mapSlice(lost, conflictDoc), Renewed: []Reservation{}}, err
+	renewed, err := rs.Renew(ctx, sel, req.Extend)
+	var lost *reservations.ConflictError
+	if errors.As(err, &lost) {
+		return RenewResponse{Conflicts: mapSlice(lost.Conflicts, conflictDoc), Renewed: []Reservation{}}, err
+	}
+	if err != nil {
+		return RenewResponse{}, err
 	}
 	return RenewResponse{Conflicts: []Conflict{}, Renewed: reservationDocs(renewed)}, nil
 }
@@ -287,45 +288,4 @@ func (s *Service) CheckPaths(ctx context.Context, sc Scope, paths []string) (Che
 	return CheckPathsResponse{Paths: mapSlice(held, func(h reservations.PathHolders) PathHolders {
 		return PathHolders{h.Path, reservationDocs(h.Holders)}
 	})}, nil
-}
-
-// confirmLeases confirms leases, just granted or renewed here, with the
-// remote (see confirmGrant). When one lost to a lease that landed there
-// first, it ends them all and returns the conflicts with an error
-// wrapping reservations.ErrConflict.
-func (s *Service) confirmLeases(ctx context.Context, x *session, rs *reservations.Service, leases []reservations.Reservation) ([]reservations.Conflict, error) {
-	var lost []reservations.Conflict
-	err := s.confirmGrant(ctx, x, func(string) error {
-		var err error
-		lost, err = landedFirst(ctx, x.overview(), leases)
-		if err == nil && len(lost) > 0 {
-			err = &reservations.ConflictError{Conflicts: lost}
-		}
-		return err
-	}, func() error {
-		_, err := rs.Release(ctx, reservations.Selector{IDs: mapSlice(leases, func(r reservations.Reservation) string { return r.ID })})
-		return err
-	})
-	return lost, err
-}
-
-// landedFirst returns the conflicts of granted, just granted here, with
-// the active reservations of others now in the index after a merge with
-// the remote: those came from the remote, so they landed first. (Two
-// agents here cannot both hold overlapping leases: the store lock
-// decided between them.)
-func landedFirst(ctx context.Context, all *reservations.Service, granted []reservations.Reservation) ([]reservations.Conflict, error) {
-	active, err := all.List(ctx, reservations.Filter{})
-	if err != nil {
-		return nil, err
-	}
-	var lost []reservations.Conflict
-	for _, g := range granted {
-		for _, h := range active {
-			if h.Agent != g.Agent && (h.Exclusive || g.Exclusive) && reservations.Overlap(g.Pattern, h.Pattern) {
-				lost = append(lost, reservations.Conflict{Pattern: g.Pattern, Holder: h.Agent, HolderPattern: h.Pattern, Exclusive: h.Exclusive, Expires: h.Expires})
-			}
-		}
-	}
-	return lost, nil
 }

@@ -41,10 +41,11 @@ type SyncResponse struct {
 // another fetches, merges and pushes again.
 const syncAttempts = 5
 
-// Sync fetches the scope's project's branch from its remote, merges it
-// into the local one, catches the index up, and pushes the result with
-// the remote's compare-and-swap, trying again when another push got
-// there first. The network is used outside the store lock.
+// Sync carries the agents' presence into the archive (see
+// mailbox.PublishPresence), fetches the scope's project's branch from its
+// remote, merges it into the local one, catches the index up, and pushes
+// the result with the remote's compare-and-swap, trying again when another
+// push got there first. The network is used outside the store lock.
 func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResponse, error) {
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -58,8 +59,13 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 	}
 	resp := SyncResponse{Project: slug, Remote: remote, Ref: archive.RemoteRef(slug)}
 	if !req.Status {
-		settle := func(theirs string) error { return s.settleOffline(ctx, x, theirs) }
-		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, settle); err != nil {
+		if _, err := x.mb.PublishPresence(ctx, s.presenceEvery()); err != nil {
+			return SyncResponse{}, err
+		}
+		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, s.settler(ctx, x)); err != nil {
+			return SyncResponse{}, err
+		}
+		if err := s.confirmOffline(ctx, x, remote, &resp); err != nil {
 			return SyncResponse{}, err
 		}
 		if err := arc.SetConfig(syncKey(slug, "lastsync"), s.Now().Format(time.RFC3339)); err != nil {
@@ -69,41 +75,41 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 	return syncStatus(x.st, slug, resp)
 }
 
+// presenceEvery is how much later than the archive says an agent must
+// have been seen for sync to carry its presence again: a fifth of the
+// active window (a minute by default), so that other machines see it
+// active while it is, at a commit per agent per minute at most.
+func (s *Service) presenceEvery() time.Duration { return s.cfg.Presence.Idle / 5 }
+
 // syncOnce is the fetch, merge, push loop. redecide, when set, runs after
 // each merge of what the remote has (commit theirs), before pushing: an error from it
 // stops the sync.
 func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse, redecide func(theirs string) error) error {
 	arc := st.Archive()
 	for attempt := 0; attempt < syncAttempts; attempt++ {
-		theirs, err := arc.Fetch(remote, slug)
-		if err != nil {
-			return err
-		}
 		before, err := st.ProjectHead(slug)
 		if err != nil {
 			return err
 		}
-		after := before
+		theirs, err := pull(ctx, st, slug, remote)
+		if err != nil {
+			return err
+		}
 		if theirs != "" {
-			if before, after, err = st.MergeProject(ctx, slug, theirs); err != nil {
-				return err
-			}
 			in, err := arc.Count(before, theirs)
 			if err != nil {
 				return err
 			}
 			resp.In += in
-			if err := keepRemoteLocks(ctx, st, slug, theirs); err != nil {
-				return err
-			}
 			if redecide != nil {
 				if err := redecide(theirs); err != nil {
 					return err
 				}
 			}
-			if after, err = st.ProjectHead(slug); err != nil { // the steps above may have written
-				return err
-			}
+		}
+		after, err := st.ProjectHead(slug) // the steps above may have written
+		if err != nil {
+			return err
 		}
 		if after == "" || after == theirs {
 			return nil // nothing here the remote lacks
@@ -124,6 +130,21 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 	}
 	return fault.WithHint(fmt.Errorf("%w: sync: %d pushes in a row lost to others", store.ErrBusy, syncAttempts),
 		"others are syncing the same project right now; run agentmail sync again")
+}
+
+// pull fetches the project slug's branch from remote and merges it into
+// the one here, a lock the remote holds winning over another holding of it
+// here (see keepRemoteLocks). It returns the remote's commit, "" when it
+// has none.
+func pull(ctx context.Context, st *store.Store, slug, remote string) (string, error) {
+	theirs, err := st.Archive().Fetch(remote, slug)
+	if err != nil || theirs == "" {
+		return theirs, err
+	}
+	if _, _, err := st.MergeProject(ctx, slug, theirs); err != nil {
+		return "", err
+	}
+	return theirs, keepRemoteLocks(ctx, st, slug, theirs)
 }
 
 // syncStatus fills in resp from what the archive knows, without the

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -200,12 +201,16 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	if len(problems) > 0 {
 		return problems, nil // comparing with a damaged index or archive would only fail
 	}
+	findings, err := s.mergeFindings()
+	if err != nil {
+		return nil, err
+	}
+	problems = append(problems, findings...)
 	compare := func() error {
 		p, err := s.compareRebuilt(ctx)
 		problems = append(problems, p...)
 		return err
 	}
-	var err error
 	if s.readOnly {
 		// Its user cannot take the lock: a write by the owner during the
 		// comparison may show as a difference.
@@ -217,6 +222,25 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 		return append(problems, damagedProblem(err)), nil
 	}
 	return problems, err
+}
+
+// mergeFindings reports, for each project, the files whose two versions
+// a merge with another machine settled by keeping one (see
+// archive.Resolve): the other version is kept in the merge's parents.
+func (s *Store) mergeFindings() ([]string, error) {
+	st, err := s.arc.State()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, slug := range slices.Sorted(maps.Keys(st)) {
+		f, err := s.arc.MergeFindings(slug)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f...)
+	}
+	return out, nil
 }
 
 // checkIndexPages runs SQLite's quick_check, which reads every page of the

@@ -565,15 +565,12 @@ func (t *Tx) OnAbort(fn func()) { t.aborted = append(t.aborted, fn) }
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	var t *Tx
 	err := s.withLock(func() error {
-		if err := s.catchUp(ctx); err != nil {
+		var err error
+		if t, err = s.begin(ctx); err != nil {
 			return err
 		}
-		sqlTx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
+		sqlTx := t.sql
 		defer sqlTx.Rollback()
-		t = &Tx{sql: sqlTx, now: s.Now()}
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -602,6 +599,19 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
+// begin catches the index up with the archive and begins the transaction
+// of an update. The caller holds the lock, and rolls the transaction back.
+func (s *Store) begin(ctx context.Context) (*Tx, error) {
+	if err := s.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return &Tx{sql: sqlTx, now: s.Now()}, nil
+}
+
 // committed handles err, met while indexing the write of t. Once the
 // archive has the commit, the write is done: an index found damaged then is
 // rebuilt from the archive, which holds the write too, rather than failing
@@ -623,33 +633,37 @@ func (s *Store) shouldPack() bool {
 	return s.arc.Packs() > maxPacks || s.arc.LooseObjects() > packThreshold
 }
 
-func (s *Store) commit(t *Tx) error {
-	parent, err := s.indexHead(t.sql)
-	if err != nil {
-		return fmt.Errorf("read index head: %w", err)
-	}
-	var changes []archive.Change
+// commit returns the archive commit of t's records, made at now: their
+// files, its author and its subject.
+func (t *Tx) commit(now time.Time) (changes []archive.Change, author archive.Author, subject string) {
 	for _, r := range t.recs {
 		for _, f := range r.Files() {
 			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
 		}
 	}
-	author := t.author
-	if author == "" {
-		author = "agentmail"
+	name := t.author
+	if name == "" {
+		name = "agentmail"
 	}
-	subject := t.subject
+	subject = t.subject
 	if subject == "" {
 		subject = fmt.Sprintf("update: %d records", len(t.recs))
 	}
+	return changes, archive.Author{Name: name, Email: strings.ToLower(name) + "@agentmail", When: now}, subject
+}
+
+func (s *Store) commit(t *Tx) error {
+	parent, err := s.indexHead(t.sql)
+	if err != nil {
+		return fmt.Errorf("read index head: %w", err)
+	}
+	changes, author, subject := t.commit(s.Now())
 	cache, err := newObjectCache(t.sql)
 	if err != nil {
 		return err
 	}
 	defer cache.close()
-	res, err := s.arc.CommitProjects(parent, changes, archive.Author{
-		Name: author, Email: strings.ToLower(author) + "@agentmail", When: s.Now(),
-	}, subject, cache)
+	res, err := s.arc.CommitProjects(parent, changes, author, subject, cache)
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
 		// Another git process is at work on the archive; nothing was
 		// written, and the command can run again.
@@ -659,17 +673,23 @@ func (s *Store) commit(t *Tx) error {
 		return err
 	}
 	t.committed, s.wrote = true, true
-	if err := cacheObjects(t.sql, res); err != nil {
+	return s.indexRecords(t.sql, t.recs, res, res.Head)
+}
+
+// indexRecords indexes recs, just committed as res, and records head (the
+// archive's state) as the index's.
+func (s *Store) indexRecords(tx *sql.Tx, recs []record.Record, res archive.Result, head string) error {
+	if err := cacheObjects(tx, res); err != nil {
 		return err
 	}
-	w := newWriter(t.sql)
+	w := newWriter(tx)
 	defer w.close()
-	for _, r := range t.recs {
+	for _, r := range recs {
 		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
 	}
-	return setHead(t.sql, res.Head, w.messages, false)
+	return setHead(tx, head, w.messages, false)
 }
 
 // objectCache serves archive objects from the index's objects table: the

@@ -1113,3 +1113,31 @@ func TestDefaultDirIn(t *testing.T) {
 		}
 	}
 }
+
+// TestPacksStayBoundedAcrossMerges: a commit proposed and then adopted (a
+// grant decided by the push) adds a pack, as a write does; Adopt keeps
+// the count bounded as Update does.
+func TestPacksStayBoundedAcrossMerges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many writes")
+	}
+	ctx := context.Background()
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	for i := 0; i < maxPacks+6; i++ {
+		p, err := s.Propose(ctx, slug, func(tx *Tx) error {
+			tx.Put(&record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0.Add(time.Duration(i) * time.Second)})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Adopt(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.arc.Packs(); n > maxPacks {
+		t.Errorf("%d packs after %d merges, want at most %d", n, maxPacks+6, maxPacks)
+	}
+	runGit(t, s.ArchiveDir(), "fsck", "--strict")
+}

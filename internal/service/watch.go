@@ -1,0 +1,54 @@
+package service
+
+import (
+	"context"
+	"time"
+)
+
+// maxBackoff bounds how far SyncEvery stretches its interval after rounds
+// that failed in a row: a remote that comes back is picked up within
+// maxBackoff intervals.
+const maxBackoff = 16
+
+// SyncEvery syncs the scope's project with its remote (as Sync does, with
+// the remote req names) every interval until ctx is done, then returns
+// ctx's error. After each round it calls report with the round's document
+// or its error. A round that fails does not stop the loop: the wait before
+// the next doubles with each failure in a row, up to maxBackoff intervals,
+// and is back to interval after a round that succeeds.
+//
+// Each round is one call of Sync on s, so s must serve no other call
+// meanwhile (a server gives SyncEvery a Service of its own, as it does for
+// any call that blocks).
+func (s *Service) SyncEvery(ctx context.Context, sc Scope, req SyncRequest, interval time.Duration, report func(SyncResponse, error)) error {
+	if interval <= 0 {
+		return Usagef("agentmail sync --watch [--interval 5s]", "the interval must be positive, not %s", interval)
+	}
+	req.Status = false
+	wait := interval
+	for {
+		resp, err := s.Sync(ctx, sc, req)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err() // interrupted: not the round's failure
+		}
+		report(resp, err)
+		req.Remote = "" // remembered by the first round
+		wait = nextWait(wait, interval, err != nil)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// nextWait is the wait before SyncEvery's next round, after a wait of
+// wait and a round that failed or not.
+func nextWait(wait, interval time.Duration, failed bool) time.Duration {
+	if !failed {
+		return interval
+	}
+	return min(2*wait, maxBackoff*interval)
+}
