@@ -71,7 +71,7 @@ func (m *Mailbox) SetPolicy(ctx context.Context, policy string) (Agent, error) {
 		return Agent{}, err
 	}
 	var out Agent
-	err = m.st.Update(ctx, func(tx *store.Tx) error {
+	err = m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		me, err := m.actor(ctx, tx)
 		if err != nil {
 			return err
@@ -109,7 +109,7 @@ type Contact = record.Contact
 // RequestContact asks agent to for permission to write to it.
 func (m *Mailbox) RequestContact(ctx context.Context, to, reason string) (Contact, error) {
 	var out Contact
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		me, err := m.actor(ctx, tx)
 		if err != nil {
 			return err
@@ -146,7 +146,7 @@ func (m *Mailbox) RequestContact(ctx context.Context, to, reason string) (Contac
 // agent. An approval lasts ContactTTL.
 func (m *Mailbox) DecideContact(ctx context.Context, from string, approve bool) (Contact, error) {
 	var out Contact
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		me, err := m.actor(ctx, tx)
 		if err != nil {
 			return err

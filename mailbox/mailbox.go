@@ -93,7 +93,7 @@ func (m *Mailbox) Known() bool { return m.pid != 0 }
 // as its first write would: the commit guard then knows the store serves
 // it.
 func (m *Mailbox) EnsureProject(ctx context.Context) error {
-	return m.st.Update(ctx, func(tx *store.Tx) error {
+	return m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		if err := m.ensureProject(ctx, tx); err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 		}
 	}
 	var out Agent
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		if err := m.ensureProject(ctx, tx); err != nil {
 			return err
 		}
@@ -317,7 +317,7 @@ func (m *Mailbox) ensureProject(ctx context.Context, tx *store.Tx) error {
 // of broadcasts), or, with retired false, brings it back.
 func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent, error) {
 	var out Agent
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		if m.agent != "" {
 			if _, err := m.actor(ctx, tx); err != nil {
 				return err

@@ -21,7 +21,7 @@ func (m *Mailbox) PublishPresence(ctx context.Context, every time.Duration) (int
 		return 0, nil
 	}
 	var published []string
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		due, err := m.duePresence(ctx, tx, every)
 		if err != nil {
 			return err

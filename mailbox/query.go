@@ -213,16 +213,14 @@ func (m *Mailbox) Messages(ctx context.Context, viewer string, ids []string) ([]
 	if err != nil {
 		return nil, err
 	}
-	return m.list(ctx, m.st.Index(), viewer, messagesQuery, string(list), viewer, m.pid)
+	return m.list(ctx, m.st.Index(), viewer, messagesByID, string(list), viewer, m.pid)
 }
 
-// messagesQuery selects the messages of a JSON list of ids, in its order;
-// its placeholders are the list, the viewer and the project id. CROSS JOIN
-// makes SQLite loop over the list and look each message up by id: left to
-// choose, it walks every message of the project and looks each one up in
-// the list (measured: 280 ms for a page of search hits at 100,000 messages,
-// against well under 1 ms).
-const messagesQuery = `SELECT ` + messageColumns + ` FROM json_each(?) j
+// messagesByID selects the messages whose ids a JSON array lists, in its
+// order. CROSS JOIN keeps SQLite's planner from its own choice, which was
+// to scan every message of the project and look each up in the list (some
+// 60 ms at 100,000 messages, for the five ids of a search's results).
+const messagesByID = `SELECT ` + messageColumns + ` FROM json_each(?) j
 	CROSS JOIN messages m ON m.id = j.value
 	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
 	WHERE m.project_id = ? ORDER BY j.key`

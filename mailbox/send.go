@@ -111,7 +111,7 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 		}
 	}
 	var out []Message
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		from := Agent{Name: HumanSender}
 		if !slices.ContainsFunc(drafts, func(d Draft) bool { return d.AsHuman }) {
 			var err error
@@ -284,7 +284,7 @@ type ReplyDraft struct {
 // HANDOFF is often just "on it".
 func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, error) {
 	var out Message
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		me, err := m.actor(ctx, tx)
 		if err != nil {
 			return err
@@ -337,7 +337,7 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 // they are afterwards.
 func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Message, error) {
 	var out []Message
-	err := m.st.Update(ctx, func(tx *store.Tx) error {
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		me, err := m.actor(ctx, tx)
 		if err != nil {
 			return err

@@ -56,34 +56,6 @@ func TestRelatedPlan(t *testing.T) {
 	}
 }
 
-// TestMessagesPlan pins how a list of ids (a page of search hits) is
-// shown: each message looked up by its id, never a walk over every
-// message of the project.
-func TestMessagesPlan(t *testing.T) {
-	f := newFixture(t, "GreenCastle", "BlueLake")
-	mb := f.as("GreenCastle")
-	var ids []string
-	for range 3 {
-		ids = append(ids, f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "s", Body: "b"}).ID)
-	}
-	got := queryPlan(t, f, messagesQuery, `["`+ids[2]+`","`+ids[0]+`"]`, "BlueLake", mb.pid)
-	if !strings.Contains(got, "INDEX messages_project (project_id=? AND id=?)") {
-		t.Errorf("the plan does not look messages up by id:\n%s", got)
-	}
-	for _, step := range strings.Split(got, "\n") {
-		if strings.HasPrefix(step, "SCAN ") && !strings.HasPrefix(step, "SCAN j ") {
-			t.Errorf("the plan scans: %s\n%s", step, got)
-		}
-	}
-	msgs, err := mb.Messages(context.Background(), "BlueLake", []string{ids[2], "01ZZZZZZZZZZZZZZZZZZZZZZZZ", ids[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(msgs) != 2 || msgs[0].ID != ids[2] || msgs[1].ID != ids[0] {
-		t.Errorf("Messages(%s, unknown, %s) = %+v", ids[2], ids[0], msgs)
-	}
-}
-
 // queryPlan returns SQLite's plan for query, one step a line.
 func queryPlan(t *testing.T, f *fixture, query string, args ...any) string {
 	t.Helper()

@@ -21,7 +21,7 @@ type Remote interface {
 // returns how many it confirmed.
 func (s *Service) Confirm(ctx context.Context, remote Remote) (int, error) {
 	n := 0
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		n = 0
 		sc, err := s.scope(ctx, tx)
 		if err != nil || sc.pid == 0 {

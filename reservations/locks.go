@@ -234,7 +234,7 @@ func SameHolding(a, b Lock) bool {
 // was taken before it: if the lock here is still mine, it becomes first
 // again, so that a merge keeps first.
 func (s *Service) Yield(ctx context.Context, mine, first Lock) error {
-	return s.st.Update(ctx, func(tx *store.Tx) error {
+	return s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err

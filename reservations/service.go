@@ -73,19 +73,19 @@ type Service struct {
 	slug    string
 	agent   string
 	isDir   func(rel string) bool
-	grant   Writer // how grants are written; st.Update unless DecideBy said otherwise
+	grant   Writer // how grants are written; st.UpdateProject unless DecideBy said otherwise
 	pushed  bool   // DecideBy set grant: what it writes reaches the remote first
 	offline bool   // renewals and locks are unconfirmed (Offline)
 }
 
-// Writer writes an update as store.Update does: fn decides and queues the
-// records, under the store's lock against an up-to-date index. It may run
+// Writer writes an update as store.UpdateProject does: fn decides and
+// queues the records, under the project's lock against an up-to-date index. It may run
 // fn more than once (each time against a newer index), so fn must start
 // over each time.
 type Writer func(ctx context.Context, fn func(*store.Tx) error) error
 
 // DecideBy makes w write the grants (Reserve, Renew, lock acquisitions)
-// instead of the store's Update: a synced project's grants are decided by
+// instead of the store's UpdateProject: a synced project's grants are decided by
 // the push to its remote. A lease or lock granted offline that such a
 // grant renews is decided by that push too: it is confirmed.
 func (s *Service) DecideBy(w Writer) { s.grant, s.pushed = w, true }
@@ -102,7 +102,9 @@ func (s *Service) Offline() { s.offline = true }
 // registered name). isDir tells whether a repository path is a directory
 // (a literal directory name reserves everything below it); it may be nil.
 func New(st *store.Store, slug, agent string, isDir func(string) bool) *Service {
-	return &Service{st: st, slug: slug, agent: agent, isDir: isDir, grant: st.Update}
+	return &Service{st: st, slug: slug, agent: agent, isDir: isDir, grant: func(ctx context.Context, fn func(*store.Tx) error) error {
+		return st.UpdateProject(ctx, slug, fn)
+	}}
 }
 
 // scope is the index as one operation reads it: a Querier, and the row id
@@ -598,7 +600,7 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 		return Reservation{}, fault.WithHint(fmt.Errorf("%w: a forced release needs a reason", ErrInvalidArgument), "pass --reason, which the holder receives")
 	}
 	var out Reservation
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
@@ -644,7 +646,7 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 func (s *Service) Supersede(ctx context.Context, id, by, reason string) (Reservation, bool, error) {
 	var out Reservation
 	var ended bool
-	err := s.st.Update(ctx, func(tx *store.Tx) error {
+	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err

@@ -11,9 +11,9 @@
 // before the branch may name them, and the branch is synced before Commit
 // returns (see fsys). go-git's storage is used to read only.
 //
-// Callers serialize writers themselves (the store's file lock); the
-// branch's lock file excludes other git processes, and the compare-and-swap
-// is the second line of defence.
+// Callers serialize the writers of each branch themselves (the store's
+// per-project file locks); the branch's lock file excludes other git
+// processes, and the compare-and-swap is the second line of defence.
 //
 // The system git may work on the archive meanwhile. Until the branch names
 // a write's pack, its objects are unreachable; a concurrent git gc keeps
@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/crash"
@@ -53,11 +54,14 @@ var ErrMoved = errors.New("archive branch moved during the write")
 // history".
 var ErrNoHead = errors.New("archive branch not found")
 
-// Archive is an open bare repository.
+// Archive is an open bare repository. Commits on different branches may
+// run at once; the caller serializes those on one branch.
 type Archive struct {
-	dir string
-	st  *filesystem.Storage // reads
-	fs  fsys                // writes
+	dir    string
+	stMu   sync.Mutex          // go-git's storage is not safe for concurrent use
+	st     *filesystem.Storage // reads
+	fs     fsys                // writes
+	recent recentObjects       // the commits and trees this handle wrote last
 }
 
 // Change is one file written by a commit.
@@ -173,7 +177,11 @@ func open(dir string, fs fsys) *Archive {
 }
 
 // Close releases the pack files the archive keeps open.
-func (a *Archive) Close() error { return a.st.Close() }
+func (a *Archive) Close() error {
+	a.stMu.Lock()
+	defer a.stMu.Unlock()
+	return a.st.Close()
+}
 
 // Dir returns the repository directory.
 func (a *Archive) Dir() string { return a.dir }
@@ -220,6 +228,7 @@ func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, 
 	if err := a.setRef(ref, p, plumbing.NewHash(res.Head)); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
+	a.recent.update(res.Written, res.Stale)
 	return res, nil
 }
 

@@ -1009,6 +1009,22 @@ func TestCommitKeepsGitOrder(t *testing.T) {
 	if got["d/a.b"] != blobHash([]byte("new\n")) {
 		t.Errorf("d/a.b = %s, want the replaced content", got["d/a.b"])
 	}
+	// The same files added in one commit, among entries already there:
+	// the new entries go between the old ones in git's order.
+	b := newArchive(t)
+	commit(t, b, "first", "d/a-", "d/a-\n", "d/ab/z", "d/ab/z\n", "d/0", "d/0\n")
+	var kv []string
+	for _, p := range paths {
+		kv = append(kv, p, p+"\n")
+	}
+	commit(t, b, "rest", kv...)
+	commit(t, b, "replace", "d/a.b", "new\n")
+	if err := b.Fsck(); err != nil {
+		t.Fatal(err)
+	}
+	if again := lsTree(t, b.Dir(), "main"); !reflect.DeepEqual(again, got) {
+		t.Errorf("added at once, ls-tree lists %v, want %v", again, got)
+	}
 }
 
 // BenchmarkCommitBusyDay measures one message-like commit into day

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -144,15 +145,26 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 // readObject returns the content of an object from the repository. go-git
 // caches the list of packs, and every write adds one while git may remove
 // some: an object it cannot find or read may be in a pack written since,
-// so it looks again once.
+// so it lists the packs and looks again. A git gc at work may have removed
+// the pack it found before publishing the one that replaces it, so it
+// looks a few times, briefly apart, before giving up.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	a.stMu.Lock()
+	defer a.stMu.Unlock()
 	data, err := a.readObjectOnce(typ, h)
-	if err != nil {
+	for i := 0; err != nil && i < readRetries; i++ {
+		if i > 0 {
+			time.Sleep(time.Duration(i) * 10 * time.Millisecond)
+		}
 		a.st.ObjectStorage.Reindex()
 		data, err = a.readObjectOnce(typ, h)
 	}
 	return data, err
 }
+
+// readRetries is how many times readObject looks again for an object it
+// could not read.
+const readRetries = 5
 
 func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	o, err := a.st.EncodedObject(typ, h)

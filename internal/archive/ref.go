@@ -47,7 +47,9 @@ func (a *Archive) readRef(name string) (string, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
+	a.stMu.Lock()
 	ref, err := a.st.Reference(plumbing.ReferenceName(name))
+	a.stMu.Unlock()
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNoHead, err)
 	}

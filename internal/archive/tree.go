@@ -2,10 +2,13 @@ package archive
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"errors"
 	"fmt"
 	"io"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -91,8 +94,12 @@ func (w *treeWriter) blob(data []byte) (plumbing.Hash, error) {
 	})
 }
 
-// read returns a raw object from the cache or the repository.
+// read returns a raw object from the archive's recent objects, the cache
+// or the repository.
 func (w *treeWriter) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if data, ok := w.a.recent.get(h.String()); ok {
+		return data, nil
+	}
 	if w.cache != nil {
 		if data, ok := w.cache.Object(h.String()); ok {
 			return data, nil
@@ -103,66 +110,133 @@ func (w *treeWriter) read(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, err
 
 // apply writes the tree base (zero for a new directory) with the changes
 // in d and returns the new tree's hash. Only the trees on changed paths
-// are read and written.
+// are read and written, and each is edited as encoded: the entries d
+// leaves alone are copied as they are, so that adding a file to a
+// directory of thousands costs a copy, not a decoding and an encoding of
+// every entry.
 func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, error) {
-	var old object.Tree
-	size := 0 // of the encoded tree, a guess
+	var old []rawEntry
+	var data []byte
 	if !base.IsZero() {
-		data, err := w.read(plumbing.TreeObject, base)
-		if err == nil {
-			err = old.Decode(&rawObject{typ: plumbing.TreeObject, data: data})
+		var err error
+		if data, err = w.read(plumbing.TreeObject, base); err == nil {
+			old, err = parseTree(data)
 		}
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
 		}
 		w.stale = append(w.stale, base.String())
-		size = len(data)
 	}
-	kept := make([]object.TreeEntry, 0, len(old.Entries))
 	subBase := map[string]plumbing.Hash{}
-	for _, e := range old.Entries {
-		_, isFile := d.files[e.Name]
-		_, isDir := d.dirs[e.Name]
-		if isDir && e.Mode == filemode.Dir {
-			subBase[e.Name] = e.Hash
-		}
-		if !isFile && !isDir {
-			kept = append(kept, e)
+	for _, e := range old {
+		if _, isDir := d.dirs[string(e.name)]; isDir && e.dir {
+			subBase[string(e.name)] = plumbing.Hash(data[e.end-20 : e.end])
 		}
 	}
-	added := make([]object.TreeEntry, 0, len(d.files)+len(d.dirs))
-	for name, data := range d.files {
-		h, err := w.blob(data)
+	added := make([]newEntry, 0, len(d.files)+len(d.dirs))
+	for name, content := range d.files {
+		h, err := w.blob(content)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		added = append(added, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h})
-		size += len("100644 \x00") + len(name) + len(h)
+		added = append(added, newEntry{key: name, encoded: encodeEntry(filemode.Regular, name, h)})
 	}
 	for name, sub := range d.dirs {
 		h, err := w.apply(subBase[name], sub)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		added = append(added, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
-		size += len("40000 \x00") + len(name) + len(h)
+		added = append(added, newEntry{key: name + "/", encoded: encodeEntry(filemode.Dir, name, h)})
 	}
-	sort.Sort(object.TreeEntrySorter(added))
-	t := object.Tree{Entries: mergeEntries(kept, added)}
-	return w.object(plumbing.TreeObject, size, t.Encode)
+	sort.Slice(added, func(i, j int) bool { return added[i].key < added[j].key })
+	size := len(data)
+	for _, e := range added {
+		size += len(e.encoded)
+	}
+	out := make([]byte, 0, size)
+	for _, e := range old {
+		_, isFile := d.files[string(e.name)]
+		_, isDir := d.dirs[string(e.name)]
+		if isFile || isDir {
+			continue // replaced
+		}
+		for len(added) > 0 && compareKey(e, added[0].key) > 0 {
+			out, added = append(out, added[0].encoded...), added[1:]
+		}
+		out = append(out, data[e.start:e.end]...)
+	}
+	for _, e := range added {
+		out = append(out, e.encoded...)
+	}
+	return w.object(plumbing.TreeObject, 0, func(o plumbing.EncodedObject) error {
+		o.(*rawObject).data = out
+		return nil
+	})
 }
 
-// mergeEntries merges two lists of tree entries in git's order into one.
-func mergeEntries(a, b []object.TreeEntry) []object.TreeEntry {
-	out := make([]object.TreeEntry, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if sortName(b[0]) < sortName(a[0]) {
-			out, b = append(out, b[0]), b[1:]
-		} else {
-			out, a = append(out, a[0]), a[1:]
+// rawEntry is an entry of an encoded tree, "<mode> <name>\x00<hash>",
+// found where it lies in the tree's data.
+type rawEntry struct {
+	name       []byte
+	dir        bool
+	start, end int // the entry's bytes in the tree's data
+}
+
+// parseTree finds the entries of the encoded tree data.
+func parseTree(data []byte) ([]rawEntry, error) {
+	entries := make([]rawEntry, 0, len(data)/64)
+	for i := 0; i < len(data); {
+		sp := bytes.IndexByte(data[i:], ' ')
+		if sp < 0 {
+			return nil, errors.New("tree entry without a mode")
+		}
+		nul := bytes.IndexByte(data[i+sp:], 0)
+		if nul < 0 {
+			return nil, errors.New("tree entry without a name")
+		}
+		end := i + sp + nul + 1 + 20
+		if end > len(data) {
+			return nil, errors.New("tree cut short")
+		}
+		mode := data[i : i+sp]
+		entries = append(entries, rawEntry{name: data[i+sp+1 : i+sp+nul], dir: string(mode) == "40000", start: i, end: end})
+		i = end
+	}
+	return entries, nil
+}
+
+// newEntry is an entry apply adds, encoded, with the key git sorts it by.
+type newEntry struct {
+	key     string // see sortName
+	encoded []byte
+}
+
+// encodeEntry encodes a tree entry as git does.
+func encodeEntry(mode filemode.FileMode, name string, h plumbing.Hash) []byte {
+	m := strconv.FormatUint(uint64(mode), 8)
+	b := make([]byte, 0, len(m)+len(name)+2+len(h))
+	b = append(append(append(b, m...), ' '), name...)
+	b = append(b, 0)
+	return append(b, h[:]...)
+}
+
+// compareKey compares the key git sorts the entry e by (see sortName)
+// with key.
+func compareKey(e rawEntry, key string) int {
+	n := len(e.name)
+	if e.dir {
+		n++
+	}
+	for i := 0; i < n && i < len(key); i++ {
+		c := byte('/')
+		if i < len(e.name) {
+			c = e.name[i]
+		}
+		if c != key[i] {
+			return int(c) - int(key[i])
 		}
 	}
-	return append(append(out, a...), b...)
+	return n - len(key)
 }
 
 // sortName is the name git sorts a tree entry by: a directory's as if it
@@ -185,9 +259,31 @@ type rawObject struct {
 
 func (o *rawObject) Hash() plumbing.Hash {
 	if o.hash.IsZero() {
-		o.hash = plumbing.ComputeHash(o.typ, o.data)
+		o.hash = hashObject(o.typ, o.data)
 	}
 	return o.hash
+}
+
+// hashObject returns the name git gives an object of type typ holding
+// data. Blobs, whose content comes from users, are hashed as go-git hashes
+// them, with SHA-1 collision detection (git's own SHA1DC); trees and
+// commits, which agentmail writes itself (names of a restricted alphabet,
+// hashes, dates), with the standard library's SHA-1, several times faster
+// on the day's trees a write rewrites. The two agree on every input that
+// is not a collision attack.
+func hashObject(typ plumbing.ObjectType, data []byte) plumbing.Hash {
+	if typ == plumbing.BlobObject {
+		return plumbing.ComputeHash(typ, data)
+	}
+	h := sha1.New()
+	h.Write(typ.Bytes())
+	h.Write([]byte{' '})
+	h.Write(strconv.AppendInt(nil, int64(len(data)), 10))
+	h.Write([]byte{0})
+	h.Write(data)
+	var sum plumbing.Hash
+	copy(sum[:], h.Sum(nil))
+	return sum
 }
 
 func (o *rawObject) Type() plumbing.ObjectType     { return o.typ }

@@ -1,5 +1,6 @@
-// Package flock provides an exclusive, process-wide advisory file lock with
-// a timeout. The kernel releases it when the process dies, so a killed
+// Package flock provides advisory file locks, exclusive or shared, with a
+// timeout. Each Lock opens the file anew, so two goroutines of one process
+// exclude each other as two processes do. The kernel releases it when the process dies, so a killed
 // writer never wedges the store.
 package flock
 
@@ -22,20 +23,50 @@ type Lock struct {
 // Acquire takes the exclusive lock on path, creating the file if needed, and
 // waits up to wait for another holder to let go.
 func Acquire(path string, wait time.Duration) (*Lock, error) {
+	return acquire(path, wait, syscall.LOCK_EX)
+}
+
+// AcquireShared takes a shared lock on path, which any number of holders
+// may have at once, but none while another holds the exclusive lock;
+// it waits as Acquire does.
+func AcquireShared(path string, wait time.Duration) (*Lock, error) {
+	return acquire(path, wait, syscall.LOCK_SH)
+}
+
+// TryAcquire takes the exclusive lock on path (shared, if shared) if it is
+// free now; it returns nil and no error if it is not.
+func TryAcquire(path string, shared bool) (*Lock, error) {
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
-		return &Lock{f: f}, nil
-	} else if !errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil
+		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
+func acquire(path string, wait time.Duration, how int) (*Lock, error) {
+	l, err := TryAcquire(path, how == syscall.LOCK_SH)
+	if l != nil || err != nil {
+		return l, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
 	}
 	// Block in the kernel so that waiters are woken the moment the holder
 	// lets go; a goroutine keeps the wait bounded.
 	done := make(chan error, 1)
-	go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
+	go func() { done <- syscall.Flock(int(f.Fd()), how) }()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

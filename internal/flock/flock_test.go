@@ -165,3 +165,38 @@ func TestAcquireBadPath(t *testing.T) {
 		t.Errorf("Acquire in a missing directory: %v", err)
 	}
 }
+
+// TestSharedAndTry: shared holders coexist and keep out the exclusive
+// lock; TryAcquire reports a busy lock at once, without an error.
+func TestSharedAndTry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	a, err := AcquireShared(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := AcquireShared(path, time.Second)
+	if err != nil {
+		t.Fatalf("second shared holder: %v", err)
+	}
+	if l, err := TryAcquire(path, false); l != nil || err != nil {
+		t.Fatalf("TryAcquire exclusive under shared holders = %v, %v; want nil, nil", l, err)
+	}
+	if _, err := Acquire(path, 50*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("Acquire under shared holders: %v, want ErrTimeout", err)
+	}
+	a.Release()
+	b.Release()
+	ex, err := TryAcquire(path, false)
+	if ex == nil || err != nil {
+		t.Fatalf("TryAcquire of a free lock = %v, %v", ex, err)
+	}
+	if l, err := TryAcquire(path, true); l != nil || err != nil {
+		t.Fatalf("TryAcquire shared under the exclusive holder = %v, %v; want nil, nil", l, err)
+	}
+	ex.Release()
+	if l, err := TryAcquire(path, true); l == nil || err != nil {
+		t.Fatalf("TryAcquire shared of a free lock = %v, %v", l, err)
+	} else {
+		l.Release()
+	}
+}

@@ -13,10 +13,10 @@ import (
 // call is one tool call's view of the server: it resolves the project and
 // the acting agent of the call, and remembers the agent, which the session
 // takes on when the call succeeds and the session has none yet. Its methods
-// need the server's lock.
+// run inside Server.do.
 type call struct {
 	s     *Server
-	svc   *service.Service // the service the call runs on, alone
+	svc   *service.Service // the service the call runs on
 	agent string           // the agent the call acted as
 }
 

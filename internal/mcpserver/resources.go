@@ -40,7 +40,8 @@ func (s *Server) addResources() {
 	}
 }
 
-// resourceHandler reads a resource of kind k, holding the server's lock.
+// resourceHandler reads a resource of kind k, on the server's service (see
+// Server.do).
 func (s *Server) resourceHandler(k resourceKind) mcp.ResourceHandler {
 	prefix := "resource://" + k.name
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -58,7 +59,7 @@ func (s *Server) resourceHandler(k resourceKind) mcp.ResourceHandler {
 			return nil, resourceError(uri, service.Usagef("percent-encode the path", "cannot read %s: %v", uri, err))
 		}
 		var doc any
-		err = s.locked(func(svc *service.Service) (err error) {
+		err = s.do(func(svc *service.Service) (err error) {
 			c := &call{s: s, svc: svc}
 			if doc, err = k.read(ctx, c, path, q); err == nil {
 				s.bind(c.agent)

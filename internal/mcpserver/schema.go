@@ -57,14 +57,15 @@ type tool struct {
 	readOnly   bool // changes nothing
 }
 
-// addTool registers a tool whose handler runs holding the server's lock.
+// addTool registers a tool whose handler runs on the server's service (see
+// Server.do).
 // The handler's document is the structured content, text renders it for
 // the model; an error becomes a tool error carrying its JSON document, and
 // the agent a successful call acted as becomes the session's when it has
 // none.
 func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, c *call, in In) (Out, error)) {
 	register(s, t, text, func(ctx context.Context, req *mcp.CallToolRequest, in In) (out Out, err error) {
-		err = s.locked(func(svc *service.Service) error {
+		err = s.do(func(svc *service.Service) error {
 			c := &call{s: s, svc: svc}
 			if out, err = h(ctx, c, in); err == nil {
 				s.bind(c.agent)
@@ -75,7 +76,7 @@ func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx c
 	})
 }
 
-// register registers a tool whose handler takes the server's lock itself,
+// register registers a tool whose handler calls Server.do (or unlocked) itself,
 // if at all.
 //
 // It does what the SDK's typed mcp.AddTool does, but for the output: the

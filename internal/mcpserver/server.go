@@ -53,11 +53,15 @@ type Config struct {
 type Server struct {
 	cfg  Config
 	mcp  *mcp.Server
-	gate *service.Gate // serializes the calls: the store does not yet serve several goroutines at once
+	gate *service.Gate // the store's service, shared with other servers or not
 	own  bool          // the server made gate, and closes it
 
 	boundMu sync.Mutex
 	bound   string // the agent the session took on, when cfg.Agent is ""
+
+	// binding serializes the calls of a session that has no agent yet
+	// (see do).
+	binding sync.Mutex
 
 	// progressEvery is how often a client that asked for progress hears
 	// from a call that blocks.
@@ -105,21 +109,34 @@ func (s *Server) Close() error {
 	return s.gate.Close()
 }
 
-// locked runs fn alone on the gate's service.
-func (s *Server) locked(fn func(*service.Service) error) error {
+// do runs fn on the gate's service. Calls run concurrently once the
+// session has an agent (or needs none); before, one at a time, so that
+// the first to name an agent binds it before the next is checked against
+// it (fn binds it).
+func (s *Server) do(fn func(*service.Service) error) error {
+	if s.unbound() {
+		s.binding.Lock()
+		defer s.binding.Unlock()
+	}
 	return s.gate.Do(fn)
 }
 
-// unlocked runs a call that may block for long: its scope is resolved
-// holding the lock, op runs on a service of its own without it (other
-// calls go on meanwhile), and the session takes on the agent the call acted
-// as once op succeeded. While op runs, a client that asked for progress
-// hears of it every progressEvery, so that it does not give up on the
-// call.
+// unbound reports whether a call may still bind the session to an agent.
+// Once false it stays so: an agent once bound stays.
+func (s *Server) unbound() bool {
+	return !s.cfg.Overseer && s.sessionAgent() == ""
+}
+
+// unlocked runs a call that may block for long: its scope is resolved as
+// do resolves it, then op runs without holding up the calls of a session
+// still to bind (other calls go on meanwhile), and the session takes on
+// the agent the call acted as once op succeeded. While op runs, a client
+// that asked for progress hears of it every progressEvery, so that it does
+// not give up on the call.
 func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, prep func(*call) (service.Scope, error), op func(*service.Service, service.Scope) error) error {
 	c := &call{s: s}
 	var sc service.Scope
-	if err := s.locked(func(svc *service.Service) (err error) {
+	if err := s.do(func(svc *service.Service) (err error) {
 		c.svc = svc
 		sc, err = prep(c)
 		return err

@@ -299,6 +299,17 @@ func slugUnits(s string) []string {
 	}
 	for _, r := range norm.NFC.String(s) {
 		r = unicode.ToLower(r)
+		if r < utf8.RuneSelf {
+			// ASCII, most subjects: what asciiLetters and the cases
+			// below make of it, without decomposing it.
+			flush()
+			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+				units = append(units, string(r))
+			} else {
+				units = append(units, "")
+			}
+			continue
+		}
 		if ascii, ok := asciiLetters(r); ok {
 			flush()
 			units = append(units, ascii...)

@@ -6,9 +6,8 @@
 // over streamable HTTP): the web UI under /mail/, the JSON API under
 // /api/, MCP under /mcp/.
 //
-// One Server serves one store. Its handlers share one service.Gate, the
-// one place where calls on the store are serialized while the store does
-// not serve several goroutines at once.
+// One Server serves one store. Its handlers share one service.Gate, whose
+// Service serves them all at once.
 package server
 
 import (

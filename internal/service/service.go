@@ -45,9 +45,9 @@ type Config struct {
 }
 
 // Service is agentmail's operations on one store. It opens the store
-// once, for whichever call needs it first; the store itself does not yet
-// serve calls from several goroutines at once (its notes and its record
-// of writes are unguarded), so a server must serialize them for now.
+// once, for whichever call needs it first. It is safe for concurrent use:
+// reads run in parallel, and writes to one project one at a time (see
+// store.Store); Config.Note may be called from several goroutines.
 type Service struct {
 	cfg Config
 

@@ -49,7 +49,7 @@ func (s *Store) rebuildDamaged(ctx context.Context, cause error) error {
 	if _, err := s.rebuild(ctx, nil); err != nil {
 		return err
 	}
-	s.notes = append(s.notes, fmt.Sprintf("the index was unreadable (%v); rebuilt it from the archive", rootCause(cause)))
+	s.note(fmt.Sprintf("the index was unreadable (%v); rebuilt it from the archive", rootCause(cause)))
 	return nil
 }
 

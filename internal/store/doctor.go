@@ -37,7 +37,7 @@ func (s *Store) ReindexWithProgress(ctx context.Context, progress func(done, tot
 		n, err := s.rebuild(ctx, progress)
 		if err != nil && isCorrupt(err) {
 			if err = s.replaceIndex(); err == nil {
-				s.notes = append(s.notes, "the index was damaged; replaced it with a new one")
+				s.note("the index was damaged; replaced it with a new one")
 				n, err = s.rebuild(ctx, progress)
 			}
 		}
@@ -58,7 +58,7 @@ func (s *Store) rebuild(ctx context.Context, progress func(done, total int)) (in
 	var indexed func(int)
 	if progress != nil {
 		var total int // an estimate; a damaged index gives none
-		if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'messages'`).Scan(&total); err != nil {
+		if err := s.writer().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'messages'`).Scan(&total); err != nil {
 			total = 0
 		}
 		indexed = func(done int) {
@@ -68,7 +68,7 @@ func (s *Store) rebuild(ctx context.Context, progress func(done, total int)) (in
 			progress(done, total)
 		}
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.writer().BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -81,8 +81,14 @@ func (s *Store) rebuild(ctx context.Context, progress func(done, total int)) (in
 }
 
 // replaceIndex throws the index file away and starts a new, empty one.
+// The caller holds the store lock exclusively.
 func (s *Store) replaceIndex() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.db.Close()
+	if s.rdb != s.db {
+		s.rdb.Close()
+	}
 	path := filepath.Join(s.dir, "index.db")
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if err := os.Remove(path + suffix); err != nil && !os.IsNotExist(err) {
@@ -93,7 +99,12 @@ func (s *Store) replaceIndex() error {
 	if err != nil {
 		return err
 	}
-	s.db = db
+	rdb, err := openReaders(path)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	s.db, s.rdb = db, rdb
 	return nil
 }
 
@@ -137,11 +148,11 @@ func comparedColumns(ctx context.Context, q Querier, db string, t Table) (string
 func (s *Store) Contents(ctx context.Context) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, t := range s.proj.derived() {
-		cols, err := comparedColumns(ctx, s.Index(), "main", t)
+		cols, err := comparedColumns(ctx, index{w: s.writer(), r: s.writer()}, "main", t)
 		if err != nil {
 			return nil, err
 		}
-		rows, err := s.db.QueryContext(ctx, "SELECT "+cols+" FROM main."+t.Name)
+		rows, err := s.writer().QueryContext(ctx, "SELECT "+cols+" FROM main."+t.Name)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", t.Name, err)
 		}
@@ -246,7 +257,7 @@ func (s *Store) mergeFindings() ([]string, error) {
 // checkIndexPages runs SQLite's quick_check, which reads every page of the
 // index, and reports what it finds.
 func (s *Store) checkIndexPages(ctx context.Context) []string {
-	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(10)`)
+	rows, err := s.writer().QueryContext(ctx, `PRAGMA quick_check(10)`)
 	if err != nil {
 		return []string{damagedProblem(err)}
 	}
@@ -281,7 +292,7 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if idx, err := s.indexHead(s.db); err != nil {
+	if idx, err := s.indexHead(s.writer()); err != nil {
 		return nil, err
 	} else if idx != head {
 		who := "any command"
@@ -305,34 +316,34 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.ingest(tx, "", head, nil); err != nil {
+	if _, err := s.ingest(tx, "", head, head, nil); err != nil {
 		tx.Rollback()
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	if _, err := s.db.ExecContext(ctx, `ATTACH DATABASE ? AS rebuilt`, path); err != nil {
+	if _, err := s.writer().ExecContext(ctx, `ATTACH DATABASE ? AS rebuilt`, path); err != nil {
 		return nil, err
 	}
-	defer s.db.ExecContext(ctx, `DETACH DATABASE rebuilt`)
+	defer s.writer().ExecContext(ctx, `DETACH DATABASE rebuilt`)
 	var problems []string
 	for _, t := range s.proj.derived() {
-		liveCols, err := comparedColumns(ctx, s.Index(), "main", t)
+		liveCols, err := comparedColumns(ctx, index{w: s.writer(), r: s.writer()}, "main", t)
 		if err != nil {
 			return nil, err
 		}
-		rebuiltCols, err := comparedColumns(ctx, s.Index(), "rebuilt", t)
+		rebuiltCols, err := comparedColumns(ctx, index{w: s.writer(), r: s.writer()}, "rebuilt", t)
 		if err != nil {
 			return nil, err
 		}
 		live := "SELECT " + liveCols + " FROM main." + t.Name
 		rebuilt := "SELECT " + rebuiltCols + " FROM rebuilt." + t.Name
 		var extra, missing int
-		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+live+" EXCEPT "+rebuilt+")").Scan(&extra); err != nil {
+		if err := s.writer().QueryRowContext(ctx, "SELECT count(*) FROM ("+live+" EXCEPT "+rebuilt+")").Scan(&extra); err != nil {
 			return nil, fmt.Errorf("compare %s: %w", t.Name, err)
 		}
-		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+rebuilt+" EXCEPT "+live+")").Scan(&missing); err != nil {
+		if err := s.writer().QueryRowContext(ctx, "SELECT count(*) FROM ("+rebuilt+" EXCEPT "+live+")").Scan(&missing); err != nil {
 			return nil, fmt.Errorf("compare %s: %w", t.Name, err)
 		}
 		if extra+missing > 0 {
@@ -353,8 +364,8 @@ type ArchiveStats struct {
 // GC packs the whole archive into one pack and prunes what is unreachable.
 func (s *Store) GC() (ArchiveStats, error) {
 	var st ArchiveStats
-	err := s.withLock(func() error {
-		if err := s.arc.GC(s.lock.File()); err != nil {
+	err := s.withLockFile(func(hold *os.File) error {
+		if err := s.arc.GC(hold); err != nil {
 			return err
 		}
 		var err error

@@ -43,6 +43,8 @@ func init() {
 	}})
 }
 
+// openDB opens the index's writer: one connection, whose transactions take
+// SQLite's write lock as they begin (_txlock=immediate).
 func openDB(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536&_stmt_cache_size=32"
 	db, err := sql.Open(driverName, dsn)
@@ -50,6 +52,24 @@ func openDB(path string) (*sql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// maxReaders is the number of read connections to the index: queries
+// beyond it wait for one. Each caches up to 16 MB of pages.
+const maxReaders = 4
+
+// openReaders opens the read connections to the index at path, which
+// openIndex has made: WAL lets them read while the writer writes.
+// query_only keeps a statement that would write from running on them.
+func openReaders(path string) (*sql.DB, error) {
+	dsn := "file:" + path + "?_busy_timeout=30000&_query_only=1&_cache_size=-16384&_stmt_cache_size=32"
+	db, err := sql.Open(driverName, dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(maxReaders)
+	db.SetMaxIdleConns(maxReaders)
 	return db, nil
 }
 

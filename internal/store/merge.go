@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,11 +22,11 @@ func (s *Store) ProjectHead(slug string) (string, error) {
 }
 
 // MergeProject merges the commit theirs, fetched from another store, into
-// the project slug's branch by record.Merge's rules, under the lock, and
-// catches the index up across the merge. It returns the branch's commit
-// before and after.
+// the project slug's branch by record.Merge's rules, under the project's
+// lock, and catches the index up across the merge. It returns the branch's
+// commit before and after.
 func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, after string, err error) {
-	err = s.withLock(func() error {
+	err = s.withProject(ctx, slug, func() error {
 		st, err := s.arc.State()
 		if err != nil {
 			return err
@@ -44,13 +46,33 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 				return err
 			}
 		}
-		if err := s.catchUp(ctx); err != nil {
+		return s.catchUpProject(ctx, slug)
+	})
+	if err == nil && s.shouldPack() {
+		s.packIfFree() // a merge adds a pack, as a write does
+	}
+	return before, after, err
+}
+
+// withProject runs fn under the project slug's lock, with the index caught
+// up with the project's branch; under the store lock, with the index
+// caught up as a whole, when it cannot be one project at a time.
+func (s *Store) withProject(ctx context.Context, slug string, fn func() error) error {
+	err := s.withProjectLock(slug, func() error {
+		if err := s.catchUpProject(ctx, slug); err != nil {
 			return err
 		}
-		s.pack() // a merge adds a pack, as a write does
-		return nil
+		return fn()
 	})
-	return before, after, err
+	if errors.Is(err, errStartOver) {
+		err = s.withLock(func() error {
+			if err := s.catchUp(ctx); err != nil {
+				return err
+			}
+			return fn()
+		})
+	}
+	return err
 }
 
 // Archive returns the store's archive, for what needs no lock: fetching
@@ -68,22 +90,22 @@ type Proposal struct {
 	res  archive.Result
 }
 
-// Propose runs fn as Update does, under the lock against an up-to-date
-// index, and writes the commit of the records fn queued, all of project
-// slug, on top of the project's branch, but moves no ref and keeps nothing
-// fn did to the index: the caller publishes the commit (pushes it), then
-// adopts it (Adopt). It returns nil when fn queued nothing. A grant decided
-// this way is never written here before the remote has it, so it never
-// needs to be taken back.
+// Propose runs fn as UpdateProject does, under the project's lock against
+// an up-to-date index, and writes the commit of the records fn queued, all
+// of project slug, on top of the project's branch, but moves no ref and
+// keeps nothing fn did to the index: the caller publishes the commit
+// (pushes it), then adopts it (Adopt). It returns nil when fn queued
+// nothing. A grant decided this way is never written here before the
+// remote has it, so it never needs to be taken back.
 func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (*Proposal, error) {
 	var p *Proposal
-	err := s.withLock(func() error {
-		t, err := s.begin(ctx)
+	err := s.withProject(ctx, slug, func() error {
+		sqlTx, err := s.writer().BeginTx(ctx, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("begin: %w", err)
 		}
-		sqlTx := t.sql
 		defer sqlTx.Rollback()
+		t := &Tx{sql: sqlTx, now: s.Now(), slug: slug}
 		defer func() {
 			for _, undo := range t.aborted {
 				undo() // nothing fn did to the index is kept
@@ -92,14 +114,17 @@ func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (*
 		if err := fn(t); err != nil || len(t.recs) == 0 {
 			return err
 		}
-		changes, author, subject := t.commit(s.Now())
+		d := describe([]*Tx{t})
 		prefix := record.ProjectDir(slug) + "/"
-		for i, c := range changes {
-			rel, ok := strings.CutPrefix(c.Path, prefix)
-			if !ok {
-				return fmt.Errorf("propose: %s is not in project %s", c.Path, slug)
+		var changes []archive.Change
+		for _, r := range t.recs {
+			for _, f := range r.Files() {
+				rel, ok := strings.CutPrefix(f.Path, prefix)
+				if !ok {
+					return fmt.Errorf("propose: %s is not in project %s", f.Path, slug)
+				}
+				changes = append(changes, archive.Change{Path: rel, Data: f.Data})
 			}
-			changes[i].Path = rel
 		}
 		st, err := s.arc.State()
 		if err != nil {
@@ -110,7 +135,7 @@ func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (*
 			return err
 		}
 		defer cache.close()
-		res, err := s.arc.CommitOnto(st[slug], changes, author, subject, cache)
+		res, err := s.arc.CommitOnto(st[slug], changes, d.author(s.Now()), d.message, cache)
 		if err != nil {
 			return err
 		}
@@ -126,12 +151,12 @@ func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (*
 // from the archive); otherwise the commit is merged (MergeProject).
 func (s *Store) Adopt(ctx context.Context, p *Proposal) error {
 	adopted := false
-	err := s.withLock(func() error {
-		t, err := s.begin(ctx)
+	err := s.withProject(ctx, p.slug, func() error {
+		sqlTx, err := s.writer().BeginTx(ctx, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("begin: %w", err)
 		}
-		defer t.sql.Rollback()
+		defer sqlTx.Rollback()
 		st, err := s.arc.State()
 		if err != nil || st[p.slug] != p.Parent {
 			return err // moved meanwhile: merge
@@ -139,17 +164,19 @@ func (s *Store) Adopt(ctx context.Context, p *Proposal) error {
 		if err := s.arc.MoveProject(p.slug, p.Parent, p.Commit); err != nil {
 			return err
 		}
-		st[p.slug] = p.Commit
-		if err := s.indexRecords(t.sql, p.recs, p.res, st.String()); err != nil {
+		s.wrote.Store(true)
+		if err := s.indexRecords(sqlTx, p.slug, p.recs, p.res); err != nil {
 			return err
 		}
-		if err := t.sql.Commit(); err != nil {
+		if err := sqlTx.Commit(); err != nil {
 			return fmt.Errorf("index commit: %w", err)
 		}
 		adopted = true
-		s.pack()
 		return nil
 	})
+	if err == nil && adopted && s.shouldPack() {
+		s.packIfFree()
+	}
 	if err != nil || adopted {
 		return err
 	}
@@ -157,12 +184,29 @@ func (s *Store) Adopt(ctx context.Context, p *Proposal) error {
 	return err
 }
 
-// pack packs the archive past maxPacks packs, as a write does. The caller
-// holds the lock.
-func (s *Store) pack() {
-	if s.shouldPack() {
-		if err := s.arc.Pack(s.lock.File()); err != nil {
-			s.notes = append(s.notes, "could not pack the archive: "+err.Error())
+// indexRecords indexes recs, just committed as res on the project slug's
+// branch, in tx, and records the branch's new commit as the index's.
+func (s *Store) indexRecords(tx *sql.Tx, slug string, recs []record.Record, res archive.Result) error {
+	w := newWriter(tx)
+	defer w.close()
+	for _, r := range recs {
+		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
+			return fmt.Errorf("index: %w", err)
 		}
 	}
+	if s.cached.add(res) {
+		if err := s.cached.flush(tx); err != nil {
+			return err
+		}
+	}
+	idx, err := s.indexHead(tx)
+	if err != nil {
+		return fmt.Errorf("read index head: %w", err)
+	}
+	head, err := archive.ParseState(idx)
+	if err != nil {
+		return fmt.Errorf("read index head: %w", err)
+	}
+	head[slug] = res.Head
+	return setHead(tx, head.String(), w.messages, false)
 }

@@ -48,7 +48,7 @@ func (s *Store) readOnlyError() error {
 func (s *Store) openReadOnly(ctx context.Context) error {
 	db, why := openShared(filepath.Join(s.dir, "index.db"), s.proj)
 	if db != nil {
-		s.db = db
+		s.db, s.rdb = db, db
 		return nil
 	}
 	return s.usePrivate(ctx, nil, why)
@@ -106,11 +106,13 @@ func (s *Store) usePrivate(ctx context.Context, from *sql.DB, why string) error 
 		return fmt.Errorf("private index: %w", err)
 	}
 	s.closeIndex()
-	s.db, s.private = db, tmp
+	s.mu.Lock()
+	s.db, s.rdb, s.private = db, db, tmp
+	s.mu.Unlock()
 	if err := s.catchUp(ctx); err != nil {
 		return err
 	}
-	s.notes = append(s.notes, "you cannot write this store and "+why+"; answered from a private index brought up to date with the archive")
+	s.note("you cannot write this store and " + why + "; answered from a private index brought up to date with the archive")
 	return nil
 }
 
@@ -120,6 +122,11 @@ func (s *Store) closeIndex() error {
 		return nil
 	}
 	err := s.db.Close()
+	if s.rdb != nil && s.rdb != s.db {
+		if rerr := s.rdb.Close(); err == nil {
+			err = rerr
+		}
+	}
 	if s.private != "" {
 		if rerr := os.RemoveAll(s.private); err == nil {
 			err = rerr

@@ -16,6 +16,15 @@
 // also records the new head. A process killed between the two steps, or a
 // power loss, leaves an index behind the archive, which the next command
 // notices and heals; the index itself is not synced.
+//
+// A Store serves any number of goroutines at once. Reads run concurrently
+// on a pool of read connections (SQLite's WAL lets them go on while a
+// write commits). A write to one project (UpdateProject) holds the store's
+// file lock shared and the project's own lock exclusively, so that writes
+// to different projects, in this process or others, do not wait for each
+// other's locks; they meet only in the index's single writer connection,
+// for the moments their SQL transactions take. What spans the store
+// (Update, rebuilds, roll-ups, migration) holds the store lock exclusively.
 package store
 
 import (
@@ -27,10 +36,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
-	"github.com/agentmail/agentmail/internal/crash"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
@@ -83,19 +93,26 @@ type Querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// Store is an open store directory.
+// Store is an open store directory. It is safe for concurrent use.
 type Store struct {
-	lock  *flock.Lock // held during withLock
 	dir   string
 	arc   *archive.Archive
-	db    *sql.DB
 	opts  Options
-	proj  layout // the projections, the store's own first
-	notes []string
-	wrote bool // an Update committed to the archive
+	proj  layout      // the projections, the store's own first
+	wrote atomic.Bool // an update committed to the archive
 
-	readOnly bool   // the user cannot write the store (see readonly.go)
-	private  string // the temporary directory of a read-only store's private index
+	readOnly bool // the user cannot write the store (see readonly.go)
+
+	mu    sync.Mutex
+	db    *sql.DB  // the index's writer: one connection
+	rdb   *sql.DB  // the index's readers
+	notes []string // see Notes
+
+	privateMu sync.Mutex // held while a read-only store switches to its private index
+	private   string     // the temporary directory of a read-only store's private index
+
+	cached cachedObjects          // what the writes of this handle change in the objects table
+	queues map[string]*writeQueue // by project; guarded by mu
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -171,16 +188,22 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return s, nil
 	}
-	db, note, err := openIndex(filepath.Join(dir, "index.db"), s.proj)
+	path := filepath.Join(dir, "index.db")
+	db, note, err := openIndex(path, s.proj)
 	if err != nil {
 		if isReadOnly(err) {
 			return nil, notWritable(dir, err)
 		}
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	s.db = db
+	rdb, err := openReaders(path)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	s.db, s.rdb = db, rdb
 	if note != "" && !fresh {
-		s.notes = append(s.notes, note)
+		s.note(note)
 	}
 	return s, nil
 }
@@ -200,7 +223,7 @@ func (s *Store) migrate(fresh bool) error {
 			return err
 		}
 		if !fresh {
-			s.notes = append(s.notes, fmt.Sprintf("migrated the archive to one branch per project (%d); the old main branch is kept as %s", len(m.Projects), archive.LegacyRef))
+			s.note(fmt.Sprintf("migrated the archive to one branch per project (%d); the old main branch is kept as %s", len(m.Projects), archive.LegacyRef))
 		}
 		return nil
 	})
@@ -215,8 +238,10 @@ func notWritable(dir string, err error) error {
 	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
 }
 
-// Close closes the index and the archive.
+// Close writes what the store's writes changed in the objects table (see
+// cachedObjects), and closes the index and the archive.
 func (s *Store) Close() error {
+	s.flushCached()
 	err := s.closeIndex()
 	if aerr := s.arc.Close(); err == nil {
 		err = aerr
@@ -231,23 +256,40 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) ArchiveDir() string { return s.arc.Dir() }
 
 // Index returns the index for statements outside an update, such as
-// queries. Call Fresh first.
-func (s *Store) Index() Querier { return index{s.db} }
+// queries. Call Fresh first. Queries run on the read connections, other
+// statements on the writer; inside an update, use its Tx.
+func (s *Store) Index() Querier {
+	db, rdb := s.pools()
+	return index{w: db, r: rdb}
+}
 
-// index is the Querier of the whole index: the pool's methods that run
-// statements, and none of those that close it or hand out connections.
-type index struct{ db *sql.DB }
+// pools returns the index's writer and readers.
+func (s *Store) pools() (db, rdb *sql.DB) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.db, s.rdb
+}
+
+// writer returns the index's writer connection pool.
+func (s *Store) writer() *sql.DB {
+	db, _ := s.pools()
+	return db
+}
+
+// index is the Querier of the whole index: the pools' methods that run
+// statements, and none of those that close them or hand out connections.
+type index struct{ w, r *sql.DB }
 
 func (x index) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return x.db.ExecContext(ctx, query, args...)
+	return x.w.ExecContext(ctx, query, args...)
 }
 
 func (x index) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return x.db.QueryContext(ctx, query, args...)
+	return x.r.QueryContext(ctx, query, args...)
 }
 
 func (x index) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return x.db.QueryRowContext(ctx, query, args...)
+	return x.r.QueryRowContext(ctx, query, args...)
 }
 
 // Has reports whether the store was opened with a projection named name.
@@ -270,25 +312,85 @@ func (s *Store) Clock() time.Time { return s.opts.Now().UTC() }
 // Notes returns, once, what the store had to repair on its own since the
 // last call, one line each.
 func (s *Store) Notes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	n := s.notes
 	s.notes = nil
 	return n
 }
 
+// note records a line for Notes.
+func (s *Store) note(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, line)
+}
+
+// withLock runs fn holding the store lock exclusively: no other writer,
+// of any project, in any process, is at work meanwhile.
 func (s *Store) withLock(fn func() error) error {
+	return s.withLockFile(func(*os.File) error { return fn() })
+}
+
+// withLockFile is withLock passing fn the lock's file, for a git command
+// to inherit (see archive.Pack).
+func (s *Store) withLockFile(fn func(hold *os.File) error) error {
 	if s.readOnly {
 		return s.readOnlyError()
 	}
-	l, err := flock.Acquire(filepath.Join(s.dir, "lock"), s.opts.LockWait)
+	l, err := s.acquire(s.lockPath(), false)
 	if err != nil {
-		if errors.Is(err, flock.ErrTimeout) {
-			return fmt.Errorf("%w: %v", ErrBusy, err)
-		}
-		return notWritable(s.dir, err)
+		return err
 	}
 	defer l.Release()
-	s.lock = l
-	defer func() { s.lock = nil }()
+	return fn(l.File())
+}
+
+func (s *Store) lockPath() string { return filepath.Join(s.dir, "lock") }
+
+// projectLockPath is the file of the project slug's write lock.
+func (s *Store) projectLockPath(slug string) string {
+	return filepath.Join(s.dir, "locks", slug)
+}
+
+// acquire takes the lock at path, exclusively unless shared, waiting up
+// to Options.LockWait.
+func (s *Store) acquire(path string, shared bool) (*flock.Lock, error) {
+	take := flock.Acquire
+	if shared {
+		take = flock.AcquireShared
+	}
+	l, err := take(path, s.opts.LockWait)
+	if err != nil {
+		if errors.Is(err, flock.ErrTimeout) {
+			return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+		}
+		return nil, notWritable(s.dir, err)
+	}
+	return l, nil
+}
+
+// withProjectLock runs fn holding the store lock shared and the project
+// slug's lock exclusively: no other writer of that project, and nothing
+// that spans the store, is at work meanwhile; writers of other projects
+// may be.
+func (s *Store) withProjectLock(slug string, fn func() error) error {
+	if s.readOnly {
+		return s.readOnlyError()
+	}
+	if err := os.MkdirAll(filepath.Dir(s.projectLockPath(slug)), 0o755); err != nil {
+		return notWritable(s.dir, err)
+	}
+	shared, err := s.acquire(s.lockPath(), true)
+	if err != nil {
+		return err
+	}
+	defer shared.Release()
+	l, err := s.acquire(s.projectLockPath(slug), false)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
 	return fn()
 }
 
@@ -300,7 +402,8 @@ func (s *Store) Head() (string, error) { return s.archiveHead() }
 // so that every statement fn runs sees the same state of the index however
 // many it takes, while writers go on. fn must use q for every query.
 func (s *Store) Snapshot(ctx context.Context, fn func(q Querier) error) error {
-	conn, err := s.db.Conn(ctx)
+	_, rdb := s.pools()
+	conn, err := rdb.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("read the index: %w", err)
 	}
@@ -320,21 +423,41 @@ func (s *Store) Snapshot(ctx context.Context, fn func(q Querier) error) error {
 }
 
 // Fresh brings the index up to the archive's head. When they already agree
-// it costs two small reads and takes no lock.
+// it costs two small reads and takes no lock; else it catches up each
+// project that is behind under that project's lock, waiting for a writer
+// at work on it to be done.
 func (s *Store) Fresh(ctx context.Context) error {
 	head, err := s.arc.State()
-	if err == nil {
-		if idx, err := s.indexHead(s.db); err == nil && idx == head.String() {
-			return nil
-		}
+	_, rdb := s.pools()
+	idx, ierr := s.indexHead(rdb)
+	if err == nil && ierr == nil && idx == head.String() {
+		return nil
 	}
 	if s.readOnly {
+		s.privateMu.Lock()
+		defer s.privateMu.Unlock()
 		if s.private != "" {
 			return s.catchUp(ctx)
 		}
-		return s.usePrivate(ctx, s.db, "its index is behind the archive")
+		return s.usePrivate(ctx, s.writer(), "its index is behind the archive")
 	}
-	return s.withLock(func() error { return s.catchUp(ctx) })
+	have, perr := archive.ParseState(idx)
+	if err != nil || ierr != nil || perr != nil || idx == "" {
+		return s.withLock(func() error { return s.catchUp(ctx) })
+	}
+	for slug, commit := range head {
+		if have[slug] == commit {
+			continue
+		}
+		err := s.withProjectLock(slug, func() error { return s.catchUpProject(ctx, slug) })
+		if errors.Is(err, errStartOver) {
+			return s.withLock(func() error { return s.catchUp(ctx) })
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type querier interface {
@@ -354,32 +477,39 @@ func (s *Store) indexHead(q querier) (string, error) {
 // retrying briefly: a ref that cannot be read is a concurrent rewrite by a
 // foreign tool, never "empty".
 func (s *Store) archiveHead() (string, error) {
+	st, err := s.archiveState()
+	return st.String(), err
+}
+
+// archiveState is archiveHead as an archive.State.
+func (s *Store) archiveState() (archive.State, error) {
 	var err error
 	for i := 0; i < 20; i++ {
 		var st archive.State
 		if st, err = s.arc.State(); err == nil {
-			return st.String(), nil
+			return st, nil
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+	return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 }
 
 // catchUp ingests the commits between the index's head and the archive's.
-// The caller holds the lock.
+// The caller holds the store lock exclusively.
 func (s *Store) catchUp(ctx context.Context) error {
 	head, err := s.archiveHead()
 	if err != nil {
 		return err
 	}
-	idx, err := s.indexHead(s.db)
+	db := s.writer()
+	idx, err := s.indexHead(db)
 	if err != nil {
 		return fmt.Errorf("read index head: %w", err)
 	}
 	if idx == head {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
 	}
@@ -391,7 +521,7 @@ func (s *Store) catchUp(ctx context.Context) error {
 		}
 		return tx.Commit()
 	}
-	if _, err := s.ingest(tx, idx, head, nil); err != nil {
+	if _, err := s.ingest(tx, idx, head, head, nil); err != nil {
 		// The index's commit may be gone (an archive replaced by hand):
 		// start over from nothing.
 		if _, err := s.ingestAll(tx, head, nil); err != nil {
@@ -401,13 +531,52 @@ func (s *Store) catchUp(ctx context.Context) error {
 	return tx.Commit()
 }
 
+// errStartOver: the index cannot be caught up one project at a time, and
+// must be by catchUp, under the store lock.
+var errStartOver = errors.New("the index must be caught up as a whole")
+
+// catchUpProject ingests the commits between the index's head of the
+// project slug and the archive's. The caller holds the project's lock.
+func (s *Store) catchUpProject(ctx context.Context, slug string) error {
+	st, err := s.archiveState()
+	if err != nil {
+		return err
+	}
+	db := s.writer()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
+	defer tx.Rollback()
+	idx, err := s.indexHead(tx)
+	if err != nil {
+		return fmt.Errorf("read index head: %w", err)
+	}
+	have, err := archive.ParseState(idx)
+	if err != nil || (idx == "" && len(st) > 0) {
+		return errStartOver // a legacy or a new index
+	}
+	if have[slug] == st[slug] {
+		return nil
+	}
+	from, to := archive.State{}, archive.State{slug: st[slug]}
+	if have[slug] != "" {
+		from[slug] = have[slug]
+	}
+	have[slug] = st[slug]
+	if _, err := s.ingest(tx, from.String(), to.String(), have.String(), nil); err != nil {
+		return fmt.Errorf("%w: %v", errStartOver, err)
+	}
+	return tx.Commit()
+}
+
 // ingest applies every record changed between commits from and to, and
-// records to as the index's head; indexed, when not nil, is told the
+// records head as the index's head; indexed, when not nil, is told the
 // number of messages indexed so far after each one. Three goroutines share
 // the work, each feeding the next in order: reading the archive (inflating
 // objects), decoding and preparing records (front matter, plain text, FTS
 // tokens), and the SQL inserts, which must stay on one connection.
-func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, error) {
+func (s *Store) ingest(tx *sql.Tx, from, to, head string, indexed func(int)) (int, error) {
 	type file struct {
 		path string
 		data []byte
@@ -465,7 +634,7 @@ func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, err
 			continue // drain
 		}
 		if it.err != nil {
-			s.notes = append(s.notes, "skipped "+it.err.Error())
+			s.note("skipped " + it.err.Error())
 			continue
 		}
 		before := w.messages
@@ -482,7 +651,7 @@ func (s *Store) ingest(tx *sql.Tx, from, to string, indexed func(int)) (int, err
 	if walkErr != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, walkErr)
 	}
-	if err := setHead(tx, to, w.messages, from == ""); err != nil {
+	if err := setHead(tx, head, w.messages, from == "" && to == head); err != nil {
 		return 0, err
 	}
 	return w.messages, nil
@@ -497,7 +666,7 @@ func (s *Store) ingestAll(tx *sql.Tx, head string, indexed func(int)) (int, erro
 	if err := s.proj.clear(tx); err != nil {
 		return 0, fmt.Errorf("clear the index: %w", err)
 	}
-	n, err := s.ingest(tx, "", head, indexed)
+	n, err := s.ingest(tx, "", head, head, indexed)
 	if err != nil {
 		return 0, err
 	}
@@ -524,6 +693,7 @@ func setHead(tx *sql.Tx, head string, messages int, scratch bool) error {
 // transaction.
 type Tx struct {
 	sql       *sql.Tx
+	slug      string    // the project it writes, "" for any
 	now       time.Time // when the update began, as Store.Now
 	recs      []record.Record
 	author    string
@@ -559,38 +729,9 @@ func (t *Tx) Describe(author, subject string) { t.author, t.subject = author, su
 // project the transaction creates.
 func (t *Tx) OnAbort(fn func()) { t.aborted = append(t.aborted, fn) }
 
-// Update runs fn under the store lock against an up-to-date index, then
-// commits the records fn queued (one archive commit for all of them) and
-// indexes them. If fn returns an error nothing is written.
-func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
-	var t *Tx
-	err := s.withLock(func() error {
-		var err error
-		if t, err = s.begin(ctx); err != nil {
-			return err
-		}
-		sqlTx := t.sql
-		defer sqlTx.Rollback()
-		if err := fn(t); err != nil {
-			return err
-		}
-		if len(t.recs) > 0 {
-			if err := s.commit(t); err != nil {
-				return s.committed(ctx, t, err)
-			}
-		}
-		crash.Point(crash.BeforeIndexCommit)
-		if err := sqlTx.Commit(); err != nil {
-			return s.committed(ctx, t, fmt.Errorf("index commit: %w", err))
-		}
-		crash.Point(crash.AfterIndexCommit)
-		if s.shouldPack() {
-			if err := s.arc.Pack(s.lock.File()); err != nil {
-				s.notes = append(s.notes, "could not pack the archive: "+err.Error())
-			}
-		}
-		return nil
-	})
+// aborted runs the OnAbort functions of t (nil: its function never ran)
+// when err ended an update that wrote nothing, and returns err.
+func (s *Store) aborted(t *Tx, err error) error {
 	if err != nil && t != nil && !t.committed {
 		for _, undo := range t.aborted {
 			undo()
@@ -599,162 +740,43 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
-// begin catches the index up with the archive and begins the transaction
-// of an update. The caller holds the lock, and rolls the transaction back.
-func (s *Store) begin(ctx context.Context) (*Tx, error) {
-	if err := s.catchUp(ctx); err != nil {
-		return nil, err
-	}
-	sqlTx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	return &Tx{sql: sqlTx, now: s.Now()}, nil
-}
-
-// committed handles err, met while indexing the write of t. Once the
-// archive has the commit, the write is done: an index found damaged then is
-// rebuilt from the archive, which holds the write too, rather than failing
-// a command that must not be repeated.
-func (s *Store) committed(ctx context.Context, t *Tx, err error) error {
-	if !t.committed || !IsIndexDamaged(err) {
-		return err
-	}
-	t.sql.Rollback()
-	return s.rebuildDamaged(ctx, err)
-}
-
 // Wrote reports whether an Update of this Store has committed to the
 // archive: a command that did cannot simply be run again.
-func (s *Store) Wrote() bool { return s.wrote }
+func (s *Store) Wrote() bool { return s.wrote.Load() }
 
 // shouldPack decides whether the archive needs consolidating.
 func (s *Store) shouldPack() bool {
 	return s.arc.Packs() > maxPacks || s.arc.LooseObjects() > packThreshold
 }
 
-// commit returns the archive commit of t's records, made at now: their
-// files, its author and its subject.
-func (t *Tx) commit(now time.Time) (changes []archive.Change, author archive.Author, subject string) {
-	for _, r := range t.recs {
-		for _, f := range r.Files() {
-			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
-		}
+// pack consolidates the archive; the caller holds the store lock
+// exclusively, whose file is hold. A failure is a note: the write is done.
+func (s *Store) pack(hold *os.File) {
+	if err := s.arc.Pack(hold); err != nil {
+		s.note("could not pack the archive: " + err.Error())
 	}
-	name := t.author
-	if name == "" {
-		name = "agentmail"
-	}
-	subject = t.subject
-	if subject == "" {
-		subject = fmt.Sprintf("update: %d records", len(t.recs))
-	}
-	return changes, archive.Author{Name: name, Email: strings.ToLower(name) + "@agentmail", When: now}, subject
 }
 
-func (s *Store) commit(t *Tx) error {
-	parent, err := s.indexHead(t.sql)
-	if err != nil {
-		return fmt.Errorf("read index head: %w", err)
-	}
-	changes, author, subject := t.commit(s.Now())
-	cache, err := newObjectCache(t.sql)
-	if err != nil {
-		return err
-	}
-	defer cache.close()
-	res, err := s.arc.CommitProjects(parent, changes, author, subject, cache)
-	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
-		// Another git process is at work on the archive; nothing was
-		// written, and the command can run again.
-		return fmt.Errorf("%w: %w", ErrBusy, err)
-	}
-	if err != nil {
-		return err
-	}
-	t.committed, s.wrote = true, true
-	return s.indexRecords(t.sql, t.recs, res, res.Head)
-}
-
-// indexRecords indexes recs, just committed as res, and records head (the
-// archive's state) as the index's.
-func (s *Store) indexRecords(tx *sql.Tx, recs []record.Record, res archive.Result, head string) error {
-	if err := cacheObjects(tx, res); err != nil {
-		return err
-	}
-	w := newWriter(tx)
-	defer w.close()
-	for _, r := range recs {
-		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-	}
-	return setHead(tx, head, w.messages, false)
-}
-
-// objectCache serves archive objects from the index's objects table: the
-// commit and trees of the archive's head along recently written paths, so
-// that a write reads them from the index instead of the archive, where
-// finding them means loading the index of every pack.
-type objectCache struct {
-	get *sql.Stmt
-}
-
-func newObjectCache(tx *sql.Tx) (*objectCache, error) {
-	st, err := tx.Prepare(`SELECT data FROM objects WHERE hash = ?`)
-	if err != nil {
-		return nil, fmt.Errorf("object cache: %w", err)
-	}
-	return &objectCache{get: st}, nil
-}
-
-func (c *objectCache) close() { c.get.Close() }
-
-// Object implements archive.Cache.
-func (c *objectCache) Object(hash string) ([]byte, bool) {
-	var data []byte
-	if err := c.get.QueryRow(hash).Scan(&data); err != nil {
-		return nil, false
-	}
-	return data, true
-}
-
-// cacheObjects replaces the objects a commit made stale with the ones it
-// wrote, so the cache holds the head's recently written paths and no more.
-// Statements carry many rows each: a write touches a few dozen objects.
-func cacheObjects(tx *sql.Tx, res archive.Result) error {
-	const chunk = 400 // well below SQLite's limit on bound variables
-	for i := 0; i < len(res.Stale); i += chunk {
-		part := res.Stale[i:min(i+chunk, len(res.Stale))]
-		args := make([]any, len(part))
-		for j, h := range part {
-			args[j] = h
-		}
-		q := `DELETE FROM objects WHERE hash IN (?` + strings.Repeat(",?", len(args)-1) + `)`
-		if _, err := tx.Exec(q, args...); err != nil {
-			return fmt.Errorf("object cache: %w", err)
-		}
-	}
-	args := make([]any, 0, 2*chunk)
-	flush := func() error {
-		if len(args) == 0 {
-			return nil
-		}
-		q := `INSERT OR REPLACE INTO objects(hash, data) VALUES (?,?)` + strings.Repeat(",(?,?)", len(args)/2-1)
-		_, err := tx.Exec(q, args...)
-		args = args[:0]
-		return err
-	}
-	for h, data := range res.Written {
-		args = append(args, h, data)
-		if len(args) == 2*chunk {
-			if err := flush(); err != nil {
-				return fmt.Errorf("object cache: %w", err)
+// packIfFree packs the archive after a project's write if the store lock
+// is free now: a busy store is packed by a later write. Past twice the
+// packs that call for it, the write waits for the lock instead, so that
+// packs cannot pile up under writers that never let go all at once.
+func (s *Store) packIfFree() {
+	if s.arc.Packs() > 2*maxPacks {
+		s.withLockFile(func(hold *os.File) error {
+			if s.shouldPack() {
+				s.pack(hold)
 			}
-		}
+			return nil
+		})
+		return
 	}
-	if err := flush(); err != nil {
-		return fmt.Errorf("object cache: %w", err)
+	l, err := flock.TryAcquire(s.lockPath(), false)
+	if l == nil || err != nil {
+		return
 	}
-	return nil
+	defer l.Release()
+	if s.shouldPack() {
+		s.pack(l.File())
+	}
 }

@@ -1037,9 +1037,9 @@ func TestPacksStayBounded(t *testing.T) {
 	}
 }
 
-// TestObjectCacheAcrossRollUp: the object cache holds exactly the commit
-// and trees git has under their names, for a big write, across a roll-up
-// and after it.
+// TestObjectCacheAcrossRollUp: the object cache, once flushed, holds
+// exactly the commit and trees git has under their names, for a big write,
+// across a roll-up and after it.
 func TestObjectCacheAcrossRollUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many writes")
@@ -1053,6 +1053,7 @@ func TestObjectCacheAcrossRollUp(t *testing.T) {
 	put(t, s, "many", msgs...)
 	check := func(stage string) {
 		t.Helper()
+		s.flushCached()
 		rows, err := s.db.Query(`SELECT hash, data FROM objects`)
 		if err != nil {
 			t.Fatal(err)
@@ -1092,6 +1093,50 @@ func TestObjectCacheAcrossRollUp(t *testing.T) {
 	runGit(t, s.ArchiveDir(), "fsck", "--strict")
 	if n := s.Notes(); len(n) != 0 {
 		t.Errorf("notes: %q", n)
+	}
+}
+
+// TestObjectCacheFlush: a store writes the objects table with its first
+// write, then every flushEvery writes and as it closes, not with each
+// write; the next process's write then finds the commit it builds on in
+// the table.
+func TestObjectCacheFlush(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	cached := func() int {
+		t.Helper()
+		var n int
+		if err := s.writer().QueryRow(`SELECT count(*) FROM objects`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// setup made the store's first write, which flushed.
+	before := cached()
+	if before == 0 {
+		t.Error("the first write left the objects table empty")
+	}
+	put(t, s, "one", message(1))
+	if n := cached(); n != before {
+		t.Errorf("a write changed the objects table (%d rows, was %d) before a flush was due", n, before)
+	}
+	for i := 2; i <= flushEvery; i++ {
+		put(t, s, fmt.Sprint(i), message(i))
+	}
+	if n := cached(); n == before {
+		t.Errorf("%d writes left the objects table as it was", flushEvery)
+	}
+	put(t, s, "last", message(100))
+	head, err := s.ProjectHead(slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	next := openStore(t, dir)
+	var n int
+	if err := next.writer().QueryRow(`SELECT count(*) FROM objects WHERE hash = ?`, head).Scan(&n); err != nil || n != 1 {
+		t.Errorf("after Close, the objects table holds the head commit %d times (%v), want once", n, err)
 	}
 }
 

@@ -1,0 +1,46 @@
+package archive
+
+import (
+	"testing"
+)
+
+// askCache is a Cache that has nothing and counts what it is asked for.
+type askCache struct{ asked int }
+
+func (c *askCache) Object(string) ([]byte, bool) { c.asked++; return nil, false }
+
+// TestRecentObjects: a handle's next write on a branch reads the commit and
+// trees its last write made from memory, asking neither the caller's cache
+// nor the repository; a write another handle made is read as before, and
+// both histories come out whole.
+func TestRecentObjects(t *testing.T) {
+	a := newArchive(t)
+	path := "messages/2026/11/22/"
+	commit(t, a, "first", path+"a.md", "a")
+	cache := &askCache{}
+	res, err := a.Commit(head(t, a), []Change{{Path: path + "b.md", Data: []byte("b")}}, author("GreenCastle"), "second", cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cache.asked != 0 {
+		t.Errorf("the write after a write asked the cache for %d objects, want none", cache.asked)
+	}
+	other, err := Open(a.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Commit(res.Head, []Change{{Path: path + "c.md", Data: []byte("c")}}, author("BlueLake"), "third", cache); err != nil {
+		t.Fatal(err)
+	}
+	if cache.asked == 0 {
+		t.Error("a handle that wrote nothing yet did not ask the cache")
+	}
+	commit(t, a, "fourth", path+"d.md", "d")
+	got := lsTree(t, a.Dir(), "main")
+	for _, f := range []string{"a", "b", "c", "d"} {
+		if got[path+f+".md"] != blobHash([]byte(f)) {
+			t.Errorf("%s.md = %q after writes by two handles, want %q", f, got[path+f+".md"], blobHash([]byte(f)))
+		}
+	}
+}

@@ -1,0 +1,352 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/crash"
+	"github.com/agentmail/agentmail/internal/record"
+)
+
+// Group commit. Writes to one project made at once through one Store (a
+// server's callers) are committed together: the first to come writes, and
+// those that queue meanwhile go in its successor's batch, each decided in
+// turn in one transaction of the index, where each sees what those before
+// it wrote, and all of them committed to the archive as one commit, one
+// pack and one set of syncs. A write whose function fails is dropped from
+// the batch alone (a savepoint undoes what it did to the index); every
+// caller returns once the commit holding its write is in the archive and
+// the index, as it would alone.
+
+// write is one caller's update in a batch.
+type write struct {
+	fn   func(*Tx) error
+	t    *Tx
+	err  error         // the caller's result
+	done chan struct{} // closed once err is final
+	lead chan struct{} // told when it is the write's turn to commit the queue
+}
+
+// writeQueue is the writes to one project waiting for their batch.
+type writeQueue struct {
+	mu    sync.Mutex
+	queue []*write
+	busy  bool // a batch is being written
+}
+
+// queue returns the write queue of the project slug.
+func (s *Store) queue(slug string) *writeQueue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queues == nil {
+		s.queues = map[string]*writeQueue{}
+	}
+	q := s.queues[slug]
+	if q == nil {
+		q = &writeQueue{}
+		s.queues[slug] = q
+	}
+	return q
+}
+
+// join queues w and reports whether w is to write the queue: at once when
+// no batch is being written, else when the batch before it is done. It
+// returns false once another wrote w.
+func (q *writeQueue) join(w *write) bool {
+	q.mu.Lock()
+	q.queue = append(q.queue, w)
+	lead := !q.busy
+	q.busy = true
+	q.mu.Unlock()
+	if lead {
+		return true
+	}
+	select {
+	case <-w.done:
+		return false
+	case <-w.lead:
+		return true
+	}
+}
+
+// take returns the writes queued, for a batch.
+func (q *writeQueue) take() []*write {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	batch := q.queue
+	q.queue = nil
+	return batch
+}
+
+// next hands the queue to the first write that came during the last batch.
+func (q *writeQueue) next() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.queue) > 0 {
+		q.queue[0].lead <- struct{}{}
+	} else {
+		q.busy = false
+	}
+}
+
+// UpdateProject is Update for a write to the project slug alone: every
+// record fn queues must be in the project's directory. It holds that
+// project's lock (see withProjectLock), so that writes to other projects
+// go on meanwhile, and commits writes to the project that callers make at
+// once together (see write).
+func (s *Store) UpdateProject(ctx context.Context, slug string, fn func(*Tx) error) error {
+	w := &write{fn: fn, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+	q := s.queue(slug)
+	if q.join(w) {
+		// Another caller's cancelled context must not fail this batch.
+		s.writeBatch(context.WithoutCancel(ctx), slug, q.take())
+		q.next()
+	}
+	<-w.done
+	return w.err
+}
+
+// writeBatch commits batch, under the project slug's lock, and tells each
+// write its result.
+func (s *Store) writeBatch(ctx context.Context, slug string, batch []*write) {
+	var committed bool
+	run := func() error {
+		if err := s.catchUpProject(ctx, slug); err != nil {
+			return err
+		}
+		var err error
+		committed, err = s.updateBatch(ctx, slug, batch)
+		return err
+	}
+	err := s.withProjectLock(slug, run)
+	if errors.Is(err, errStartOver) {
+		// A new index, or one whose commits are gone: catch it up as a
+		// whole, and write under the store lock.
+		err = s.withLock(func() error {
+			if err := s.catchUp(ctx); err != nil {
+				return err
+			}
+			return run()
+		})
+	}
+	if committed && IsIndexDamaged(err) {
+		// The writes are done: the archive has them. Rebuild the index,
+		// which needs the store lock, from the archive, which holds them.
+		err = s.RepairIndex(ctx, err)
+	}
+	if err == nil && s.shouldPack() {
+		s.packIfFree()
+	}
+	for _, w := range batch {
+		if w.err == nil {
+			w.err = err
+		}
+		s.aborted(w.t, w.err)
+		close(w.done)
+	}
+}
+
+// updateBatch runs the functions of batch in turn in one transaction of
+// the index, and commits the records of those that succeeded: to the
+// archive, as one commit, then to the index. A function's error is its
+// write's alone (w.err); the error returned is the batch's. committed
+// reports that the archive has the commit. The caller holds the lock that
+// writing to the project slug ("": to any) takes.
+func (s *Store) updateBatch(ctx context.Context, slug string, batch []*write) (committed bool, err error) {
+	sqlTx, err := s.writer().BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("begin: %w", err)
+	}
+	defer sqlTx.Rollback()
+	var done []*Tx // the writes that succeeded
+	messages := 0
+	for _, w := range batch {
+		w.t = &Tx{sql: sqlTx, now: s.Now(), slug: slug}
+		n, err := s.decide(ctx, w.t, w.fn, len(batch) > 1)
+		if err != nil {
+			if len(batch) == 1 {
+				return false, err
+			}
+			w.err = err
+			continue
+		}
+		messages += n
+		done = append(done, w.t)
+	}
+	var recs []record.Record
+	for _, t := range done {
+		recs = append(recs, t.recs...)
+	}
+	if len(recs) > 0 {
+		committed, err = s.commit(sqlTx, recs, messages, describe(done))
+		for _, t := range done {
+			t.committed = committed
+		}
+		if err != nil {
+			return committed, err
+		}
+	}
+	crash.Point(crash.BeforeIndexCommit)
+	if err := sqlTx.Commit(); err != nil {
+		return committed, fmt.Errorf("index commit: %w", err)
+	}
+	crash.Point(crash.AfterIndexCommit)
+	return committed, nil
+}
+
+// decide runs fn on t and applies the records it queued to the index, so
+// that the writes after it in the batch see them; in a savepoint when
+// alone is false, so that a failure undoes only what fn did. It returns
+// the number of messages applied.
+func (s *Store) decide(ctx context.Context, t *Tx, fn func(*Tx) error, savepoint bool) (int, error) {
+	if savepoint {
+		if _, err := t.sql.ExecContext(ctx, `SAVEPOINT write`); err != nil {
+			return 0, fmt.Errorf("savepoint: %w", err)
+		}
+	}
+	n, err := s.apply(t, fn)
+	if savepoint {
+		if err != nil {
+			if _, rerr := t.sql.ExecContext(ctx, `ROLLBACK TO write`); rerr != nil {
+				return 0, fmt.Errorf("%w (and undoing it: %v)", err, rerr)
+			}
+		}
+		if _, rerr := t.sql.ExecContext(ctx, `RELEASE write`); rerr != nil && err == nil {
+			err = fmt.Errorf("savepoint: %w", rerr)
+		}
+	}
+	return n, err
+}
+
+// apply runs fn on t, checks that its records are in t's project, and
+// applies them to the index.
+func (s *Store) apply(t *Tx, fn func(*Tx) error) (int, error) {
+	if err := fn(t); err != nil {
+		return 0, err
+	}
+	for _, r := range t.recs {
+		for _, f := range r.Files() {
+			if t.slug != "" && !strings.HasPrefix(f.Path, record.ProjectDir(t.slug)+"/") {
+				return 0, fmt.Errorf("write %s: outside project %s, whose lock the write holds", f.Path, t.slug)
+			}
+		}
+	}
+	w := newWriter(t.sql)
+	defer w.close()
+	for _, r := range t.recs {
+		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
+			return 0, fmt.Errorf("index: %w", err)
+		}
+	}
+	return w.messages, nil
+}
+
+// description is a commit's author and message.
+type description struct{ name, message string }
+
+// author is the commit's author, at when.
+func (d description) author(when time.Time) archive.Author {
+	return archive.Author{Name: d.name, Email: strings.ToLower(d.name) + "@agentmail", When: when}
+}
+
+// describe describes the commit of the writes done: alone, as its Tx
+// says; together, by the first's subject and the number of the others,
+// with every write's subject below, one a line.
+func describe(done []*Tx) description {
+	var d description
+	var lines []string
+	for _, t := range done {
+		if len(t.recs) == 0 {
+			continue
+		}
+		author, subject := t.author, t.subject
+		if author == "" {
+			author = "agentmail"
+		}
+		if subject == "" {
+			subject = fmt.Sprintf("update: %d records", len(t.recs))
+		}
+		if d.name == "" {
+			d.name = author
+		} else if d.name != author {
+			d.name = "agentmail"
+		}
+		lines = append(lines, subject)
+	}
+	d.message = lines[0]
+	if len(lines) > 1 {
+		d.message = fmt.Sprintf("%s (+%d more)\n\n%s", lines[0], len(lines)-1, strings.Join(lines, "\n"))
+	}
+	return d
+}
+
+// commit writes recs, the records of one batch, to the archive as one
+// commit on the index's head, and records the new head in tx, which has
+// applied them; messages is how many of them are messages. committed
+// reports that the archive has the commit, whatever the error.
+func (s *Store) commit(tx *sql.Tx, recs []record.Record, messages int, d description) (committed bool, err error) {
+	parent, err := s.indexHead(tx)
+	if err != nil {
+		return false, fmt.Errorf("read index head: %w", err)
+	}
+	var changes []archive.Change
+	for _, r := range recs {
+		for _, f := range r.Files() {
+			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
+		}
+	}
+	cache, err := newObjectCache(tx)
+	if err != nil {
+		return false, err
+	}
+	defer cache.close()
+	res, err := s.arc.CommitProjects(parent, changes, d.author(s.Now()), d.message, cache)
+	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
+		// Another git process is at work on the archive; nothing was
+		// written, and the command can run again.
+		return false, fmt.Errorf("%w: %w", ErrBusy, err)
+	}
+	if err != nil {
+		return false, err
+	}
+	s.wrote.Store(true)
+	if s.cached.add(res) {
+		if err := s.cached.flush(tx); err != nil {
+			return true, err
+		}
+	}
+	return true, setHead(tx, res.Head, messages, false)
+}
+
+// Update runs fn under the store lock against an up-to-date index, then
+// commits the records fn queued (one archive commit for all of them) and
+// indexes them. If fn returns an error nothing is written. It excludes
+// every other writer; a write to one project is UpdateProject.
+func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+	w := &write{fn: fn}
+	err := s.withLockFile(func(hold *os.File) error {
+		if err := s.catchUp(ctx); err != nil {
+			return err
+		}
+		committed, err := s.updateBatch(ctx, "", []*write{w})
+		if committed && IsIndexDamaged(err) {
+			w.t.sql.Rollback()
+			return s.rebuildDamaged(ctx, err)
+		}
+		if err != nil {
+			return err
+		}
+		if s.shouldPack() {
+			s.pack(hold)
+		}
+		return nil
+	})
+	return s.aborted(w.t, err)
+}

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestGroupCommit: writes to one project that queue while a batch is being
+// written go into the next batch together: one archive commit, whose
+// message names them all; each write's function sees what those before it
+// in the batch wrote; a write whose function fails is dropped alone; every
+// caller returns its own result once its commit is done.
+func TestGroupCommit(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	ctx := context.Background()
+	branch := "refs/heads/projects/" + slug
+	before := runGit(t, s.ArchiveDir(), "rev-list", "--count", branch)
+
+	// Hold the project's lock, so that the first write waits for it with
+	// a batch of its own and the others queue behind.
+	release := holdProjectLock(t, s, slug)
+	const n = 6
+	results := make([]error, n+1)
+	var wg sync.WaitGroup
+	start := func(i int, fn func(*Tx) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.UpdateProject(ctx, slug, fn)
+		}()
+	}
+	errRefused := errors.New("refused")
+	send := func(i int) func(*Tx) error {
+		return func(tx *Tx) error {
+			// Each sees the messages of the writes before it.
+			var seen int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages`).Scan(&seen); err != nil {
+				return err
+			}
+			m := message(i)
+			m.Subject = fmt.Sprintf("after %d", seen)
+			tx.Put(m)
+			tx.Describe("GreenCastle", fmt.Sprintf("mail: message %d", i))
+			return nil
+		}
+	}
+	start(0, send(0))
+	waitQueued(t, s, 0) // the first took its batch, and waits for the lock
+	for i := 1; i <= n; i++ {
+		if i == 3 {
+			start(i, func(tx *Tx) error {
+				tx.Put(message(99))
+				return errRefused
+			})
+		} else {
+			start(i, send(i))
+		}
+		waitQueued(t, s, i)
+	}
+	release()
+	wg.Wait()
+	for i, err := range results {
+		switch {
+		case i == 3 && !errors.Is(err, errRefused):
+			t.Errorf("write %d: %v, want its own error", i, err)
+		case i != 3 && err != nil:
+			t.Errorf("write %d: %v", i, err)
+		}
+	}
+	after := runGit(t, s.ArchiveDir(), "rev-list", "--count", branch)
+	if got := atoi(t, after) - atoi(t, before); got != 2 {
+		t.Errorf("%d commits for a write alone and a batch of %d, want 2", got, n)
+	}
+	log := runGit(t, s.ArchiveDir(), "log", "-1", "--format=%s%n%b", branch)
+	if !strings.HasPrefix(log, "mail: message 1 (+4 more)\n") || strings.Contains(log, "message 3") {
+		t.Errorf("the batch's commit message:\n%s", log)
+	}
+	var subjects []string
+	rows, err := s.Index().QueryContext(ctx, `SELECT subject FROM messages ORDER BY subject`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sub string
+		rows.Scan(&sub)
+		subjects = append(subjects, sub)
+	}
+	// Six messages, each having seen those before it: 0 to 5, the refused
+	// write's none.
+	if want := "after 0,after 1,after 2,after 3,after 4,after 5"; strings.Join(subjects, ",") != want {
+		t.Errorf("subjects %v, want %s", subjects, want)
+	}
+	if problems, err := s.Check(ctx); err != nil || len(problems) > 0 {
+		t.Errorf("Check: %v %v", problems, err)
+	}
+}
+
+// waitQueued waits until write i is queued for the project's next batch
+// (i = 0: until the first write took its batch).
+func waitQueued(t *testing.T, s *Store, i int) {
+	t.Helper()
+	q := s.queue(slug)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		q.mu.Lock()
+		queued, busy := len(q.queue), q.busy
+		q.mu.Unlock()
+		if busy && queued == i {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("write %d: %d queued (busy %v)", i, queued, busy)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// ProjectRefName is the project slug's branch.
+func ProjectRefName(slug string) string { return "refs/heads/projects/" + slug }
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -1,0 +1,171 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agentmail/agentmail/internal/archive"
+)
+
+// objectCache serves archive objects from the index's objects table: the
+// commit and trees of the archive's head along recently written paths, so
+// that a write reads them from the index instead of the archive, where
+// finding them means loading the index of every pack.
+type objectCache struct {
+	get *sql.Stmt
+}
+
+func newObjectCache(tx *sql.Tx) (*objectCache, error) {
+	st, err := tx.Prepare(`SELECT data FROM objects WHERE hash = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("object cache: %w", err)
+	}
+	return &objectCache{get: st}, nil
+}
+
+func (c *objectCache) close() { c.get.Close() }
+
+// Object implements archive.Cache.
+func (c *objectCache) Object(hash string) ([]byte, bool) {
+	var data []byte
+	if err := c.get.QueryRow(hash).Scan(&data); err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// cachedObjects is what the writes of a Store change in the objects
+// table: the commits and trees they wrote, and those they made stale. A
+// store writes them to the table with its first write (a command line
+// process makes one), then every flushEvery writes and when it closes,
+// rather than with each write: the trees of a busy day are some 200 KB a
+// write, and a long-lived process (a server) reads them back from the
+// archive's memory of its writes (archive.recentObjects), not from the
+// table, which serves other processes. A process that writes before the
+// table caught up, or after one was killed before it flushed, reads what
+// it misses from the archive: it costs time, never a wrong object.
+type cachedObjects struct {
+	mu      sync.Mutex
+	written map[string][]byte
+	stale   map[string]bool
+	writes  int  // since the last flush
+	flushed bool // once: a store's first write flushes at once
+}
+
+// flushEvery is how many writes a Store makes between flushes of the
+// objects table.
+const flushEvery = 32
+
+// maxCachedObjects bounds the objects table: objects that writes of other
+// processes made stale before this one flushed them would otherwise stay.
+// Past it, a flush empties the table first.
+const maxCachedObjects = 4096
+
+// add records what a commit wrote and made stale, and reports whether a
+// flush is due.
+func (c *cachedObjects) add(res archive.Result) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.written == nil {
+		c.written, c.stale = map[string][]byte{}, map[string]bool{}
+	}
+	for _, h := range res.Stale {
+		if _, ok := c.written[h]; ok {
+			delete(c.written, h) // never reached the table
+		} else {
+			c.stale[h] = true
+		}
+	}
+	for h, data := range res.Written {
+		c.written[h] = data
+	}
+	c.writes++
+	return !c.flushed || c.writes >= flushEvery
+}
+
+// flush writes what the writes since the last flush changed to the
+// objects table, in tx.
+func (c *cachedObjects) flush(tx *sql.Tx) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.written) == 0 && len(c.stale) == 0 {
+		return nil
+	}
+	stale := make([]string, 0, len(c.stale))
+	for h := range c.stale {
+		stale = append(stale, h)
+	}
+	var rows int
+	if err := tx.QueryRow(`SELECT count(*) FROM objects`).Scan(&rows); err != nil {
+		return fmt.Errorf("object cache: %w", err)
+	}
+	if rows > maxCachedObjects {
+		if _, err := tx.Exec(`DELETE FROM objects`); err != nil {
+			return fmt.Errorf("object cache: %w", err)
+		}
+		stale = nil
+	}
+	if err := cacheObjects(tx, c.written, stale); err != nil {
+		return err
+	}
+	c.written, c.stale, c.writes, c.flushed = nil, nil, 0, true
+	return nil
+}
+
+// flushCached flushes the objects table in a transaction of its own, as a
+// store closes. A failure leaves the table behind, which costs only reads.
+func (s *Store) flushCached() {
+	if s.readOnly {
+		return
+	}
+	tx, err := s.writer().Begin()
+	if err != nil {
+		return
+	}
+	defer tx.Rollback()
+	if s.cached.flush(tx) == nil {
+		tx.Commit()
+	}
+}
+
+// cacheObjects replaces the objects stale with written, so the cache holds
+// the head's recently written paths and no more. Statements carry many
+// rows each: a write touches a few dozen objects.
+func cacheObjects(tx *sql.Tx, written map[string][]byte, stale []string) error {
+	const chunk = 400 // well below SQLite's limit on bound variables
+	for i := 0; i < len(stale); i += chunk {
+		part := stale[i:min(i+chunk, len(stale))]
+		args := make([]any, len(part))
+		for j, h := range part {
+			args[j] = h
+		}
+		q := `DELETE FROM objects WHERE hash IN (?` + strings.Repeat(",?", len(args)-1) + `)`
+		if _, err := tx.Exec(q, args...); err != nil {
+			return fmt.Errorf("object cache: %w", err)
+		}
+	}
+	args := make([]any, 0, 2*chunk)
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		q := `INSERT OR REPLACE INTO objects(hash, data) VALUES (?,?)` + strings.Repeat(",(?,?)", len(args)/2-1)
+		_, err := tx.Exec(q, args...)
+		args = args[:0]
+		return err
+	}
+	for h, data := range written {
+		args = append(args, h, data)
+		if len(args) == 2*chunk {
+			if err := flush(); err != nil {
+				return fmt.Errorf("object cache: %w", err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("object cache: %w", err)
+	}
+	return nil
+}
