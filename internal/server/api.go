@@ -67,7 +67,7 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 	})
 }
 
-// apiCall is one API request, holding the gate.
+// apiCall is one API request, on the gate's Service.
 type apiCall struct {
 	r       *http.Request
 	svc     *service.Service
@@ -134,8 +134,8 @@ func duration(field, v string, def time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
-// api returns the handler of a read of a project: fn runs holding the
-// gate, and its document is the answer.
+// api returns the handler of a read of a project: fn runs on the gate's
+// Service, and its document is the answer.
 func (s *Server) api(fn func(context.Context, *apiCall) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, r, fn)
@@ -143,7 +143,7 @@ func (s *Server) api(fn func(context.Context, *apiCall) (any, error)) http.Handl
 }
 
 // apiPost returns the handler of a write: the body, a JSON In, is read
-// before the gate is taken, and unknown fields are refused.
+// before the service is called, and unknown fields are refused.
 func apiPost[In any](s *Server, fn func(context.Context, *apiCall, In) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var in In
@@ -175,7 +175,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 // conflicts of a reservation, the holder of a lock.
 type beside struct{ doc any }
 
-// answer resolves the project of r, runs fn holding the gate, and writes
+// answer resolves the project of r, runs fn on the gate's Service, and writes
 // its document, or its error (with the document beside it when fn
 // returned one as beside).
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, fn func(context.Context, *apiCall) (any, error)) {

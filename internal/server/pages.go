@@ -44,7 +44,7 @@ func (p *pageRequest) watch(agent string) service.Scope {
 }
 
 // page returns the handler of a project's page: it resolves the
-// project's slug, calls fn holding the gate, and shows the view fn
+// project's slug, calls fn on the gate's Service, and shows the view fn
 // returns, or the error page with the error's HTTP status. live lists the
 // event types on which the page offers a reload.
 func (s *Server) page(fn func(context.Context, *pageRequest) (web.View, error), live ...string) http.HandlerFunc {

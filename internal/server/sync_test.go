@@ -59,9 +59,16 @@ func TestServeSyncsOnInterval(t *testing.T) {
 			t.Fatalf("the server did not sync the other machine's mail in 10 s: %d %s", r.status, r.body)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(strings.Join(notes, "\n"), "sync "+h.slug+": ") {
-		t.Errorf("no round noted: %q", notes)
+	// The round is noted once it has ended, which may be a moment after
+	// its mail can be read.
+	noted := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(notes, "\n")
+	}
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(noted(), "sync "+h.slug+": "); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no round noted: %q", noted())
+		}
 	}
 }
