@@ -17,7 +17,7 @@ STATIC_LDFLAGS := -linkmode external -extldflags -static
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
-.PHONY: build build-static install test bench bench-mcp bench-sync lint demo clean
+.PHONY: build build-static install test bench bench-mcp bench-serve bench-sync lint demo clean
 
 build:
 	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
@@ -34,14 +34,22 @@ test: lint
 # Whole-process benchmarks against a seeded store (see cmd/agentmail-bench),
 # plus the in-process micro-benchmarks. BENCH_MESSAGES sets the archive size.
 BENCH_MESSAGES ?= 100000
-# The MCP server's tool calls are timed last, in one live `agentmail mcp`
-# process; bench-mcp times only those.
+# BENCH_DIR keeps the seeded store there, to be used again by the next run
+# with as many messages (default: a temporary store, seeded each time).
+BENCH_DIR ?=
+BENCH_FLAGS = -bin $(BIN) -messages $(BENCH_MESSAGES) $(if $(BENCH_DIR),-dir $(BENCH_DIR))
+# The MCP server's tool calls are timed next, in one live `agentmail mcp`
+# process, and last agentmail serve's pages, API and sends over HTTP;
+# bench-mcp and bench-serve time only those.
 bench: build
 	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/... ./mailbox/... ./reservations/... ./guard/... ./fts/...
-	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench -bin $(BIN) -messages $(BENCH_MESSAGES)
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS)
 
 bench-mcp: build
-	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench -bin $(BIN) -messages $(BENCH_MESSAGES) -only mcp
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only mcp
+
+bench-serve: build
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only serve
 
 # sync against a bare remote here: nothing new vs git fetch, reserve vs git
 # push, 1,000 new messages on each side; at 10k and 100k messages.

@@ -31,8 +31,8 @@ func main() {
 	bin := flag.String("bin", "bin/agentmail", "agentmail binary to measure")
 	messages := flag.Int("messages", 100000, "messages to seed the project with")
 	runs := flag.Int("runs", 40, "runs per whole-process measurement")
-	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards)")
-	only := flag.String("only", "", "measure only the command line (cli), the MCP server (mcp) or sync (sync)")
+	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards); a directory seeded\nby an earlier run with the same -messages is used again as it is, with what that run added")
+	only := flag.String("only", "", "measure only the command line (cli), the MCP server (mcp), agentmail serve (serve) or sync (sync)")
 	syncSizes := flag.String("sync-messages", "10000,100000", "archive sizes to measure sync at (-only sync)")
 	flag.Parse()
 	if *only == "sync" {
@@ -74,21 +74,20 @@ func run(bin string, messages, runs int, dir, only string) error {
 		defer os.RemoveAll(dir)
 	}
 	ctx := context.Background()
-	fmt.Printf("seeding %d messages into %s ...\n", messages, dir)
-	start := time.Now()
-	seed, err := seedStore(ctx, dir, messages, 1000)
+	seed, err := loadOrSeed(ctx, dir, messages)
 	if err != nil {
-		return fmt.Errorf("seed: %w", err)
+		return err
 	}
-	fmt.Printf("seeded in %s; the common search word %q is in %.1f%% of the bodies\n",
-		time.Since(start).Round(time.Millisecond), vocabulary[10], 100*float64(seed.common)/float64(messages))
 
 	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+projectKey)}
 	if _, err := b.run("doctor", "--gc"); err != nil {
 		return err
 	}
-	if only == "mcp" {
+	switch only {
+	case "mcp":
 		return measureMCP(ctx, b, runs*5)
+	case "serve":
+		return measureServe(ctx, b, seed, runs*5)
 	}
 	size := dirSize(filepath.Join(dir, "archive.git", "objects"))
 
@@ -105,7 +104,7 @@ func run(bin string, messages, runs int, dir, only string) error {
 		return []string{"inbox", "--agent", agentName(1), "--limit", "20"}
 	}))
 	results = append(results, b.measure("show", 5*time.Millisecond, runs, func(i int) []string {
-		return []string{"show", "--agent", "", seed.ids[(i*7919)%len(seed.ids)]}
+		return []string{"show", "--agent", "", seed.IDs[(i*7919)%len(seed.IDs)]}
 	}))
 	for _, q := range []struct{ name, query string }{
 		{"search common word", vocabulary[10]},
@@ -154,26 +153,69 @@ func run(bin string, messages, runs int, dir, only string) error {
 	}
 	fmt.Printf("%-28s %8.0f msg/s   target >= 20000 msg/s %s (%d messages)\n", "doctor --reindex", doc.Reindex.Rate, verdict(doc.Reindex.Rate >= 20000), doc.Reindex.Messages)
 
-	ratio := float64(size) / float64(seed.rawBytes)
+	ratio := float64(size) / float64(seed.RawBytes)
 	fmt.Printf("%-28s %8.2fx      target <= 2x          %s (%d MB archive objects for %d MB of messages)\n",
-		"archive size after packing", ratio, verdict(ratio <= 2), size>>20, seed.rawBytes>>20)
+		"archive size after packing", ratio, verdict(ratio <= 2), size>>20, seed.RawBytes>>20)
 	if only == "cli" {
 		return nil
 	}
-	return measureMCP(ctx, b, runs*5)
+	if err := measureMCP(ctx, b, runs*5); err != nil {
+		return err
+	}
+	return measureServe(ctx, b, seed, runs*5)
 }
 
+// seeded is what seedStore put in the store.
 type seeded struct {
-	ids      []string
-	rawBytes int64
-	common   int // messages whose body has the common search word
+	Messages int      `json:"messages"`
+	IDs      []string `json:"ids"`
+	RawBytes int64    `json:"raw_bytes"`
+	Common   int      `json:"common"` // messages whose body has the common search word
+}
+
+// seedFile, in a store's directory, records what seedStore put there, so
+// that a later run asking for as many messages uses the store again
+// rather than seeding another (at 100,000 messages, minutes).
+const seedFile = "agentmail-bench-seed.json"
+
+// loadOrSeed returns what an earlier run seeded in dir when it seeded n
+// messages, else seeds dir with n messages and records it.
+func loadOrSeed(ctx context.Context, dir string, n int) (seeded, error) {
+	file := filepath.Join(dir, seedFile)
+	var s seeded
+	if b, err := os.ReadFile(file); err == nil {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return s, fmt.Errorf("%s: %w (remove it to seed again)", file, err)
+		}
+		if s.Messages != n {
+			return s, fmt.Errorf("%s was seeded with %d messages, not %d: pass another -dir", dir, s.Messages, n)
+		}
+		fmt.Printf("using the %d messages seeded in %s before\n", n, dir)
+		return s, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "archive.git")); err == nil {
+		return s, fmt.Errorf("%s holds a store that agentmail-bench did not finish seeding: pass an empty -dir", dir)
+	}
+	fmt.Printf("seeding %d messages into %s ...\n", n, dir)
+	start := time.Now()
+	s, err := seedStore(ctx, dir, n, 1000)
+	if err != nil {
+		return s, fmt.Errorf("seed: %w", err)
+	}
+	fmt.Printf("seeded in %s; the common search word %q is in %.1f%% of the bodies\n",
+		time.Since(start).Round(time.Millisecond), vocabulary[10], 100*float64(s.Common)/float64(n))
+	b, err := json.Marshal(s)
+	if err != nil {
+		return s, err
+	}
+	return s, os.WriteFile(file, b, 0o644)
 }
 
 // seedStore fills a store through the library, in batches of one commit
 // each, with messages spread over the past days so that day directories
 // hold about a thousand messages each, like a busy project.
 func seedStore(ctx context.Context, dir string, n, batch int) (seeded, error) {
-	var s seeded
+	s := seeded{Messages: n}
 	step := 86 * time.Second
 	clock := time.Now().Add(-time.Duration(n) * step)
 	var mu sync.Mutex
@@ -229,10 +271,10 @@ func seedStore(ctx context.Context, dir string, n, batch int) (seeded, error) {
 		}
 		for _, m := range msgs {
 			if slices.Contains(strings.Fields(m.Body), vocabulary[10]) {
-				s.common++
+				s.Common++
 			}
-			s.ids = append(s.ids, m.ID)
-			s.rawBytes += int64(len(m.Body) + len(m.Subject) + 200) // body, subject and a typical header
+			s.IDs = append(s.IDs, m.ID)
+			s.RawBytes += int64(len(m.Body) + len(m.Subject) + 200) // body, subject and a typical header
 		}
 		sent += len(msgs)
 		if sent%1000 == 0 || sent == n {

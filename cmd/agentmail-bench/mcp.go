@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/procstat"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,7 +64,7 @@ func measureMCP(ctx context.Context, b *bench, runs int) error {
 	for _, r := range results {
 		fmt.Println(r)
 	}
-	peak, now, err := rss(cmd.Process.Pid)
+	peak, now, err := procstat.RSS(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -101,27 +100,4 @@ func timeCalls(name string, target time.Duration, runs int, timed, untimed func(
 	}
 	slices.Sort(times)
 	return result{name: name, target: target, median: times[len(times)/2], p90: times[len(times)*9/10]}
-}
-
-// rss returns a process's peak and current resident set size, from
-// /proc (Linux).
-func rss(pid int) (peak, now int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var kb int64
-		switch k, v, _ := strings.Cut(sc.Text(), ":"); k {
-		case "VmHWM":
-			fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb)
-			peak = kb << 10
-		case "VmRSS":
-			fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb)
-			now = kb << 10
-		}
-	}
-	return peak, now, sc.Err()
 }

@@ -131,19 +131,7 @@ func (r response) code(t *testing.T) string {
 // a string). Header pairs follow.
 func (h *harness) do(method, path string, body any, header ...string) response {
 	h.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		rd = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, h.base+path, rd)
+	req, err := newRequest(method, h.base+path, body)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -165,6 +153,24 @@ func (h *harness) do(method, path string, body any, header ...string) response {
 		h.t.Fatal(err)
 	}
 	return response{resp.StatusCode, resp.Header, b}
+}
+
+// newRequest returns a request; body, when not nil, is sent as JSON (or
+// as is, for a string).
+func newRequest(method, url string, body any) (*http.Request, error) {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(j)
+	}
+	return http.NewRequest(method, url, rd)
 }
 
 // get returns the body of a page that must answer 200.
