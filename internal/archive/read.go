@@ -142,13 +142,17 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 	return a.readObject(plumbing.BlobObject, h)
 }
 
-// readObject returns the content of an object from the repository. go-git
+// readObject returns the content of an object from the repository, or
+// from the commits and trees this handle wrote last. go-git
 // caches the list of packs, and every write adds one while git may remove
 // some: an object it cannot find or read may be in a pack written since,
 // so it lists the packs and looks again. A git gc at work may have removed
 // the pack it found before publishing the one that replaces it, so it
 // looks a few times, briefly apart, before giving up.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if data, ok := a.recent.get(h.String()); ok {
+		return data, nil // written by this handle a moment ago: perhaps in a pack go-git has not listed
+	}
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
 	data, err := a.readObjectOnce(typ, h)
