@@ -62,6 +62,7 @@ type Archive struct {
 	st     *filesystem.Storage // reads
 	fs     fsys                // writes
 	recent recentObjects       // the commits and trees this handle wrote last
+	packs  newPacks            // the packs go-git has not indexed; under stMu
 }
 
 // Change is one file written by a commit.
@@ -180,7 +181,7 @@ func open(dir string, fs fsys) *Archive {
 func (a *Archive) Close() error {
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
-	return a.st.Close()
+	return errors.Join(a.packs.close(), a.st.Close())
 }
 
 // Dir returns the repository directory.

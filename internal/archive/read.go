@@ -143,12 +143,12 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 }
 
 // readObject returns the content of an object from the repository, or
-// from the commits and trees this handle wrote last. go-git
-// caches the list of packs, and every write adds one while git may remove
-// some: an object it cannot find or read may be in a pack written since,
-// so it lists the packs and looks again. A git gc at work may have removed
-// the pack it found before publishing the one that replaces it, so it
-// looks a few times, briefly apart, before giving up.
+// from the commits and trees this handle wrote last. go-git caches the
+// list of packs, and every write adds one while git may remove some: an
+// object it cannot find or read may be in a pack written since, so it
+// looks in the packs new since it last looked (see packs). A git gc at
+// work may have removed the pack it found before publishing the one that
+// replaces it, so it looks a few times, briefly apart, before giving up.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	if data, ok := a.recent.get(h.String()); ok {
 		return data, nil // written by this handle a moment ago: perhaps in a pack go-git has not listed
@@ -160,7 +160,9 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 		if i > 0 {
 			time.Sleep(time.Duration(i) * 10 * time.Millisecond)
 		}
-		a.st.ObjectStorage.Reindex()
+		if rerr := a.packs.refresh(a); rerr != nil {
+			return nil, rerr
+		}
 		data, err = a.readObjectOnce(typ, h)
 	}
 	return data, err
@@ -170,8 +172,13 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 // could not read.
 const readRetries = 5
 
+// readObjectOnce reads h from go-git's storage, then from the packs new
+// since; a.stMu is held.
 func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	o, err := a.st.EncodedObject(typ, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		o, err = a.packs.object(typ, h)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -44,3 +44,27 @@ func TestRecentObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestRecentObjectsRead: the commit and trees a handle just wrote are read
+// back from memory (by a reader sharing the store's handle, serve's event
+// feed), not looked for in packs go-git has not listed.
+func TestRecentObjectsRead(t *testing.T) {
+	a := newArchive(t)
+	commit(t, a, "first", "d/a.md", "a")
+	if _, err := a.ReadFile(head(t, a), "d/a.md"); err != nil {
+		t.Fatal(err)
+	}
+	reindexes, loads := a.packs.reindexes, a.packs.loads
+	h := commit(t, a, "second", "d/b.md", "b")
+	var paths []string
+	if err := a.Changes("", h, func(string) bool { return true }, func(p string, _ []byte) error { paths = append(paths, p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ReadCommit(h); err != nil {
+		t.Fatal(err)
+	}
+	if a.packs.reindexes != reindexes || a.packs.loads != loads {
+		t.Errorf("reading the commit and root tree just written: %d reindexes, %d indexes read; want none",
+			a.packs.reindexes-reindexes, a.packs.loads-loads)
+	}
+}
