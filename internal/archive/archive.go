@@ -173,8 +173,9 @@ func Open(dir string) (*Archive, error) {
 }
 
 func open(dir string, fs fsys) *Archive {
-	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir)}, cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{KeepDescriptors: true})
-	return &Archive{dir: dir, st: st, fs: fs}
+	objects := cache.NewObjectLRU(32 * cache.MiByte)
+	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir)}, objects, filesystem.Options{KeepDescriptors: true})
+	return &Archive{dir: dir, st: st, fs: fs, packs: newPacks{cache: objects}}
 }
 
 // Close releases the pack files the archive keeps open.

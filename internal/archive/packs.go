@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
@@ -25,6 +26,7 @@ const maxNewPacks = 64
 type newPacks struct {
 	listed map[string]bool // the packs go-git indexed; nil: not listed yet
 	opened map[string]*packfile.Packfile
+	cache  cache.Object // go-git's: a pack opened alone would make its own, of 96 MiB
 	// What a test observes: the indexes read here, and go-git's reindexes.
 	loads, reindexes int
 }
@@ -106,7 +108,7 @@ func (n *newPacks) open(a *Archive, name string) error {
 	if n.opened == nil {
 		n.opened = map[string]*packfile.Packfile{}
 	}
-	n.opened[name] = packfile.NewPackfile(idx, fs, f, 0)
+	n.opened[name] = packfile.NewPackfileWithCache(idx, fs, f, n.cache, 0)
 	return nil
 }
 
