@@ -1,8 +1,12 @@
 package archive
 
 import (
+	"cmp"
 	"fmt"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // TestNewPacks: a handle reading the commits another handle writes opens
@@ -40,5 +44,31 @@ func TestNewPacks(t *testing.T) {
 	read(head(t, w), "d/f0", "0")
 	if r.packs.reindexes != base+1 || len(r.packs.opened) != 0 {
 		t.Errorf("after a roll-up: %d reindexes (want %d), %d packs opened (want 0)", r.packs.reindexes, base+1, len(r.packs.opened))
+	}
+}
+
+// TestCompareEntries: tree entries compare in git's order, a directory's
+// name as if it ended in "/".
+func TestCompareEntries(t *testing.T) {
+	names := []struct {
+		name string
+		dir  bool
+	}{{"a", true}, {"a", false}, {"a.md", false}, {"a-b", true}, {"a0", false}, {"ab", true}, {"b", false}, {"", false}}
+	for _, x := range names {
+		for _, y := range names {
+			ex := object.TreeEntry{Name: x.name, Mode: filemode.Regular}
+			ey := object.TreeEntry{Name: y.name, Mode: filemode.Regular}
+			if x.dir {
+				ex.Mode = filemode.Dir
+			}
+			if y.dir {
+				ey.Mode = filemode.Dir
+			}
+			want := cmp.Compare(sortName(ex), sortName(ey))
+			got := compareEntries(rawEntry{name: []byte(x.name), dir: x.dir}, rawEntry{name: []byte(y.name), dir: y.dir})
+			if cmp.Compare(got, 0) != want {
+				t.Errorf("compareEntries(%q dir=%v, %q dir=%v) = %d, want sign %d", x.name, x.dir, y.name, y.dir, got, want)
+			}
+		}
 	}
 }
