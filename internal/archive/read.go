@@ -145,29 +145,23 @@ func entryHash(data []byte, e rawEntry) plumbing.Hash {
 // compareEntries compares two tree entries in git's order, a directory's
 // name as if it ended in "/".
 func compareEntries(a, b rawEntry) int {
-	la, lb := keyLen(a), keyLen(b)
-	for i := range min(la, lb) {
-		if ca, cb := keyByte(a, i), keyByte(b, i); ca != cb {
-			return cmp.Compare(ca, cb)
-		}
+	n := min(len(a.name), len(b.name))
+	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
 	}
-	return cmp.Compare(la, lb)
+	return cmp.Compare(keyAfter(a, n), keyAfter(b, n))
 }
 
-// keyLen is the length of the name git sorts e by.
-func keyLen(e rawEntry) int {
-	if e.dir {
-		return len(e.name) + 1
-	}
-	return len(e.name)
-}
-
-// keyByte returns byte i of the name git sorts e by.
-func keyByte(e rawEntry, i int) byte {
-	if i == len(e.name) {
+// keyAfter returns byte n of the name git sorts e by, whose first n bytes
+// are its name's or all of it; -1 past its end.
+func keyAfter(e rawEntry, n int) int {
+	switch {
+	case n < len(e.name):
+		return int(e.name[n])
+	case e.dir:
 		return '/'
 	}
-	return e.name[i]
+	return -1
 }
 
 // ReadFile returns the content of the file at p in commit rev. A commit
