@@ -62,6 +62,7 @@ type Archive struct {
 	st     *filesystem.Storage // reads
 	fs     fsys                // writes
 	recent recentObjects       // the commits and trees this handle wrote last
+	packs  newPacks            // the packs go-git has not indexed; under stMu
 }
 
 // Change is one file written by a commit.
@@ -172,15 +173,16 @@ func Open(dir string) (*Archive, error) {
 }
 
 func open(dir string, fs fsys) *Archive {
-	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir)}, cache.NewObjectLRU(32*cache.MiByte), filesystem.Options{KeepDescriptors: true})
-	return &Archive{dir: dir, st: st, fs: fs}
+	objects := cache.NewObjectLRU(32 * cache.MiByte)
+	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir)}, objects, filesystem.Options{KeepDescriptors: true})
+	return &Archive{dir: dir, st: st, fs: fs, packs: newPacks{cache: objects}}
 }
 
 // Close releases the pack files the archive keeps open.
 func (a *Archive) Close() error {
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
-	return a.st.Close()
+	return errors.Join(a.packs.close(), a.st.Close())
 }
 
 // Dir returns the repository directory.

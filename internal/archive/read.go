@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -65,51 +67,101 @@ func (a *Archive) decode(typ plumbing.ObjectType, h plumbing.Hash, v interface {
 	return v.Decode(&rawObject{typ: typ, data: data})
 }
 
+// diffTrees calls fn for the files of the tree to that differ from the
+// tree from (zero for none), below dir. The trees are compared as encoded,
+// side by side in git's order: a day's directory of thousands of messages
+// costs a scan, not a decoding of every entry twice.
 func (a *Archive) diffTrees(dir string, from, to plumbing.Hash, skip Skip, fn func(string, []byte) error) error {
 	if from == to {
 		return nil
 	}
-	old := map[string]plumbing.Hash{}
+	var oldData []byte
+	var old []rawEntry
 	if !from.IsZero() {
-		entries, err := a.readTree(from)
-		if err != nil {
+		var err error
+		if oldData, old, err = a.rawTree(from); err != nil {
 			return fmt.Errorf("read tree %s/: %w", dir, err)
 		}
-		for _, e := range entries {
-			old[e.Name] = e.Hash
-		}
 	}
-	entries, err := a.readTree(to)
+	data, entries, err := a.rawTree(to)
 	if err != nil {
 		return fmt.Errorf("read tree %s/: %w", dir, err)
 	}
+	i := 0
 	for _, e := range entries {
-		p := e.Name
+		for i < len(old) && compareEntries(old[i], e) < 0 {
+			i++ // gone from to: records are never deleted
+		}
+		var prev plumbing.Hash
+		if i < len(old) && compareEntries(old[i], e) == 0 {
+			o := old[i]
+			if bytes.Equal(oldData[o.start:o.end], data[e.start:e.end]) {
+				continue
+			}
+			prev = entryHash(oldData, o)
+		}
+		p := string(e.name)
 		if dir != "" {
-			p = dir + "/" + e.Name
+			p = dir + "/" + p
 		}
-		prev := old[e.Name]
-		if prev == e.Hash {
-			continue
-		}
-		if e.Mode == filemode.Dir {
+		h := entryHash(data, e)
+		if e.dir {
 			if skip != nil && skip(p) {
 				continue
 			}
-			if err := a.diffTrees(p, prev, e.Hash, skip, fn); err != nil {
+			if err := a.diffTrees(p, prev, h, skip, fn); err != nil {
 				return err
 			}
 			continue
 		}
-		data, err := a.readObject(plumbing.BlobObject, e.Hash)
+		blob, err := a.readObject(plumbing.BlobObject, h)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", p, err)
 		}
-		if err := fn(p, data); err != nil {
+		if err := fn(p, blob); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// rawTree returns the encoded tree h and its entries.
+func (a *Archive) rawTree(h plumbing.Hash) ([]byte, []rawEntry, error) {
+	data, err := a.readObject(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := parseTree(data)
+	return data, entries, err
+}
+
+// entryHash returns the hash the entry e of the encoded tree data names.
+func entryHash(data []byte, e rawEntry) plumbing.Hash {
+	var h plumbing.Hash
+	copy(h[:], data[e.end-len(h):e.end])
+	return h
+}
+
+// compareEntries compares two tree entries in git's order, a directory's
+// name as if it ended in "/".
+func compareEntries(a, b rawEntry) int {
+	n := min(len(a.name), len(b.name))
+	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	return cmp.Compare(keyAfter(a, n), keyAfter(b, n))
+}
+
+// keyAfter returns byte n of the name git sorts e by, whose first n bytes
+// are its name's or all of it; -1 past its end.
+func keyAfter(e rawEntry, n int) int {
+	switch {
+	case n < len(e.name):
+		return int(e.name[n])
+	case e.dir:
+		return '/'
+	}
+	return -1
 }
 
 // ReadFile returns the content of the file at p in commit rev. A commit
@@ -142,13 +194,17 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 	return a.readObject(plumbing.BlobObject, h)
 }
 
-// readObject returns the content of an object from the repository. go-git
-// caches the list of packs, and every write adds one while git may remove
-// some: an object it cannot find or read may be in a pack written since,
-// so it lists the packs and looks again. A git gc at work may have removed
-// the pack it found before publishing the one that replaces it, so it
-// looks a few times, briefly apart, before giving up.
+// readObject returns the content of an object from the repository, or
+// from the commits and trees this handle wrote last. go-git caches the
+// list of packs, and every write adds one while git may remove some: an
+// object it cannot find or read may be in a pack written since, so it
+// looks in the packs new since it last looked (see packs). A git gc at
+// work may have removed the pack it found before publishing the one that
+// replaces it, so it looks a few times, briefly apart, before giving up.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if data, ok := a.recent.get(h.String()); ok {
+		return data, nil // written by this handle a moment ago: perhaps in a pack go-git has not listed
+	}
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
 	data, err := a.readObjectOnce(typ, h)
@@ -156,7 +212,9 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 		if i > 0 {
 			time.Sleep(time.Duration(i) * 10 * time.Millisecond)
 		}
-		a.st.ObjectStorage.Reindex()
+		if rerr := a.packs.refresh(a); rerr != nil {
+			return nil, rerr
+		}
 		data, err = a.readObjectOnce(typ, h)
 	}
 	return data, err
@@ -166,8 +224,13 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 // could not read.
 const readRetries = 5
 
+// readObjectOnce reads h from go-git's storage, then from the packs new
+// since; a.stMu is held.
 func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	o, err := a.st.EncodedObject(typ, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		o, err = a.packs.object(typ, h)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -44,3 +44,32 @@ func TestRecentObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestRecentObjectsRead: the commits and trees a handle wrote lately, the
+// ones later writes superseded included, are read back from memory (by a
+// reader sharing the store's handle, serve's event feed, which diffs each
+// commit with its parent), not looked for in packs go-git has not listed.
+func TestRecentObjectsRead(t *testing.T) {
+	a := newArchive(t)
+	commit(t, a, "first", "d/a.md", "a")
+	if _, err := a.ReadFile(head(t, a), "d/a.md"); err != nil {
+		t.Fatal(err)
+	}
+	reindexes, loads := a.packs.reindexes, a.packs.loads
+	c2 := commit(t, a, "second", "d/b.md", "b")
+	c3 := commit(t, a, "third", "d/c.md", "c")
+	commit(t, a, "fourth", "d/d.md", "d")
+	for _, c := range []string{c2, c3} {
+		info, err := a.ReadCommit(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Changes(info.Parents[0], c, func(string) bool { return true }, func(string, []byte) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.packs.reindexes != reindexes || a.packs.loads != loads {
+		t.Errorf("reading the commits and root trees written lately: %d reindexes, %d indexes read; want none",
+			a.packs.reindexes-reindexes, a.packs.loads-loads)
+	}
+}

@@ -49,6 +49,7 @@ type Feed struct {
 
 	arcMu sync.Mutex // go-git's storage is read by one goroutine at a time
 	arc   *archive.Archive
+	owned bool // the feed opened arc, and closes it
 	ended bool // the archive was closed
 
 	pollMu sync.Mutex // one poll at a time
@@ -75,19 +76,35 @@ type subscription struct {
 // exist) and follows it from its current heads: the events of later
 // commits, and the expiry of the leases held now. Close stops it.
 func NewFeed(dir string, opts Options) (*Feed, error) {
+	arc, err := archive.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("event feed: %w", err)
+	}
+	f, err := start(arc, true, opts)
+	if err != nil {
+		arc.Close()
+	}
+	return f, err
+}
+
+// Follow is NewFeed on an archive handle already open, which the feed
+// does not close: give the store's own (service.Service.Archive), whose
+// last writes it then reads from memory, and which saves a second
+// handle's object cache. Close the feed before the archive.
+func Follow(arc *archive.Archive, opts Options) (*Feed, error) {
+	return start(arc, false, opts)
+}
+
+// start follows arc from its current heads.
+func start(arc *archive.Archive, owned bool, opts Options) (*Feed, error) {
 	opts.Poll = cmp.Or(opts.Poll, 100*time.Millisecond)
 	opts.Buffer = cmp.Or(opts.Buffer, 4096)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	arc, err := archive.Open(dir)
-	if err != nil {
-		return nil, fmt.Errorf("event feed: %w", err)
-	}
-	f := &Feed{opts: opts, arc: arc, heads: archive.State{}, leases: map[string]map[string]expiry{},
+	f := &Feed{opts: opts, arc: arc, owned: owned, heads: archive.State{}, leases: map[string]map[string]expiry{},
 		subs: map[*subscription]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := f.poll(); err != nil {
-		arc.Close()
 		return nil, fmt.Errorf("event feed: %w", err)
 	}
 	go f.run()
@@ -114,6 +131,9 @@ func (f *Feed) Close() error {
 	f.arcMu.Lock()
 	defer f.arcMu.Unlock()
 	f.ended = true
+	if !f.owned {
+		return nil
+	}
 	return f.arc.Close()
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/events"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/web"
@@ -118,18 +119,19 @@ func (s *Server) startSync() {
 }
 
 // openFeed starts following the store's archive for /api/events, creating
-// the store if need be.
+// the store if need be. The feed reads through the store's own archive
+// handle: the commits the server writes are in its memory, and one object
+// cache serves both.
 func (s *Server) openFeed() (*events.Feed, error) {
-	var dir string
-	err := s.gate.Do(func(svc *service.Service) error {
-		p, err := svc.ArchivePath(context.Background())
-		dir = p.Path
+	var arc *archive.Archive
+	err := s.gate.Do(func(svc *service.Service) (err error) {
+		arc, err = svc.Archive()
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return events.NewFeed(dir, events.Options{Now: s.cfg.Store.Now, Note: s.cfg.Store.Note})
+	return events.Follow(arc, events.Options{Now: s.cfg.Store.Now, Note: s.cfg.Store.Note})
 }
 
 // Addr returns the address the server listens on, host:port.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -52,6 +53,18 @@ func (s *Service) ArchivePath(ctx context.Context) (ArchivePathResponse, error) 
 		return ArchivePathResponse{}, err
 	}
 	return ArchivePathResponse{Path: st.ArchiveDir()}, nil
+}
+
+// Archive returns the store's own archive handle, opening the store if
+// need be: for a reader in the same process (serve's event feed), which
+// then sees the commits this service writes without reading them back
+// from disk. It stays open until Close; the caller must not close it.
+func (s *Service) Archive() (*archive.Archive, error) {
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	return st.Archive(), nil
 }
 
 // DoctorRequest says what doctor does: Check, unless Reindex or GC is
