@@ -2,12 +2,12 @@ package server
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/testbin"
 )
 
 // TestNodeHTTPClient runs testdata/mcp-node/http.mjs, the official
@@ -16,22 +16,7 @@ import (
 // SDK the test fails in CI (CI=true) and is skipped loudly elsewhere;
 // .ci/run installs it (npm ci --prefix testdata/mcp-node).
 func TestNodeHTTPClient(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "mcp-node")
-	node, err := exec.LookPath("node")
-	missing := ""
-	switch {
-	case err != nil:
-		missing = "node is not installed"
-	case !exists(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")):
-		missing = "the TypeScript SDK is not installed: run npm ci --prefix testdata/mcp-node"
-	}
-	if missing != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the Node MCP client cannot run in CI: %s", missing)
-		}
-		t.Skipf("SKIPPED, NOT TESTED: the Node MCP client over HTTP (%s)", missing)
-	}
+	node, dir := testbin.NodeClient(t, "the Node MCP client over HTTP")
 	h := startServer(t, Config{Token: testToken, RequireToken: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -42,9 +27,4 @@ func TestNodeHTTPClient(t *testing.T) {
 		t.Fatalf("node http.mjs: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
