@@ -43,6 +43,17 @@ func (p *pageRequest) watch(agent string) service.Scope {
 	return service.Scope{Project: p.scope.Project, Agent: agent, Watching: true}
 }
 
+// viewer returns the agent a page's ?agent= names and the scope it sees
+// the project in: that agent's, watched by the overseer, or without one
+// the whole project's.
+func (p *pageRequest) viewer() (string, service.Scope) {
+	agent := p.r.URL.Query().Get("agent")
+	if agent == "" {
+		return "", p.scope
+	}
+	return agent, p.watch(agent)
+}
+
 // page returns the handler of a project's page: it resolves the
 // project's slug, calls fn on the gate's Service, and shows the view fn
 // returns, or the error page with the error's HTTP status. live lists the
@@ -160,11 +171,7 @@ func (s *Server) mailboxPage(outbox bool) func(context.Context, *pageRequest) (w
 // messagePage shows a message with its thread, as ?agent= sees it (the
 // whole project's view without one).
 func (s *Server) messagePage(ctx context.Context, p *pageRequest) (web.View, error) {
-	agent := p.r.URL.Query().Get("agent")
-	sc := p.scope
-	if agent != "" {
-		sc = p.watch(agent)
-	}
+	agent, sc := p.viewer()
 	m, err := p.svc.Show(ctx, sc, p.r.PathValue("id"))
 	if err != nil {
 		return nil, err
@@ -182,11 +189,7 @@ func (s *Server) messagePage(ctx context.Context, p *pageRequest) (web.View, err
 }
 
 func (s *Server) threadPage(ctx context.Context, p *pageRequest) (web.View, error) {
-	agent := p.r.URL.Query().Get("agent")
-	sc := p.scope
-	if agent != "" {
-		sc = p.watch(agent)
-	}
+	agent, sc := p.viewer()
 	t, err := p.svc.Thread(ctx, sc, p.r.PathValue("thread"))
 	if err != nil {
 		return nil, err
