@@ -50,21 +50,13 @@ func (s *Server) syncProjects(ctx context.Context, interval time.Duration, note 
 	}
 }
 
-// syncedProjects are the store's projects that have synced before.
+// syncedProjects are the store's projects that have synced before; none
+// when the store cannot say (the next tick asks again).
 func (s *Server) syncedProjects(ctx context.Context) []service.ProjectSummary {
 	var synced []service.ProjectSummary
-	_ = s.gate.Do(func(svc *service.Service) error {
-		list, err := svc.Projects(ctx)
-		if err != nil {
-			return err
-		}
-		for _, p := range list.Projects {
-			sc := service.Scope{Project: service.ProjectRef{Key: p.Key}}
-			if st, err := svc.Sync(ctx, sc, service.SyncRequest{Status: true}); err == nil && st.LastSync != nil {
-				synced = append(synced, p)
-			}
-		}
-		return nil
+	_ = s.gate.Do(func(svc *service.Service) (err error) {
+		synced, err = svc.SyncedProjects(ctx)
+		return err
 	})
 	return synced
 }

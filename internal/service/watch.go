@@ -52,3 +52,26 @@ func nextWait(wait, interval time.Duration, failed bool) time.Duration {
 	}
 	return min(2*wait, maxBackoff*interval)
 }
+
+// SyncedProjects lists the store's projects that have synced before (a
+// first agentmail sync sets their remote up): the ones a server keeps in
+// sync with SyncEvery. It reads the archive's configuration, not the
+// network or the projects' histories.
+func (s *Service) SyncedProjects(ctx context.Context) ([]ProjectSummary, error) {
+	list, err := s.Projects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	arc := st.Archive()
+	var synced []ProjectSummary
+	for _, p := range list.Projects {
+		if arc.Config(syncKey(p.Slug, "lastsync")) != "" {
+			synced = append(synced, p)
+		}
+	}
+	return synced, nil
+}
