@@ -63,6 +63,7 @@ type Archive struct {
 	fs     fsys                // writes
 	recent recentObjects       // the commits and trees this handle wrote last
 	packs  newPacks            // the packs go-git has not indexed; under stMu
+	spares spares              // empty files made ahead for writes to fill
 }
 
 // Change is one file written by a commit.
@@ -178,8 +179,10 @@ func open(dir string, fs fsys) *Archive {
 	return &Archive{dir: dir, st: st, fs: fs, packs: newPacks{cache: objects}}
 }
 
-// Close releases the pack files the archive keeps open.
+// Close removes the spare files no write filled and releases the pack
+// files the archive keeps open.
 func (a *Archive) Close() error {
+	a.removeSpares()
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
 	return errors.Join(a.packs.close(), a.st.Close())

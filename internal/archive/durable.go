@@ -21,6 +21,9 @@ type fsys interface {
 	// writeTemp creates a new file in dir, named as os.CreateTemp names
 	// it from pattern, with data and mode perm, and returns its path.
 	writeTemp(dir, pattern string, data []byte, perm os.FileMode) (string, error)
+	// fill writes data to the existing empty file name, which it does not
+	// create, and gives it mode perm.
+	fill(name string, data []byte, perm os.FileMode) error
 	syncFile(name string) error
 	syncDir(name string) error
 	rename(from, to string) error
@@ -39,18 +42,31 @@ func (osFS) writeTemp(dir, pattern string, data []byte, perm os.FileMode) (strin
 	if err != nil {
 		return "", err
 	}
-	_, err = f.Write(data)
+	if err := writeClose(f, data, perm); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+func (osFS) fill(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	return writeClose(f, data, perm)
+}
+
+// writeClose writes data to f, gives it mode perm and closes it.
+func writeClose(f *os.File, data []byte, perm os.FileMode) error {
+	_, err := f.Write(data)
 	if err == nil {
 		err = f.Chmod(perm)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
+	return err
 }
 
 func (osFS) syncFile(name string) error { return syncPath(name) }

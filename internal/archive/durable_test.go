@@ -152,6 +152,17 @@ func (p *powerLoss) writeTemp(dir, pattern string, data []byte, perm os.FileMode
 	return name, err
 }
 
+func (p *powerLoss) fill(name string, data []byte, perm os.FileMode) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.real.fill(name, data, perm)
+	if err == nil {
+		p.nodes[p.lookup(name)].data = bytes.Clone(data)
+		p.snapshot("fill " + p.rel(name))
+	}
+	return err
+}
+
 func (p *powerLoss) syncFile(name string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

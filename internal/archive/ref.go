@@ -85,7 +85,7 @@ func (a *Archive) setRef(name string, old, h plumbing.Hash) error {
 // links it as a ref's lock, so it may be written before the objects h
 // names are durable.
 func (a *Archive) writeRefTemp(h plumbing.Hash) (string, error) {
-	return writeSynced(a.fs, a.dir, refTemp, []byte(h.String()+"\n"), 0o644)
+	return writeSynced(a.writer(), a.dir, refTemp, []byte(h.String()+"\n"), 0o644)
 }
 
 // moveRef moves the ref name from old to h, whose value writeRefTemp wrote to

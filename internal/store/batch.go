@@ -141,7 +141,7 @@ func (s *Store) writeBatch(ctx context.Context, slug string, batch []*write) {
 		err = s.RepairIndex(ctx, err)
 	}
 	if err == nil {
-		s.rollUpIfDue()
+		s.afterWrite()
 	}
 	for _, w := range batch {
 		if w.err == nil {
@@ -342,7 +342,7 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	})
 	if err == nil {
-		s.rollUpIfDue()
+		s.afterWrite()
 	}
 	return s.aborted(w.t, err)
 }

@@ -49,7 +49,7 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 		return s.catchUpProject(ctx, slug)
 	})
 	if err == nil {
-		s.rollUpIfDue() // a merge adds a pack, as a write does
+		s.afterWrite() // a merge adds a pack, as a write does
 	}
 	return before, after, err
 }
@@ -175,7 +175,7 @@ func (s *Store) Adopt(ctx context.Context, p *Proposal) error {
 		return nil
 	})
 	if err == nil && adopted {
-		s.rollUpIfDue()
+		s.afterWrite()
 	}
 	if err != nil || adopted {
 		return err

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,40 @@ func TestWritesDuringBackgroundRollUps(t *testing.T) {
 	checkMessages(t, s, n)
 	if notes := s.Notes(); len(notes) != 0 {
 		t.Errorf("notes: %q", notes)
+	}
+}
+
+// TestSparesAfterWrites: a long-lived store makes the files its next
+// writes fill once a write is done, and removes those left as it closes; a
+// command line process makes none (it would leave them to nobody).
+func TestSparesAfterWrites(t *testing.T) {
+	spares := func(s *Store) []string {
+		var all []string
+		for _, pattern := range []string{"objects/pack/.tmp-spare-*", "agentmail-ref-spare-*"} {
+			m, _ := filepath.Glob(filepath.Join(s.ArchiveDir(), pattern))
+			all = append(all, m...)
+		}
+		return all
+	}
+	for _, background := range []bool{false, true} {
+		t.Run(fmt.Sprint("background=", background), func(t *testing.T) {
+			s := openRollUpStore(t, background, 5*time.Second)
+			send(t, s, 0)
+			s.background.Wait()
+			made := len(spares(s))
+			if background && made == 0 {
+				t.Error("no spare files after a write")
+			}
+			if !background && made != 0 {
+				t.Errorf("a command line store made %d spare files", made)
+			}
+			send(t, s, 1)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if left := spares(s); len(left) != 0 {
+				t.Errorf("Close left spare files: %v", left)
+			}
+		})
 	}
 }

@@ -79,7 +79,8 @@ type Options struct {
 	Now      func() time.Time // nil means time.Now
 	// RollUpInBackground has the store consolidate the archive's packs
 	// in a goroutine, off the writers' path, rather than in the write
-	// that finds them too many: for a long-lived process (a server), not
+	// that finds them too many, and make the files the next writes fill
+	// there too (see afterWrite): for a long-lived process (a server), not
 	// for a command line process, which exits as its write returns.
 	RollUpInBackground bool
 	// Projections are the domain packages' tables of the index. The
@@ -122,7 +123,8 @@ type Store struct {
 	queues map[string]*writeQueue // by project; guarded by mu
 
 	rolling    atomic.Bool    // a background roll-up is at work (see rollUpIfDue)
-	background sync.WaitGroup // the background roll-ups, which Close waits for
+	sparing    atomic.Bool    // spare files are being made (see afterWrite)
+	background sync.WaitGroup // the goroutines of both, which Close waits for
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -248,7 +250,7 @@ func notWritable(dir string, err error) error {
 	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
 }
 
-// Close waits for a background roll-up at work, writes what the store's
+// Close waits for the background work of its writes, writes what the store's
 // writes changed in the objects table (see cachedObjects), and closes the
 // index and the archive.
 func (s *Store) Close() error {
@@ -781,18 +783,39 @@ func (s *Store) rollUpIfDue() {
 	case s.arc.Packs() > 2*maxPacks:
 		s.rollUp(true)
 	case s.opts.RollUpInBackground:
-		if !s.rolling.CompareAndSwap(false, true) {
-			return // this store's roll-up is at work
-		}
-		s.background.Add(1)
-		go func() {
-			defer s.background.Done()
-			defer s.rolling.Store(false)
-			s.rollUp(false)
-		}()
+		s.inBackground(&s.rolling, func() { s.rollUp(false) })
 	default:
 		s.rollUp(false)
 	}
+}
+
+// afterWrite is what a long-lived store does, off the writers' path, once
+// a write (or merge) is done and its locks let go: make the files the next
+// writes fill (see archive.MakeSpares), and roll up if need be. A command
+// line process only rolls up.
+func (s *Store) afterWrite() {
+	if s.opts.RollUpInBackground {
+		s.inBackground(&s.sparing, func() {
+			if err := s.arc.MakeSpares(); err != nil {
+				s.note("could not make spare files for the next writes: " + err.Error())
+			}
+		})
+	}
+	s.rollUpIfDue()
+}
+
+// inBackground runs fn on a goroutine that Close waits for, unless the one
+// running flags is at work still.
+func (s *Store) inBackground(running *atomic.Bool, fn func()) {
+	if !running.CompareAndSwap(false, true) {
+		return
+	}
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		defer running.Store(false)
+		fn()
+	}()
 }
 
 // rollUp consolidates the archive under the roll-up lock, if it still needs
