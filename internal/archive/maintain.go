@@ -128,10 +128,11 @@ func (a *Archive) Pack(hold *os.File) error {
 			a.fs.remove(filepath.Join(packDir, "multi-pack-index"+ext))
 		}
 	}
-	if len(loose) > 0 {
-		if _, err := a.git([]*os.File{hold}, nil, "prune-packed", "-q"); err != nil {
-			return err
-		}
+	// The loose objects rolled up, and no other: git prune-packed would
+	// also remove those a concurrent git gc has just loosened from a pack
+	// it is about to delete, which are in that pack only.
+	for _, name := range loose {
+		a.fs.remove(filepath.Join(a.dir, "objects", name[:2], name[2:]))
 	}
 	return nil
 }
