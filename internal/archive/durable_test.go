@@ -319,21 +319,31 @@ func (p *powerLoss) checkImages(dir string, absentOK bool, heads []string, last 
 // TestPowerLossDuringCommit cuts the power after every operation of a
 // commit: the objects reach the disk before the branch names them, so the
 // branch names the old commit or the new one, complete; and once Commit
-// has returned, the new one.
+// has returned, the new one. So too for a commit that fills spare files
+// made ahead (see MakeSpares) rather than creating its files.
 func TestPowerLossDuringCommit(t *testing.T) {
-	a := newArchive(t)
-	old := commit(t, a, "before", "projects/p/messages/2026/11/21/a.md", "a")
-	p := newPowerLoss(t, a.Dir())
-	a.fs = p
-	res, err := a.Commit(old, messageChanges(1), author("GreenCastle"), "during", nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, spares := range []bool{false, true} {
+		t.Run(fmt.Sprint("spares=", spares), func(t *testing.T) {
+			a := newArchive(t)
+			old := commit(t, a, "before", "projects/p/messages/2026/11/21/a.md", "a")
+			if spares {
+				if err := a.MakeSpares(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := newPowerLoss(t, a.Dir())
+			a.fs = p
+			res, err := a.Commit(old, messageChanges(1), author("GreenCastle"), "during", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"projects/p/messages/2026/11/21/a.md": "a"}
+			for _, c := range messageChanges(1) {
+				want[c.Path] = string(c.Data)
+			}
+			p.checkImages("", false, []string{old, res.Head}, res.Head, want)
+		})
 	}
-	want := map[string]string{"projects/p/messages/2026/11/21/a.md": "a"}
-	for _, c := range messageChanges(1) {
-		want[c.Path] = string(c.Data)
-	}
-	p.checkImages("", false, []string{old, res.Head}, res.Head, want)
 }
 
 // overlapping is an fsys whose file syncs wait, up to a second, for want

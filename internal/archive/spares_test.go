@@ -83,24 +83,3 @@ func TestSparesRemovedByOthers(t *testing.T) {
 	}
 	runGit(t, a.Dir(), "fsck", "--strict")
 }
-
-// TestPowerLossDuringCommitIntoSpares: a commit that fills spares is as
-// durable, step by step, as one that creates its files.
-func TestPowerLossDuringCommitIntoSpares(t *testing.T) {
-	a := newArchive(t)
-	old := commit(t, a, "before", "projects/p/messages/2026/11/21/a.md", "a")
-	if err := a.MakeSpares(); err != nil {
-		t.Fatal(err)
-	}
-	p := newPowerLoss(t, a.Dir())
-	a.fs = p
-	res, err := a.Commit(old, messageChanges(1), author("GreenCastle"), "during", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{"projects/p/messages/2026/11/21/a.md": "a"}
-	for _, c := range messageChanges(1) {
-		want[c.Path] = string(c.Data)
-	}
-	p.checkImages("", false, []string{old, res.Head}, res.Head, want)
-}
