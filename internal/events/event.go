@@ -333,7 +333,10 @@ func isLease(e *Event) bool { return e.Reservation != nil || e.Lock != nil }
 // leaseEvents returns an event for every reservation and lock in commit
 // head of the project slug (the feed's starting point), state unset.
 func leaseEvents(arc reader, slug, head string) ([]Event, error) {
-	skip := func(dir string) bool { return dir != "reservations" && dir != "locks" }
+	skip := func(dir string) bool {
+		top, _, _ := strings.Cut(dir, "/")
+		return top != record.ReservationsDir && top != "locks"
+	}
 	var out []Event
 	err := arc.Changes("", head, skip, func(path string, data []byte) error {
 		rec, err := record.Decode(record.ProjectDir(slug)+"/"+path, data)
