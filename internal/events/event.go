@@ -194,6 +194,13 @@ func fileEvents(arc reader, slug, prev string, f record.File) ([]Event, error) {
 			Message: r.Message, Agent: r.Agent, ReadAt: service.Time{Time: r.ReadAt}, AckedAt: service.Time{Time: r.AckedAt}}}}, nil
 	case *record.Reservation:
 		old, err := previous[*record.Reservation](arc, slug, prev, f.Path)
+		if err == nil && old == nil {
+			// Moved from where an earlier release kept it: unchanged, it
+			// is no news.
+			if old, err = previous[*record.Reservation](arc, slug, prev, record.LegacyReservationFile(r.ID)); old != nil && *old == *r {
+				return nil, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
