@@ -16,10 +16,10 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Test GIT_AUTHOR_EMAIL=t@example.com
 mkdir -p "$HOME"
 at() { AGENTMAIL_NOW=2026-11-22T$1Z; export AGENTMAIL_NOW; }
 at 09:00:00
-git init -q "$work/repo"
-git -C "$work/repo" remote add origin https://github.com/acme/shop.git
-git init -q "$work/other"
-git -C "$work/other" remote add origin https://github.com/acme/other.git
+for p in repo:shop other:other; do
+	git init -q "$work/${p%%:*}"
+	git -C "$work/${p%%:*}" remote add origin "https://github.com/acme/${p#*:}.git"
+done
 cd "$work/other"
 "$bin" register --name QuietOwl --policy open >/dev/null
 "$bin" reserve 'x/**' --agent QuietOwl --ttl 10000h >/dev/null
