@@ -54,11 +54,12 @@ const ReservationsDir = "reservations"
 // ReservationFile returns the path, in a project's directory, of the
 // reservation with id: reservations/YYYY/MM/DD/HH/MM/SS/mmm/<id>.json,
 // the UTC time of the id (a ULID) down to the millisecond. A write
-// rewrites the trees on that path, each of which has at most 1,000
-// entries (the millisecond's: the leases one write made), whatever the
-// number of reservations the project ever had; earlier versions kept every
-// reservation in one directory, rewritten whole by every write. An id that
-// is not a ULID keeps that flat path (LegacyReservationFile).
+// rewrites the trees on that path: each has at most 1,000 entries (a
+// second's milliseconds) but the last, which holds the leases made in one
+// millisecond (by one write), whatever the number of reservations the
+// project ever had; earlier versions kept every reservation in one
+// directory, rewritten whole by every write. An id that is not a ULID
+// keeps that flat path (LegacyReservationFile).
 func ReservationFile(id string) string {
 	u, err := ulid.ParseStrict(id)
 	if err != nil {
