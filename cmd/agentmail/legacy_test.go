@@ -9,17 +9,21 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// legacyDir holds a store made by a release from before each project had
-// its own branch, and that release's answers (see its make.sh).
-var legacyDir = filepath.Join("..", "..", "testdata", "legacy")
-
-// legacystore STORE ANSWERS unpacks the legacy store into the directory
-// STORE, copies the old release's --json answers into ANSWERS and sets
-// $LEGACY_ID to the id of the message they show.
+// legacystore [FIXTURE] STORE ANSWERS unpacks the store of a fixture made
+// by an earlier release into the directory STORE, copies that release's
+// --json answers into ANSWERS and sets $LEGACY_ID to the id of the record
+// they show (see make.sh in the fixture's directory). FIXTURE names a
+// directory of testdata: legacy (the default: from before each project
+// had its own branch) or flatres (from before reservations fanned out).
 func cmdLegacyStore(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: legacystore STORE ANSWERS")
+	fixture := "legacy"
+	if len(args) == 3 {
+		fixture, args = args[0], args[1:]
 	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: legacystore [FIXTURE] STORE ANSWERS")
+	}
+	legacyDir := filepath.Join("..", "..", "testdata", fixture)
 	store, answers := ts.MkAbs(args[0]), ts.MkAbs(args[1])
 	ts.Check(os.MkdirAll(store, 0o755))
 	ts.Check(os.MkdirAll(answers, 0o755))

@@ -68,9 +68,15 @@ type packEntry struct {
 // them (some 100 KB at a thousand messages a day), and deflating those
 // would be most of its cost; each is superseded by the next write, and the
 // roll-up (Pack) stores them as deltas of each other, compressed by git.
+// So are blobs under smallBlob bytes (a reservation, a receipt): deflating
+// one costs more (the Huffman tables of its block) than the hundred bytes
+// it saves, and a reservation of 50 patterns writes 50 of them (measured:
+// 0.6 ms a write against 16 µs stored, for 3 KB more in its pack, until
+// the roll-up compresses them).
 const (
 	blobCompression = zlib.BestSpeed
 	treeCompression = zlib.NoCompression
+	smallBlob       = 1024
 )
 
 // Writers at those levels, kept between writes: each takes some 600 KB
@@ -108,7 +114,7 @@ func encodePack(b *bytes.Buffer, objs []plumbing.EncodedObject) ([]packEntry, pl
 		start := b.Len()
 		b.Write(objectHeader(o.Type(), o.Size()))
 		zw := blobs
-		if o.Type() != plumbing.BlobObject {
+		if o.Type() != plumbing.BlobObject || o.Size() < smallBlob {
 			zw = trees
 		}
 		if err := deflateObject(zw, b, o); err != nil {

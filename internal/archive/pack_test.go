@@ -60,6 +60,27 @@ func TestEncodePack(t *testing.T) {
 	}
 }
 
+// TestEncodePackStoresSmallBlobs: a blob under smallBlob bytes is stored,
+// a larger one deflated.
+func TestEncodePackStoresSmallBlobs(t *testing.T) {
+	tests := []struct {
+		size   int
+		stored bool
+	}{{0, true}, {300, true}, {smallBlob - 1, true}, {smallBlob, false}, {4096, false}}
+	for _, tt := range tests {
+		data := bytes.Repeat([]byte("ab"), tt.size/2+1)[:tt.size]
+		var pack bytes.Buffer
+		entries, _, err := encodePack(&pack, []plumbing.EncodedObject{&rawObject{typ: plumbing.BlobObject, data: data}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry := pack.Len() - 20 - int(entries[0].offset) // the pack ends in its checksum
+		if stored := entry > tt.size; stored != tt.stored {
+			t.Errorf("a blob of %d bytes takes %d in the pack: stored %v, want %v", tt.size, entry, stored, tt.stored)
+		}
+	}
+}
+
 // TestHashObject: the names a write gives its objects are git's, for
 // every type (git hash-object agrees).
 func TestHashObject(t *testing.T) {

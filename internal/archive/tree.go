@@ -16,44 +16,93 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// dirChange is the set of changes below one directory.
+// dirChange is the set of changes below one directory: files written,
+// files that are already blobs of the repository (links), and files
+// removed.
 type dirChange struct {
-	files map[string][]byte
-	dirs  map[string]*dirChange
+	files   map[string][]byte
+	links   map[string]plumbing.Hash
+	removed map[string]bool
+	dirs    map[string]*dirChange
 }
 
 func (d *dirChange) add(p string, data []byte) error {
+	leaf, name, err := d.leaf(p)
+	if err != nil {
+		return err
+	}
+	if leaf.files == nil {
+		leaf.files = map[string][]byte{}
+	}
+	leaf.files[name] = data
+	return nil
+}
+
+// link puts the blob h, which the repository has, at p.
+func (d *dirChange) link(p string, h plumbing.Hash) error {
+	leaf, name, err := d.leaf(p)
+	if err != nil {
+		return err
+	}
+	if leaf.links == nil {
+		leaf.links = map[string]plumbing.Hash{}
+	}
+	leaf.links[name] = h
+	return nil
+}
+
+// remove takes the file at p out of its directory.
+func (d *dirChange) remove(p string) error {
+	leaf, name, err := d.leaf(p)
+	if err != nil {
+		return err
+	}
+	if leaf.removed == nil {
+		leaf.removed = map[string]bool{}
+	}
+	leaf.removed[name] = true
+	return nil
+}
+
+// leaf validates the file path p and returns the change of the directory
+// that holds it, made on the way, and the file's name.
+func (d *dirChange) leaf(p string) (*dirChange, string, error) {
 	if p == "" || strings.HasPrefix(p, "/") || path.Clean(p) != p || strings.Contains(p, "\x00") {
-		return fmt.Errorf("invalid archive path %q", p)
+		return nil, "", fmt.Errorf("invalid archive path %q", p)
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == "." || part == ".." || strings.EqualFold(part, ".git") {
-			return fmt.Errorf("invalid archive path %q: git does not allow %q", p, part)
+			return nil, "", fmt.Errorf("invalid archive path %q: git does not allow %q", p, part)
 		}
 	}
-	dir, rest, nested := strings.Cut(p, "/")
-	if _, isDir := d.dirs[dir]; !nested && isDir {
-		return fmt.Errorf("archive path %q is both a file and a directory", p)
-	}
-	if _, isFile := d.files[dir]; nested && isFile {
-		return fmt.Errorf("archive path %q is both a file and a directory", dir)
-	}
-	if !nested {
-		if d.files == nil {
-			d.files = map[string][]byte{}
+	for {
+		dir, rest, nested := strings.Cut(p, "/")
+		if _, isDir := d.dirs[dir]; !nested && isDir {
+			return nil, "", fmt.Errorf("archive path %q is both a file and a directory", p)
 		}
-		d.files[dir] = data
-		return nil
+		if d.isFile(dir) && nested {
+			return nil, "", fmt.Errorf("archive path %q is both a file and a directory", dir)
+		}
+		if !nested {
+			return d, dir, nil
+		}
+		if d.dirs == nil {
+			d.dirs = map[string]*dirChange{}
+		}
+		sub := d.dirs[dir]
+		if sub == nil {
+			sub = &dirChange{}
+			d.dirs[dir] = sub
+		}
+		d, p = sub, rest
 	}
-	if d.dirs == nil {
-		d.dirs = map[string]*dirChange{}
-	}
-	sub := d.dirs[dir]
-	if sub == nil {
-		sub = &dirChange{}
-		d.dirs[dir] = sub
-	}
-	return sub.add(rest, data)
+}
+
+// isFile reports whether the change writes a file named name.
+func (d *dirChange) isFile(name string) bool {
+	_, file := d.files[name]
+	_, link := d.links[name]
+	return file || link
 }
 
 // treeWriter builds the objects of one commit with go-git's encoders.
@@ -133,12 +182,15 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 			subBase[string(e.name)] = plumbing.Hash(data[e.end-20 : e.end])
 		}
 	}
-	added := make([]newEntry, 0, len(d.files)+len(d.dirs))
+	added := make([]newEntry, 0, len(d.files)+len(d.links)+len(d.dirs))
 	for name, content := range d.files {
 		h, err := w.blob(content)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
+		added = append(added, newEntry{key: name, encoded: encodeEntry(filemode.Regular, name, h)})
+	}
+	for name, h := range d.links {
 		added = append(added, newEntry{key: name, encoded: encodeEntry(filemode.Regular, name, h)})
 	}
 	for name, sub := range d.dirs {
@@ -155,10 +207,9 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 	}
 	out := make([]byte, 0, size)
 	for _, e := range old {
-		_, isFile := d.files[string(e.name)]
 		_, isDir := d.dirs[string(e.name)]
-		if isFile || isDir {
-			continue // replaced
+		if d.isFile(string(e.name)) || isDir || (!e.dir && d.removed[string(e.name)]) {
+			continue // replaced or removed
 		}
 		for len(added) > 0 && compareKey(e, added[0].key) > 0 {
 			out, added = append(out, added[0].encoded...), added[1:]

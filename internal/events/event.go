@@ -194,6 +194,13 @@ func fileEvents(arc reader, slug, prev string, f record.File) ([]Event, error) {
 			Message: r.Message, Agent: r.Agent, ReadAt: service.Time{Time: r.ReadAt}, AckedAt: service.Time{Time: r.AckedAt}}}}, nil
 	case *record.Reservation:
 		old, err := previous[*record.Reservation](arc, slug, prev, f.Path)
+		if err == nil && old == nil {
+			// Moved from where an earlier release kept it: unchanged, it
+			// is no news.
+			if old, err = previous[*record.Reservation](arc, slug, prev, record.LegacyReservationFile(r.ID)); old != nil && *old == *r {
+				return nil, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -333,7 +340,10 @@ func isLease(e *Event) bool { return e.Reservation != nil || e.Lock != nil }
 // leaseEvents returns an event for every reservation and lock in commit
 // head of the project slug (the feed's starting point), state unset.
 func leaseEvents(arc reader, slug, head string) ([]Event, error) {
-	skip := func(dir string) bool { return dir != "reservations" && dir != "locks" }
+	skip := func(dir string) bool {
+		top, _, _ := strings.Cut(dir, "/")
+		return top != record.ReservationsDir && top != "locks"
+	}
 	var out []Event
 	err := arc.Changes("", head, skip, func(path string, data []byte) error {
 		rec, err := record.Decode(record.ProjectDir(slug)+"/"+path, data)

@@ -17,6 +17,15 @@ const slug = "shop-01234567"
 
 // commitRecords commits the records' files on the project's branch of arc
 // after parent ("" for its first commit) and returns the commit.
+// flatReservation is a reservation where releases before
+// record.ReservationFile's layout wrote it.
+type flatReservation struct{ *record.Reservation }
+
+func (r flatReservation) Files() []record.File {
+	f := r.Reservation.Files()[0]
+	return []record.File{{Path: record.ProjectDir(r.Project) + "/" + record.LegacyReservationFile(r.ID), Data: f.Data}}
+}
+
 func commitRecords(t testing.TB, arc *archive.Archive, parent string, recs ...record.Record) string {
 	t.Helper()
 	var changes []archive.Change
@@ -87,6 +96,12 @@ func TestFileEvents(t *testing.T) {
 	retired := *agent
 	retired.Retired, retired.Updated = true, t0.Add(time.Minute)
 	proj := &record.Project{Key: "github.com/acme/shop", Slug: slug, Created: t0}
+	moved := *res
+	moved.ID = "01KAQ0000000000000000000RT"
+	movedReleased := moved
+	movedReleased.ID = "01KAQ0000000000000000000RV"
+	flatReleased := movedReleased
+	movedReleased.Released = t0.Add(time.Minute)
 
 	file := func(r record.Record) record.File { return r.Files()[0] }
 	head := "" // of the branch the cases write what their files held before
@@ -114,6 +129,9 @@ func TestFileEvents(t *testing.T) {
 		{"agent registered", nil, file(agent), []string{"agent BlueLake registered"}},
 		{"agent updated", agent, file(&retired), []string{"agent BlueLake updated"}},
 		{"project", nil, file(proj), nil},
+		{"reservation at the flat path of an earlier release", nil, flatReservation{res}.Files()[0], []string{"reservation GreenCastle taken"}},
+		{"reservation moved to its place", flatReservation{&moved}, file(&moved), nil},
+		{"reservation moved, released meanwhile", flatReservation{&flatReleased}, file(&movedReleased), []string{"reservation GreenCastle released"}},
 		{"malformed reservation", nil, record.File{Path: "projects/" + slug + "/reservations/x.json", Data: []byte("{")}, nil},
 		{"unknown file", nil, record.File{Path: "projects/" + slug + "/notes/x.txt", Data: []byte("x")}, nil},
 	} {

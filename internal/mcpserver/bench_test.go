@@ -114,6 +114,8 @@ func BenchmarkTools(b *testing.B) {
 			call(b, "search_messages", args{"agent_name": "BlueLake", "query": "argon", "limit": 5})
 		}
 	})
+	// As cmd/agentmail-bench reserves: each run's 50 are released after
+	// it, untimed, so that the active reservations stay as many.
 	b.Run("file_reservation_paths", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			paths := make([]string, 50)
@@ -121,6 +123,9 @@ func BenchmarkTools(b *testing.B) {
 				paths[j] = fmt.Sprintf("run-%d/part-%d/*.go", i, j)
 			}
 			call(b, "file_reservation_paths", args{"agent_name": "RedFox", "paths": paths, "ttl_seconds": int(time.Hour / time.Second)})
+			b.StopTimer()
+			call(b, "release_file_reservations", args{"agent_name": "RedFox", "paths": paths})
+			b.StartTimer()
 		}
 	})
 }

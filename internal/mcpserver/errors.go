@@ -98,13 +98,20 @@ var toolHints = map[string]string{
 	"CONTACT_REQUIRED":  "ask first: request_contact with to_agent and a reason, then wait for the approval",
 	"CONTACT_BLOCKED":   "the recipient takes no mail; ask a human to pass it on",
 	"LOCK_HELD":         "wait for it (wait_seconds), or ask the holder with send_message",
+	// The command line's hint names --offline; only tools that grant
+	// leases reach the remote.
+	"REMOTE_UNREACHABLE": "the project syncs through this remote: check that it is up, or call again with offline: true to grant here only, unconfirmed until a sync decides it",
 }
+
+// flagHints are the codes whose hints always name command-line flags, so
+// that a tool's hint replaces even an error's own.
+var flagHints = map[string]bool{"REMOTE_UNREACHABLE": true}
 
 // errorDoc describes err as the error document.
 func errorDoc(err error) ErrorDoc {
 	f := service.Describe(err)
 	doc := ErrorDoc{Code: f.Code, Message: f.Message, Hint: f.Hint, Type: mcpAgentMailTypes[f.Code]}
-	if h, ok := toolHints[f.Code]; ok && !ownHint(err) {
+	if h, ok := toolHints[f.Code]; ok && (flagHints[f.Code] || !ownHint(err)) {
 		doc.Hint = h
 	}
 	var d *details

@@ -1,9 +1,15 @@
 package mcpserver
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/gittest"
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 func TestFileReservations(t *testing.T) {
@@ -124,4 +130,57 @@ func TestBuildSlots(t *testing.T) {
 	g.fail("release_build_slot", args{"slot": " "}, "USAGE")
 	g.want(g.ok("release_build_slot", args{"slot": "frontend"}), "lock.key", "build/frontend")
 	b.want(b.ok("acquire_lock", args{"key": "build/frontend"}), "lock.holder", "BlueLake") // the same lock
+}
+
+// A project that syncs decides grants by pushing them. With its remote
+// down, the tools that grant fail with REMOTE_UNREACHABLE and a hint that
+// names their offline argument; with offline: true they grant here,
+// unconfirmed, as the command line's --offline does.
+func TestOfflineGrants(t *testing.T) {
+	g := newHarness(t)
+	g.ok("register_agent", args{"name": "GreenCastle"})
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gittest.Run(t, t.TempDir(), "init", "-q", "--bare", remote)
+	if err := g.srv.gate.Do(func(svc *service.Service) error {
+		_, err := svc.Sync(context.Background(), service.Scope{Project: service.ProjectRef{Dir: g.repo}}, service.SyncRequest{Remote: remote})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	held := g.ok("file_reservation_paths", args{"paths": []string{"docs/**"}})
+	if _, ok := held.get("granted.0.unconfirmed").(bool); ok {
+		t.Errorf("a grant pushed to the remote is unconfirmed: %v", held)
+	}
+	if err := os.Rename(remote, remote+".down"); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct {
+		tool    string
+		args    args
+		granted string // the path of the unconfirmed flag in the offline grant's document
+	}{
+		{"file_reservation_paths", args{"paths": []string{"src/**"}}, "granted.0.unconfirmed"},
+		{"macro_file_reservation_cycle", args{"paths": []string{"lib/**"}}, "file_reservations.granted.0.unconfirmed"},
+		{"macro_start_session", args{"agent_name": "GreenCastle", "file_reservation_paths": []string{"cmd/**"}}, "file_reservations.granted.0.unconfirmed"},
+		{"renew_file_reservations", args{"paths": []string{"docs/**"}}, "renewed.0.unconfirmed"},
+		{"acquire_lock", args{"key": "deploy/staging"}, "lock.unconfirmed"},
+		{"acquire_build_slot", args{"slot": "frontend"}, "lock.unconfirmed"},
+	} {
+		e := g.fail(c.tool, c.args, "REMOTE_UNREACHABLE")
+		if !strings.Contains(e.Hint, "offline: true") || strings.Contains(e.Hint, "--offline") {
+			t.Errorf("%s: the hint does not name the offline argument: %q", c.tool, e.Hint)
+		}
+		if !strings.Contains(e.Message, remote) {
+			t.Errorf("%s: the message does not name the remote: %q", c.tool, e.Message)
+		}
+		c.args["offline"] = true
+		g.want(g.ok(c.tool, c.args), c.granted, true)
+	}
+	// Nothing was granted by the refused calls: what stands is what the
+	// offline ones granted, each once.
+	locks := g.ok("list_locks", args{})
+	if n := len(locks.list("locks")); n != 2 {
+		t.Errorf("%d locks held, want 2 (deploy/staging, build/frontend): %v", n, locks)
+	}
 }

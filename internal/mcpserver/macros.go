@@ -38,6 +38,7 @@ type startSessionArgs struct {
 	InboxLimit                *int     `json:"inbox_limit,omitempty" jsonschema:"at most this many inbox messages, newest first; default 10"`
 	RegistrationToken         string   `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 	Format                    string   `json:"format,omitempty" jsonschema:"json, the only format there is (accepted for mcp_agent_mail clients)"`
+	offlineArgs
 }
 
 // Session is the document of macro_start_session.
@@ -67,7 +68,7 @@ func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs)
 		FileReservations: service.ReserveResponse{Conflicts: []service.Conflict{}, Granted: []service.Reservation{}}}
 	if len(in.FileReservationPaths) > 0 {
 		out.FileReservations, err = s.reserve(ctx, c, p, me, service.ReserveRequest{Patterns: in.FileReservationPaths, TTL: ttl,
-			Reason: cmp.Or(in.FileReservationReason, "macro-session")})
+			Reason: cmp.Or(in.FileReservationReason, "macro-session"), Offline: in.Offline})
 		if err != nil && !errors.Is(err, service.ErrConflict) {
 			return Session{}, err
 		}

@@ -47,6 +47,13 @@ type reserveArgs struct {
 	Exclusive      *bool    `json:"exclusive,omitempty" jsonschema:"default true; false for a shared reservation, which conflicts only with exclusive ones"`
 	Reason         string   `json:"reason,omitempty" jsonschema:"what you are doing, for the other agents"`
 	AllowConflicts bool     `json:"allow_conflicts,omitempty" jsonschema:"grant even when others hold overlapping reservations (advisory, as mcp_agent_mail does); the conflicts are still listed"`
+	offlineArgs
+}
+
+// offlineArgs are the arguments of a tool that grants a lease, which a
+// project that syncs decides by pushing to its remote.
+type offlineArgs struct {
+	Offline bool `json:"offline,omitempty" jsonschema:"when the project syncs and its remote cannot be reached (REMOTE_UNREACHABLE): grant here only, marked unconfirmed until a sync decides it: what reached the remote first wins"`
 }
 
 // reserve reserves req's patterns as agent. A conflict is an error that
@@ -68,7 +75,8 @@ func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent stri
 
 func (a reserveArgs) request(reason string) (service.ReserveRequest, error) {
 	ttl, err := seconds(intOr(a.TTLSeconds, 3600), "ttl_seconds")
-	return service.ReserveRequest{Patterns: a.Paths, TTL: ttl, Shared: !boolOr(a.Exclusive, true), Reason: reason, AllowConflicts: a.AllowConflicts}, err
+	return service.ReserveRequest{Patterns: a.Paths, TTL: ttl, Shared: !boolOr(a.Exclusive, true), Reason: reason,
+		AllowConflicts: a.AllowConflicts, Offline: a.Offline}, err
 }
 
 func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (service.ReserveResponse, error) {
@@ -139,6 +147,7 @@ func textReleased(r Released) string {
 type renewArgs struct {
 	selectArgs
 	ExtendSeconds *int `json:"extend_seconds,omitempty" jsonschema:"how much longer each reservation lasts; default 1800"`
+	offlineArgs
 }
 
 // Renewed is the document of renew_file_reservations: renew's document
@@ -161,7 +170,7 @@ func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (
 	if err != nil {
 		return Renewed{}, err
 	}
-	resp, err := c.svc.Renew(ctx, sc, service.RenewRequest{Selection: sel, Extend: extend})
+	resp, err := c.svc.Renew(ctx, sc, service.RenewRequest{Selection: sel, Extend: extend, Offline: in.Offline})
 	return Renewed{RenewResponse: resp, RenewedCount: len(resp.Renewed)}, err
 }
 
@@ -219,6 +228,7 @@ type lockArgs struct {
 type acquireArgs struct {
 	lockArgs
 	WaitSeconds int `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds while another agent holds it; default 0, fail at once"`
+	offlineArgs
 }
 
 // lockHeldHint is what to do about a lock another holds.
@@ -256,6 +266,7 @@ func (s *Server) acquireLock(ctx context.Context, req *mcp.CallToolRequest, in a
 	if err != nil {
 		return service.LockResponse{}, err
 	}
+	lr.Offline = in.Offline
 	return s.acquire(ctx, req, in.projectArgs, in.AgentName, lr, in.WaitSeconds)
 }
 
@@ -330,6 +341,7 @@ type acquireSlotArgs struct {
 	TTLSeconds  *int  `json:"ttl_seconds,omitempty" jsonschema:"how long it lasts unless renewed; default 3600"`
 	Exclusive   *bool `json:"exclusive,omitempty" jsonschema:"must be true (the default): build slots are exclusive"`
 	WaitSeconds int   `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds while another agent holds it; default 0, fail at once"`
+	offlineArgs
 }
 
 func (s *Server) acquireBuildSlot(ctx context.Context, req *mcp.CallToolRequest, in acquireSlotArgs) (service.LockResponse, error) {
@@ -345,7 +357,7 @@ func (s *Server) acquireBuildSlot(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return service.LockResponse{}, err
 	}
-	return s.acquire(ctx, req, in.projectArgs, in.AgentName, service.LockRequest{Key: key, TTL: ttl}, in.WaitSeconds)
+	return s.acquire(ctx, req, in.projectArgs, in.AgentName, service.LockRequest{Key: key, TTL: ttl, Offline: in.Offline}, in.WaitSeconds)
 }
 
 type renewSlotArgs struct {

@@ -178,8 +178,8 @@ func Decode(path string, data []byte) (Record, error) {
 		}
 	case len(rest) == 6 && rest[0] == "receipts":
 		rec, err = decodeReceipt(slug, data)
-	case len(rest) == 2 && rest[0] == "reservations":
-		rec, err = decodeReservation(slug, data)
+	case rest[0] == ReservationsDir && (len(rest) == 2 || len(rest) == 9):
+		rec, err = decodeReservation(slug, data) // the flat layout of earlier versions, or ReservationFile's
 	case len(rest) == 2 && rest[0] == "locks":
 		rec, err = decodeLock(slug, data)
 	case len(rest) == 2 && rest[0] == "contacts":

@@ -125,11 +125,11 @@ func TestRoundTrip(t *testing.T) {
 			"projects/backend-3fa1c2d9/messages/2026/11/22/" + noSubject.ID + "-message.md"},
 		{"reservation granted offline", &Reservation{Project: "backend-3fa1c2d9", ID: "01JD0000000000000000000001", Agent: "GreenCastle",
 			Pattern: "src/**", Exclusive: true, Created: created, Expires: created.Add(time.Hour), Unconfirmed: true},
-			"projects/backend-3fa1c2d9/reservations/01JD0000000000000000000001.json"},
+			"projects/backend-3fa1c2d9/reservations/2024/11/18/15/59/22/112/01JD0000000000000000000001.json"},
 		{"reservation confirmed, released", &Reservation{Project: "backend-3fa1c2d9", ID: "01JD0000000000000000000002", Agent: "BlueLake",
 			Pattern: "docs/**", Created: created, Expires: created.Add(time.Hour), Released: created.Add(time.Minute),
 			ReleasedBy: "Human", ReleaseReason: "lost"},
-			"projects/backend-3fa1c2d9/reservations/01JD0000000000000000000002.json"},
+			"projects/backend-3fa1c2d9/reservations/2024/11/18/15/59/22/112/01JD0000000000000000000002.json"},
 		{"lock released", &Lock{Project: "backend-3fa1c2d9", Key: "deploy/staging", Holder: "GreenCastle",
 			Created: created, Expires: created.Add(5 * time.Minute), Released: created.Add(time.Minute)},
 			"projects/backend-3fa1c2d9/locks/deploy~staging.json"},
@@ -677,6 +677,51 @@ func TestTimes(t *testing.T) {
 		got, err := ParseTime(tt.in)
 		if (err != nil) != tt.wantErr || !got.Equal(tt.want) || (err == nil && got.Location() != time.UTC) {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v (error %v) in UTC", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestReservationLayout(t *testing.T) {
+	at := time.Date(2026, 11, 25, 9, 4, 5, 67_000_000, time.UTC)
+	id := newID(at, 7)
+	tests := []struct {
+		name, id, file string
+	}{
+		{"ULID: its time down to the millisecond", id, "reservations/2026/11/25/09/04/05/067/" + id + ".json"},
+		{"the millisecond 0", newID(at.Truncate(time.Second), 1), "reservations/2026/11/25/09/04/05/000/" + newID(at.Truncate(time.Second), 1) + ".json"},
+		{"not a ULID: flat, as before", "bench-1", "reservations/bench-1.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReservationFile(tt.id); got != tt.file {
+				t.Errorf("ReservationFile(%q) = %q, want %q", tt.id, got, tt.file)
+			}
+			to, moved := RelocateReservation(tt.id + ".json")
+			if want := strings.TrimPrefix(tt.file, "reservations/"); moved != (want != tt.id+".json") || (moved && to != want) {
+				t.Errorf("RelocateReservation(%q) = %q, %v; want %q", tt.id+".json", to, moved, want)
+			}
+		})
+	}
+	for _, name := range []string{"README.md", "2026", id} {
+		if to, moved := RelocateReservation(name); moved {
+			t.Errorf("RelocateReservation(%q) = %q, true; want it left alone", name, to)
+		}
+	}
+}
+
+func TestDecodeReservationEitherLayout(t *testing.T) {
+	r := &Reservation{Project: "p", ID: newID(created, 3), Agent: "GreenCastle", Pattern: "src/**",
+		Created: created, Expires: created.Add(time.Hour)}
+	data := r.Files()[0].Data
+	for _, p := range []string{"projects/p/" + ReservationFile(r.ID), "projects/p/" + LegacyReservationFile(r.ID)} {
+		got, err := Decode(p, data)
+		if err != nil || !reflect.DeepEqual(got, r) {
+			t.Errorf("Decode(%q) = %#v, %v; want %#v", p, got, err, r)
+		}
+	}
+	for _, p := range []string{"projects/p/reservations/2026/x.json", "projects/p/reservations/2026/11/25/09/04/05/x.json"} {
+		if rec, err := Decode(p, data); rec != nil || err != nil {
+			t.Errorf("Decode(%q) = %v, %v; want nil, nil (not a path of either layout)", p, rec, err)
 		}
 	}
 }

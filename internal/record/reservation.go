@@ -2,9 +2,12 @@ package record
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 )
 
 // Reservation is a lease by an agent on a glob pattern of repository paths.
@@ -45,9 +48,47 @@ type reservationJSON struct {
 	Unconfirmed   bool    `json:"unconfirmed,omitempty"`
 }
 
+// ReservationsDir is the directory of a project's reservations.
+const ReservationsDir = "reservations"
+
+// ReservationFile returns the path, in a project's directory, of the
+// reservation with id: reservations/YYYY/MM/DD/HH/MM/SS/mmm/<id>.json,
+// the UTC time of the id (a ULID) down to the millisecond. A write
+// rewrites the trees on that path: each has at most 1,000 entries (a
+// second's milliseconds) but the last, which holds the leases made in one
+// millisecond (by one write), whatever the number of reservations the
+// project ever had; earlier versions kept every reservation in one
+// directory, rewritten whole by every write. An id that is not a ULID
+// keeps that flat path (LegacyReservationFile).
+func ReservationFile(id string) string {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return LegacyReservationFile(id)
+	}
+	t := ulid.Time(u.Time()).UTC()
+	return fmt.Sprintf("%s/%s/%03d/%s.json", ReservationsDir, t.Format("2006/01/02/15/04/05"), t.Nanosecond()/1e6, id)
+}
+
+// LegacyReservationFile returns the path, in a project's directory, that
+// versions before ReservationFile's layout gave the reservation with id.
+func LegacyReservationFile(id string) string { return ReservationsDir + "/" + id + ".json" }
+
+// RelocateReservation says where the file name, directly in a project's
+// reservations directory (the layout of earlier versions), belongs now,
+// relative to that directory: false for a file that stays (not a
+// reservation's, or its id is not a ULID).
+func RelocateReservation(name string) (string, bool) {
+	id, ok := strings.CutSuffix(name, ".json")
+	if !ok {
+		return "", false
+	}
+	to, moved := strings.CutPrefix(ReservationFile(id), ReservationsDir+"/")
+	return to, moved && to != name
+}
+
 // Files implements Record.
 func (r *Reservation) Files() []File {
-	return []File{{ProjectDir(r.Project) + "/reservations/" + r.ID + ".json", marshal(reservationJSON{
+	return []File{{ProjectDir(r.Project) + "/" + ReservationFile(r.ID), marshal(reservationJSON{
 		r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, FormatTime(r.Created), FormatTime(r.Expires),
 		optTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed,
 	})}}

@@ -151,9 +151,18 @@ type remoteAt struct {
 	rev, slug string
 }
 
-func (r remoteAt) HasReservation(id string) bool {
-	_, err := r.arc.ReadFile(r.rev, "reservations/"+id+".json")
-	return err == nil
+func (r remoteAt) HasReservation(id string) bool { return hasReservation(r.arc, r.rev, id) }
+
+// hasReservation reports whether commit rev of a project's branch holds
+// the reservation id, where this version puts it or, on a remote an
+// earlier version wrote, where that one did.
+func hasReservation(arc *archive.Archive, rev, id string) bool {
+	for _, p := range []string{record.ReservationFile(id), record.LegacyReservationFile(id)} {
+		if _, err := arc.ReadFile(rev, p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (r remoteAt) Lock(key string) (*reservations.Lock, error) {
@@ -199,10 +208,7 @@ func (s *Service) settleOffline(ctx context.Context, x *session, theirs string) 
 		return 0, err
 	}
 	arc := x.st.Archive()
-	onRemote := func(r reservations.Reservation) bool {
-		_, err := arc.ReadFile(theirs, "reservations/"+r.ID+".json")
-		return err == nil
-	}
+	onRemote := func(r reservations.Reservation) bool { return hasReservation(arc, theirs, r.ID) }
 	ended := 0
 	for _, u := range active {
 		if !u.Unconfirmed || onRemote(u) {

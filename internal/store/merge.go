@@ -31,13 +31,15 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 		if err != nil {
 			return err
 		}
-		before, after = st[slug], theirs
+		before = st[slug]
+		// A remote written by an earlier version keeps its reservations
+		// in their old place: moved first, each is one record with its
+		// version here.
+		if after, _, err = s.relayout(slug, theirs); err != nil {
+			return err
+		}
 		if before != "" {
-			prefix := record.ProjectDir(slug) + "/"
-			after, err = s.arc.Merge(before, theirs, func(p string, a, b []byte) ([]byte, bool, error) {
-				return record.MergeVersions(prefix+p, a, b)
-			})
-			if err != nil {
+			if after, err = s.arc.Merge(before, after, resolver(slug)); err != nil {
 				return err
 			}
 		}
@@ -52,6 +54,14 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 		s.afterWrite() // a merge adds a pack, as a write does
 	}
 	return before, after, err
+}
+
+// resolver returns how two versions of a file of project slug merge.
+func resolver(slug string) archive.Resolve {
+	prefix := record.ProjectDir(slug) + "/"
+	return func(p string, a, b []byte) ([]byte, bool, error) {
+		return record.MergeVersions(prefix+p, a, b)
+	}
 }
 
 // withProject runs fn under the project slug's lock, with the index caught

@@ -187,6 +187,10 @@ func Open(dir string, opts Options) (*Store, error) {
 			arc.Close()
 			return nil, err
 		}
+		if err := s.relayoutReservations(); err != nil {
+			arc.Close()
+			return nil, err
+		}
 	} else {
 		s.readOnly = true
 		if legacy, _ := arc.Legacy(); legacy {
