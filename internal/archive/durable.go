@@ -50,7 +50,9 @@ func (osFS) writeTemp(dir, pattern string, data []byte, perm os.FileMode) (strin
 }
 
 func (osFS) fill(name string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	// No O_TRUNC: the file is empty, and ext4 starts writing back a file
+	// truncated and rewritten as it is closed, which the sync does anyway.
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
