@@ -77,6 +77,7 @@ func (e *env) mcpServer(c *cli.Context) (*mcpserver.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.LongLived = true
 	// The server's calls run concurrently, and so may their notes.
 	var mu sync.Mutex
 	note := cfg.Note

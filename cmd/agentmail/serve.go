@@ -88,6 +88,7 @@ func (e *env) serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	cfg.LongLived = true
 	srv, err := server.Listen(server.Config{Addr: c.String("addr"), Token: token, RequireToken: c.Bool("require-token"),
 		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version, SyncEvery: c.Duration("sync-interval")})
 	if err != nil {

@@ -63,6 +63,7 @@ type Archive struct {
 	fs     fsys                // writes
 	recent recentObjects       // the commits and trees this handle wrote last
 	packs  newPacks            // the packs go-git has not indexed; under stMu
+	spares spares              // empty files made ahead for writes to fill
 }
 
 // Change is one file written by a commit.
@@ -178,8 +179,10 @@ func open(dir string, fs fsys) *Archive {
 	return &Archive{dir: dir, st: st, fs: fs, packs: newPacks{cache: objects}}
 }
 
-// Close releases the pack files the archive keeps open.
+// Close removes the spare files no write filled and releases the pack
+// files the archive keeps open.
 func (a *Archive) Close() error {
+	a.removeSpares()
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
 	return errors.Join(a.packs.close(), a.st.Close())
@@ -216,18 +219,40 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 }
 
 // commitOn is Commit on the ref name; parent "" makes a root commit, and
-// the ref must not exist yet.
+// the ref must not exist yet. The ref's new value is written and synced
+// while the pack is, so that their syncs overlap: it names nothing until
+// moveRef links it as the ref's lock, once the pack is durable.
 func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
-	res, err := a.CommitOnto(parent, changes, author, message, cache)
+	w, res, err := a.encodeCommit(parent, changes, author, message, cache)
 	if err != nil {
 		return Result{}, err
+	}
+	var tmp string
+	err = concurrently(2, func(i int) error {
+		if i == 0 {
+			if _, err := a.writePack(w.objs); err != nil {
+				return fmt.Errorf("write pack: %w", err)
+			}
+			return nil
+		}
+		var err error
+		if tmp, err = a.writeRefTemp(plumbing.NewHash(res.Head)); err != nil {
+			return fmt.Errorf("update %s: %w", ref, err)
+		}
+		return nil
+	})
+	if tmp != "" {
+		defer a.fs.remove(tmp)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("commit: %w", err)
 	}
 	crash.Point(crash.AfterObjects)
 	var p plumbing.Hash
 	if parent != "" {
 		p = plumbing.NewHash(parent)
 	}
-	if err := a.setRef(ref, p, plumbing.NewHash(res.Head)); err != nil {
+	if err := a.moveRef(ref, p, plumbing.NewHash(res.Head), tmp); err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
 	a.recent.update(res.Written, res.Stale)
@@ -238,8 +263,21 @@ func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, 
 // commit) and its objects, and moves no ref: for a commit that must be
 // published (pushed) before any branch here names it.
 func (a *Archive) CommitOnto(parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
+	w, res, err := a.encodeCommit(parent, changes, author, message, cache)
+	if err != nil {
+		return Result{}, err
+	}
+	if _, err := a.writePack(w.objs); err != nil {
+		return Result{}, fmt.Errorf("commit: write pack: %w", err)
+	}
+	return res, nil
+}
+
+// encodeCommit encodes the objects of the commit of changes on top of
+// parent ("" for a root commit), for its caller to write.
+func (a *Archive) encodeCommit(parent string, changes []Change, author Author, message string, cache Cache) (*treeWriter, Result, error) {
 	if len(changes) == 0 {
-		return Result{}, errors.New("commit: nothing to write")
+		return nil, Result{}, errors.New("commit: nothing to write")
 	}
 	w := a.newTreeWriter(cache)
 	var p plumbing.Hash
@@ -248,31 +286,28 @@ func (a *Archive) CommitOnto(parent string, changes []Change, author Author, mes
 		p = plumbing.NewHash(parent)
 		pdata, err := w.read(plumbing.CommitObject, p)
 		if err != nil {
-			return Result{}, fmt.Errorf("commit: read parent %s: %w", parent, err)
+			return nil, Result{}, fmt.Errorf("commit: read parent %s: %w", parent, err)
 		}
 		if err := pc.Decode(&rawObject{typ: plumbing.CommitObject, data: pdata}); err != nil {
-			return Result{}, fmt.Errorf("commit: parent %s: %w", parent, err)
+			return nil, Result{}, fmt.Errorf("commit: parent %s: %w", parent, err)
 		}
 		w.stale = append(w.stale, parent)
 	}
 	rootChanges := &dirChange{}
 	for _, c := range changes {
 		if err := rootChanges.add(c.Path, c.Data); err != nil {
-			return Result{}, fmt.Errorf("commit: %w", err)
+			return nil, Result{}, fmt.Errorf("commit: %w", err)
 		}
 	}
 	root, err := w.apply(pc.TreeHash, rootChanges)
 	if err != nil {
-		return Result{}, fmt.Errorf("commit: %w", err)
+		return nil, Result{}, fmt.Errorf("commit: %w", err)
 	}
 	c, err := w.commit(root, p, author, message)
 	if err != nil {
-		return Result{}, fmt.Errorf("commit: %w", err)
+		return nil, Result{}, fmt.Errorf("commit: %w", err)
 	}
-	if _, err := a.writePack(w.objs); err != nil {
-		return Result{}, fmt.Errorf("commit: write pack: %w", err)
-	}
-	return Result{Head: c.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil
+	return w, Result{Head: c.String(), Written: w.written, Stale: w.stale, Objects: len(w.objs)}, nil
 }
 
 func (a *Archive) newTreeWriter(cache Cache) *treeWriter {

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // powerLoss is an fsys that writes through to the real file system and
@@ -26,6 +28,7 @@ import (
 // Files written by others (git) are adopted, not durable, when an
 // operation first names them.
 type powerLoss struct {
+	mu     sync.Mutex // a write's files are written and synced at once
 	t      *testing.T
 	real   fsys
 	root   string
@@ -139,6 +142,8 @@ func (p *powerLoss) snapshot(op string) {
 }
 
 func (p *powerLoss) writeTemp(dir, pattern string, data []byte, perm os.FileMode) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	name, err := p.real.writeTemp(dir, pattern, data, perm)
 	if err == nil {
 		p.lookup(name) // adopted: written, not durable
@@ -147,7 +152,20 @@ func (p *powerLoss) writeTemp(dir, pattern string, data []byte, perm os.FileMode
 	return name, err
 }
 
+func (p *powerLoss) fill(name string, data []byte, perm os.FileMode) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.real.fill(name, data, perm)
+	if err == nil {
+		p.nodes[p.lookup(name)].data = bytes.Clone(data)
+		p.snapshot("fill " + p.rel(name))
+	}
+	return err
+}
+
 func (p *powerLoss) syncFile(name string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	err := p.real.syncFile(name)
 	if err == nil {
 		n := p.nodes[p.lookup(name)]
@@ -158,6 +176,8 @@ func (p *powerLoss) syncFile(name string) error {
 }
 
 func (p *powerLoss) syncDir(name string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	err := p.real.syncDir(name)
 	if err == nil {
 		n := p.nodes[p.lookup(name)]
@@ -168,6 +188,8 @@ func (p *powerLoss) syncDir(name string) error {
 }
 
 func (p *powerLoss) rename(from, to string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	id := p.lookup(from)
 	err := p.real.rename(from, to)
 	if err == nil {
@@ -179,6 +201,8 @@ func (p *powerLoss) rename(from, to string) error {
 }
 
 func (p *powerLoss) link(from, to string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	err := p.real.link(from, to)
 	if err == nil {
 		p.nodes[p.lookup(filepath.Dir(to))].entries[filepath.Base(to)] = p.lookup(from)
@@ -188,6 +212,8 @@ func (p *powerLoss) link(from, to string) error {
 }
 
 func (p *powerLoss) remove(name string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	err := p.real.remove(name)
 	if err == nil {
 		delete(p.nodes[p.lookup(filepath.Dir(name))].entries, filepath.Base(name))
@@ -197,6 +223,8 @@ func (p *powerLoss) remove(name string) error {
 }
 
 func (p *powerLoss) mkdir(name string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	err := p.real.mkdir(name)
 	if err == nil {
 		p.lookup(name)
@@ -291,21 +319,73 @@ func (p *powerLoss) checkImages(dir string, absentOK bool, heads []string, last 
 // TestPowerLossDuringCommit cuts the power after every operation of a
 // commit: the objects reach the disk before the branch names them, so the
 // branch names the old commit or the new one, complete; and once Commit
-// has returned, the new one.
+// has returned, the new one. So too for a commit that fills spare files
+// made ahead (see MakeSpares) rather than creating its files.
 func TestPowerLossDuringCommit(t *testing.T) {
+	for _, spares := range []bool{false, true} {
+		t.Run(fmt.Sprint("spares=", spares), func(t *testing.T) {
+			a := newArchive(t)
+			old := commit(t, a, "before", "projects/p/messages/2026/11/21/a.md", "a")
+			if spares {
+				if err := a.MakeSpares(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := newPowerLoss(t, a.Dir())
+			a.fs = p
+			res, err := a.Commit(old, messageChanges(1), author("GreenCastle"), "during", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"projects/p/messages/2026/11/21/a.md": "a"}
+			for _, c := range messageChanges(1) {
+				want[c.Path] = string(c.Data)
+			}
+			p.checkImages("", false, []string{old, res.Head}, res.Head, want)
+		})
+	}
+}
+
+// overlapping is an fsys whose file syncs wait, up to a second, for want
+// syncs to be in flight together, and which records the most it saw.
+type overlapping struct {
+	osFS
+	want     int
+	mu       sync.Mutex
+	inFlight int
+	most     int
+}
+
+func (o *overlapping) syncFile(name string) error {
+	o.mu.Lock()
+	o.inFlight++
+	o.most = max(o.most, o.inFlight)
+	deadline := time.Now().Add(time.Second)
+	for o.inFlight < o.want && time.Now().Before(deadline) {
+		o.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		o.mu.Lock()
+	}
+	o.mu.Unlock()
+	err := o.osFS.syncFile(name)
+	o.mu.Lock()
+	o.inFlight--
+	o.mu.Unlock()
+	return err
+}
+
+// TestCommitSyncsOverlap: a commit's three files, the pack, its index and
+// the branch's new value, are synced at once, not one after the other:
+// each sync waits for the disk, and a write would wait for all three in
+// turn.
+func TestCommitSyncsOverlap(t *testing.T) {
 	a := newArchive(t)
-	old := commit(t, a, "before", "projects/p/messages/2026/11/21/a.md", "a")
-	p := newPowerLoss(t, a.Dir())
-	a.fs = p
-	res, err := a.Commit(old, messageChanges(1), author("GreenCastle"), "during", nil)
-	if err != nil {
-		t.Fatal(err)
+	o := &overlapping{want: 3}
+	a.fs = o
+	commit(t, a, "overlapping syncs", "projects/p/messages/2026/11/22/m.md", "m")
+	if o.most != 3 {
+		t.Errorf("at most %d syncs were in flight at once, want 3 (pack, index, branch)", o.most)
 	}
-	want := map[string]string{"projects/p/messages/2026/11/21/a.md": "a"}
-	for _, c := range messageChanges(1) {
-		want[c.Path] = string(c.Data)
-	}
-	p.checkImages("", false, []string{old, res.Head}, res.Head, want)
 }
 
 // TestPowerLossDuringInit: a power loss while the archive is created

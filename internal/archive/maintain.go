@@ -54,10 +54,12 @@ func (a *Archive) Packs() int {
 // archive. A narrow delta window suffices: what deltifies well is the
 // versions of one directory, and they sort next to each other by size.
 //
-// It needs the git command. The caller must hold the store lock and pass
-// its file as hold: git inherits it, so the lock outlives a caller killed
-// while git runs; what such a roll-up leaves behind (.tmp-roll-*) is
-// removed by the next one.
+// Writers may go on meanwhile: the packs to roll up are chosen as it
+// starts, and it removes those and no other, so the packs of writes made
+// since stay. The caller must exclude other roll-ups and GC (the store's
+// roll-up lock) and pass that lock's file as hold: git inherits it, so the
+// lock outlives a caller killed while git runs; what such a roll-up leaves
+// behind (.tmp-roll-*) is removed by the next one.
 func (a *Archive) Pack(hold *os.File) error {
 	packs, err := a.packFiles()
 	if err != nil {
@@ -92,7 +94,7 @@ func (a *Archive) Pack(hold *os.File) error {
 			fmt.Fprintf(&in, "%x\n", idx[idxHeader+20*i:idxHeader+20*(i+1)])
 		}
 	}
-	out, err := a.git(hold, &in, "pack-objects", "-q", "--delta-base-offset", "--window=2", tmp)
+	out, err := a.git([]*os.File{hold}, &in, "pack-objects", "-q", "--delta-base-offset", "--window=2", tmp)
 	if err != nil {
 		return err
 	}
@@ -126,10 +128,11 @@ func (a *Archive) Pack(hold *os.File) error {
 			a.fs.remove(filepath.Join(packDir, "multi-pack-index"+ext))
 		}
 	}
-	if len(loose) > 0 {
-		if _, err := a.git(hold, nil, "prune-packed", "-q"); err != nil {
-			return err
-		}
+	// The loose objects rolled up, and no other: git prune-packed would
+	// also remove those a concurrent git gc has just loosened from a pack
+	// it is about to delete, which are in that pack only.
+	for _, name := range loose {
+		a.fs.remove(filepath.Join(a.dir, "objects", name[:2], name[2:]))
 	}
 	return nil
 }
@@ -282,10 +285,12 @@ func (a *Archive) looseObjectNames() ([]string, error) {
 
 // GC packs every object into one pack, recompressed, and removes what is no
 // longer needed, including the remains of killed writes. It needs the git
-// command; hold is as for Pack. git repack renames its pack into place
-// and deletes the old ones without syncing the directory; GC syncs it
-// before it returns.
-func (a *Archive) GC(hold *os.File) error {
+// command. The caller must exclude every writer and roll-up (the store
+// lock and the roll-up lock) and pass their files as hold, for git to
+// inherit, as Pack's. git repack renames its pack into place and deletes
+// the old ones without syncing the directory; GC syncs it before it
+// returns.
+func (a *Archive) GC(hold ...*os.File) error {
 	a.removeLeftovers()
 	if _, err := a.git(hold, nil, "repack", "-a", "-d", "-q", "-f", "-F", "--no-write-bitmap-index"); err != nil {
 		return err
@@ -345,15 +350,18 @@ func (a *Archive) Size() (int64, error) {
 }
 
 // git runs a git command on the archive with stdin (which may be nil) and
-// returns its output.
-func (a *Archive) git(hold *os.File, stdin io.Reader, args ...string) (string, error) {
+// returns its output. The command inherits the files hold (nil ones
+// left out): the locks it works under.
+func (a *Archive) git(hold []*os.File, stdin io.Reader, args ...string) (string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return "", fmt.Errorf("git %s: the git command is needed for this and was not found on PATH", args[0])
 	}
 	cmd := exec.Command("git", append([]string{"--git-dir", a.dir}, args...)...)
 	var out, errOut bytes.Buffer
-	if hold != nil {
-		cmd.ExtraFiles = []*os.File{hold}
+	for _, f := range hold {
+		if f != nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+		}
 	}
 	cmd.Stdin = stdin
 	cmd.Stdout = &out

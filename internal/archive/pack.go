@@ -48,7 +48,7 @@ func (a *Archive) writePack(objs []plumbing.EncodedObject) (plumbing.Hash, error
 		return plumbing.ZeroHash, fmt.Errorf("index pack: %w", err)
 	}
 	base := "pack-" + sum.String()
-	err = writeFiles(a.fs, filepath.Join(a.dir, "objects", "pack"),
+	err = writeFiles(a.writer(), filepath.Join(a.dir, "objects", "pack"),
 		file{base + ".idx", idx.Bytes(), 0o444},
 		file{base + ".pack", pack.Bytes(), 0o444})
 	return sum, err

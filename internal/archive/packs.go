@@ -25,6 +25,7 @@ const maxNewPacks = 64
 // Its methods are called with the archive's stMu held.
 type newPacks struct {
 	listed map[string]bool // the packs go-git indexed; nil: not listed yet
+	seen   map[string]bool // the packs refresh found last
 	opened map[string]*packfile.Packfile
 	cache  cache.Object // go-git's: a pack opened alone would make its own, of 96 MiB
 	// What a test observes: the indexes read here, and go-git's reindexes.
@@ -52,11 +53,12 @@ func (n *newPacks) object(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.En
 // refresh lists the pack directory and opens the packs new since it last
 // did. Short of new packs to open, or when one went away, it has go-git
 // index them all again: the object looked for may be in a pack git is
-// replacing, or go-git may have indexed the packs partly.
-func (n *newPacks) refresh(a *Archive) error {
+// replacing, or go-git may have indexed the packs partly. It reports
+// whether the packs changed since it last looked.
+func (n *newPacks) refresh(a *Archive) (changed bool, err error) {
 	names, err := packNames(a.dir)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var fresh []string
 	for name := range names {
@@ -68,15 +70,17 @@ func (n *newPacks) refresh(a *Archive) error {
 	for name := range n.listed {
 		gone = gone || !names[name]
 	}
+	changed = gone || len(fresh) > 0 || len(names) != len(n.seen)
+	n.seen = names
 	if gone || len(fresh) == 0 || len(n.opened)+len(fresh) > maxNewPacks {
-		return n.reindex(a, names)
+		return changed, n.reindex(a, names)
 	}
 	for _, name := range fresh {
 		if err := n.open(a, name); err != nil {
-			return n.reindex(a, names) // half-written by git, perhaps: go-git tells
+			return changed, n.reindex(a, names) // half-written by git, perhaps: go-git tells
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // reindex has go-git index the packs names again, and closes those opened

@@ -196,11 +196,13 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 
 // readObject returns the content of an object from the repository, or
 // from the commits and trees this handle wrote last. go-git caches the
-// list of packs, and every write adds one while git may remove some: an
-// object it cannot find or read may be in a pack written since, so it
-// looks in the packs new since it last looked (see packs). A git gc at
-// work may have removed the pack it found before publishing the one that
-// replaces it, so it looks a few times, briefly apart, before giving up.
+// list of packs, and every write adds one while roll-ups and git remove
+// some: an object it cannot find or read may be in a pack written since,
+// so it looks in the packs new since it last looked (see packs). A roll-up
+// or git gc at work removes the packs it replaced one after the other,
+// once the pack that replaces them is in place, and go-git may trip over
+// each: readObject looks again, briefly apart, readRetries times, and for
+// as long as the packs keep changing, up to readPatience.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	if data, ok := a.recent.get(h.String()); ok {
 		return data, nil // written by this handle a moment ago: perhaps in a pack go-git has not listed
@@ -208,12 +210,17 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
 	data, err := a.readObjectOnce(typ, h)
-	for i := 0; err != nil && i < readRetries; i++ {
+	deadline := time.Now().Add(readPatience)
+	for i := 0; err != nil; i++ {
 		if i > 0 {
-			time.Sleep(time.Duration(i) * 10 * time.Millisecond)
+			time.Sleep(min(time.Duration(i)*10*time.Millisecond, 50*time.Millisecond))
 		}
-		if rerr := a.packs.refresh(a); rerr != nil {
+		changed, rerr := a.packs.refresh(a)
+		if rerr != nil {
 			return nil, rerr
+		}
+		if i >= readRetries && (!changed || time.Now().After(deadline)) {
+			break
 		}
 		data, err = a.readObjectOnce(typ, h)
 	}
@@ -221,8 +228,12 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 }
 
 // readRetries is how many times readObject looks again for an object it
-// could not read.
+// could not read, the packs changing or not.
 const readRetries = 5
+
+// readPatience bounds the time readObject looks again while the packs
+// keep changing: longer than a roll-up takes to remove what it replaced.
+const readPatience = 2 * time.Second
 
 // readObjectOnce reads h from go-git's storage, then from the packs new
 // since; a.stMu is held.

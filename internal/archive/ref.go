@@ -65,28 +65,42 @@ func (a *Archive) refPath(name string) string {
 
 // setRef moves the ref name from old (zero: the branch must not exist yet)
 // to h with git's lock-file protocol, so that git and agentmail exclude
-// each other: the new value is written to a temporary file and synced,
-// which is then hard-linked as refs/heads/main.lock (an exclusive create,
-// as git's O_EXCL, that fails while another process holds the lock); under
+// each other: the new value is written to a temporary file and synced
+// (writeRefTemp), which moveRef then takes as the ref's lock and renames over
+// the ref. A reader sees the old ref or the new one, never a partial one.
+func (a *Archive) setRef(name string, old, h plumbing.Hash) error {
+	tmp, err := a.writeRefTemp(h)
+	if tmp != "" {
+		defer a.fs.remove(tmp)
+	}
+	if err != nil {
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	return a.moveRef(name, old, h, tmp)
+}
+
+// writeRefTemp writes h, a ref's new value, to a new temporary file and syncs
+// it. It returns the file's path, also with an error once the file
+// exists: the caller removes it. The file names nothing until moveRef
+// links it as a ref's lock, so it may be written before the objects h
+// names are durable.
+func (a *Archive) writeRefTemp(h plumbing.Hash) (string, error) {
+	return writeSynced(a.writer(), a.dir, refTemp, []byte(h.String()+"\n"), 0o644)
+}
+
+// moveRef moves the ref name from old to h, whose value writeRefTemp wrote to
+// tmp: tmp is hard-linked as refs/heads/...lock (an exclusive create, as
+// git's O_EXCL, that fails while another process holds the lock); under
 // the lock the branch is compared with old, and the lock is renamed over
-// the ref and its directory synced. A reader sees the old ref or the new
-// one, never a partial one.
+// the ref and its directory synced.
 //
 // The temporary file is what makes a lock this archive left behind
 // recognizable as such (it is the same file), so that the next write can
 // remove it; a lock git left behind is git's to clear. Callers serialize
-// writers, so no other write of this archive is in progress.
-func (a *Archive) setRef(name string, old, h plumbing.Hash) error {
+// the writers of each ref, so no other write of this ref is in progress.
+func (a *Archive) moveRef(name string, old, h plumbing.Hash, tmp string) error {
 	ref := a.refPath(name)
 	if err := a.makeRefDir(filepath.Dir(ref)); err != nil {
-		return fmt.Errorf("update %s: %w", name, err)
-	}
-	tmp, err := a.fs.writeTemp(a.dir, refTemp, []byte(h.String()+"\n"), 0o644)
-	if err != nil {
-		return fmt.Errorf("update %s: %w", name, err)
-	}
-	defer a.fs.remove(tmp)
-	if err := a.fs.syncFile(tmp); err != nil {
 		return fmt.Errorf("update %s: %w", name, err)
 	}
 	lock := ref + ".lock"
@@ -183,31 +197,28 @@ func (a *Archive) lockRef(name, tmp, lock string) error {
 	}
 }
 
-// removeStaleLock removes lock, and the temporary ref files an earlier
-// write left, if lock is one of them: that write was killed holding it.
-// It reports whether it removed the lock.
+// removeStaleLock removes lock, and the temporary ref file of the write
+// that left it, if lock is one of the temporary files (current aside): that
+// write was killed holding it. The temporary files of writes at work on
+// other refs meanwhile stay. It reports whether it removed the lock.
 func (a *Archive) removeStaleLock(lock, current string) bool {
 	li, err := os.Stat(lock)
 	if err != nil {
 		return errors.Is(err, fs.ErrNotExist) // let go of since: try again
 	}
 	left, _ := filepath.Glob(filepath.Join(a.dir, refTemp))
-	stale := false
+	stale := ""
 	for _, t := range left {
 		if ti, err := os.Stat(t); t != current && err == nil && os.SameFile(li, ti) {
-			stale = true
+			stale = t
 		}
 	}
-	if !stale {
+	if stale == "" {
 		return false
 	}
 	if err := a.fs.remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	for _, t := range left {
-		if t != current {
-			a.fs.remove(t)
-		}
-	}
+	a.fs.remove(stale)
 	return true
 }

@@ -118,6 +118,29 @@ func TestStaleLockExcludesGitUntilNextCommit(t *testing.T) {
 	runGit(t, a.Dir(), "update-ref", "refs/heads/main", h, h)
 }
 
+// The next commit removes the stale lock and the temporary file it is, and
+// leaves alone the temporary files of writes at work on other branches
+// meanwhile (another project's, whose new value is written as its pack is).
+func TestStaleLockLeavesOtherWritesTemps(t *testing.T) {
+	shortLockWait(t, 100*time.Millisecond)
+	a := newArchive(t)
+	lock := killedMidRef(t, a, strings.Repeat("ab", 20))
+	other := filepath.Join(a.Dir(), "agentmail-ref-other-write")
+	if err := os.WriteFile(other, []byte(strings.Repeat("cd", 20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, a, "heals", "x", "1")
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Errorf("the stale lock is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(a.Dir(), "agentmail-ref-killed")); !os.IsNotExist(err) {
+		t.Errorf("the stale lock's temporary file is still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another write's temporary ref file was removed: %v", err)
+	}
+}
+
 // GC removes a stale lock too, before the temporary file that identifies
 // it, so that the next commit is not left facing a lock it cannot claim.
 func TestGCRemovesStaleLock(t *testing.T) {

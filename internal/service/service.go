@@ -42,6 +42,10 @@ type Config struct {
 	// own and what could not be done but did not stop the operation. Nil
 	// drops them.
 	Note func(string)
+	// LongLived says the process serves many operations (agentmail serve,
+	// agentmail mcp): the store then consolidates the archive's packs in
+	// the background, off the writers' path (store.Options.RollUpInBackground).
+	LongLived bool
 }
 
 // Service is agentmail's operations on one store. It opens the store
@@ -151,7 +155,7 @@ func (s *Service) store() (*store.Store, error) {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
 			"point --store or AGENTMAIL_HOME at a directory")
 	}
-	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Projections: Projections()})
+	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Projections: Projections(), RollUpInBackground: s.cfg.LongLived})
 	if err != nil {
 		if errors.Is(err, store.ErrNotWritable) {
 			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")

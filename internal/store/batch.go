@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -141,8 +140,8 @@ func (s *Store) writeBatch(ctx context.Context, slug string, batch []*write) {
 		// which needs the store lock, from the archive, which holds them.
 		err = s.RepairIndex(ctx, err)
 	}
-	if err == nil && s.shouldPack() {
-		s.packIfFree()
+	if err == nil {
+		s.afterWrite()
 	}
 	for _, w := range batch {
 		if w.err == nil {
@@ -331,7 +330,7 @@ func (s *Store) commit(tx *sql.Tx, recs []record.Record, messages int, d descrip
 // every other writer; a write to one project is UpdateProject.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	w := &write{fn: fn}
-	err := s.withLockFile(func(hold *os.File) error {
+	err := s.withLock(func() error {
 		if err := s.catchUp(ctx); err != nil {
 			return err
 		}
@@ -340,13 +339,10 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 			w.t.sql.Rollback()
 			return s.rebuildDamaged(ctx, err)
 		}
-		if err != nil {
-			return err
-		}
-		if s.shouldPack() {
-			s.pack(hold)
-		}
-		return nil
+		return err
 	})
+	if err == nil {
+		s.afterWrite()
+	}
 	return s.aborted(w.t, err)
 }

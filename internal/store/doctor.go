@@ -361,14 +361,20 @@ type ArchiveStats struct {
 	Bytes        int64
 }
 
-// GC packs the whole archive into one pack and prunes what is unreachable.
+// GC packs the whole archive into one pack and prunes what is unreachable,
+// under the store lock and the roll-up lock: git repack removes every pack
+// it started from, and a roll-up at work would remove some of them first.
 func (s *Store) GC() (ArchiveStats, error) {
 	var st ArchiveStats
 	err := s.withLockFile(func(hold *os.File) error {
-		if err := s.arc.GC(hold); err != nil {
+		l, err := s.acquire(s.rollUpPath(), false)
+		if err != nil {
 			return err
 		}
-		var err error
+		defer l.Release()
+		if err := s.arc.GC(hold, l.File()); err != nil {
+			return err
+		}
 		st, err = s.archiveStats()
 		return err
 	})

@@ -50,8 +50,8 @@ func (s *Store) MergeProject(ctx context.Context, slug, theirs string) (before, 
 		}
 		return s.catchUpProject(ctx, slug)
 	})
-	if err == nil && s.shouldPack() {
-		s.packIfFree() // a merge adds a pack, as a write does
+	if err == nil {
+		s.afterWrite() // a merge adds a pack, as a write does
 	}
 	return before, after, err
 }
@@ -184,8 +184,8 @@ func (s *Store) Adopt(ctx context.Context, p *Proposal) error {
 		adopted = true
 		return nil
 	})
-	if err == nil && adopted && s.shouldPack() {
-		s.packIfFree()
+	if err == nil && adopted {
+		s.afterWrite()
 	}
 	if err != nil || adopted {
 		return err

@@ -24,7 +24,9 @@
 // to different projects, in this process or others, do not wait for each
 // other's locks; they meet only in the index's single writer connection,
 // for the moments their SQL transactions take. What spans the store
-// (Update, rebuilds, roll-ups, migration) holds the store lock exclusively.
+// (Update, rebuilds, migration) holds the store lock exclusively. Roll-ups
+// of the archive's packs hold a lock of their own (see rollUpIfDue), and
+// writers go on while they run.
 package store
 
 import (
@@ -75,6 +77,12 @@ const (
 type Options struct {
 	LockWait time.Duration    // 0 means DefaultLockWait
 	Now      func() time.Time // nil means time.Now
+	// RollUpInBackground has the store consolidate the archive's packs
+	// in a goroutine, off the writers' path, rather than in the write
+	// that finds them too many, and make the files the next writes fill
+	// there too (see afterWrite): for a long-lived process (a server), not
+	// for a command line process, which exits as its write returns.
+	RollUpInBackground bool
 	// Projections are the domain packages' tables of the index. The
 	// index records the set it was built with and is rebuilt when opened
 	// with another, so that it is never silently behind: every process
@@ -113,6 +121,10 @@ type Store struct {
 
 	cached cachedObjects          // what the writes of this handle change in the objects table
 	queues map[string]*writeQueue // by project; guarded by mu
+
+	rolling    atomic.Bool    // a background roll-up is at work (see rollUpIfDue)
+	sparing    atomic.Bool    // spare files are being made (see afterWrite)
+	background sync.WaitGroup // the goroutines of both, which Close waits for
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
@@ -242,9 +254,11 @@ func notWritable(dir string, err error) error {
 	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
 }
 
-// Close writes what the store's writes changed in the objects table (see
-// cachedObjects), and closes the index and the archive.
+// Close waits for the background work of its writes, writes what the store's
+// writes changed in the objects table (see cachedObjects), and closes the
+// index and the archive.
 func (s *Store) Close() error {
+	s.background.Wait()
 	s.flushCached()
 	err := s.closeIndex()
 	if aerr := s.arc.Close(); err == nil {
@@ -337,7 +351,7 @@ func (s *Store) withLock(fn func() error) error {
 }
 
 // withLockFile is withLock passing fn the lock's file, for a git command
-// to inherit (see archive.Pack).
+// to inherit (see archive.GC).
 func (s *Store) withLockFile(fn func(hold *os.File) error) error {
 	if s.readOnly {
 		return s.readOnlyError()
@@ -753,34 +767,83 @@ func (s *Store) shouldPack() bool {
 	return s.arc.Packs() > maxPacks || s.arc.LooseObjects() > packThreshold
 }
 
-// pack consolidates the archive; the caller holds the store lock
-// exclusively, whose file is hold. A failure is a note: the write is done.
-func (s *Store) pack(hold *os.File) {
-	if err := s.arc.Pack(hold); err != nil {
-		s.note("could not pack the archive: " + err.Error())
+// rollUpPath is the file of the roll-up lock. A roll-up holds it and no
+// other lock, so that writers, which each add a pack, go on while it runs:
+// it removes only the packs it rolled up (see archive.Pack). Whatever
+// removes packs it did not write (GC) holds it too.
+func (s *Store) rollUpPath() string { return filepath.Join(s.dir, "rollup") }
+
+// rollUpIfDue consolidates the archive once a write (or merge) has left too
+// many packs; the caller holds none of the store's locks. A long-lived
+// store (Options.RollUpInBackground) rolls up in a goroutine and the write
+// returns at once; a command line process, whose goroutines die with it
+// the moment its write returns, rolls up before the write returns. Past
+// twice the packs that call for a roll-up, roll-ups are falling behind the
+// writers, and the write waits for the one at work and rolls up after it
+// if need be, so that packs cannot pile up without bound.
+func (s *Store) rollUpIfDue() {
+	switch {
+	case !s.shouldPack():
+	case s.arc.Packs() > 2*maxPacks:
+		s.rollUp(true)
+	case s.opts.RollUpInBackground:
+		s.inBackground(&s.rolling, func() { s.rollUp(false) })
+	default:
+		s.rollUp(false)
 	}
 }
 
-// packIfFree packs the archive after a project's write if the store lock
-// is free now: a busy store is packed by a later write. Past twice the
-// packs that call for it, the write waits for the lock instead, so that
-// packs cannot pile up under writers that never let go all at once.
-func (s *Store) packIfFree() {
-	if s.arc.Packs() > 2*maxPacks {
-		s.withLockFile(func(hold *os.File) error {
-			if s.shouldPack() {
-				s.pack(hold)
+// afterWrite is what a long-lived store does, off the writers' path, once
+// a write (or merge) is done and its locks let go: make the files the next
+// writes fill (see archive.MakeSpares), and roll up if need be. A command
+// line process only rolls up.
+func (s *Store) afterWrite() {
+	if s.opts.RollUpInBackground {
+		s.inBackground(&s.sparing, func() {
+			if err := s.arc.MakeSpares(); err != nil {
+				s.note("could not make spare files for the next writes: " + err.Error())
 			}
-			return nil
 		})
+	}
+	s.rollUpIfDue()
+}
+
+// inBackground runs fn on a goroutine that Close waits for, unless the one
+// running flags is at work still.
+func (s *Store) inBackground(running *atomic.Bool, fn func()) {
+	if !running.CompareAndSwap(false, true) {
 		return
 	}
-	l, err := flock.TryAcquire(s.lockPath(), false)
-	if l == nil || err != nil {
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		defer running.Store(false)
+		fn()
+	}()
+}
+
+// rollUp consolidates the archive under the roll-up lock, if it still needs
+// it then. A roll-up at work elsewhere (another goroutine or process) is
+// left to it, unless wait: then rollUp waits for it to finish first. A
+// failure is a note: the writes are done.
+func (s *Store) rollUp(wait bool) {
+	var l *flock.Lock
+	var err error
+	if wait {
+		l, err = s.acquire(s.rollUpPath(), false)
+	} else {
+		l, err = flock.TryAcquire(s.rollUpPath(), false)
+	}
+	if err != nil {
+		s.note("could not pack the archive: " + err.Error())
+	}
+	if l == nil {
 		return
 	}
 	defer l.Release()
 	if s.shouldPack() {
-		s.pack(l.File())
+		if err := s.arc.Pack(l.File()); err != nil {
+			s.note("could not pack the archive: " + err.Error())
+		}
 	}
 }
