@@ -60,11 +60,13 @@ func (a *Archive) Fetch(url, slug string) (string, error) {
 // makes it do nothing (the store packs the archive itself), so it would
 // only cost a process each fetch.
 //
-// The commit last seen on the remote is the one commit git tells it we
-// have (--negotiation-tip): the remote's branch only grows, so it is the
-// best common commit there is, and the negotiation takes one round trip
-// however many commits were written here since; by default git offers
-// those first, in rounds, each a round trip to the remote.
+// The commit last seen on the remote is where negotiation starts
+// (--negotiation-tip): the remote's branch only grows, so it is the best
+// common commit there is, and it is offered in the first round however
+// many commits were written here since; git alone offers those first, by
+// date, in rounds of 16, 32, 64 ..., each a round trip to the remote.
+// Without one (a first fetch, or one from another remote: see
+// ForgetTracking), git negotiates from every ref as it does alone.
 func fetchArgs(url, slug, seen string) []string {
 	// A glob refspec matches nothing, without an error, on a remote that
 	// has no branch of the project yet.
@@ -121,6 +123,16 @@ func (a *Archive) setTracking(slug, h string) error {
 	if err != nil {
 		os.Remove(lock)
 		return fmt.Errorf("update %s: %w", trackingRef(slug), err)
+	}
+	return nil
+}
+
+// ForgetTracking forgets what was last fetched from or pushed to the
+// remote of the project slug: for a project that syncs with another
+// remote now, where that commit may not be.
+func (a *Archive) ForgetTracking(slug string) error {
+	if _, stderr, err := a.run("update-ref", "-d", trackingRef(slug)); err != nil {
+		return fmt.Errorf("forget %s: %s", trackingRef(slug), lastLine(stderr))
 	}
 	return nil
 }

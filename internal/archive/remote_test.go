@@ -167,3 +167,54 @@ func trace2Data(t *testing.T, path, category, key string) []string {
 	}
 	return values
 }
+
+// Once what was last seen is forgotten, a fetch from a remote other than
+// the one last seen (sync --remote another), which has the project's
+// history up to an older commit only, finds that commit and receives only
+// what came after it; from the commit last seen on the first remote, which
+// the other lacks, it would receive the whole history since.
+func TestFetchFromAnotherRemote(t *testing.T) {
+	a, _ := syncedProject(t, 100)
+	older := runGit(t, a.Dir(), "rev-parse", ProjectRef("p")+"~50")
+	other := filepath.Join(t.TempDir(), "other.git")
+	runGit(t, other, "init", "--quiet", "--bare")
+	runGit(t, a.Dir(), "push", "--quiet", other, older+":"+RemoteRef("p"))
+	theirs := runGit(t, other, "commit-tree", "-p", older, "-m", "theirs", older+"^{tree}")
+	runGit(t, other, "update-ref", RemoteRef("p"), theirs)
+
+	if err := a.ForgetTracking("p"); err != nil {
+		t.Fatal(err)
+	}
+	if seen := a.Tracking("p"); seen != "" {
+		t.Fatalf("Tracking = %s after ForgetTracking", seen)
+	}
+	before := objectCount(t, a)
+	got, err := a.Fetch(other, "p")
+	if err != nil {
+		t.Fatalf("Fetch: %v", err)
+	}
+	if got != theirs {
+		t.Fatalf("Fetch = %s, want the remote's %s", got, theirs)
+	}
+	if n := objectCount(t, a) - before; n != 1 {
+		t.Errorf("the fetch brought %d objects, want 1: the new commit, whose tree this archive has", n)
+	}
+}
+
+// objectCount returns the number of objects in the archive, loose and
+// packed (a fetch of fewer than 100 unpacks them).
+func objectCount(t *testing.T, a *Archive) int {
+	t.Helper()
+	sum := 0
+	for _, line := range strings.Split(runGit(t, a.Dir(), "count-objects", "-v"), "\n") {
+		name, value, _ := strings.Cut(line, ": ")
+		if name == "count" || name == "in-pack" {
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += n
+		}
+	}
+	return sum
+}
