@@ -207,9 +207,12 @@ func (b *bench) syncCopy(dir, storeA, remote string) (syncRun, error) {
 	}
 	defer os.RemoveAll(copyA)
 	defer os.RemoveAll(copyRemote)
+	if err := rememberRemote(filepath.Join(copyA, "archive.git"), copyRemote); err != nil {
+		return syncRun{}, err
+	}
 	trace := filepath.Join(dir, "trace2.json")
 	defer os.Remove(trace)
-	cmd := exec.Command(b.bin, "sync", "--remote", copyRemote, "--json")
+	cmd := exec.Command(b.bin, "sync", "--json")
 	cmd.Env = append(slices.Clone(b.env), "AGENTMAIL_HOME="+copyA, "GIT_TRACE2_EVENT="+trace)
 	start := time.Now()
 	out, err := cmd.Output()
@@ -221,6 +224,22 @@ func (b *bench) syncCopy(dir, storeA, remote string) (syncRun, error) {
 	r.in, r.out = jsonInt(out, "in"), jsonInt(out, "out")
 	r.git, err = gitTimes(trace)
 	return r, err
+}
+
+// rememberRemote makes the archive at dir, a copy, sync with remote, a
+// copy of the remote its original synced with: as far as it can tell, the
+// same remote (sync --remote would make it another).
+func rememberRemote(dir, remote string) error {
+	out, err := exec.Command("git", "--git-dir", dir, "config", "--name-only", "--get-regexp", `^agentmail\..*\.remote$`).Output()
+	if err != nil {
+		return fmt.Errorf("read the remotes of %s: %v", dir, err)
+	}
+	for _, key := range strings.Fields(string(out)) {
+		if err := git("", "--git-dir", dir, "config", key, remote); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // gitTimes reads git's trace2 event log at path and returns how long the
