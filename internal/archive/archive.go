@@ -57,12 +57,12 @@ var ErrNoHead = errors.New("archive branch not found")
 // Archive is an open bare repository. Commits on different branches may
 // run at once; the caller serializes those on one branch.
 type Archive struct {
-	dir     string
-	stMu    sync.Mutex          // over st and objects: neither is safe for concurrent use
-	st      *filesystem.Storage // reads refs
-	objects objectStore         // reads objects
-	fs      fsys                // writes
-	recent  recentObjects       // the commits and trees this handle wrote last
+	dir    string
+	stMu   sync.Mutex          // go-git's storage is not safe for concurrent use
+	st     *filesystem.Storage // reads
+	fs     fsys                // writes
+	recent recentObjects       // the commits and trees this handle wrote last
+	packs  newPacks            // the packs go-git has not indexed; under stMu
 }
 
 // Change is one file written by a commit.
@@ -173,15 +173,16 @@ func Open(dir string) (*Archive, error) {
 }
 
 func open(dir string, fs fsys) *Archive {
-	st := filesystem.NewStorage(readOnly{osfs.New(dir)}, cache.NewObjectLRUDefault())
-	return &Archive{dir: dir, st: st, fs: fs, objects: objectStore{dir: dir}}
+	objects := cache.NewObjectLRU(32 * cache.MiByte)
+	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir)}, objects, filesystem.Options{KeepDescriptors: true})
+	return &Archive{dir: dir, st: st, fs: fs, packs: newPacks{cache: objects}}
 }
 
 // Close releases the pack files the archive keeps open.
 func (a *Archive) Close() error {
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
-	return errors.Join(a.objects.close(), a.st.Close())
+	return errors.Join(a.packs.close(), a.st.Close())
 }
 
 // Dir returns the repository directory.

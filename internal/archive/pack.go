@@ -24,8 +24,8 @@ import (
 // the pack as encodePack writes it, the index by go-git's idxfile from
 // where each object starts and the checksum of its entry, both known from
 // the encoding. The index is renamed into place before the pack: git lists
-// packs by their index and ignores an index without its pack, as
-// objectStore does. It returns the pack's checksum.
+// packs by their index, go-git by their pack file, and both ignore an
+// index without its pack. It returns the pack's checksum.
 func (a *Archive) writePack(objs []plumbing.EncodedObject) (plumbing.Hash, error) {
 	var pack, idx bytes.Buffer
 	entries, sum, err := encodePack(&pack, objs)

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -194,15 +195,15 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 }
 
 // readObject returns the content of an object from the repository, or
-// from the commits and trees this handle wrote last. Every write adds a
-// pack while git may remove some: an object it cannot find or read may be
-// in a pack written since, so it lists the packs again (see objectStore).
-// A git gc at work may have removed the pack it found before publishing
-// the one that replaces it, so it looks a few times, briefly apart, before
-// giving up.
+// from the commits and trees this handle wrote last. go-git caches the
+// list of packs, and every write adds one while git may remove some: an
+// object it cannot find or read may be in a pack written since, so it
+// looks in the packs new since it last looked (see packs). A git gc at
+// work may have removed the pack it found before publishing the one that
+// replaces it, so it looks a few times, briefly apart, before giving up.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	if data, ok := a.recent.get(h.String()); ok {
-		return data, nil // written by this handle a moment ago: perhaps in a pack not listed yet
+		return data, nil // written by this handle a moment ago: perhaps in a pack go-git has not listed
 	}
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
@@ -211,7 +212,7 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 		if i > 0 {
 			time.Sleep(time.Duration(i) * 10 * time.Millisecond)
 		}
-		if rerr := a.objects.refresh(); rerr != nil {
+		if rerr := a.packs.refresh(a); rerr != nil {
 			return nil, rerr
 		}
 		data, err = a.readObjectOnce(typ, h)
@@ -223,15 +224,20 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 // could not read.
 const readRetries = 5
 
-// readObjectOnce reads h from the packs listed so far and the loose
-// objects; a.stMu is held.
+// readObjectOnce reads h from go-git's storage, then from the packs new
+// since; a.stMu is held.
 func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	got, data, err := a.objects.object(h)
+	o, err := a.st.EncodedObject(typ, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		o, err = a.packs.object(typ, h)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if typ != plumbing.AnyObject && got != typ {
-		return nil, plumbing.ErrObjectNotFound
+	r, err := o.Reader()
+	if err != nil {
+		return nil, err
 	}
-	return data, nil
+	defer r.Close()
+	return io.ReadAll(r)
 }
