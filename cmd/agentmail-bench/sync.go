@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,17 +30,23 @@ const newPerSide = 1000
 // only the tree grows from one size to the next): sync with nothing new against a
 // bare git fetch, reserve on a synced project against a bare git push of
 // one commit, and the sync of a machine that wrote 1,000 messages (a
-// commit each) with a remote that got 1,000 others meanwhile.
-func measureSync(ctx context.Context, bin string, sizes []int, runs int) error {
+// commit each) with a remote that got 1,000 others meanwhile. base, when
+// not "", is another binary (the one before a change) measured alongside
+// bin, in turns, on the same stores.
+func measureSync(ctx context.Context, bin, base string, sizes []int, runs int) error {
 	for _, n := range sizes {
-		if err := measureSyncAt(ctx, bin, n, runs); err != nil {
+		if err := measureSyncAt(ctx, bin, base, n, runs); err != nil {
 			return fmt.Errorf("sync at %d messages: %w", n, err)
 		}
 	}
 	return nil
 }
 
-func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
+// bigSyncRuns is how many times the sync of 1,000 new messages on each
+// side is measured, each on fresh copies of the stores.
+const bigSyncRuns = 3
+
+func measureSyncAt(ctx context.Context, bin, base string, n, runs int) error {
 	dir, err := os.MkdirTemp("", "agentmail-bench-sync-")
 	if err != nil {
 		return err
@@ -60,39 +70,49 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 			return err
 		}
 	}
+	// Each agentmail row is measured with bin, then with base when given.
+	binaries := []*bench{a}
+	if base != "" {
+		binaries = append(binaries, &bench{bin: base, env: a.env, label: "before: "})
+	}
 
-	fmt.Printf("sync, %d messages in the archive (each pair of rows measured in turns, so that load falls on both alike):\n", n)
+	fmt.Printf("sync, %d messages in the archive (the rows of each group measured in turns, so that load falls on all alike; cpu: user+system time of the process and its children):\n", n)
 	archiveDir := filepath.Join(storeA, "archive.git")
-	pair := measureTurns(runs,
+	idle := measureTurns(runs, append([]timed{
 		gitRun("  git fetch, nothing new", nil, func(int) []string {
 			return []string{"--git-dir", archiveDir, "fetch", "--quiet", "--no-tags", remote, "+refs/agentmail/*:refs/bench/fetched/*"}
-		}),
-		a.run1("  sync, nothing new", func(int) []string { return []string{"sync"} }))
-	fetch, idle := pair[0], pair[1]
-	idle.target = fetch.median + 20*time.Millisecond
-	fmt.Println(fetch)
-	fmt.Println(idle, "(target: a fetch + 20 ms)")
+		})}, eachBinary(binaries, "sync, nothing new", func(int) []string { return []string{"sync"} })...)...)
+	fmt.Println(idle[0])
+	for _, r := range idle[1:] {
+		r.target = idle[0].median + 20*time.Millisecond
+		fmt.Println(r, "(target: a fetch + 20 ms)")
+	}
 
 	pusher, err := newPusher(dir)
 	if err != nil {
 		return err
 	}
-	pair = measureTurns(runs,
-		gitRun("  git push, one commit", pusher.commit, func(int) []string {
-			return []string{"-C", pusher.repo, "push", "--quiet", remote, "HEAD:refs/bench/pushed"}
-		}),
-		a.run1("  reserve, synced", func(i int) []string {
-			return []string{"reserve", "--agent", agentName(5), "--ttl", "1h", fmt.Sprintf("bench-%d/**", i)}
-		}))
-	push, reserve := pair[0], pair[1]
-	reserve.target = 2 * push.median
-	fmt.Println(push)
-	fmt.Println(reserve, "(target: 2 × a push)")
-	bigPush := measureGitPush(runs, "  git push, one file changed", filepath.Join(storeA, "archive.git"), remote, dir)
+	tiny := gitRun("  git push, one commit", pusher.commit, func(int) []string {
+		return []string{"-C", pusher.repo, "push", "--quiet", remote, "HEAD:refs/bench/pushed"}
+	})
+	oneFile := gitPushOneFile("  git push, one file changed", archiveDir, remote, dir)
+	grants := measureTurns(runs, append([]timed{tiny, oneFile}, eachBinary(binaries, "reserve, synced", func(i int) []string {
+		return []string{"reserve", "--agent", agentName(5), "--ttl", "1h", fmt.Sprintf("bench-%d-%d/**", i, rand.IntN(1<<30))}
+	})...)...)
+	push, bigPush := grants[0], grants[1]
+	fmt.Println(push, "(a tiny repository's)")
 	fmt.Println(bigPush, "(a commit of this archive changing one file, as a grant's does: the remote checks its new trees)")
-	fmt.Println(a.measure("  reserve --offline", 0, runs, func(i int) []string {
-		return []string{"reserve", "--offline", "--agent", agentName(6), "--ttl", "1h", fmt.Sprintf("offline-%d/**", i)}
-	}), "(the same grant without the remote)")
+	for _, r := range grants[2:] {
+		r.target = 2 * push.median
+		fmt.Printf("%s (target: 2 × a push; %.1f × this archive's)\n", r, float64(r.median)/float64(bigPush.median))
+	}
+	offline := measureTurns(runs, append(eachBinary(binaries, "agentmail --version", func(int) []string { return []string{"--version"} }),
+		eachBinary(binaries, "reserve --offline", func(i int) []string {
+			return []string{"reserve", "--offline", "--agent", agentName(6), "--ttl", "1h", fmt.Sprintf("offline-%d-%d/**", i, rand.IntN(1<<30))}
+		})...)...)
+	for _, r := range offline {
+		fmt.Println(r)
+	}
 
 	for _, side := range []struct {
 		dir   string
@@ -107,20 +127,165 @@ func measureSyncAt(ctx context.Context, bin string, n, runs int) error {
 		return err
 	}
 	fmt.Printf("  %-26s %8s (1 run: fetch, push %d commits)\n", "sync, B's new out", time.Since(start).Round(time.Millisecond), newPerSide)
-	floor, err := bareExchange(dir, storeA, remote)
-	if err != nil {
-		return err
+	return measureBigSync(dir, storeA, remote, binaries)
+}
+
+// eachBinary is the agentmail process args makes, named name, for each of
+// binaries.
+func eachBinary(binaries []*bench, name string, args func(int) []string) []timed {
+	ts := make([]timed, len(binaries))
+	for i, b := range binaries {
+		ts[i] = b.run1("  "+b.label+name, args)
 	}
-	fmt.Printf("  %-26s %8s (1 run, on copies: git fetch of B's commits, git push of A's)\n", "git alone, the same", floor.Round(time.Millisecond))
-	start = time.Now()
-	out, err := a.run("sync", "--json")
-	if err != nil {
-		return err
+	return ts
+}
+
+// measureBigSync times, bigSyncRuns times in turns, each on fresh copies
+// of store A (in dir storeA) and the remote: git alone exchanging the
+// commits that A and the remote lack (see bareExchange), and the sync of
+// A by each of binaries, split into the time of its git processes and its
+// own.
+func measureBigSync(dir, storeA, remote string, binaries []*bench) error {
+	alone := make([]time.Duration, 0, bigSyncRuns)
+	syncs := make([][]syncRun, len(binaries))
+	for i := 0; i < bigSyncRuns; i++ {
+		took, err := bareExchange(dir, storeA, remote)
+		if err != nil {
+			return err
+		}
+		alone = append(alone, took)
+		for j, b := range binaries {
+			r, err := b.syncCopy(dir, storeA, remote)
+			if err != nil {
+				return err
+			}
+			syncs[j] = append(syncs[j], r)
+		}
 	}
-	took := time.Since(start)
-	fmt.Printf("  %-26s %8s (1 run: %d in, %d out; target <= 2s) %s\n", "sync, 1000 new each side", took.Round(time.Millisecond),
-		jsonInt(out, "in"), jsonInt(out, "out"), verdict(took <= 2*time.Second))
+	slices.Sort(alone)
+	fmt.Printf("  %-26s %8s median of %d (on copies: git fetch of B's commits, git push of A's)\n", "git alone, the same", alone[len(alone)/2].Round(time.Millisecond), bigSyncRuns)
+	for j, b := range binaries {
+		rs := syncs[j]
+		slices.SortFunc(rs, func(x, y syncRun) int { return cmp.Compare(x.took, y.took) })
+		r := rs[len(rs)/2]
+		fmt.Printf("  %-26s %8s median of %d, cpu %s (%d in, %d out; git: fetch %s, push %s, other %s; agentmail's own %s; target <= 2s) %s\n",
+			b.label+"sync, 1000 new each side", r.took.Round(time.Millisecond), bigSyncRuns, r.cpu.Round(time.Millisecond), r.in, r.out,
+			r.git["fetch"].Round(time.Millisecond), r.git["push"].Round(time.Millisecond), r.otherGit().Round(time.Millisecond),
+			(r.took - r.gitTotal()).Round(time.Millisecond), verdict(r.took <= 2*time.Second))
+	}
 	return nil
+}
+
+// syncRun is one sync measured: its wall-clock and cpu time, what it
+// brought in and sent out, and how long its git processes took, by git
+// command.
+type syncRun struct {
+	took, cpu time.Duration
+	in, out   int
+	git       map[string]time.Duration
+}
+
+func (r syncRun) gitTotal() time.Duration {
+	var sum time.Duration
+	for _, d := range r.git {
+		sum += d
+	}
+	return sum
+}
+
+func (r syncRun) otherGit() time.Duration { return r.gitTotal() - r.git["fetch"] - r.git["push"] }
+
+// syncCopy syncs copies of store A (in dir storeA) and of the remote,
+// timing it, with git's trace2 event log telling how long each git
+// process it ran took.
+func (b *bench) syncCopy(dir, storeA, remote string) (syncRun, error) {
+	copyA, copyRemote := filepath.Join(dir, "sync-a"), filepath.Join(dir, "sync-remote.git")
+	for _, c := range [][2]string{{storeA, copyA}, {remote, copyRemote}} {
+		if out, err := exec.Command("cp", "-a", c[0], c[1]).CombinedOutput(); err != nil {
+			return syncRun{}, fmt.Errorf("copy %s: %v: %s", c[0], err, out)
+		}
+	}
+	defer os.RemoveAll(copyA)
+	defer os.RemoveAll(copyRemote)
+	if err := rememberRemote(filepath.Join(copyA, "archive.git"), copyRemote); err != nil {
+		return syncRun{}, err
+	}
+	trace := filepath.Join(dir, "trace2.json")
+	defer os.Remove(trace)
+	cmd := exec.Command(b.bin, "sync", "--json")
+	cmd.Env = append(slices.Clone(b.env), "AGENTMAIL_HOME="+copyA, "GIT_TRACE2_EVENT="+trace)
+	start := time.Now()
+	out, err := cmd.Output()
+	r := syncRun{took: time.Since(start)}
+	if err != nil {
+		return r, fmt.Errorf("sync: %v", err)
+	}
+	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	r.in, r.out = jsonInt(out, "in"), jsonInt(out, "out")
+	r.git, err = gitTimes(trace)
+	return r, err
+}
+
+// rememberRemote makes the archive at dir, a copy, sync with remote, a
+// copy of the remote its original synced with: as far as it can tell, the
+// same remote (sync --remote would make it another).
+func rememberRemote(dir, remote string) error {
+	out, err := exec.Command("git", "--git-dir", dir, "config", "--name-only", "--get-regexp", `^agentmail\..*\.remote$`).Output()
+	if err != nil {
+		return fmt.Errorf("read the remotes of %s: %v", dir, err)
+	}
+	for _, key := range strings.Fields(string(out)) {
+		if err := git("", "--git-dir", dir, "config", key, remote); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gitTimes reads git's trace2 event log at path and returns how long the
+// git processes started by others than git took, by git command.
+func gitTimes(path string) (map[string]time.Duration, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	verbs := map[string]string{} // by session id
+	times := map[string]time.Duration{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var ev struct {
+			Event string   `json:"event"`
+			SID   string   `json:"sid"`
+			Argv  []string `json:"argv"`
+			TAbs  float64  `json:"t_abs"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if strings.Contains(ev.SID, "/") {
+			continue // a process git started
+		}
+		switch ev.Event {
+		case "start":
+			verbs[ev.SID] = gitVerb(ev.Argv)
+		case "exit":
+			times[verbs[ev.SID]] += time.Duration(ev.TAbs * float64(time.Second))
+		}
+	}
+	return times, nil
+}
+
+// gitVerb returns the command of a git command line: its first argument
+// that is not an option.
+func gitVerb(argv []string) string {
+	for i := 1; i < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "--git-dir" || a == "-c" || a == "-C":
+			i++
+		case !strings.HasPrefix(a, "-"):
+			return a
+		}
+	}
+	return ""
 }
 
 // bareExchange times what git alone does to bring A (the store in dir
@@ -145,19 +310,19 @@ func bareExchange(dir, storeA, remote string) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// measureGitPush times a bare git push of a commit that changes one file
-// of the project's branch in archive, made outside the clock with git's
+// gitPushOneFile is a bare git push of a commit that changes one file of
+// the project's branch in archive, made outside the clock with git's
 // plumbing and a scratch index file under dir.
-func measureGitPush(runs int, name, archive, remote, dir string) result {
+func gitPushOneFile(name, archive, remote, dir string) timed {
 	index := filepath.Join(dir, "scratch-index")
 	var commit string
-	return measureTurns(runs, timed{name: name, before: func(i int) error {
+	return timed{name: name, before: func(i int) error {
 		var err error
 		commit, err = oneFileCommit(archive, index, i)
 		return err
-	}, run: func(int) error {
-		return git("", "--git-dir", archive, "push", "--quiet", "--force", remote, commit+":refs/bench/one-file")
-	}})[0]
+	}, run: func(int) (time.Duration, error) {
+		return gitCPU("", "--git-dir", archive, "push", "--quiet", "--force", remote, commit+":refs/bench/one-file")
+	}}
 }
 
 // oneFileCommit writes, in archive, a commit on the project's branch that
@@ -215,30 +380,32 @@ func sendCommits(ctx context.Context, dir string, i, n int) error {
 	return nil
 }
 
-// timed is one process to time: run does it (the i-th time), before,
-// when set, prepares it outside the clock.
+// timed is one process to time: run does it (the i-th time) and returns
+// its cpu time, before, when set, prepares it outside the clock.
 type timed struct {
 	name   string
 	before func(i int) error
-	run    func(i int) error
+	run    func(i int) (time.Duration, error)
 }
 
 // gitRun is a git process to time.
 func gitRun(name string, before func(int) error, args func(int) []string) timed {
-	return timed{name, before, func(i int) error { return git("", args(i)...) }}
+	return timed{name, before, func(i int) (time.Duration, error) { return gitCPU("", args(i)...) }}
 }
 
 // run1 is an agentmail process to time.
 func (b *bench) run1(name string, args func(int) []string) timed {
-	return timed{name: name, run: func(i int) error {
-		_, err := b.run(args(i)...)
-		return err
+	return timed{name: name, run: func(i int) (time.Duration, error) {
+		cmd := exec.Command(b.bin, args(i)...)
+		cmd.Env = b.env
+		return runCPU(cmd)
 	}}
 }
 
 // measureTurns times each of ts runs times, in turns.
 func measureTurns(runs int, ts ...timed) []result {
 	times := make([][]time.Duration, len(ts))
+	cpus := make([][]time.Duration, len(ts))
 	out := make([]result, len(ts))
 	for i := 0; i < runs; i++ {
 		for j, t := range ts {
@@ -249,15 +416,19 @@ func measureTurns(runs int, ts ...timed) []result {
 				}
 			}
 			start := time.Now()
-			if err := t.run(i); err != nil {
+			cpu, err := t.run(i)
+			if err != nil {
 				out[j] = result{name: t.name, err: err}
 				return out
 			}
 			times[j] = append(times[j], time.Since(start))
+			cpus[j] = append(cpus[j], cpu)
 		}
 	}
 	for j, t := range ts {
 		out[j] = summarize(t.name, times[j])
+		slices.Sort(cpus[j])
+		out[j].cpu = cpus[j][len(cpus[j])/2]
 	}
 	return out
 }
@@ -281,12 +452,26 @@ func (p pusher) commit(i int) error {
 }
 
 func git(dir string, args ...string) error {
+	_, err := gitCPU(dir, args...)
+	return err
+}
+
+// gitCPU runs git in dir and returns its cpu time.
+func gitCPU(dir string, args ...string) (time.Duration, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	return runCPU(cmd)
+}
+
+// runCPU runs cmd and returns its cpu time, user and system, its
+// children's included (those it waited for, as the kernel counts them).
+func runCPU(cmd *exec.Cmd) (time.Duration, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, out.Bytes())
 	}
-	return nil
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 // jsonInt returns the number after "key": in the JSON document doc.

@@ -2,9 +2,13 @@ package archive
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +152,36 @@ func TestMergeFindings(t *testing.T) {
 	}
 	if none, err := a.MergeFindings("q"); err != nil || len(none) != 0 {
 		t.Errorf("a branch without merges: findings %q, %v", none, err)
+	}
+}
+
+// IsAncestor answers as git merge-base --is-ancestor does, on a history
+// with merges; within ancestorWalk commits of y it starts no git process.
+func TestIsAncestor(t *testing.T) {
+	a := newArchive(t)
+	r := rand.New(rand.NewSource(3))
+	x, _ := randomHistory(t, a, r, "x", 5)
+	y, _ := randomHistory(t, a, r, "y", 5)
+	m := merge(t, a, x, y)
+	long, _ := randomHistory(t, a, r, "long", 2*ancestorWalk)
+	commits := strings.Fields(runGit(t, a.Dir(), "rev-list", "--all"))
+	for _, c := range []string{m, long} {
+		for _, b := range commits {
+			want := exec.Command("git", "--git-dir", a.Dir(), "merge-base", "--is-ancestor", b, c).Run() == nil
+			if got, err := a.IsAncestor(b, c); err != nil || got != want {
+				t.Errorf("IsAncestor(%.7s, %.7s) = %v, %v; git says %v", b, c, got, err, want)
+			}
+		}
+	}
+
+	trace := filepath.Join(t.TempDir(), "trace2.json")
+	t.Setenv("GIT_TRACE2_EVENT", trace)
+	for _, b := range []string{x, y, m, long} {
+		if _, err := a.IsAncestor(b, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(trace); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("IsAncestor within %d commits ran git (%v)", ancestorWalk, err)
 	}
 }

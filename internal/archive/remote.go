@@ -33,15 +33,13 @@ func trackingRef(slug string) string { return "refs/agentmail/remotes/" + slug +
 // (so that the user's ssh keys, credential helpers and insteadOf apply)
 // and returns its commit, "" when the remote has none yet.
 func (a *Archive) Fetch(url, slug string) (string, error) {
-	// A glob refspec matches nothing, without an error, on a remote that
-	// has no branch of the project yet.
-	spec := "+refs/agentmail/projects/" + slug + "/*:refs/agentmail/remotes/" + slug + "/*"
-	_, stderr, err := a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec)
+	args := fetchArgs(url, slug, a.Tracking(slug))
+	_, stderr, err := a.run(args...)
 	for try := 0; err != nil && strings.Contains(stderr, "cannot lock ref") && try < 20; try++ {
 		// Another process of this store moved the tracking ref meanwhile
 		// (its own fetch or push): what it wrote is as good; fetch again.
 		time.Sleep(time.Duration(5+try*5) * time.Millisecond)
-		_, stderr, err = a.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", url, spec)
+		_, stderr, err = a.run(args...)
 	}
 	if err != nil {
 		return "", fault.WithHint(fmt.Errorf("%w: git fetch %s: %s", ErrUnreachable, url, lastLine(stderr)),
@@ -52,6 +50,32 @@ func (a *Archive) Fetch(url, slug string) (string, error) {
 		return "", nil
 	}
 	return h, err
+}
+
+// fetchArgs is the git command line that fetches the project slug's
+// branch from url into its tracking ref, seen being what the tracking ref
+// holds ("" for nothing yet).
+//
+// No git maintenance run --auto after the fetch: the archive's gc.auto=0
+// makes it do nothing (the store packs the archive itself), so it would
+// only cost a process each fetch.
+//
+// The commit last seen on the remote is where negotiation starts
+// (--negotiation-tip): the remote's branch only grows, so it is the best
+// common commit there is, and it is offered in the first round however
+// many commits were written here since; git alone offers those first, by
+// date, in rounds of 16, 32, 64 ..., each a round trip to the remote.
+// Without one (a first fetch, or one from another remote: see
+// ForgetTracking), git negotiates from every ref as it does alone.
+func fetchArgs(url, slug, seen string) []string {
+	// A glob refspec matches nothing, without an error, on a remote that
+	// has no branch of the project yet.
+	spec := "+refs/agentmail/projects/" + slug + "/*:refs/agentmail/remotes/" + slug + "/*"
+	args := []string{"-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head"}
+	if seen != "" {
+		args = append(args, "--negotiation-tip="+seen)
+	}
+	return append(args, url, spec)
 }
 
 // Push sets the project slug's branch on url to commit h if, and only if,
@@ -99,6 +123,16 @@ func (a *Archive) setTracking(slug, h string) error {
 	if err != nil {
 		os.Remove(lock)
 		return fmt.Errorf("update %s: %w", trackingRef(slug), err)
+	}
+	return nil
+}
+
+// ForgetTracking forgets what was last fetched from or pushed to the
+// remote of the project slug: for a project that syncs with another
+// remote now, where that commit may not be.
+func (a *Archive) ForgetTracking(slug string) error {
+	if _, stderr, err := a.run("update-ref", "-d", trackingRef(slug)); err != nil {
+		return fmt.Errorf("forget %s: %s", trackingRef(slug), lastLine(stderr))
 	}
 	return nil
 }

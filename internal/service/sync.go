@@ -174,12 +174,19 @@ func syncStatus(st *store.Store, slug string, resp SyncResponse) (SyncResponse, 
 }
 
 // syncRemote returns the remote to sync the project with: url, which it
-// remembers, else the remembered one, else the project's origin.
+// remembers, else the remembered one, else the project's origin. What was
+// last seen on another remote remembered before is forgotten: the new one
+// may not have it.
 func syncRemote(arc *archive.Archive, proj project.Project, url string) (string, error) {
 	key := syncKey(proj.Slug, "remote")
 	if url != "" {
 		if abs := localPath(url, ""); abs != "" {
 			url = abs
+		}
+		if old := arc.Config(key); old != "" && old != url {
+			if err := arc.ForgetTracking(proj.Slug); err != nil {
+				return "", err
+			}
 		}
 		return url, arc.SetConfig(key, url)
 	}
