@@ -113,6 +113,8 @@ type Store struct {
 
 	cached cachedObjects          // what the writes of this handle change in the objects table
 	queues map[string]*writeQueue // by project; guarded by mu
+
+	onCommit atomic.Pointer[func(Committed)] // see OnCommit
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
