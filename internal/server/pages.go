@@ -184,8 +184,9 @@ func (s *Server) messagePage(ctx context.Context, p *pageRequest) (web.View, err
 	if err != nil {
 		return nil, err
 	}
+	all := mapSlice(thread.Messages, fullReceived)
 	return web.MessageView{Page: p.page, Agent: agent, Message: fullView(m.Message),
-		Thread: mapSlice(thread.Messages, fullReceived), Commit: head}, nil
+		Thread: web.Around(all, m.Message.ID, web.ThreadWindow), ThreadSize: len(all), Commit: head}, nil
 }
 
 func (s *Server) threadPage(ctx context.Context, p *pageRequest) (web.View, error) {
