@@ -210,8 +210,32 @@ func BenchmarkPollIdle(b *testing.B) {
 	}
 }
 
-// Classifying the commit of one new message, in a day of 500.
+// Classifying the commit of one new message, in a day of 500: read back
+// from its trees (another process's commit), or from the files written
+// (this process's, see Feed.Written).
 func BenchmarkMessageCommitEvents(b *testing.B) {
+	arc, c, _ := dayOf500(b)
+	for b.Loop() {
+		evs, err := commitEvents(arc, slug, c)
+		if err != nil || len(evs) != 1 {
+			b.Fatal(evs, err)
+		}
+	}
+}
+
+func BenchmarkMessageWrittenEvents(b *testing.B) {
+	arc, c, files := dayOf500(b)
+	for b.Loop() {
+		evs, err := writtenEvents(arc, slug, c, ownFiles(slug, files))
+		if err != nil || len(evs) != 1 {
+			b.Fatal(evs, err)
+		}
+	}
+}
+
+// dayOf500 is an archive with a day of 500 messages, then the commit of
+// one more and the files it wrote.
+func dayOf500(b *testing.B) (*archive.Archive, archive.CommitInfo, []record.File) {
 	arc := newArchive(b)
 	day := make([]record.Record, 501)
 	for i := range day {
@@ -224,12 +248,7 @@ func BenchmarkMessageCommitEvents(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		evs, err := commitEvents(arc, slug, c)
-		if err != nil || len(evs) != 1 {
-			b.Fatal(evs, err)
-		}
-	}
+	return arc, c, day[500].Files()
 }
 
 // The events of a commit made from the files it wrote (writtenEvents, for
