@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +28,22 @@ func init() {
 // shutdownGrace is how long serve lets requests under way finish once
 // told to stop.
 const shutdownGrace = 30 * time.Second
+
+// serveMemoryLimit is the soft limit serve puts on its Go memory
+// (debug.SetMemoryLimit) unless GOMEMLIMIT sets one. By default the heap
+// of a long-lived server grows to twice what it holds before a collection
+// (GOGC); near the limit the collector runs sooner instead. At 100,000
+// messages, under make bench-serve's sends, the server's peak RSS went
+// from 233 to 177 MB with it.
+const serveMemoryLimit = 128 << 20
+
+// limitMemory sets serve's soft memory limit, unless GOMEMLIMIT, in the
+// environment getenv reads, set one.
+func limitMemory(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
+}
 
 // serveDocument is the --json startup document of serve.
 type serveDocument struct {
@@ -88,6 +105,7 @@ func (e *env) serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	limitMemory(os.Getenv)
 	srv, err := server.Listen(server.Config{Addr: c.String("addr"), Token: token, RequireToken: c.Bool("require-token"),
 		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version, SyncEvery: c.Duration("sync-interval")})
 	if err != nil {
