@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -195,19 +194,19 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 }
 
 // readObject returns the content of an object from the repository, or
-// from the commits and trees this handle wrote last. go-git caches the
-// list of packs, and every write adds one while git may remove some: an
-// object it cannot find or read may be in a pack written since, so it
-// looks in the packs new since it last looked (see packs). A git gc at
-// work may have removed the pack it found before publishing the one that
-// replaces it, so it looks a few times, briefly apart, before giving up.
+// from the commits and trees this handle wrote last. The handle lists the
+// packs when it needs them, and every write adds one while git may remove
+// some: an object it cannot find or read may be in a pack written since,
+// so it lists them again (see packSet). A git gc at work may have removed
+// the pack it found before publishing the one that replaces it, so it
+// looks a few times, briefly apart, before giving up.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	if data, ok := a.recent.get(h.String()); ok {
-		return data, nil // written by this handle a moment ago: perhaps in a pack go-git has not listed
+		return data, nil // written by this handle a moment ago: perhaps in a pack not listed yet
 	}
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
-	data, err := a.readObjectOnce(typ, h)
+	data, err := a.packs.object(a, typ, h)
 	for i := 0; err != nil && i < readRetries; i++ {
 		if i > 0 {
 			time.Sleep(time.Duration(i) * 10 * time.Millisecond)
@@ -215,7 +214,7 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 		if rerr := a.packs.refresh(a); rerr != nil {
 			return nil, rerr
 		}
-		data, err = a.readObjectOnce(typ, h)
+		data, err = a.packs.object(a, typ, h)
 	}
 	return data, err
 }
@@ -223,21 +222,3 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 // readRetries is how many times readObject looks again for an object it
 // could not read.
 const readRetries = 5
-
-// readObjectOnce reads h from go-git's storage, then from the packs new
-// since; a.stMu is held.
-func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	o, err := a.st.EncodedObject(typ, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		o, err = a.packs.object(typ, h)
-	}
-	if err != nil {
-		return nil, err
-	}
-	r, err := o.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
-}
