@@ -20,25 +20,22 @@ const slug = "shop-01234567"
 // after parent ("" for its first commit) and returns the commit.
 func commitRecords(t testing.TB, arc *archive.Archive, parent string, recs ...record.Record) string {
 	t.Helper()
-	var changes []archive.Change
+	var files []record.File
 	for _, r := range recs {
-		for _, f := range r.Files() {
-			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
-		}
+		files = append(files, r.Files()...)
 	}
-	state := ""
-	if parent != "" {
-		state = slug + ":" + parent
-	}
-	res, err := arc.CommitProjects(state, changes, archive.Author{Name: "test", Email: "test@agentmail", When: time.Now()}, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := archive.ParseState(res.Head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s[slug]
+	return commitFiles(t, arc, parent, files)
+}
+
+// reservationVersions is a reservation taken at t0, renewed, and released.
+func reservationVersions(t0 time.Time) (taken, renewed, released *record.Reservation) {
+	taken = &record.Reservation{Project: slug, ID: "01KAQ0000000000000000000RS", Agent: "GreenCastle", Pattern: "src/**",
+		Exclusive: true, Created: t0, Expires: t0.Add(time.Hour)}
+	r := *taken
+	r.Expires = t0.Add(2 * time.Hour)
+	rel := r
+	rel.Released = t0.Add(time.Minute)
+	return taken, &r, &rel
 }
 
 func newArchive(t testing.TB) *archive.Archive {
@@ -63,12 +60,7 @@ func TestFileEvents(t *testing.T) {
 	msg := &record.Message{Project: slug, ID: "01KAQ0000000000000000000AB", From: "GreenCastle", To: []string{"BlueLake"},
 		Cc: []string{"RedFox", "BlueLake"}, Bcc: []string{"QuietOwl"}, Subject: "Plan", Importance: "high", Created: t0, Body: "x"}
 	msgFiles := msg.Files() // canonical, outbox, inbox copies
-	res := &record.Reservation{Project: slug, ID: "01KAQ0000000000000000000RS", Agent: "GreenCastle", Pattern: "src/**",
-		Exclusive: true, Created: t0, Expires: t0.Add(time.Hour)}
-	renewed := *res
-	renewed.Expires = t0.Add(2 * time.Hour)
-	released := renewed
-	released.Released = t0.Add(time.Minute)
+	res, renewed, released := reservationVersions(t0)
 	lock := &record.Lock{Project: slug, Key: "deploy/staging", Holder: "GreenCastle", Created: t0, Expires: t0.Add(5 * time.Minute)}
 	lockRenewed := *lock
 	lockRenewed.Expires = t0.Add(10 * time.Minute)
@@ -103,8 +95,8 @@ func TestFileEvents(t *testing.T) {
 		{"receipt read", nil, file(read), []string{"receipt BlueLake read"}},
 		{"receipt acked", read, file(&acked), []string{"receipt BlueLake acked"}},
 		{"reservation new", nil, file(res), []string{"reservation GreenCastle taken"}},
-		{"reservation rewritten", res, file(&renewed), []string{"reservation GreenCastle renewed"}},
-		{"reservation released", &renewed, file(&released), []string{"reservation GreenCastle released"}},
+		{"reservation rewritten", res, file(renewed), []string{"reservation GreenCastle renewed"}},
+		{"reservation released", renewed, file(released), []string{"reservation GreenCastle released"}},
 		{"lock new", nil, file(lock), []string{"lock GreenCastle taken"}},
 		{"lock extended", lock, file(&lockRenewed), []string{"lock GreenCastle renewed"}},
 		{"lock released", lock, file(&lockReleased), []string{"lock GreenCastle released"}},
@@ -262,12 +254,7 @@ func TestWrittenEventsAsCommitEvents(t *testing.T) {
 		Cc: []string{"RedFox"}, Bcc: []string{"QuietOwl"}, Subject: "Plan", Importance: "high", Created: t0, Body: "x"}
 	reply := &record.Message{Project: slug, ID: "01KAQ0000000000000000000AC", From: "BlueLake", To: []string{"GreenCastle"},
 		Subject: "Re: Plan", Importance: "normal", ReplyTo: msg.ID, Created: t0, Body: "y"}
-	res := &record.Reservation{Project: slug, ID: "01KAQ0000000000000000000RS", Agent: "GreenCastle", Pattern: "src/**",
-		Exclusive: true, Created: t0, Expires: t0.Add(time.Hour)}
-	renewed := *res
-	renewed.Expires = t0.Add(2 * time.Hour)
-	released := renewed
-	released.Released = t0.Add(time.Minute)
+	res, renewed, released := reservationVersions(t0)
 	lock := &record.Lock{Project: slug, Key: "deploy/staging", Holder: "GreenCastle", Created: t0, Expires: t0.Add(5 * time.Minute)}
 	read := &record.Receipt{Project: slug, Message: msg.ID, Agent: "BlueLake", ReadAt: t0}
 	acked := *read
@@ -294,9 +281,9 @@ func TestWrittenEventsAsCommitEvents(t *testing.T) {
 	}{
 		{"a message with its copies, a profile", files(agent, msg), 4},
 		{"a receipt, a reservation, a lock, a contact", files(read, res, lock, asked), 4},
-		{"a path twice: the last counts", files(&updated, read, &acked, reply, &renewed), 4},
-		{"a record written again unchanged", files(&renewed), 0},
-		{"unchanged beside changed", files(lock, &released), 1},
+		{"a path twice: the last counts", files(&updated, read, &acked, reply, renewed), 4},
+		{"a record written again unchanged", files(renewed), 0},
+		{"unchanged beside changed", files(lock, released), 1},
 		{"a malformed file", []record.File{malformed}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -323,15 +310,19 @@ func TestWrittenEventsAsCommitEvents(t *testing.T) {
 	}
 }
 
-// commitFiles commits files on the project's branch after parent and
-// returns the commit.
+// commitFiles commits files on the project's branch of arc after parent
+// ("" for its first commit) and returns the commit.
 func commitFiles(t testing.TB, arc *archive.Archive, parent string, files []record.File) string {
 	t.Helper()
 	var changes []archive.Change
 	for _, f := range files {
 		changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
 	}
-	res, err := arc.CommitProjects(slug+":"+parent, changes, archive.Author{Name: "test", Email: "test@agentmail", When: time.Now()}, "test", nil)
+	state := ""
+	if parent != "" {
+		state = slug + ":" + parent
+	}
+	res, err := arc.CommitProjects(state, changes, archive.Author{Name: "test", Email: "test@agentmail", When: time.Now()}, "test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
