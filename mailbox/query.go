@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -346,16 +347,63 @@ func (m *Mailbox) Thread(ctx context.Context, ref string) (string, []Message, er
 	if err != nil {
 		return "", nil, err
 	}
-	msgs, err := m.list(ctx, m.st.Index(), viewer, `SELECT `+messageColumns+` FROM messages m
-		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-		WHERE m.project_id = ? AND m.thread = ? AND (? = '' OR m.sender = ? OR r.agent IS NOT NULL)
-		ORDER BY m.id`, viewer, m.pid, thread, viewer, viewer)
+	msgs, err := m.list(ctx, m.st.Index(), viewer, `SELECT `+messageColumns+threadRows+` ORDER BY m.id`,
+		m.threadArgs(thread, viewer)...)
 	if err != nil {
 		return "", nil, err
 	}
 	if len(msgs) == 0 {
-		return "", nil, fault.WithHint(fmt.Errorf("%w: no thread %q visible in project %s", ErrNotFound, ref, m.proj.Slug),
-			"pass a thread name or the id of a message in it")
+		return "", nil, noThread(ref, m.proj.Slug)
 	}
 	return thread, msgs, nil
+}
+
+// threadRows are the messages of a thread as a viewer may see them, with
+// the viewer's recipients row; threadArgs are its arguments.
+const threadRows = ` FROM messages m
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
+	WHERE m.project_id = ? AND m.thread = ? AND (? = '' OR m.sender = ? OR r.agent IS NOT NULL)`
+
+func (m *Mailbox) threadArgs(thread, viewer string, more ...any) []any {
+	return append([]any{viewer, m.pid, thread, viewer, viewer}, more...)
+}
+
+func noThread(ref, slug string) error {
+	return fault.WithHint(fmt.Errorf("%w: no thread %q visible in project %s", ErrNotFound, ref, slug),
+		"pass a thread name or the id of a message in it")
+}
+
+// ThreadAround is Thread for a page showing the message id: of its
+// thread, as the viewer may see it, at most n messages before it and n
+// from it on, oldest first, and how many messages the thread has in all.
+// Its cost does not grow with the thread.
+func (m *Mailbox) ThreadAround(ctx context.Context, id string, n int) (string, []Message, int, error) {
+	viewer, err := m.Viewer(ctx)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	q := m.st.Index()
+	thread, err := m.threadOf(ctx, q, id, viewer)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	var total int
+	if err := q.QueryRowContext(ctx, `SELECT count(*)`+threadRows, m.threadArgs(thread, viewer)...).Scan(&total); err != nil {
+		return "", nil, 0, err
+	}
+	if total == 0 {
+		return "", nil, 0, noThread(id, m.proj.Slug)
+	}
+	before, err := m.list(ctx, q, viewer, `SELECT `+messageColumns+threadRows+` AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
+		m.threadArgs(thread, viewer, id, n)...)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	after, err := m.list(ctx, q, viewer, `SELECT `+messageColumns+threadRows+` AND m.id >= ? ORDER BY m.id LIMIT ?`,
+		m.threadArgs(thread, viewer, id, n)...)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	slices.Reverse(before)
+	return thread, append(before, after...), total, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +28,25 @@ func init() {
 // shutdownGrace is how long serve lets requests under way finish once
 // told to stop.
 const shutdownGrace = 30 * time.Second
+
+// serveMemoryLimit is the soft limit serve puts on its Go memory
+// (debug.SetMemoryLimit) unless GOMEMLIMIT sets one. By default the heap
+// of a long-lived server grows to twice what it holds before a collection
+// (GOGC), and further under bursts of writes; near the limit the collector
+// runs sooner instead, and returns memory to the system. At 100,000
+// messages the server holds some 40 MB; under make bench-serve's sends
+// its peak RSS was 175 MB without a limit, 147-155 MB with this one, for
+// two to three times the collections during the sends (a limit of 96 MiB
+// did not bind: 172-179 MB).
+const serveMemoryLimit = 80 << 20
+
+// limitMemory sets serve's soft memory limit, unless GOMEMLIMIT, in the
+// environment getenv reads, set one.
+func limitMemory(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serveMemoryLimit)
+	}
+}
 
 // serveDocument is the --json startup document of serve.
 type serveDocument struct {
@@ -89,6 +109,7 @@ func (e *env) serve(c *cli.Context) error {
 		return err
 	}
 	cfg.LongLived = true
+	limitMemory(os.Getenv)
 	srv, err := server.Listen(server.Config{Addr: c.String("addr"), Token: token, RequireToken: c.Bool("require-token"),
 		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version, SyncEvery: c.Duration("sync-interval")})
 	if err != nil {

@@ -62,7 +62,7 @@ type Archive struct {
 	st     *filesystem.Storage // reads
 	fs     fsys                // writes
 	recent recentObjects       // the commits and trees this handle wrote last
-	packs  newPacks            // the packs go-git has not indexed; under stMu
+	packs  packSet             // the objects, read; under stMu
 	spares spares              // empty files made ahead for writes to fill
 }
 
@@ -176,7 +176,7 @@ func Open(dir string) (*Archive, error) {
 func open(dir string, fs fsys) *Archive {
 	objects := cache.NewObjectLRU(32 * cache.MiByte)
 	st := filesystem.NewStorageWithOptions(readOnly{osfs.New(dir)}, objects, filesystem.Options{KeepDescriptors: true})
-	return &Archive{dir: dir, st: st, fs: fs, packs: newPacks{cache: objects}}
+	return &Archive{dir: dir, st: st, fs: fs, packs: packSet{cache: objects}}
 }
 
 // Close removes the spare files no write filled and releases the pack

@@ -2,130 +2,142 @@ package archive
 
 import (
 	"bytes"
+	"cmp"
+	"compress/zlib"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
-// maxNewPacks is how many new packs newPacks opens itself before it has
-// go-git index them all again.
-const maxNewPacks = 64
-
-// newPacks opens the packs that appeared since go-git listed the pack
-// directory. Every write adds a pack, and go-git can only drop and reload
-// the index of every pack (Reindex): done on every read of a new commit,
-// that costs as much as the packs between roll-ups. Only a pack that went
-// away (a roll-up, a git gc), or too many new ones, makes it reindex.
-// Its methods are called with the archive's stMu held.
-type newPacks struct {
-	listed map[string]bool // the packs go-git indexed; nil: not listed yet
-	seen   map[string]bool // the packs refresh found last
-	opened map[string]*packfile.Packfile
-	cache  cache.Object // go-git's: a pack opened alone would make its own, of 96 MiB
-	// What a test observes: the indexes read here, and go-git's reindexes.
-	loads, reindexes int
+// packSet reads the archive's objects: its packs, and the loose objects
+// other git tools leave. go-git's storage would read them too, but it
+// holds every pack's index in memory, the name, offset and checksum of
+// every object, and from the first read a map from offsets to names as
+// large again: some 40 MB at 100,000 messages, most of a server's heap.
+// Here each index stays in its file, mapped (see packIndex). The packs
+// are listed again when a read misses: every write adds one, and git may
+// replace some (a roll-up, a git gc). Its methods are called with the
+// archive's stMu held.
+type packSet struct {
+	opened map[string]*openPack // by name, pack-<sum>; nil: not listed yet
+	order  []*openPack          // largest first, where most objects are
+	cache  cache.Object         // one object cache for every pack
+	seen   int                  // how many packs refresh listed last
+	loads  int                  // indexes opened: a test observes it
 }
 
-// object returns h from the packs opened here.
-func (n *newPacks) object(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	for _, p := range n.opened {
-		o, err := p.Get(h)
-		if err == plumbing.ErrObjectNotFound {
+// openPack is a pack and its index.
+type openPack struct {
+	idx  *packIndex
+	pack *packfile.Packfile
+}
+
+// object returns the content of h, which must be of type typ (unless
+// plumbing.AnyObject), from the packs, then from the loose objects.
+func (s *packSet) object(a *Archive, typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	if s.opened == nil {
+		if _, err := s.refresh(a); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range s.order {
+		if ok, _ := p.idx.Contains(h); !ok {
 			continue
 		}
+		o, err := p.pack.Get(h)
 		if err != nil {
 			return nil, err
 		}
 		if typ != plumbing.AnyObject && o.Type() != typ {
 			return nil, plumbing.ErrObjectNotFound
 		}
-		return o, nil
+		r, err := o.Reader()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return io.ReadAll(r)
 	}
-	return nil, plumbing.ErrObjectNotFound
+	return readLoose(a.dir, typ, h)
 }
 
-// refresh lists the pack directory and opens the packs new since it last
-// did. Short of new packs to open, or when one went away, it has go-git
-// index them all again: the object looked for may be in a pack git is
-// replacing, or go-git may have indexed the packs partly. It reports
-// whether the packs changed since it last looked.
-func (n *newPacks) refresh(a *Archive) (changed bool, err error) {
+// refresh lists the pack directory, opens the packs new since it last did
+// and closes those gone. It reports whether the packs changed since it
+// last looked: a pack gone, one new, or one it could not open yet.
+func (s *packSet) refresh(a *Archive) (changed bool, err error) {
 	names, err := packNames(a.dir)
 	if err != nil {
 		return false, err
 	}
-	var fresh []string
+	if s.opened == nil {
+		s.opened = map[string]*openPack{}
+	}
+	changed = len(names) != s.seen
+	s.seen = len(names)
+	for name, p := range s.opened {
+		if !names[name] {
+			p.close() // its files are gone: nothing to lose
+			delete(s.opened, name)
+			changed = true
+		}
+	}
 	for name := range names {
-		if !n.listed[name] && n.opened[name] == nil {
-			fresh = append(fresh, name)
+		if s.opened[name] != nil {
+			continue
 		}
-	}
-	gone := n.listed == nil
-	for name := range n.listed {
-		gone = gone || !names[name]
-	}
-	changed = gone || len(fresh) > 0 || len(names) != len(n.seen)
-	n.seen = names
-	if gone || len(fresh) == 0 || len(n.opened)+len(fresh) > maxNewPacks {
-		return changed, n.reindex(a, names)
-	}
-	for _, name := range fresh {
-		if err := n.open(a, name); err != nil {
-			return changed, n.reindex(a, names) // half-written by git, perhaps: go-git tells
+		p, err := s.open(a, name)
+		if err != nil {
+			continue // half-written by git, perhaps: the next refresh tries again
 		}
+		s.opened[name] = p
+		changed = true
 	}
+	s.order = s.order[:0]
+	for _, p := range s.opened {
+		s.order = append(s.order, p)
+	}
+	slices.SortFunc(s.order, func(x, y *openPack) int { return cmp.Compare(y.idx.count, x.idx.count) })
 	return changed, nil
 }
 
-// reindex has go-git index the packs names again, and closes those opened
-// here.
-func (n *newPacks) reindex(a *Archive, names map[string]bool) error {
-	a.st.ObjectStorage.Reindex()
-	n.reindexes++
-	n.listed = names
-	return n.close()
-}
-
-// open reads the index of the pack name and opens it.
-func (n *newPacks) open(a *Archive, name string) error {
-	base := filepath.Join(a.dir, "objects", "pack", name)
-	data, err := os.ReadFile(base + ".idx")
+// open opens the pack name and its index.
+func (s *packSet) open(a *Archive, name string) (*openPack, error) {
+	idx, err := openPackIndex(filepath.Join(a.dir, "objects", "pack", name+".idx"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	n.loads++
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-		return fmt.Errorf("read %s.idx: %w", name, err)
-	}
+	s.loads++
 	fs := a.st.Filesystem()
 	f, err := fs.Open(filepath.Join("objects", "pack", name+".pack"))
 	if err != nil {
-		return err
+		idx.close()
+		return nil, err
 	}
-	if n.opened == nil {
-		n.opened = map[string]*packfile.Packfile{}
-	}
-	n.opened[name] = packfile.NewPackfileWithCache(idx, fs, f, n.cache, 0)
-	return nil
+	return &openPack{idx: idx, pack: packfile.NewPackfileWithCache(idx, fs, f, s.cache, 0)}, nil
 }
 
-// close closes the packs opened here.
-func (n *newPacks) close() error {
-	var first error
-	for name, p := range n.opened {
-		if err := p.Close(); err != nil && first == nil {
-			first = err
-		}
-		delete(n.opened, name)
+func (p *openPack) close() error {
+	return errors.Join(p.pack.Close(), p.idx.close())
+}
+
+// close closes every pack.
+func (s *packSet) close() error {
+	var errs []error
+	for name, p := range s.opened {
+		errs = append(errs, p.close())
+		delete(s.opened, name)
 	}
-	return first
+	s.order = nil
+	return errors.Join(errs...)
 }
 
 // packNames returns the names (pack-<sum>) of the packs in the archive at
@@ -146,4 +158,41 @@ func packNames(dir string) (map[string]bool, error) {
 		}
 	}
 	return names, nil
+}
+
+// readLoose returns the content of the loose object h, which must be of
+// type typ (unless plumbing.AnyObject).
+func readLoose(dir string, typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
+	name := h.String()
+	f, err := os.Open(filepath.Join(dir, "objects", name[:2], name[2:]))
+	if os.IsNotExist(err) {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("loose object %s: %w", name, err)
+	}
+	defer zr.Close()
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("loose object %s: %w", name, err)
+	}
+	header, body, ok := bytes.Cut(data, []byte{0})
+	kind, size, ok2 := strings.Cut(string(header), " ")
+	n, err := strconv.Atoi(size)
+	if !ok || !ok2 || err != nil || n != len(body) {
+		return nil, fmt.Errorf("loose object %s: malformed header %q", name, header)
+	}
+	got, err := plumbing.ParseObjectType(kind)
+	if err != nil {
+		return nil, fmt.Errorf("loose object %s: %w", name, err)
+	}
+	if typ != plumbing.AnyObject && got != typ {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return body, nil
 }

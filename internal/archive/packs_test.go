@@ -1,19 +1,29 @@
 package archive
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// TestNewPacks: a handle reading the commits another handle writes opens
-// each one's new pack alone, rather than having go-git reload the index of
-// every pack; a roll-up that removes packs has it reindex, and the reads
-// go on.
-func TestNewPacks(t *testing.T) {
+// TestPackSet: a handle reading the commits another handle writes opens
+// each one's new pack alone; a roll-up that replaces the packs has it
+// close those gone and open the new ones, and the reads go on.
+func TestPackSet(t *testing.T) {
 	w := newArchive(t)
 	r, err := Open(w.Dir())
 	if err != nil {
@@ -26,24 +36,166 @@ func TestNewPacks(t *testing.T) {
 			t.Fatalf("ReadFile(%s, %s) = %q, %v; want %q", rev, p, got, err, want)
 		}
 	}
+	listed := func() int {
+		t.Helper()
+		names, err := packNames(w.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(names)
+	}
 	read(commit(t, w, "first", "f", "first"), "f", "first")
-	read(commit(t, w, "second", "f", "second"), "f", "second") // the first miss lists the packs
-	base, loads := r.packs.reindexes, r.packs.loads
+	loads := r.packs.loads
 	const n = 5
 	for i := range n {
 		read(commit(t, w, fmt.Sprint(i), fmt.Sprintf("d/f%d", i), fmt.Sprint(i)), fmt.Sprintf("d/f%d", i), fmt.Sprint(i))
 	}
-	if r.packs.reindexes != base || r.packs.loads-loads != n || len(r.packs.opened) != n {
-		t.Errorf("after %d commits read: %d reindexes (want %d), %d indexes read, %d packs opened (want %d each)",
-			n, r.packs.reindexes, base, r.packs.loads-loads, len(r.packs.opened), n)
+	if r.packs.loads-loads != n || len(r.packs.opened) != listed() {
+		t.Errorf("after %d commits read: %d indexes opened (want %d), %d packs open, %d in the archive",
+			n, r.packs.loads-loads, n, len(r.packs.opened), listed())
 	}
 	if err := w.GC(nil); err != nil {
 		t.Fatal(err)
 	}
 	read(commit(t, w, "after gc", "g", "g"), "g", "g")
 	read(head(t, w), "d/f0", "0")
-	if r.packs.reindexes != base+1 || len(r.packs.opened) != 0 {
-		t.Errorf("after a roll-up: %d reindexes (want %d), %d packs opened (want 0)", r.packs.reindexes, base+1, len(r.packs.opened))
+	if len(r.packs.opened) != listed() || listed() != 2 {
+		t.Errorf("after a roll-up and a commit: %d packs open, %d in the archive (want 2)", len(r.packs.opened), listed())
+	}
+}
+
+// TestPackIndex: a pack's index read where it lies answers as go-git's
+// reading it whole, and every object of a pack git made (with deltas)
+// reads as git shows it.
+func TestPackIndex(t *testing.T) {
+	a := newArchive(t)
+	body := strings.Repeat("a line of a message that changes little from one version to the next\n", 40)
+	for i := range 30 {
+		commit(t, a, fmt.Sprint(i), "d/f.md", body+fmt.Sprint(i), fmt.Sprintf("e/%d.md", i), body)
+	}
+	if err := a.GC(nil); err != nil {
+		t.Fatal(err)
+	}
+	idxs, _ := filepath.Glob(filepath.Join(a.Dir(), "objects", "pack", "*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("%d packs after gc", len(idxs))
+	}
+	data, err := os.ReadFile(idxs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bytes.NewReader(data)).Decode(want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := openPackIndex(idxs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.close()
+	entries := func(x idxfile.Index, byOffset bool) []idxfile.Entry {
+		t.Helper()
+		iter, err := x.Entries()
+		if byOffset {
+			iter, err = x.EntriesByOffset()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []idxfile.Entry
+		for {
+			e, err := iter.Next()
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, *e)
+		}
+	}
+	all := entries(want, false)
+	if n, _ := got.Count(); n != int64(len(all)) || len(all) < 60 {
+		t.Fatalf("%d objects, go-git reads %d", n, len(all))
+	}
+	if g := entries(got, false); !slices.Equal(g, all) {
+		t.Errorf("entries differ from go-git's")
+	}
+	if g, w := entries(got, true), entries(want, true); !slices.Equal(g, w) {
+		t.Errorf("entries by offset differ from go-git's")
+	}
+	var hashes []string
+	for _, e := range all {
+		off, err := got.FindOffset(e.Hash)
+		crc, _ := got.FindCRC32(e.Hash)
+		h, _ := got.FindHash(int64(e.Offset))
+		if err != nil || off != int64(e.Offset) || crc != e.CRC32 || h != e.Hash {
+			t.Errorf("%s: offset %d crc %x hash %s, %v; want %d %x", e.Hash, off, crc, h, err, e.Offset, e.CRC32)
+		}
+		hashes = append(hashes, e.Hash.String())
+	}
+	missing := plumbing.NewHash(strings.Repeat("f", 40))
+	if ok, _ := got.Contains(missing); ok {
+		t.Error("Contains a hash the pack lacks")
+	}
+	if _, err := got.FindHash(1); err != plumbing.ErrObjectNotFound {
+		t.Errorf("FindHash of no object's offset: %v", err)
+	}
+
+	// Every object, read by a fresh handle, is what git shows.
+	r, err := Open(a.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	shown := gitObjects(t, a.Dir(), hashes)
+	for _, h := range hashes {
+		data, err := r.readObject(plumbing.AnyObject, plumbing.NewHash(h))
+		if err != nil || string(data) != shown[h] {
+			t.Errorf("%s: %d bytes, %v; git shows %d", h, len(data), err, len(shown[h]))
+		}
+	}
+}
+
+// gitObjects returns the content of the objects hashes as git cat-file
+// shows them.
+func gitObjects(t *testing.T, dir string, hashes []string) map[string]string {
+	t.Helper()
+	cmd := exec.Command("git", "--git-dir", dir, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(hashes, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := map[string]string{}
+	for len(out) > 0 {
+		line, rest, _ := bytes.Cut(out, []byte("\n"))
+		f := strings.Fields(string(line))
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			t.Fatalf("git cat-file: %q", line)
+		}
+		objs[f[0]] = string(rest[:size])
+		out = rest[size+1:]
+	}
+	return objs
+}
+
+// TestLooseObjects: objects another git tool left loose are read, by type.
+func TestLooseObjects(t *testing.T) {
+	a := newArchive(t)
+	cmd := exec.Command("git", "--git-dir", a.Dir(), "hash-object", "-w", "--stdin")
+	cmd.Stdin = strings.NewReader("loose\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := plumbing.NewHash(strings.TrimSpace(string(out)))
+	if data, err := a.readObject(plumbing.BlobObject, h); err != nil || string(data) != "loose\n" {
+		t.Errorf("loose blob: %q, %v", data, err)
+	}
+	if _, err := a.readObject(plumbing.TreeObject, h); err != plumbing.ErrObjectNotFound {
+		t.Errorf("loose blob read as a tree: %v", err)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -195,21 +194,21 @@ func (a *Archive) ReadFile(rev, p string) ([]byte, error) {
 }
 
 // readObject returns the content of an object from the repository, or
-// from the commits and trees this handle wrote last. go-git caches the
-// list of packs, and every write adds one while roll-ups and git remove
-// some: an object it cannot find or read may be in a pack written since,
-// so it looks in the packs new since it last looked (see packs). A roll-up
-// or git gc at work removes the packs it replaced one after the other,
-// once the pack that replaces them is in place, and go-git may trip over
-// each: readObject looks again, briefly apart, readRetries times, and for
-// as long as the packs keep changing, up to readPatience.
+// from the commits and trees this handle wrote last. The handle lists the
+// packs when it needs them, and every write adds one while roll-ups and
+// git remove some: an object it cannot find or read may be in a pack
+// written since, so it lists them again (see packSet). A roll-up or git gc
+// at work removes the packs it replaced one after the other, once the pack
+// that replaces them is in place: readObject looks again, briefly apart,
+// readRetries times, and for as long as the packs keep changing, up to
+// readPatience.
 func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
 	if data, ok := a.recent.get(h.String()); ok {
-		return data, nil // written by this handle a moment ago: perhaps in a pack go-git has not listed
+		return data, nil // written by this handle a moment ago: perhaps in a pack not listed yet
 	}
 	a.stMu.Lock()
 	defer a.stMu.Unlock()
-	data, err := a.readObjectOnce(typ, h)
+	data, err := a.packs.object(a, typ, h)
 	deadline := time.Now().Add(readPatience)
 	for i := 0; err != nil; i++ {
 		if i > 0 {
@@ -222,7 +221,7 @@ func (a *Archive) readObject(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, 
 		if i >= readRetries && (!changed || time.Now().After(deadline)) {
 			break
 		}
-		data, err = a.readObjectOnce(typ, h)
+		data, err = a.packs.object(a, typ, h)
 	}
 	return data, err
 }
@@ -234,21 +233,3 @@ const readRetries = 5
 // readPatience bounds the time readObject looks again while the packs
 // keep changing: longer than a roll-up takes to remove what it replaced.
 const readPatience = 2 * time.Second
-
-// readObjectOnce reads h from go-git's storage, then from the packs new
-// since; a.stMu is held.
-func (a *Archive) readObjectOnce(typ plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	o, err := a.st.EncodedObject(typ, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		o, err = a.packs.object(typ, h)
-	}
-	if err != nil {
-		return nil, err
-	}
-	r, err := o.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
-}

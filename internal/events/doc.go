@@ -19,6 +19,13 @@
 // record.Decode into events. One Feed serves every client of a store: the
 // events of a commit are read once and fanned out.
 //
+// The commits of its own process are not read back: FollowService (what
+// serve runs) has the store tell the feed the files each write committed
+// (store.Store.OnCommit), and the feed makes those commits' events from
+// them, the same events the comparison gives (Feed.Written). A commit it
+// has not been told of waits one poll of up to 100 ms, the moment between
+// the branch moving and the writer telling, before it is read back.
+//
 // # Event ids and resuming
 //
 // An event's id is "<commit>:<n>", the n-th event of the commit, so ids
@@ -69,13 +76,14 @@
 //
 // # Wiring (internal/server does this)
 //
-//	feed, err := events.NewFeed(archiveDir, events.Options{Now: clock, Note: logf})
+//	feed, err := events.FollowService(svc, events.Options{Now: clock, Note: logf})
 //	mux.Handle("GET /api/events", &events.Handler{Feed: feed})
 //	...
 //	feed.Close()          // ends every stream
 //	server.Shutdown(ctx)  // then the server can go idle
 //
-// archiveDir is the store's archive (service.ArchivePath, which creates
-// the store if need be). The feed reads the archive with its own handle,
-// so it needs nothing from the Service and never waits for its lock.
+// svc is the server's service.Service: the feed reads the archive through
+// the store's own handle, and is told of the service's writes. NewFeed
+// follows an archive directory with a handle of its own instead, reading
+// every commit back.
 package events

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -121,31 +122,75 @@ func commitEvents(arc reader, slug string, c archive.CommitInfo) ([]Event, error
 	if err != nil {
 		return nil, err
 	}
-	prev := ""
-	if len(c.Parents) > 0 {
-		prev = c.Parents[0]
-	}
+	before := parentFiles(arc, c)
 	var out []Event
 	for _, f := range changed {
-		evs, err := fileEvents(arc, slug, prev, f)
+		evs, err := fileEvents(slug, f, before)
 		if err != nil {
 			return nil, fmt.Errorf("events of %s: %w", c.Hash, err)
 		}
 		out = append(out, evs...)
 	}
-	at := record.FormatTime(c.Time)
-	for i := range out {
-		out[i].ID = c.Hash + ":" + strconv.Itoa(i)
-		out[i].Project, out[i].Commit, out[i].Time = slug, c.Hash, at
+	return numbered(slug, c, out), nil
+}
+
+// writtenEvents is commitEvents of a commit this process wrote, made of
+// the files it wrote (see Feed.Written): in path order, each path once,
+// inbox and outbox copies left out. They stand for the comparison with
+// the parent: a message's file is new (its name holds the message's id,
+// and a message is written once), and any other file counts if it differs
+// from the parent's, which is read (a record written again unchanged, such
+// as a lease renewed twice in a second, changes nothing in git).
+func writtenEvents(arc reader, slug string, c archive.CommitInfo, files []record.File) ([]Event, error) {
+	before := parentFiles(arc, c)
+	var out []Event
+	for _, f := range files {
+		rec, err := record.Decode(record.ProjectDir(slug)+"/"+f.Path, f.Data)
+		if err != nil || rec == nil {
+			continue // as fileEvents
+		}
+		prev := before
+		if _, isMessage := rec.(*record.Message); !isMessage {
+			old, err := before(f.Path)
+			if err != nil {
+				return nil, fmt.Errorf("events of %s: %w", c.Hash, err)
+			}
+			if old != nil && bytes.Equal(old, f.Data) {
+				continue
+			}
+			prev = func(string) ([]byte, error) { return old, nil }
+		}
+		evs, err := recordEvents(slug, f.Path, rec, prev)
+		if err != nil {
+			return nil, fmt.Errorf("events of %s: %w", c.Hash, err)
+		}
+		out = append(out, evs...)
 	}
-	return out, nil
+	return numbered(slug, c, out), nil
+}
+
+// numbered gives the events of commit c of the project slug their ids,
+// project, commit and time.
+func numbered(slug string, c archive.CommitInfo, evs []Event) []Event {
+	at := record.FormatTime(c.Time)
+	for i := range evs {
+		evs[i].ID = c.Hash + ":" + strconv.Itoa(i)
+		evs[i].Project, evs[i].Commit, evs[i].Time = slug, c.Hash, at
+	}
+	return evs
+}
+
+// skipCopies is the Skip of the project slug's branch that leaves the
+// inbox and outbox copies out: the canonical message stands for them.
+func skipCopies(slug string) archive.Skip {
+	return func(dir string) bool { return record.SkipCopies(record.ProjectDir(slug) + "/" + dir) }
 }
 
 // changedFiles returns the files of commit c that differ from its parent,
 // or, for a merge, from every parent; inbox and outbox copies are left
-// out: the canonical message stands for them.
+// out.
 func changedFiles(arc reader, slug string, c archive.CommitInfo) ([]record.File, error) {
-	skip := func(dir string) bool { return record.SkipCopies(record.ProjectDir(slug) + "/" + dir) }
+	skip := skipCopies(slug)
 	parents := c.Parents
 	if len(parents) == 0 {
 		parents = []string{""}
@@ -173,15 +218,38 @@ func changedFiles(arc reader, slug string, c archive.CommitInfo) ([]record.File,
 	return kept, nil
 }
 
+// parentFiles returns what a file of the project's branch held in the
+// first parent of commit c: nil for a file it did not have, or for a
+// commit without parent.
+func parentFiles(arc reader, c archive.CommitInfo) func(path string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		if len(c.Parents) == 0 {
+			return nil, nil
+		}
+		data, err := arc.ReadFile(c.Parents[0], path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return data, err
+	}
+}
+
 // fileEvents classifies one changed file, at path in the project's branch,
-// into events; prev is the commit it is compared with ("" for none). The
-// record is decoded by record.Decode, the archive's one parser; files
-// that hold no record of interest, or a malformed one, make no event.
-func fileEvents(arc reader, slug, prev string, f record.File) ([]Event, error) {
+// into events; before reads what a file held before the change (nil:
+// nothing). The record is decoded by record.Decode, the archive's one
+// parser; files that hold no record of interest, or a malformed one, make
+// no event.
+func fileEvents(slug string, f record.File, before func(path string) ([]byte, error)) ([]Event, error) {
 	rec, err := record.Decode(record.ProjectDir(slug)+"/"+f.Path, f.Data)
 	if err != nil || rec == nil {
 		return nil, nil // a malformed record tells nothing; doctor reports it
 	}
+	return recordEvents(slug, f.Path, rec, before)
+}
+
+// recordEvents is fileEvents of the record rec, decoded from the file at
+// path.
+func recordEvents(slug, path string, rec record.Record, before func(path string) ([]byte, error)) ([]Event, error) {
 	switch r := rec.(type) {
 	case *record.Message:
 		return messageEvents(r), nil
@@ -193,11 +261,11 @@ func fileEvents(arc reader, slug, prev string, f record.File) ([]Event, error) {
 		return []Event{{Type: TypeReceipt, Agent: r.Agent, State: state, Receipt: &Receipt{
 			Message: r.Message, Agent: r.Agent, ReadAt: service.Time{Time: r.ReadAt}, AckedAt: service.Time{Time: r.AckedAt}}}}, nil
 	case *record.Reservation:
-		old, err := previous[*record.Reservation](arc, slug, prev, f.Path)
+		old, err := previous[*record.Reservation](before, slug, path)
 		if err == nil && old == nil {
 			// Moved from where an earlier release kept it: unchanged, it
 			// is no news.
-			if old, err = previous[*record.Reservation](arc, slug, prev, record.LegacyReservationFile(r.ID)); old != nil && *old == *r {
+			if old, err = previous[*record.Reservation](before, slug, record.LegacyReservationFile(r.ID)); old != nil && *old == *r {
 				return nil, nil
 			}
 		}
@@ -206,7 +274,7 @@ func fileEvents(arc reader, slug, prev string, f record.File) ([]Event, error) {
 		}
 		return []Event{reservationEvent(r, reservationState(old, r))}, nil
 	case *record.Lock:
-		old, err := previous[*record.Lock](arc, slug, prev, f.Path)
+		old, err := previous[*record.Lock](before, slug, path)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +283,7 @@ func fileEvents(arc reader, slug, prev string, f record.File) ([]Event, error) {
 		doc := service.ContactRecordDoc(r)
 		return []Event{{Type: TypeContact, Agent: r.To, State: r.State, Contact: &doc}}, nil
 	case *record.Agent:
-		old, err := previous[*record.Agent](arc, slug, prev, f.Path)
+		old, err := previous[*record.Agent](before, slug, path)
 		if err != nil {
 			return nil, err
 		}
@@ -282,18 +350,12 @@ func lockState(old, cur *record.Lock) string {
 	return StateRenewed
 }
 
-// previous returns the record at path in commit prev, or nil if there was
-// none.
-func previous[R record.Record](arc reader, slug, prev, path string) (R, error) {
+// previous returns the record the file at path held before, as before
+// reads it, or nil if there was none.
+func previous[R record.Record](before func(path string) ([]byte, error), slug, path string) (R, error) {
 	var zero R
-	if prev == "" {
-		return zero, nil
-	}
-	data, err := arc.ReadFile(prev, path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return zero, nil
-	}
-	if err != nil {
+	data, err := before(path)
+	if err != nil || data == nil {
 		return zero, err
 	}
 	rec, _ := record.Decode(record.ProjectDir(slug)+"/"+path, data) // malformed: as good as none

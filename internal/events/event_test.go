@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -28,25 +29,22 @@ func (r flatReservation) Files() []record.File {
 
 func commitRecords(t testing.TB, arc *archive.Archive, parent string, recs ...record.Record) string {
 	t.Helper()
-	var changes []archive.Change
+	var files []record.File
 	for _, r := range recs {
-		for _, f := range r.Files() {
-			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
-		}
+		files = append(files, r.Files()...)
 	}
-	state := ""
-	if parent != "" {
-		state = slug + ":" + parent
-	}
-	res, err := arc.CommitProjects(state, changes, archive.Author{Name: "test", Email: "test@agentmail", When: time.Now()}, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := archive.ParseState(res.Head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s[slug]
+	return commitFiles(t, arc, parent, files)
+}
+
+// reservationVersions is a reservation taken at t0, renewed, and released.
+func reservationVersions(t0 time.Time) (taken, renewed, released *record.Reservation) {
+	taken = &record.Reservation{Project: slug, ID: "01KAQ0000000000000000000RS", Agent: "GreenCastle", Pattern: "src/**",
+		Exclusive: true, Created: t0, Expires: t0.Add(time.Hour)}
+	r := *taken
+	r.Expires = t0.Add(2 * time.Hour)
+	rel := r
+	rel.Released = t0.Add(time.Minute)
+	return taken, &r, &rel
 }
 
 func newArchive(t testing.TB) *archive.Archive {
@@ -71,12 +69,7 @@ func TestFileEvents(t *testing.T) {
 	msg := &record.Message{Project: slug, ID: "01KAQ0000000000000000000AB", From: "GreenCastle", To: []string{"BlueLake"},
 		Cc: []string{"RedFox", "BlueLake"}, Bcc: []string{"QuietOwl"}, Subject: "Plan", Importance: "high", Created: t0, Body: "x"}
 	msgFiles := msg.Files() // canonical, outbox, inbox copies
-	res := &record.Reservation{Project: slug, ID: "01KAQ0000000000000000000RS", Agent: "GreenCastle", Pattern: "src/**",
-		Exclusive: true, Created: t0, Expires: t0.Add(time.Hour)}
-	renewed := *res
-	renewed.Expires = t0.Add(2 * time.Hour)
-	released := renewed
-	released.Released = t0.Add(time.Minute)
+	res, renewed, released := reservationVersions(t0)
 	lock := &record.Lock{Project: slug, Key: "deploy/staging", Holder: "GreenCastle", Created: t0, Expires: t0.Add(5 * time.Minute)}
 	lockRenewed := *lock
 	lockRenewed.Expires = t0.Add(10 * time.Minute)
@@ -117,8 +110,8 @@ func TestFileEvents(t *testing.T) {
 		{"receipt read", nil, file(read), []string{"receipt BlueLake read"}},
 		{"receipt acked", read, file(&acked), []string{"receipt BlueLake acked"}},
 		{"reservation new", nil, file(res), []string{"reservation GreenCastle taken"}},
-		{"reservation rewritten", res, file(&renewed), []string{"reservation GreenCastle renewed"}},
-		{"reservation released", &renewed, file(&released), []string{"reservation GreenCastle released"}},
+		{"reservation rewritten", res, file(renewed), []string{"reservation GreenCastle renewed"}},
+		{"reservation released", renewed, file(released), []string{"reservation GreenCastle released"}},
 		{"lock new", nil, file(lock), []string{"lock GreenCastle taken"}},
 		{"lock extended", lock, file(&lockRenewed), []string{"lock GreenCastle renewed"}},
 		{"lock released", lock, file(&lockReleased), []string{"lock GreenCastle released"}},
@@ -142,7 +135,11 @@ func TestFileEvents(t *testing.T) {
 				head = prev
 			}
 			rel := record.File{Path: strings.TrimPrefix(tc.file.Path, record.ProjectDir(slug)+"/"), Data: tc.file.Data}
-			evs, err := fileEvents(arc, slug, prev, rel)
+			var c archive.CommitInfo
+			if prev != "" {
+				c.Parents = []string{prev}
+			}
+			evs, err := fileEvents(slug, rel, parentFiles(arc, c))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,8 +220,32 @@ func BenchmarkPollIdle(b *testing.B) {
 	}
 }
 
-// Classifying the commit of one new message, in a day of 500.
+// Classifying the commit of one new message, in a day of 500: read back
+// from its trees (another process's commit), or from the files written
+// (this process's, see Feed.Written).
 func BenchmarkMessageCommitEvents(b *testing.B) {
+	arc, c, _ := dayOf500(b)
+	for b.Loop() {
+		evs, err := commitEvents(arc, slug, c)
+		if err != nil || len(evs) != 1 {
+			b.Fatal(evs, err)
+		}
+	}
+}
+
+func BenchmarkMessageWrittenEvents(b *testing.B) {
+	arc, c, files := dayOf500(b)
+	for b.Loop() {
+		evs, err := writtenEvents(arc, slug, c, ownFiles(slug, files))
+		if err != nil || len(evs) != 1 {
+			b.Fatal(evs, err)
+		}
+	}
+}
+
+// dayOf500 is an archive with a day of 500 messages, then the commit of
+// one more and the files it wrote.
+func dayOf500(b *testing.B) (*archive.Archive, archive.CommitInfo, []record.File) {
 	arc := newArchive(b)
 	day := make([]record.Record, 501)
 	for i := range day {
@@ -237,10 +258,109 @@ func BenchmarkMessageCommitEvents(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		evs, err := commitEvents(arc, slug, c)
-		if err != nil || len(evs) != 1 {
-			b.Fatal(evs, err)
+	return arc, c, day[500].Files()
+}
+
+// The events of a commit made from the files it wrote (writtenEvents, for
+// this process's own writes) are those its trees give (commitEvents): the
+// same ids, order and data, through copies, a path written twice, a
+// record written again unchanged and a malformed file.
+func TestWrittenEventsAsCommitEvents(t *testing.T) {
+	arc := newArchive(t)
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	msg := &record.Message{Project: slug, ID: "01KAQ0000000000000000000AB", From: "GreenCastle", To: []string{"BlueLake"},
+		Cc: []string{"RedFox"}, Bcc: []string{"QuietOwl"}, Subject: "Plan", Importance: "high", Created: t0, Body: "x"}
+	reply := &record.Message{Project: slug, ID: "01KAQ0000000000000000000AC", From: "BlueLake", To: []string{"GreenCastle"},
+		Subject: "Re: Plan", Importance: "normal", ReplyTo: msg.ID, Created: t0, Body: "y"}
+	res, renewed, released := reservationVersions(t0)
+	lock := &record.Lock{Project: slug, Key: "deploy/staging", Holder: "GreenCastle", Created: t0, Expires: t0.Add(5 * time.Minute)}
+	read := &record.Receipt{Project: slug, Message: msg.ID, Agent: "BlueLake", ReadAt: t0}
+	acked := *read
+	acked.AckedAt = t0.Add(time.Minute)
+	asked := &record.Contact{Project: slug, From: "RedFox", To: "BlueLake", State: "requested", Requested: t0}
+	agent := &record.Agent{Project: slug, Name: "BlueLake", Program: "codex", Registered: t0, Updated: t0}
+	updated := *agent
+	updated.Task, updated.Updated = "review", t0.Add(time.Minute)
+	malformed := record.File{Path: record.ProjectDir(slug) + "/reservations/bad.json", Data: []byte("{")}
+	project := &record.Project{Key: "github.com/acme/shop", Slug: slug, Created: t0}
+
+	files := func(recs ...record.Record) []record.File {
+		var out []record.File
+		for _, r := range recs {
+			out = append(out, r.Files()...)
 		}
+		return out
 	}
+	head := commitRecords(t, arc, "", project)
+	for _, tc := range []struct {
+		name  string
+		files []record.File
+		want  int // events
+	}{
+		{"a message with its copies, a profile", files(agent, msg), 4},
+		{"a receipt, a reservation, a lock, a contact", files(read, res, lock, asked), 4},
+		{"a path twice: the last counts", files(&updated, read, &acked, reply, renewed), 4},
+		{"a record written again unchanged", files(renewed), 0},
+		{"unchanged beside changed", files(lock, released), 1},
+		{"a malformed file", []record.File{malformed}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head = commitFiles(t, arc, head, tc.files)
+			c, err := arc.ReadCommit(head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := commitEvents(arc, slug, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := writtenEvents(arc, slug, c, ownFiles(slug, tc.files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) != tc.want {
+				t.Errorf("%d events from the trees, want %d", len(want), tc.want)
+			}
+			if g, w := eventsJSON(t, got), eventsJSON(t, want); g != w {
+				t.Errorf("from the files written:\n%s\nfrom the trees:\n%s", g, w)
+			}
+		})
+	}
+}
+
+// commitFiles commits files on the project's branch of arc after parent
+// ("" for its first commit) and returns the commit.
+func commitFiles(t testing.TB, arc *archive.Archive, parent string, files []record.File) string {
+	t.Helper()
+	var changes []archive.Change
+	for _, f := range files {
+		changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
+	}
+	state := ""
+	if parent != "" {
+		state = slug + ":" + parent
+	}
+	res, err := arc.CommitProjects(state, changes, archive.Author{Name: "test", Email: "test@agentmail", When: time.Now()}, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := archive.ParseState(res.Head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s[slug]
+}
+
+// eventsJSON is each event's id and data, one a line.
+func eventsJSON(t testing.TB, evs []Event) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range evs {
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s\n", e.ID, data)
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -372,5 +374,93 @@ func TestUnreadableBranchNotedOnce(t *testing.T) {
 	notes := f.noted()
 	if len(notes) != 2 || !strings.Contains(notes[0], "garbage") || !strings.Contains(notes[1], "reads again") {
 		t.Fatalf("notes %q", notes)
+	}
+}
+
+// The feed serve runs takes the events of the service's own writes from
+// the files they wrote, reading none of their trees back, and they are
+// the very events a feed reading every commit back gives: the same ids,
+// order and data.
+func TestOwnWritesAsReadBack(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake", "RedFox")
+	ctx := context.Background()
+	arc, err := f.svc.ArchivePath(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	polled, err := NewFeed(arc.Path, Options{Poll: 20 * time.Millisecond, Now: f.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer polled.Close()
+	own, _, err := f.feed.subscribe(f.slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, _, err := polled.subscribe(f.slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readBack := f.feed.readBack.Load()
+
+	m := f.send("GreenCastle", []string{"BlueLake"}, "plan")
+	must(t)(f.svc.Send(ctx, as("BlueLake"), service.SendRequest{To: []string{"GreenCastle"}, Cc: []string{"RedFox"},
+		Bcc: []string{"BlueLake"}, Subject: "copies", Body: "x"}))
+	var wg sync.WaitGroup // at once: commits of several writes each
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.send("RedFox", []string{"GreenCastle", "BlueLake"}, fmt.Sprint("together ", i))
+		}()
+	}
+	wg.Wait()
+	must(t)(f.svc.Mark(ctx, as("BlueLake"), service.MarkRequest{IDs: []string{m.ID}}))
+	must(t)(f.svc.Mark(ctx, as("BlueLake"), service.MarkRequest{IDs: []string{m.ID}, Ack: true}))
+	must(t)(f.svc.Reserve(ctx, as("GreenCastle"), service.ReserveRequest{Patterns: []string{"src/**"}, TTL: time.Hour}))
+	for range 2 { // the second in the same second changes nothing
+		must(t)(f.svc.Renew(ctx, as("GreenCastle"), service.RenewRequest{Selection: service.Selection{All: true}, Extend: time.Hour}))
+	}
+	must(t)(f.svc.Release(ctx, as("GreenCastle"), service.Selection{All: true}))
+	must(t)(f.svc.AcquireLock(ctx, as("GreenCastle"), service.LockRequest{Key: "deploy/staging", TTL: time.Hour}))
+	must(t)(f.svc.ReleaseLock(ctx, as("GreenCastle"), "deploy/staging"))
+	task := "GreenCastle"
+	must(t)(f.svc.Register(ctx, as("GreenCastle"), service.RegisterRequest{Name: &task, Task: "review"}))
+	must(t)(f.svc.RequestContact(ctx, as("RedFox"), service.ContactRequest{To: "BlueLake", Reason: "last"}))
+
+	got, want := untilContact(t, own), untilContact(t, theirs)
+	if len(got) < 20 {
+		t.Fatalf("%d events", len(got))
+	}
+	if g, w := eventsJSON(t, got), eventsJSON(t, want); g != w {
+		t.Errorf("from the files written:\n%s\nread back:\n%s", g, w)
+	}
+	if n := f.feed.readBack.Load() - readBack; n != 0 {
+		t.Errorf("%d commits of the service read back", n)
+	}
+	if polled.readBack.Load() == 0 {
+		t.Error("the feed of its own handle read no commit back")
+	}
+}
+
+// untilContact returns the events of s up to and including the first
+// contact event.
+func untilContact(t *testing.T, s *subscription) []Event {
+	t.Helper()
+	var out []Event
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e, ok := <-s.ch:
+			if !ok {
+				t.Fatal("the subscription ended")
+			}
+			out = append(out, e)
+			if e.Type == TypeContact {
+				return out
+			}
+		case <-timeout:
+			t.Fatalf("no contact event within 10s, after %d events", len(out))
+		}
 	}
 }

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/internal/store"
 )
 
 // Options tune a Feed; the zero value is what serve needs.
@@ -54,15 +57,33 @@ type Feed struct {
 
 	pollMu sync.Mutex // one poll at a time
 
-	mu     sync.Mutex // the fields below
-	heads  archive.State
-	leases map[string]map[string]expiry // by project, by leaseKey
-	subs   map[*subscription]bool
-	closed bool
+	mu        sync.Mutex // the fields below
+	heads     archive.State
+	leases    map[string]map[string]expiry // by project, by leaseKey
+	subs      map[*subscription]bool
+	written   map[string]written   // by commit: what this process wrote (Written), until published
+	unwritten map[string]time.Time // by commit: when a poll first found it untold (see ready)
+	closed    bool
+
+	told atomic.Bool // the feed is told of its process's writes (FollowService)
+
+	readBack atomic.Int64 // commits whose changes were read from the archive: a test observes it
 
 	stop chan struct{}
 	done chan struct{}
 }
+
+// written is what a commit of this process wrote on a project's branch:
+// the project-relative files, in path order, copies left out.
+type written struct {
+	slug  string
+	files []record.File
+}
+
+// maxWritten bounds the commits Written keeps: past it the feed has
+// fallen far behind, or skipped them (a project it adopted at a later
+// head), and those it still needs are read back from the archive.
+const maxWritten = 1024
 
 // subscription is one client's stream of a project's live events. The
 // feed closes ch when the client falls Buffer events behind or the feed
@@ -95,6 +116,89 @@ func Follow(arc *archive.Archive, opts Options) (*Feed, error) {
 	return start(arc, false, opts)
 }
 
+// FollowService is Follow on svc's archive handle, told of every commit
+// svc writes (service.Service.OnCommit): the feed reads none of those
+// back from the archive, only the commits of other processes and merges.
+// This is the feed serve runs.
+func FollowService(svc *service.Service, opts Options) (*Feed, error) {
+	arc, err := svc.Archive()
+	if err != nil {
+		return nil, err
+	}
+	f, err := Follow(arc, opts)
+	if err != nil {
+		return nil, err
+	}
+	f.told.Store(true)
+	if err := svc.OnCommit(func(c store.Committed) { f.Written(c.Project, c.Commit, c.Files) }); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Written gives the feed the files (as record.File.Path names them, under
+// projects/<slug>/) that this process wrote in commit, on the project
+// slug's branch, where a path written twice holds the last: the feed makes
+// the commit's events from them instead of comparing the commit's trees
+// with its parent's. Their ids, order and data are those the comparison
+// gives. The commit must be a single-parent commit that wrote exactly
+// files, as a store's write is.
+func (f *Feed) Written(slug, commit string, files []record.File) {
+	own := ownFiles(slug, files)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	if len(f.written) >= maxWritten {
+		clear(f.written)
+	}
+	f.written[commit] = written{slug: slug, files: own}
+}
+
+// ownFiles returns the files of the project slug that a commit wrote, as
+// writtenEvents takes them: relative to the project's directory, in path
+// order, each path once with the last data written, inbox and outbox
+// copies left out.
+func ownFiles(slug string, files []record.File) []record.File {
+	dir := record.ProjectDir(slug) + "/"
+	skip := skipCopies(slug)
+	last := map[string][]byte{}
+	for _, file := range files {
+		if p, ok := strings.CutPrefix(file.Path, dir); ok && !inSkipped(p, skip) {
+			last[p] = file.Data
+		}
+	}
+	own := make([]record.File, 0, len(last))
+	for p, data := range last {
+		own = append(own, record.File{Path: p, Data: data})
+	}
+	slices.SortFunc(own, func(a, b record.File) int { return strings.Compare(a.Path, b.Path) })
+	return own
+}
+
+// inSkipped reports whether a directory above the file at p is one skip
+// leaves out.
+func inSkipped(p string, skip archive.Skip) bool {
+	for i := range len(p) {
+		if p[i] == '/' && skip(p[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// takeWritten returns and forgets what Written was told of commit c of the
+// project slug.
+func (f *Feed) takeWritten(slug, commit string) ([]record.File, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w, ok := f.written[commit]
+	delete(f.written, commit)
+	return w.files, ok && w.slug == slug
+}
+
 // start follows arc from its current heads.
 func start(arc *archive.Archive, owned bool, opts Options) (*Feed, error) {
 	opts.Poll = cmp.Or(opts.Poll, 100*time.Millisecond)
@@ -103,7 +207,7 @@ func start(arc *archive.Archive, owned bool, opts Options) (*Feed, error) {
 		opts.Now = time.Now
 	}
 	f := &Feed{opts: opts, arc: arc, owned: owned, heads: archive.State{}, leases: map[string]map[string]expiry{},
-		subs: map[*subscription]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+		subs: map[*subscription]bool{}, written: map[string]written{}, unwritten: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := f.poll(); err != nil {
 		return nil, fmt.Errorf("event feed: %w", err)
 	}
@@ -227,7 +331,7 @@ func (f *Feed) advance(slug, head string) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range commits {
+	for _, c := range commits[:f.ready(commits)] {
 		evs, err := f.events(slug, c)
 		if err != nil {
 			return err // published up to the commit before; the next poll goes on from there
@@ -235,6 +339,48 @@ func (f *Feed) advance(slug, head string) error {
 		f.publish(slug, c.Hash, evs)
 	}
 	return nil
+}
+
+// handWait is how long a feed told of its process's writes waits for a
+// commit to be told (Written) before it reads the commit back: the branch
+// moves a moment before the writer can tell of the commit.
+const handWait = 100 * time.Millisecond
+
+// ready returns how many of commits, a line of single-parent commits
+// or a history with merges, the feed publishes now. A feed told of its
+// process's writes leaves a commit it has not been told of to a later
+// poll, with those after it, until it has waited handWait for it: it may
+// be this process's, about to be told. A line with a merge is published
+// whole (sync makes merges, and every commit of such a line but the last
+// may be of another process).
+func (f *Feed) ready(commits []archive.CommitInfo) int {
+	if !f.told.Load() || slices.ContainsFunc(commits, func(c archive.CommitInfo) bool { return len(c.Parents) > 1 }) {
+		return len(commits)
+	}
+	now := time.Now() // not Options.Now: a test's clock may stand still
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.unwritten) >= maxWritten {
+		clear(f.unwritten)
+	}
+	n := len(commits)
+	for i, c := range commits {
+		if _, ok := f.written[c.Hash]; ok {
+			continue
+		}
+		first, ok := f.unwritten[c.Hash]
+		if !ok {
+			first = now
+			f.unwritten[c.Hash] = now
+		}
+		if now.Sub(first) < handWait {
+			n = min(n, i)
+		}
+	}
+	for _, c := range commits[:n] {
+		delete(f.unwritten, c.Hash)
+	}
+	return n
 }
 
 // adopt starts following the project slug at head, watching the leases
@@ -258,10 +404,20 @@ func (f *Feed) adopt(slug, head string) error {
 	return nil
 }
 
-// events returns the events of commit c of the project slug.
+// events returns the events of commit c of the project slug: from the
+// files this process wrote in it (Written), else from its trees.
 func (f *Feed) events(slug string, c archive.CommitInfo) ([]Event, error) {
+	files, ok := f.takeWritten(slug, c.Hash)
 	var evs []Event
-	err := f.withArchive(func(arc *archive.Archive) (err error) { evs, err = commitEvents(arc, slug, c); return err })
+	err := f.withArchive(func(arc *archive.Archive) (err error) {
+		if ok {
+			evs, err = writtenEvents(arc, slug, c, files)
+			return err
+		}
+		f.readBack.Add(1)
+		evs, err = commitEvents(arc, slug, c)
+		return err
+	})
 	return evs, err
 }
 

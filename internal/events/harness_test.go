@@ -35,8 +35,9 @@ type clock struct {
 func (c *clock) Now() time.Time      { return c.base.Add(time.Duration(c.offset.Load())) }
 func (c *clock) Add(d time.Duration) { c.offset.Add(int64(d)) }
 
-// fixture is a service on a fresh store, a feed on its archive and an
-// HTTP server with the handler.
+// fixture is a service on a fresh store, a feed on its archive, told of
+// the service's commits, and an HTTP server with the handler: serve's
+// wiring.
 type fixture struct {
 	t     testing.TB
 	dir   string
@@ -72,11 +73,8 @@ func newFixture(t testing.TB, names ...string) *fixture {
 // start starts the feed and the server, with heartbeat (0: the default).
 func (f *fixture) start(heartbeat time.Duration) {
 	f.t.Helper()
-	arc, err := f.svc.ArchivePath(context.Background())
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.feed, err = NewFeed(arc.Path, Options{Poll: 20 * time.Millisecond, Now: f.clock.Now,
+	var err error
+	f.feed, err = FollowService(f.svc, Options{Poll: 20 * time.Millisecond, Now: f.clock.Now,
 		Note: func(s string) {
 			f.mu.Lock()
 			defer f.mu.Unlock()

@@ -255,6 +255,52 @@ func Slugify(s string, max int) string {
 // unfolded (ﬁ, Ｆ); anything else separates words. For ASCII it is
 // Slugify, so ASCII subjects keep the names they always had.
 func SubjectSlug(subject string, max int) string {
+	if isASCII(subject) {
+		return asciiSlug(subject, max)
+	}
+	return unitsSlug(subject, max)
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiSlug is SubjectSlug (and Slugify) of an ASCII subject, byte by
+// byte: every page listing messages names each one's file.
+func asciiSlug(s string, max int) string {
+	b := make([]byte, 0, min(len(s), max))
+	dash := false
+	for i := range len(s) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			dash = true
+			continue
+		}
+		if dash && len(b) > 0 {
+			if len(b)+2 > max {
+				break
+			}
+			b = append(b, '-')
+		}
+		dash = false
+		b = append(b, c)
+		if len(b) >= max {
+			break
+		}
+	}
+	return string(b)
+}
+
+// unitsSlug is SubjectSlug made of slugUnits, for any subject.
+func unitsSlug(subject string, max int) string {
 	var b strings.Builder
 	dash := false
 	for _, u := range slugUnits(subject) {

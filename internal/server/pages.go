@@ -176,7 +176,7 @@ func (s *Server) messagePage(ctx context.Context, p *pageRequest) (web.View, err
 	if err != nil {
 		return nil, err
 	}
-	thread, err := p.svc.Thread(ctx, sc, m.Message.ID)
+	thread, err := p.svc.ThreadAround(ctx, sc, m.Message.ID, web.ThreadWindow)
 	if err != nil {
 		return nil, err
 	}
@@ -184,8 +184,9 @@ func (s *Server) messagePage(ctx context.Context, p *pageRequest) (web.View, err
 	if err != nil {
 		return nil, err
 	}
+	around := web.Around(mapSlice(thread.Messages, fullReceived), m.Message.ID, web.ThreadWindow)
 	return web.MessageView{Page: p.page, Agent: agent, Message: fullView(m.Message),
-		Thread: mapSlice(thread.Messages, fullReceived), Commit: head}, nil
+		Thread: around, ThreadSize: thread.Total, Commit: head}, nil
 }
 
 func (s *Server) threadPage(ctx context.Context, p *pageRequest) (web.View, error) {

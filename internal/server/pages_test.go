@@ -85,3 +85,28 @@ func TestPages(t *testing.T) {
 		t.Errorf("/: %d to %s", r.status, r.header.Get("Location"))
 	}
 }
+
+// A message page lists the messages of its thread around it, and links
+// to the thread page for the rest of a long thread.
+func TestMessagePageThreadWindow(t *testing.T) {
+	h := startServer(t, Config{})
+	n := web.ThreadWindow + 10
+	var msgs []mail
+	for i := range n {
+		msgs = append(msgs, mail{"GreenCastle", service.SendRequest{To: []string{"BlueLake"}, Thread: "long",
+			Subject: fmt.Sprintf("step %03d", i), Body: "body"}})
+	}
+	ids := h.seed([]string{"GreenCastle", "BlueLake"}, msgs...)
+	page := get(t, &http.Client{}, h.base+"/mail/"+h.slug+"/message/"+ids[n/2])
+	for _, w := range []string{fmt.Sprintf("%d messages", n), fmt.Sprintf("All %d messages of the thread", n),
+		fmt.Sprintf("step %03d", n/2-web.ThreadWindow/2), fmt.Sprintf("step %03d", n/2+web.ThreadWindow/2)} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	for _, far := range []int{0, n - 1} {
+		if s := fmt.Sprintf("step %03d", far); strings.Contains(page, s) {
+			t.Errorf("the page lists %q, far from the message", s)
+		}
+	}
+}

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
-	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/events"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/web"
@@ -120,18 +119,16 @@ func (s *Server) startSync() {
 
 // openFeed starts following the store's archive for /api/events, creating
 // the store if need be. The feed reads through the store's own archive
-// handle: the commits the server writes are in its memory, and one object
-// cache serves both.
+// handle (one object cache serves both), and takes the events of the
+// server's own writes from the files they wrote: it reads back from the
+// archive only the commits of other processes.
 func (s *Server) openFeed() (*events.Feed, error) {
-	var arc *archive.Archive
+	var feed *events.Feed
 	err := s.gate.Do(func(svc *service.Service) (err error) {
-		arc, err = svc.Archive()
+		feed, err = events.FollowService(svc, events.Options{Now: s.cfg.Store.Now, Note: s.cfg.Store.Note})
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return events.Follow(arc, events.Options{Now: s.cfg.Store.Now, Note: s.cfg.Store.Note})
+	return feed, err
 }
 
 // Addr returns the address the server listens on, host:port.

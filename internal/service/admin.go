@@ -67,6 +67,18 @@ func (s *Service) Archive() (*archive.Archive, error) {
 	return st.Archive(), nil
 }
 
+// OnCommit has fn told of every commit this service writes, opening the
+// store if need be (see store.Store.OnCommit): serve's event feed takes
+// the files of its own writes from there instead of reading them back.
+func (s *Service) OnCommit(fn func(store.Committed)) error {
+	st, err := s.store()
+	if err != nil {
+		return err
+	}
+	st.OnCommit(fn)
+	return nil
+}
+
 // DoctorRequest says what doctor does: Check, unless Reindex or GC is
 // asked for alone.
 type DoctorRequest struct {

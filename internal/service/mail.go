@@ -376,6 +376,30 @@ func (s *Service) Thread(ctx context.Context, sc Scope, ref string) (ThreadRespo
 	return ThreadResponse{Messages: mapSlice(msgs, fullDoc), Thread: thread}, nil
 }
 
+// ThreadAroundResponse is a message's thread around it: {"thread",
+// "messages": [message with body...], "total"}, total being how many
+// messages the thread has in all.
+type ThreadAroundResponse struct {
+	Thread   string        `json:"thread"`
+	Messages []FullMessage `json:"messages"`
+	Total    int           `json:"total"`
+}
+
+// ThreadAround returns, of the thread of the message id, at most n
+// messages before it and n from it on, oldest first, and how many it has
+// (mailbox.Mailbox.ThreadAround): for a page showing the message.
+func (s *Service) ThreadAround(ctx context.Context, sc Scope, id string, n int) (ThreadAroundResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return ThreadAroundResponse{}, err
+	}
+	thread, msgs, total, err := x.mb.ThreadAround(ctx, id, n)
+	if err != nil {
+		return ThreadAroundResponse{}, err
+	}
+	return ThreadAroundResponse{Thread: thread, Messages: mapSlice(msgs, fullDoc), Total: total}, nil
+}
+
 // SearchRequest is a full-text search.
 type SearchRequest struct {
 	Query      string // the fts query language

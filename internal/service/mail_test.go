@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -282,4 +283,41 @@ func TestSendAndWait(t *testing.T) {
 	}
 	_, err = f.svc.SendAndWait(ctx, as("GreenCastle"), SendAndWaitRequest{SendRequest: SendRequest{To: []string{"Nobody"}, Subject: "s", Body: "b"}})
 	wantCode(t, "send --wait to nobody", err, "UNKNOWN_RECIPIENT")
+}
+
+// ThreadAround gives, of a message's thread, the messages around it that
+// the viewer sees, and how many the viewer sees in all.
+func TestThreadAround(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.register("GreenCastle", "BlueLake", "RedFox")
+	var ids []string // the thread's messages BlueLake sees, oldest first
+	for i := range 10 {
+		f.clock.Add(time.Second)
+		ids = append(ids, f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Thread: "plan", Subject: fmt.Sprint(i), Body: "b"}).ID)
+		f.clock.Add(time.Second)
+		f.send("GreenCastle", SendRequest{To: []string{"RedFox"}, Thread: "plan", Subject: "not for BlueLake", Body: "b"})
+	}
+	for _, tc := range []struct {
+		at, n      int
+		first, end int // the messages expected: ids[first:end]
+	}{
+		{5, 2, 3, 7},
+		{0, 3, 0, 3},
+		{9, 3, 6, 10},
+		{4, 20, 0, 10},
+	} {
+		got, err := f.svc.ThreadAround(ctx, as("BlueLake"), ids[tc.at], tc.n)
+		var gotIDs []string
+		for _, m := range got.Messages {
+			gotIDs = append(gotIDs, m.ID)
+		}
+		if err != nil || got.Thread != "plan" || got.Total != len(ids) || !slices.Equal(gotIDs, ids[tc.first:tc.end]) {
+			t.Errorf("around message %d, %d each side: %s %d %v, %v; want messages %d to %d of %d",
+				tc.at, tc.n, got.Thread, got.Total, gotIDs, err, tc.first, tc.end-1, len(ids))
+		}
+	}
+	if all, err := f.svc.ThreadAround(ctx, as(""), ids[0], 1); err != nil || all.Total != 2*len(ids) || len(all.Messages) != 1 {
+		t.Errorf("the whole project's view: %d of %d messages, %v", len(all.Messages), all.Total, err)
+	}
 }

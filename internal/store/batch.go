@@ -296,9 +296,11 @@ func (s *Store) commit(tx *sql.Tx, recs []record.Record, messages int, d descrip
 		return false, fmt.Errorf("read index head: %w", err)
 	}
 	var changes []archive.Change
+	var files []record.File
 	for _, r := range recs {
 		for _, f := range r.Files() {
 			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
+			files = append(files, f)
 		}
 	}
 	cache, err := newObjectCache(tx)
@@ -316,6 +318,7 @@ func (s *Store) commit(tx *sql.Tx, recs []record.Record, messages int, d descrip
 		return false, err
 	}
 	s.wrote.Store(true)
+	s.tellCommitted(parent, res.Head, files)
 	if s.cached.add(res) {
 		if err := s.cached.flush(tx); err != nil {
 			return true, err
@@ -345,4 +348,50 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		s.afterWrite()
 	}
 	return s.aborted(w.t, err)
+}
+
+// Committed is a commit a Store wrote on a project's branch, as OnCommit
+// tells it.
+type Committed struct {
+	Project string        // the project's slug
+	Commit  string        // the commit, on the project's branch
+	Files   []record.File // the files written, in the order written; a path may come twice, the last wins
+}
+
+// OnCommit has fn told of every commit this Store writes on a project's
+// branch, once the branch names it: the commit and the files the
+// records wrote, so that a reader in this process (serve's event feed)
+// need not read them back. fn is called by the writer, which holds the
+// project's lock: it must return at once. Commits this Store does not
+// write (other processes', merges) are not told.
+func (s *Store) OnCommit(fn func(Committed)) { s.onCommit.Store(&fn) }
+
+// tellCommitted tells OnCommit's function of the commits from the archive
+// state parent to head, which wrote files.
+func (s *Store) tellCommitted(parent, head string, files []record.File) {
+	fn := s.onCommit.Load()
+	if fn == nil || *fn == nil {
+		return
+	}
+	before, err := archive.ParseState(parent)
+	if err != nil {
+		return // a legacy state: the archive has no project branches to follow
+	}
+	after, err := archive.ParseState(head)
+	if err != nil {
+		return
+	}
+	for slug, commit := range after {
+		if before[slug] == commit {
+			continue
+		}
+		dir := record.ProjectDir(slug) + "/"
+		var mine []record.File
+		for _, f := range files {
+			if strings.HasPrefix(f.Path, dir) {
+				mine = append(mine, f)
+			}
+		}
+		(*fn)(Committed{Project: slug, Commit: commit, Files: mine})
+	}
 }

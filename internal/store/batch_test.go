@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -132,4 +133,38 @@ func atoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestOnCommit: every commit a write makes is told, once the branch names
+// it, with the files its records wrote; a write that fails tells nothing.
+func TestOnCommit(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	ctx := context.Background()
+	var told []Committed
+	s.OnCommit(func(c Committed) { told = append(told, c) })
+	for i := range 2 {
+		err := s.UpdateProject(ctx, slug, func(tx *Tx) error {
+			tx.Put(message(i))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := runGit(t, s.ArchiveDir(), "rev-parse", "refs/heads/projects/"+slug)
+		if len(told) != i+1 {
+			t.Fatalf("after write %d: told %d commits", i, len(told))
+		}
+		c := told[i]
+		if c.Project != slug || c.Commit != head || !reflect.DeepEqual(c.Files, message(i).Files()) {
+			t.Errorf("told %s %s %d files, want %s %s %d files", c.Project, c.Commit, len(c.Files), slug, head, len(message(i).Files()))
+		}
+	}
+	err := s.UpdateProject(ctx, slug, func(tx *Tx) error {
+		tx.Put(message(3))
+		return errors.New("refused")
+	})
+	if err == nil || len(told) != 2 {
+		t.Errorf("a failed write: %v, told %d commits", err, len(told))
+	}
 }

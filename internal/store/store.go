@@ -125,6 +125,8 @@ type Store struct {
 	rolling    atomic.Bool    // a background roll-up is at work (see rollUpIfDue)
 	sparing    atomic.Bool    // spare files are being made (see afterWrite)
 	background sync.WaitGroup // the goroutines of both, which Close waits for
+
+	onCommit atomic.Pointer[func(Committed)] // see OnCommit
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -240,4 +241,39 @@ func attr(tok xhtml.Token, key string) string {
 		}
 	}
 	return ""
+}
+
+// Around keeps the messages of a thread nearest a message, as many before
+// it as after where the thread allows.
+func TestAround(t *testing.T) {
+	thread := make([]Received, 10)
+	for i := range thread {
+		thread[i].ID = fmt.Sprint(i)
+	}
+	ids := func(rs []Received) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		id   string
+		n    int
+		want string
+	}{
+		{"4", 10, "0 1 2 3 4 5 6 7 8 9"},
+		{"4", 20, "0 1 2 3 4 5 6 7 8 9"},
+		{"5", 3, "4 5 6"},
+		{"5", 4, "3 4 5 6"},
+		{"0", 3, "0 1 2"},
+		{"1", 3, "0 1 2"},
+		{"9", 3, "7 8 9"},
+		{"8", 4, "6 7 8 9"},
+		{"none", 3, "7 8 9"},
+	} {
+		if got := ids(Around(thread, tc.id, tc.n)); got != tc.want {
+			t.Errorf("Around(%s, %d) = %s, want %s", tc.id, tc.n, got, tc.want)
+		}
+	}
 }

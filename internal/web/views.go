@@ -1,6 +1,9 @@
 package web
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // The types below are what the pages show. Their fields are the keys of
 // the --json documents (README.md, "JSON output"), named as the service
@@ -166,7 +169,10 @@ type MessageView struct {
 	Page
 	Agent   string
 	Message FullMessage
-	Thread  []Received // the thread's messages, oldest first, this one among them
+	// Thread is the thread's messages around this one (see Around),
+	// oldest first, and ThreadSize how many the thread has.
+	Thread     []Received
+	ThreadSize int
 	// Commit is the archive commit the message file is read from; with
 	// Message.Path it names the file in the archive.
 	Commit string
@@ -231,4 +237,24 @@ type ErrorView struct {
 	Code    string
 	Message string
 	Hint    string
+}
+
+// ThreadWindow is how many messages of its thread a message page lists:
+// those around the message; the thread page lists them all. A thread of
+// hundreds would cost a page most of its time.
+const ThreadWindow = 25
+
+// Around returns at most n messages of thread (oldest first) around the
+// one with id: as many before it as after, fewer on a side the thread
+// ends on. Without it among them, the newest n.
+func Around(thread []Received, id string, n int) []Received {
+	if len(thread) <= n {
+		return thread
+	}
+	at := slices.IndexFunc(thread, func(m Received) bool { return m.ID == id })
+	if at < 0 {
+		return thread[len(thread)-n:]
+	}
+	start := min(max(at-n/2, 0), len(thread)-n)
+	return thread[start : start+n]
 }
