@@ -106,11 +106,17 @@ func chrome(t *testing.T, path, url, shot string, width int) string {
 // drive loads a driver page in Chromium and returns the DOM it dumps once
 // the page's script and the requests it made are done (virtual time lets
 // the page run until it is idle).
+// Chromium's profile goes in a directory of its own, removed afterwards.
 func drive(path, url string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
+	profile, err := os.MkdirTemp("", "agentmail-drive-")
+	if err != nil {
+		return ""
+	}
+	defer os.RemoveAll(profile)
 	out, _ := exec.CommandContext(ctx, path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--user-data-dir="+filepath.Join(os.TempDir(), fmt.Sprintf("agentmail-drive-%d", time.Now().UnixNano())),
+		"--user-data-dir="+profile,
 		"--timeout=30000", "--virtual-time-budget=20000", "--dump-dom", url).Output()
 	return string(out)
 }
