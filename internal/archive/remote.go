@@ -33,11 +33,10 @@ func trackingRef(slug string) string { return "refs/agentmail/remotes/" + slug +
 // (so that the user's ssh keys, credential helpers and insteadOf apply)
 // and returns its commit, "" when the remote has none yet.
 func (a *Archive) Fetch(url, slug string) (string, error) {
-	args := fetchArgs(url, slug, a.Tracking(slug))
+	seen := a.Tracking(slug)
+	args := fetchArgs(url, slug, seen)
 	_, stderr, err := a.run(args...)
-	for try := 0; err != nil && strings.Contains(stderr, "cannot lock ref") && try < 20; try++ {
-		// Another process of this store moved the tracking ref meanwhile
-		// (its own fetch or push): what it wrote is as good; fetch again.
+	for try := 0; err != nil && retryFetch(stderr, seen) && try < 20; try++ {
 		time.Sleep(time.Duration(5+try*5) * time.Millisecond)
 		_, stderr, err = a.run(args...)
 	}
@@ -50,6 +49,19 @@ func (a *Archive) Fetch(url, slug string) (string, error) {
 		return "", nil
 	}
 	return h, err
+}
+
+// retryFetch reports whether a fetch from the commit last seen (seen)
+// that failed with stderr may succeed if run again at once:
+//   - "cannot lock ref": another process of this store moved the tracking
+//     ref meanwhile (its own fetch or push); what it wrote is as good.
+//   - "the object <seen> does not exist": git checks a negotiation tip
+//     once, in the packs it listed as it started (has_object without a
+//     recheck of the pack directory), and a roll-up by another process of
+//     this store may have moved it into a new pack since.
+func retryFetch(stderr, seen string) bool {
+	return strings.Contains(stderr, "cannot lock ref") ||
+		seen != "" && strings.Contains(stderr, "the object "+seen+" does not exist")
 }
 
 // fetchArgs is the git command line that fetches the project slug's

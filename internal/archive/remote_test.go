@@ -127,6 +127,25 @@ func TestFetchNegotiatesInOneRound(t *testing.T) {
 	}
 }
 
+func TestRetryFetch(t *testing.T) {
+	seen := strings.Repeat("b5", 20)
+	tests := []struct {
+		stderr string
+		retry  bool
+	}{
+		{"error: cannot lock ref 'refs/agentmail/remotes/p/main': is at 1234 but expected 5678", true},
+		{"fatal: the object " + seen + " does not exist", true}, // moved by a roll-up as git looked
+		{"fatal: the object " + strings.Repeat("c6", 20) + " does not exist", false},
+		{"fatal: '/tmp/origin.git' does not appear to be a git repository", false},
+		{"fatal: Could not read from remote repository.", false},
+	}
+	for _, tt := range tests {
+		if got := retryFetch(tt.stderr, seen); got != tt.retry {
+			t.Errorf("retryFetch(%q) = %v, want %v", tt.stderr, got, tt.retry)
+		}
+	}
+}
+
 // trace2Event is an event of git's trace2 event log.
 type trace2Event struct {
 	Event, Category, Key string
