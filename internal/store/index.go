@@ -43,8 +43,6 @@ func init() {
 	}})
 }
 
-// openDB opens the index's writer: one connection, whose transactions take
-// SQLite's write lock as they begin (_txlock=immediate).
 // sqliteURI is path as an SQLite URI filename. "%", "?" and "#" in it are
 // escaped: SQLite would take them for the URI's syntax (a store under a
 // directory named "#1" would put its index elsewhere), and go-sqlite3 for
@@ -53,8 +51,13 @@ func sqliteURI(path string) string {
 	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
+// openDB opens the index's writer: one connection, whose transactions take
+// SQLite's write lock as they begin (_txlock=immediate). Its page cache is
+// 16 MB: a long-lived server filled 64 MB of it with pages the OS caches
+// anyway (serve's RSS after the bench's sends: 149 → 123 MB, sends and
+// seeding as fast).
 func openDB(path string) (*sql.DB, error) {
-	dsn := sqliteURI(path) + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-65536&_stmt_cache_size=32"
+	dsn := sqliteURI(path) + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-16384&_stmt_cache_size=32"
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
