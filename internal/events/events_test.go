@@ -302,9 +302,11 @@ func TestDisconnectAndShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var doc web.ErrorDocument
+	err = json.NewDecoder(resp.Body).Decode(&doc)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusInternalServerError {
-		t.Errorf("after close: %s", resp.Status)
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable || doc.Error.Code != "SHUTTING_DOWN" || doc.Error.Hint == "" {
+		t.Errorf("after close: %s %+v %v", resp.Status, doc, err)
 	}
 }
 

@@ -36,7 +36,7 @@ type Options struct {
 // Errors of Subscribe.
 var (
 	// ErrClosed: the feed was closed (the server is shutting down).
-	ErrClosed = errors.New("the event feed is closed")
+	ErrClosed = fmt.Errorf("the event feed is closed: %w", service.ErrShuttingDown)
 	// errNotAncestor: a commit is not in a branch's history.
 	errNotAncestor = errors.New("not in the project's history")
 )
@@ -545,7 +545,7 @@ func (f *Feed) subscribe(slug string) (*subscription, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return nil, "", fault.WithHint(ErrClosed, "the server is shutting down; connect again once it is back")
+		return nil, "", ErrClosed
 	}
 	head := f.heads[slug]
 	if head == "" {

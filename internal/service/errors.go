@@ -48,6 +48,10 @@ var (
 // as an overseer).
 var ErrAuthenticationRequired = errors.New("authentication required")
 
+// ErrShuttingDown: a long-lived server is stopping and takes no more
+// requests of this kind.
+var ErrShuttingDown = errors.New("the server is shutting down")
+
 // Failure is how an error reaches a user: its code in the JSON error
 // document, its message, what to do next, and the exit status (command
 // line) and HTTP status (server) it maps to.
@@ -131,6 +135,7 @@ var errorCodes = []struct {
 	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail guard --help"},
 	{ErrNoRemote, "NO_REMOTE", ExitError, http.StatusBadRequest, "pass the remote once: agentmail sync --remote URL"},
 	{archive.ErrUnreachable, "REMOTE_UNREACHABLE", ExitError, http.StatusBadGateway, "check the remote with git ls-remote URL"},
+	{ErrShuttingDown, "SHUTTING_DOWN", ExitError, http.StatusServiceUnavailable, "connect again once the server is back"},
 	{store.ErrBusy, "STORE_BUSY", ExitError, http.StatusServiceUnavailable, "another agentmail holds the store lock; try again in a moment"},
 	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --check"},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, "point --store or AGENTMAIL_HOME at a directory you can write"},
