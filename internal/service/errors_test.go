@@ -53,6 +53,7 @@ func TestDescribe(t *testing.T) {
 		{guard.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{ErrNoRemote, "NO_REMOTE", 1, http.StatusBadRequest},
 		{archive.ErrUnreachable, "REMOTE_UNREACHABLE", 1, http.StatusBadGateway},
+		{ErrShuttingDown, "SHUTTING_DOWN", 1, http.StatusServiceUnavailable},
 		{store.ErrBusy, "STORE_BUSY", 1, http.StatusServiceUnavailable},
 		{store.ErrCorrupt, "STORE_CORRUPT", 1, http.StatusInternalServerError},
 		{store.ErrNotWritable, "STORE_NOT_WRITABLE", 1, http.StatusServiceUnavailable},
