@@ -197,9 +197,10 @@ func jsonArray[T int64 | string](vs []T) string {
 // activeWhere selects the reservations that hold at a time, its argument.
 const activeWhere = `released IS NULL AND expires > ?`
 
-// active returns the reservations that hold now.
-func (s *Service) active(ctx context.Context, sc scope, now time.Time) ([]Reservation, error) {
-	return s.load(ctx, sc, activeWhere, record.FormatTime(now))
+// mine returns the agent's reservations that hold at now: what Renew and
+// Release choose from. (The others' are thousands, perhaps.)
+func (s *Service) mine(ctx context.Context, sc scope, now time.Time) ([]Reservation, error) {
+	return s.load(ctx, sc, activeWhere+` AND agent = ?`, record.FormatTime(now), s.agent)
 }
 
 // rivals returns, oldest first, the other agents' active reservations whose
@@ -397,8 +398,10 @@ type Selector struct {
 	All      bool
 }
 
-// pick returns the agent's reservations chosen by sel, among rs.
-func (s *Service) pick(ctx context.Context, sc scope, rs []Reservation, sel Selector) ([]Reservation, error) {
+// pick returns the agent's reservations chosen by sel, among rs, the
+// agent's own at now. An id that names none of rs is looked up among the
+// active reservations of the project, to say who holds it.
+func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reservation, sel Selector) ([]Reservation, error) {
 	var out []Reservation
 	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
 		for _, r := range rs {
@@ -425,17 +428,35 @@ func (s *Service) pick(ctx context.Context, sc scope, rs []Reservation, sel Sele
 			return nil, err
 		}
 		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.ID == id })
-		if i < 0 {
-			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id),
-				"agentmail reservations --mine --expired lists yours")
+		if i >= 0 {
+			out = append(out, rs[i])
+			continue
 		}
-		if rs[i].Agent != s.agent {
-			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, rs[i].ID, rs[i].Agent),
+		r, err := s.activeByID(ctx, sc, now, id)
+		if err != nil {
+			return nil, err
+		}
+		if r.Agent != s.agent {
+			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, r.ID, r.Agent),
 				"message the holder, or use release --force --id ID --reason R once it has expired or its holder is silent")
 		}
-		out = append(out, rs[i])
+		out = append(out, r)
 	}
 	return out, nil
+}
+
+// activeByID returns the reservation id if it holds at now, else an
+// ErrNotFound.
+func (s *Service) activeByID(ctx context.Context, sc scope, now time.Time, id string) (Reservation, error) {
+	found, err := s.load(ctx, sc, activeWhere+` AND id = ?`, record.FormatTime(now), id)
+	if err != nil {
+		return Reservation{}, fmt.Errorf("read reservation %s: %w", id, err)
+	}
+	if len(found) == 0 {
+		return Reservation{}, fault.WithHint(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id),
+			"agentmail reservations --mine --expired lists yours")
+	}
+	return found[0], nil
 }
 
 // reservationIDs is how the project's reservation ids are resolved and
@@ -492,11 +513,11 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 			return err
 		}
 		now := s.st.Now()
-		active, err := s.active(ctx, sc, now)
+		mine, err := s.mine(ctx, sc, now)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(ctx, sc, active, sel)
+		chosen, err := s.pick(ctx, sc, now, mine, sel)
 		if errors.Is(err, ErrNotFound) {
 			return s.expired(ctx, sc, sel, now, err)
 		}
@@ -551,7 +572,7 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 	}
 	// Newest first: of a pattern reserved twice, the active one is chosen.
 	slices.Reverse(mine)
-	chosen, err := s.pick(ctx, sc, mine, sel)
+	chosen, err := s.pick(ctx, sc, now, mine, sel)
 	if err != nil {
 		return notFound
 	}
@@ -574,11 +595,11 @@ func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, err
 			return err
 		}
 		now := s.st.Now()
-		active, err := s.active(ctx, sc, now)
+		mine, err := s.mine(ctx, sc, now)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(ctx, sc, active, sel)
+		chosen, err := s.pick(ctx, sc, now, mine, sel)
 		if err != nil {
 			return err
 		}
