@@ -159,8 +159,14 @@ func (s *Service) patterns(ctx context.Context, sc scope, where string, args ...
 // each calls fn with the rowid and contents of each reservation of the
 // project matching where, oldest first.
 func (s *Service) each(ctx context.Context, sc scope, where string, args []any, fn func(rowid int64, r Reservation)) error {
-	rows, err := sc.q.QueryContext(ctx, `SELECT rowid, `+columns+` FROM reservations
-		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...)...)
+	return s.query(ctx, sc, `SELECT rowid, `+columns+` FROM reservations
+		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...), fn)
+}
+
+// query calls fn with the rowid and contents of each row of q, which
+// selects the rowid and columns of reservations of the project.
+func (s *Service) query(ctx context.Context, sc scope, q string, args []any, fn func(rowid int64, r Reservation)) error {
+	rows, err := sc.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -207,27 +213,32 @@ func (s *Service) mine(ctx context.Context, sc scope, now time.Time) ([]Reservat
 // literal directory meets one of dirs (only the exclusive ones when
 // exclusiveOnly): those that may overlap patterns with these literal
 // directories. With thousands of active reservations, most lie in unrelated
-// directories, so it reads only their patterns first.
+// directories: the index of active reservations by literal directory (the
+// dir column) finds those that contain one of dirs or are one (nearby), and
+// those below one of dirs (a range each).
 func (s *Service) rivals(ctx context.Context, sc scope, now time.Time, dirs []string, exclusiveOnly bool) ([]Reservation, error) {
-	where := activeWhere + ` AND agent != ?`
+	kind := ""
 	if exclusiveOnly {
-		where += ` AND exclusive`
+		kind = ` AND exclusive`
 	}
-	rowids, patterns, err := s.patterns(ctx, sc, where, record.FormatTime(now), s.agent)
-	if err != nil {
-		return nil, err
+	var rs []Reservation
+	add := func(_ int64, r Reservation) { rs = append(rs, r) }
+	var err error
+	if slices.Contains(dirs, "") { // the root meets every directory
+		err = s.each(ctx, sc, activeWhere+` AND agent != ?`+kind, []any{record.FormatTime(now), s.agent}, add)
+	} else {
+		// The unary + keep SQLite from scanning every active reservation
+		// by the other index: the rows are looked up by rowid.
+		err = s.query(ctx, sc, `SELECT rowid, `+columns+` FROM reservations WHERE +project_id = ?1
+			AND +released IS NULL AND +expires > ?2 AND agent != ?3`+kind+`
+			AND rowid IN (
+				SELECT r.rowid FROM json_each(?4) j CROSS JOIN reservations r
+					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir = j.value
+				UNION ALL
+				SELECT r.rowid FROM json_each(?5) j CROSS JOIN reservations r
+					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir > j.value || '/' AND r.dir < j.value || '0')
+			ORDER BY id`, []any{sc.pid, record.FormatTime(now), s.agent, jsonArray(nearby(dirs)), jsonArray(dirs)}, add)
 	}
-	meet := newDirSet(dirs)
-	var near []int64
-	for i, pattern := range patterns {
-		if meet.meets(literalDir(pattern)) {
-			near = append(near, rowids[i])
-		}
-	}
-	if len(near) == 0 {
-		return nil, nil
-	}
-	rs, err := s.load(ctx, sc, `rowid IN (SELECT value FROM json_each(?))`, jsonArray(near))
 	if err != nil {
 		return nil, fmt.Errorf("read reservations: %w", err)
 	}
