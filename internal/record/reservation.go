@@ -99,7 +99,7 @@ func (r *Reservation) Files() []File {
 // cost more than the rest of the write's encoding.
 func (r *Reservation) encode() []byte {
 	var o jsonObject
-	o.grow(256 + len(r.Pattern) + len(r.Reason) + len(r.ReleaseReason))
+	o.grow(384 + len(r.Agent) + len(r.Pattern) + len(r.Reason) + len(r.ReleasedBy) + len(r.ReleaseReason))
 	o.str("id", r.ID)
 	o.str("agent", r.Agent)
 	o.str("pattern", r.Pattern)
