@@ -221,7 +221,7 @@ type globCache struct {
 
 // maxGlobs bounds each generation of compiled: a Glob of a typical pattern
 // takes a kilobyte or two.
-const maxGlobs = 512
+const maxGlobs = 256
 
 func (c *globCache) get(pattern string) *Glob {
 	c.mu.Lock()
