@@ -220,7 +220,7 @@ type globCache struct {
 }
 
 // maxGlobs bounds each generation of compiled: a Glob of a typical pattern
-// takes a kilobyte or two.
+// takes some 1.3 KB.
 const maxGlobs = 256
 
 func (c *globCache) get(pattern string) *Glob {
