@@ -16,7 +16,9 @@ func Projection() store.Projection { return projection{} }
 
 type projection struct{}
 
-// Name changes with the tables.
+// Name changes with the tables, and with what they derive from records:
+// the dir column is literalDir of the pattern, which rivals looks the
+// active reservations up by.
 func (projection) Name() string { return "reservations4" }
 
 func (projection) Tables() []store.Table {
