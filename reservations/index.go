@@ -30,36 +30,25 @@ func within(path, dir string) bool {
 // lie in both directories, so one must contain the other.
 func dirsMeet(a, b string) bool { return within(a, b) || within(b, a) }
 
-// dirSet answers dirsMeet against every directory of a set at once, with a
-// lookup per level of the directory asked about instead of a test per
-// directory of the set.
-type dirSet struct {
-	dirs  map[string]bool // the directories
-	above map[string]bool // the directories and all that contain them, "" too
-}
-
-func newDirSet(dirs []string) dirSet {
-	s := dirSet{dirs: map[string]bool{}, above: map[string]bool{}}
+// nearby returns dirs and every directory that contains one of them, the
+// root ("") too: with those below one of dirs, the directories that meet
+// one of dirs (dirsMeet).
+func nearby(dirs []string) []string {
+	seen := map[string]bool{"": true}
+	out := []string{""}
+	add := func(d string) {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
 	for _, d := range dirs {
-		s.dirs[d], s.above[d], s.above[""] = true, true, true
 		for i := 0; i < len(d); i++ {
 			if d[i] == '/' {
-				s.above[d[:i]] = true
+				add(d[:i])
 			}
 		}
+		add(d)
 	}
-	return s
-}
-
-// meets reports whether dirsMeet(d, dir) holds for some directory d of s.
-func (s dirSet) meets(dir string) bool {
-	if s.above[dir] || s.dirs[""] {
-		return true // dir contains or is some d, or some d is the root
-	}
-	for i := 0; i < len(dir); i++ {
-		if dir[i] == '/' && s.dirs[dir[:i]] {
-			return true // some d contains dir
-		}
-	}
-	return false
+	return out
 }

@@ -1,10 +1,14 @@
 package reservations
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/store"
 )
 
 // The matcher's index and the literal-directory prefilter never change an
@@ -43,10 +47,12 @@ func TestPatternIndexAndPrefilter(t *testing.T) {
 	}
 }
 
-// dirSet.meets is dirsMeet against each directory of the set.
-func TestDirSet(t *testing.T) {
+// rivals finds, through the index of literal directories, exactly the
+// other agents' active reservations whose literal directory meets
+// (dirsMeet) one of the directories asked about.
+func TestRivalsByDirectory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	segs := []string{"a", "b", "ab", "a.b", ""}
+	segs := []string{"a", "b", "ab", "a.b", "a0", "a-"} // "0" and "-" sort around '/'
 	dir := func() string {
 		parts := make([]string, rng.IntN(4))
 		for i := range parts {
@@ -54,15 +60,49 @@ func TestDirSet(t *testing.T) {
 		}
 		return strings.Join(parts, "/")
 	}
-	for range 3000 {
-		dirs := make([]string, rng.IntN(4))
+	w := newWorld(t)
+	ctx := context.Background()
+	var held []string
+	for range 200 {
+		d := dir()
+		p := []string{"**", "*.go", "x.md"}[rng.IntN(3)]
+		if d != "" {
+			p = d + "/" + p
+		}
+		held = append(held, p)
+	}
+	if _, err := w.as("BlueLake").Reserve(ctx, held, Options{TTL: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	g := w.as("GreenCastle")
+	for range 300 {
+		dirs := make([]string, 1+rng.IntN(3))
 		for i := range dirs {
 			dirs[i] = dir()
 		}
-		set, d := newDirSet(dirs), dir()
-		want := slices.ContainsFunc(dirs, func(x string) bool { return dirsMeet(x, d) })
-		if got := set.meets(d); got != want {
-			t.Fatalf("newDirSet(%q).meets(%q) = %v, want %v", dirs, d, got, want)
+		var got []string
+		err := w.st.Snapshot(ctx, func(q store.Querier) error {
+			sc, err := g.scope(ctx, q)
+			if err != nil {
+				return err
+			}
+			rs, err := g.rivals(ctx, sc, w.now(), dirs, false)
+			for _, r := range rs {
+				got = append(got, r.Pattern)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, p := range slices.Compact(slices.Sorted(slices.Values(held))) {
+			if slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, literalDir(p)) }) {
+				want = append(want, p)
+			}
+		}
+		if slices.Sort(got); !slices.Equal(got, want) {
+			t.Fatalf("rivals near %q: %q, want %q", dirs, got, want)
 		}
 	}
 }

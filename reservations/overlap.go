@@ -187,14 +187,69 @@ func Compile(pattern string) (*Glob, error) {
 	return compileValid(pattern)
 }
 
-// compileValid compiles a pattern that validate accepts.
+// compileValid compiles a pattern that validate accepts, or returns the
+// Glob it compiled for it lately.
 func compileValid(pattern string) (*Glob, error) {
+	if g := compiled.get(pattern); g != nil {
+		return g, nil
+	}
 	g, err := build(pattern)
 	if err != nil {
 		return nil, err
 	}
 	g.empty = !search(g, universal, nil)
+	compiled.put(g)
 	return g, nil
+}
+
+// compiled keeps the Globs compiled last, by pattern: building an
+// automaton is most of the cost of normalizing a pattern (some 6 µs), and
+// a long-lived process (a server) compiles the same ones again and again:
+// a release names the patterns its reserve compiled, and every reserve
+// compiles the rivals' patterns near its own.
+var compiled globCache
+
+// globCache remembers the Globs of up to twice maxGlobs recent patterns, in
+// two generations: a lookup finds a Glob in either, and moves one of the
+// old generation to the new; once the new one is full, it becomes the old
+// one, and the Globs left in the old one are dropped. Globs are immutable,
+// so sharing one is safe.
+type globCache struct {
+	mu       sync.Mutex
+	new, old map[string]*Glob
+}
+
+// maxGlobs bounds each generation of compiled: a Glob of a typical pattern
+// takes some 1.3 KB.
+const maxGlobs = 256
+
+func (c *globCache) get(pattern string) *Glob {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g := c.new[pattern]; g != nil {
+		return g
+	}
+	g := c.old[pattern]
+	if g != nil {
+		c.add(g)
+	}
+	return g
+}
+
+func (c *globCache) put(g *Glob) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.add(g)
+}
+
+func (c *globCache) add(g *Glob) {
+	if len(c.new) >= maxGlobs {
+		c.old, c.new = c.new, nil
+	}
+	if c.new == nil {
+		c.new = make(map[string]*Glob, maxGlobs)
+	}
+	c.new[g.pattern] = g
 }
 
 // MustCompile is like Compile but panics on an invalid pattern; it is meant

@@ -472,3 +472,30 @@ func BenchmarkOverlapAutomaton(b *testing.B) {
 		})
 	}
 }
+
+// TestCompileRemembers: a pattern compiled lately is not compiled again
+// (normalizing one, as release does, finds the Glob reserve made), and
+// what is remembered stays bounded: a pattern not used since 2*maxGlobs
+// others were is compiled afresh.
+func TestCompileRemembers(t *testing.T) {
+	first := MustCompile("remember/me/*.go")
+	g, err := normalizeCompile("./remember//me/*.go", nil)
+	if err != nil || g != first {
+		t.Fatalf("normalizing the same pattern: %p, %v; want the Glob compiled before, %p", g, err, first)
+	}
+	for i := range maxGlobs {
+		MustCompile(fmt.Sprintf("other/%d/**", i))
+	}
+	if again := MustCompile("remember/me/*.go"); again != first {
+		t.Fatalf("a pattern of the old generation was compiled again")
+	}
+	for i := range 2 * maxGlobs {
+		MustCompile(fmt.Sprintf("more/%d/**", i))
+	}
+	if again := MustCompile("remember/me/*.go"); again == first || !again.Overlaps(MustCompile("remember/**")) {
+		t.Fatalf("a pattern unused for %d others: the same Glob %p, or a wrong one", 2*maxGlobs, again)
+	}
+	if n := len(compiled.new) + len(compiled.old); n > 2*maxGlobs {
+		t.Fatalf("%d Globs remembered; want at most %d", n, 2*maxGlobs)
+	}
+}

@@ -159,8 +159,14 @@ func (s *Service) patterns(ctx context.Context, sc scope, where string, args ...
 // each calls fn with the rowid and contents of each reservation of the
 // project matching where, oldest first.
 func (s *Service) each(ctx context.Context, sc scope, where string, args []any, fn func(rowid int64, r Reservation)) error {
-	rows, err := sc.q.QueryContext(ctx, `SELECT rowid, `+columns+` FROM reservations
-		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...)...)
+	return s.query(ctx, sc, `SELECT rowid, `+columns+` FROM reservations
+		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...), fn)
+}
+
+// query calls fn with the rowid and contents of each row of q, which
+// selects the rowid and columns of reservations of the project.
+func (s *Service) query(ctx context.Context, sc scope, q string, args []any, fn func(rowid int64, r Reservation)) error {
+	rows, err := sc.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -197,36 +203,42 @@ func jsonArray[T int64 | string](vs []T) string {
 // activeWhere selects the reservations that hold at a time, its argument.
 const activeWhere = `released IS NULL AND expires > ?`
 
-// active returns the reservations that hold now.
-func (s *Service) active(ctx context.Context, sc scope, now time.Time) ([]Reservation, error) {
-	return s.load(ctx, sc, activeWhere, record.FormatTime(now))
+// mine returns the agent's reservations that hold at now: what Renew and
+// Release choose from. (The others' are thousands, perhaps.)
+func (s *Service) mine(ctx context.Context, sc scope, now time.Time) ([]Reservation, error) {
+	return s.load(ctx, sc, activeWhere+` AND agent = ?`, record.FormatTime(now), s.agent)
 }
 
 // rivals returns, oldest first, the other agents' active reservations whose
 // literal directory meets one of dirs (only the exclusive ones when
 // exclusiveOnly): those that may overlap patterns with these literal
 // directories. With thousands of active reservations, most lie in unrelated
-// directories, so it reads only their patterns first.
+// directories: the index of active reservations by literal directory (the
+// dir column) finds those that contain one of dirs or are one (nearby), and
+// those below one of dirs (a range each).
 func (s *Service) rivals(ctx context.Context, sc scope, now time.Time, dirs []string, exclusiveOnly bool) ([]Reservation, error) {
-	where := activeWhere + ` AND agent != ?`
+	kind := ""
 	if exclusiveOnly {
-		where += ` AND exclusive`
+		kind = ` AND exclusive`
 	}
-	rowids, patterns, err := s.patterns(ctx, sc, where, record.FormatTime(now), s.agent)
-	if err != nil {
-		return nil, err
+	var rs []Reservation
+	add := func(_ int64, r Reservation) { rs = append(rs, r) }
+	var err error
+	if slices.Contains(dirs, "") { // the root meets every directory
+		err = s.each(ctx, sc, activeWhere+` AND agent != ?`+kind, []any{record.FormatTime(now), s.agent}, add)
+	} else {
+		// The unary + keep SQLite from scanning every active reservation
+		// by the other index: the rows are looked up by rowid.
+		err = s.query(ctx, sc, `SELECT rowid, `+columns+` FROM reservations WHERE +project_id = ?1
+			AND +released IS NULL AND +expires > ?2 AND agent != ?3`+kind+`
+			AND rowid IN (
+				SELECT r.rowid FROM json_each(?4) j CROSS JOIN reservations r
+					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir = j.value
+				UNION ALL
+				SELECT r.rowid FROM json_each(?5) j CROSS JOIN reservations r
+					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir > j.value || '/' AND r.dir < j.value || '0')
+			ORDER BY id`, []any{sc.pid, record.FormatTime(now), s.agent, jsonArray(nearby(dirs)), jsonArray(dirs)}, add)
 	}
-	meet := newDirSet(dirs)
-	var near []int64
-	for i, pattern := range patterns {
-		if meet.meets(literalDir(pattern)) {
-			near = append(near, rowids[i])
-		}
-	}
-	if len(near) == 0 {
-		return nil, nil
-	}
-	rs, err := s.load(ctx, sc, `rowid IN (SELECT value FROM json_each(?))`, jsonArray(near))
 	if err != nil {
 		return nil, fmt.Errorf("read reservations: %w", err)
 	}
@@ -397,8 +409,10 @@ type Selector struct {
 	All      bool
 }
 
-// pick returns the agent's reservations chosen by sel, among rs.
-func (s *Service) pick(ctx context.Context, sc scope, rs []Reservation, sel Selector) ([]Reservation, error) {
+// pick returns the agent's reservations chosen by sel, among rs, the
+// agent's own at now. An id that names none of rs is looked up among the
+// active reservations of the project, to say who holds it.
+func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reservation, sel Selector) ([]Reservation, error) {
 	var out []Reservation
 	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
 		for _, r := range rs {
@@ -425,17 +439,35 @@ func (s *Service) pick(ctx context.Context, sc scope, rs []Reservation, sel Sele
 			return nil, err
 		}
 		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.ID == id })
-		if i < 0 {
-			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id),
-				"agentmail reservations --mine --expired lists yours")
+		if i >= 0 {
+			out = append(out, rs[i])
+			continue
 		}
-		if rs[i].Agent != s.agent {
-			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, rs[i].ID, rs[i].Agent),
+		r, err := s.activeByID(ctx, sc, now, id)
+		if err != nil {
+			return nil, err
+		}
+		if r.Agent != s.agent {
+			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, r.ID, r.Agent),
 				"message the holder, or use release --force --id ID --reason R once it has expired or its holder is silent")
 		}
-		out = append(out, rs[i])
+		out = append(out, r)
 	}
 	return out, nil
+}
+
+// activeByID returns the reservation id if it holds at now, else an
+// ErrNotFound.
+func (s *Service) activeByID(ctx context.Context, sc scope, now time.Time, id string) (Reservation, error) {
+	found, err := s.load(ctx, sc, activeWhere+` AND id = ?`, record.FormatTime(now), id)
+	if err != nil {
+		return Reservation{}, fmt.Errorf("read reservation %s: %w", id, err)
+	}
+	if len(found) == 0 {
+		return Reservation{}, fault.WithHint(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id),
+			"agentmail reservations --mine --expired lists yours")
+	}
+	return found[0], nil
 }
 
 // reservationIDs is how the project's reservation ids are resolved and
@@ -492,11 +524,11 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 			return err
 		}
 		now := s.st.Now()
-		active, err := s.active(ctx, sc, now)
+		mine, err := s.mine(ctx, sc, now)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(ctx, sc, active, sel)
+		chosen, err := s.pick(ctx, sc, now, mine, sel)
 		if errors.Is(err, ErrNotFound) {
 			return s.expired(ctx, sc, sel, now, err)
 		}
@@ -551,7 +583,7 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 	}
 	// Newest first: of a pattern reserved twice, the active one is chosen.
 	slices.Reverse(mine)
-	chosen, err := s.pick(ctx, sc, mine, sel)
+	chosen, err := s.pick(ctx, sc, now, mine, sel)
 	if err != nil {
 		return notFound
 	}
@@ -574,11 +606,11 @@ func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, err
 			return err
 		}
 		now := s.st.Now()
-		active, err := s.active(ctx, sc, now)
+		mine, err := s.mine(ctx, sc, now)
 		if err != nil {
 			return err
 		}
-		chosen, err := s.pick(ctx, sc, active, sel)
+		chosen, err := s.pick(ctx, sc, now, mine, sel)
 		if err != nil {
 			return err
 		}

@@ -27,9 +27,14 @@ type world struct {
 	clock time.Time
 }
 
-func newWorld(t testing.TB) *world {
+func newWorld(t testing.TB) *world { return newWorldOpts(t, store.Options{}) }
+
+// newWorldOpts is newWorld with a store opened with opts, whose clock and
+// projections it sets.
+func newWorldOpts(t testing.TB, opts store.Options) *world {
 	w := &world{t: t, clock: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	st, err := store.Open(t.TempDir(), store.Options{Now: w.now, Projections: []store.Projection{Projection(), mailbox.Projection()}})
+	opts.Now, opts.Projections = w.now, []store.Projection{Projection(), mailbox.Projection()}
+	st, err := store.Open(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,8 +241,13 @@ func TestForceRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := w.as("BlueLake")
-	if _, err := b.Release(ctx, Selector{IDs: []string{id}}); !errors.Is(err, ErrInvalidArgument) {
-		t.Fatalf("release of another's lease without force: %v", err)
+	for op, err := range map[string]error{
+		"release": second(b.Release(ctx, Selector{IDs: []string{id}})),
+		"renew":   second(b.Renew(ctx, Selector{IDs: []string{id}}, time.Hour)),
+	} {
+		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "is held by GreenCastle") {
+			t.Fatalf("%s of another's lease by id: %v", op, err)
+		}
 	}
 	if _, err := b.ForceRelease(ctx, id, "stuck"); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("force release of a live holder: %v", err)
@@ -480,6 +490,9 @@ func TestCheckMatchesAllActive(t *testing.T) {
 // prefix of one; a prefix of several reservations is ambiguous and changes
 // nothing (it used to pick the oldest), a short one says how long it must
 // be, an unknown one is not found.
+// second returns the error of a call's results.
+func second[T any](_ T, err error) error { return err }
+
 func TestIDPrefixes(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()

@@ -64,6 +64,8 @@ type Archive struct {
 	recent recentObjects       // the commits and trees this handle wrote last
 	packs  packSet             // the objects, read; under stMu
 	spares spares              // empty files made ahead for writes to fill
+
+	packCount packCount // see PacksAbout
 }
 
 // Change is one file written by a commit.

@@ -1095,3 +1095,47 @@ func TestCommitWritesEachTreeOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestPacksAbout: PacksAbout counts the packs this handle writes without
+// listing the pack directory, which it lists again every recountEvery of
+// them and after a roll-up; meanwhile another process's pack goes unseen.
+func TestPacksAbout(t *testing.T) {
+	a := newArchive(t)
+	commit(t, a, "seed", "a", "a\n")
+	n := a.PacksAbout()
+	if n != a.Packs() {
+		t.Fatalf("PacksAbout() = %d, Packs() = %d", n, a.Packs())
+	}
+	// Another process's pack: a copy of one under another name.
+	dir := filepath.Join(a.Dir(), "objects", "pack")
+	idx, err := filepath.Glob(filepath.Join(dir, "pack-*.idx"))
+	if err != nil || len(idx) == 0 {
+		t.Fatalf("no pack index: %v", err)
+	}
+	base := strings.TrimSuffix(idx[0], ".idx")
+	for _, ext := range []string{".idx", ".pack"} {
+		data, err := os.ReadFile(base + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "pack-"+strings.Repeat("0", 40)+ext), data, 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i < recountEvery; i++ {
+		commit(t, a, "more", fmt.Sprintf("f%d", i), "x\n")
+		if got := a.PacksAbout(); got != n+i {
+			t.Fatalf("after %d writes: PacksAbout() = %d, want %d (the foreign pack unseen)", i, got, n+i)
+		}
+	}
+	commit(t, a, "more", "last", "x\n")
+	if got, want := a.PacksAbout(), n+recountEvery+1; got != want {
+		t.Fatalf("after %d writes: PacksAbout() = %d, want %d (counted again)", recountEvery, got, want)
+	}
+	if err := a.Pack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.PacksAbout(), a.Packs(); got != want || got >= n+recountEvery {
+		t.Fatalf("after a roll-up: PacksAbout() = %d, Packs() = %d", got, want)
+	}
+}

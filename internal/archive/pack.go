@@ -51,6 +51,9 @@ func (a *Archive) writePack(objs []plumbing.EncodedObject) (plumbing.Hash, error
 	err = writeFiles(a.writer(), filepath.Join(a.dir, "objects", "pack"),
 		file{base + ".idx", idx.Bytes(), 0o444},
 		file{base + ".pack", pack.Bytes(), 0o444})
+	if err == nil {
+		a.packCount.wrote()
+	}
 	return sum, err
 }
 

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"path"
@@ -747,5 +748,41 @@ func TestDecodeReservationEitherLayout(t *testing.T) {
 func BenchmarkSubjectSlugASCII(b *testing.B) {
 	for b.Loop() {
 		SubjectSlug("Re: the cache index query is slow after the retry, see POL-358", 48)
+	}
+}
+
+// TestReservationFileAsMarshalled: a reservation's file is byte for byte
+// what json.MarshalIndent made of it before Files wrote it out directly,
+// whatever its strings hold and whichever optional members it has.
+func TestReservationFileAsMarshalled(t *testing.T) {
+	at := time.Date(2026, 11, 22, 9, 0, 1, 42e6, time.UTC)
+	base := Reservation{Project: "shop-00000000", ID: "01KAQ7N3J2XG1T4M0V8Y5ZC6B9", Agent: "GreenCastle",
+		Pattern: "src/api/**", Exclusive: true, Reason: "auth rewrite", Created: at, Expires: at.Add(time.Hour)}
+	strs := []string{"", "plain", `quote " and \ backslash`, "<b>&amp;</b>", "tab\tnew\nline\r\b\f\x01\x1f\x7f",
+		"é ünïcödé 日本", "line\u2028sep\u2029", "bad \xff utf-8", "src/{a,b}/[!x]*.go"}
+	var cases []Reservation
+	for _, s := range strs {
+		r := base
+		r.Pattern, r.Reason = s, s
+		cases = append(cases, r)
+		r.Released, r.ReleasedBy, r.ReleaseReason, r.Unconfirmed, r.Exclusive = at.Add(time.Minute), s, s, true, false
+		cases = append(cases, r)
+	}
+	for _, opt := range []func(*Reservation){
+		func(r *Reservation) { r.ReleasedBy = "BlueLake" },
+		func(r *Reservation) { r.ReleaseReason = "holder silent" },
+		func(r *Reservation) { r.Unconfirmed = true },
+		func(r *Reservation) { r.Released = at.Add(2 * time.Hour) },
+	} {
+		r := base
+		opt(&r)
+		cases = append(cases, r)
+	}
+	for _, r := range cases {
+		want := marshal(reservationJSON{r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, FormatTime(r.Created), FormatTime(r.Expires),
+			optTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed})
+		if got := r.Files()[0].Data; !bytes.Equal(got, want) {
+			t.Errorf("file of %+v:\n%s\nwant (json.MarshalIndent):\n%s", r, got, want)
+		}
 	}
 }

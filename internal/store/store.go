@@ -764,9 +764,10 @@ func (s *Store) aborted(t *Tx, err error) error {
 // archive: a command that did cannot simply be run again.
 func (s *Store) Wrote() bool { return s.wrote.Load() }
 
-// shouldPack decides whether the archive needs consolidating.
-func (s *Store) shouldPack() bool {
-	return s.arc.Packs() > maxPacks || s.arc.LooseObjects() > packThreshold
+// shouldPack decides whether the archive, which has packs packs, needs
+// consolidating.
+func (s *Store) shouldPack(packs int) bool {
+	return packs > maxPacks || s.arc.LooseObjects() > packThreshold
 }
 
 // rollUpPath is the file of the roll-up lock. A roll-up holds it and no
@@ -785,7 +786,7 @@ func (s *Store) rollUpPath() string { return filepath.Join(s.dir, "rollup") }
 // if need be, so that packs cannot pile up without bound.
 func (s *Store) rollUpIfDue() {
 	switch {
-	case !s.shouldPack():
+	case !s.shouldPack(s.arc.PacksAbout()):
 	case s.arc.Packs() > 2*maxPacks:
 		s.rollUp(true)
 	case s.opts.RollUpInBackground:
@@ -843,7 +844,7 @@ func (s *Store) rollUp(wait bool) {
 		return
 	}
 	defer l.Release()
-	if s.shouldPack() {
+	if s.shouldPack(s.arc.Packs()) {
 		if err := s.arc.Pack(l.File()); err != nil {
 			s.note("could not pack the archive: " + err.Error())
 		}
