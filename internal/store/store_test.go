@@ -1216,11 +1216,7 @@ func TestPacksStayBoundedAcrossMerges(t *testing.T) {
 // is emptied when the store closes.
 func TestWALKeptAcrossCheckpoints(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: testProjections})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, dir)
 	setup(t, s)
 	for n := range 20 {
 		put(t, s, "mail", message(n))
