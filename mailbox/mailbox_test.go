@@ -3,6 +3,7 @@ package mailbox
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -338,6 +339,32 @@ func TestInboxFilters(t *testing.T) {
 	}
 	if !blocked.AckRequired {
 		t.Error("BLOCKED did not imply ack-required")
+	}
+}
+
+// An inbox reads the bodies only when asked for them; the rest of each
+// message is the same either way.
+func TestInboxBodies(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake")
+	ctx := context.Background()
+	f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "plan", Body: "Step **one**, then two."})
+	with, err := f.as("BlueLake").Inbox(ctx, InboxQuery{Bodies: true})
+	if err != nil || len(with) != 1 {
+		t.Fatalf("inbox with bodies: %+v, %v", with, err)
+	}
+	if with[0].Body != "Step **one**, then two." {
+		t.Errorf("body %q, want the message's", with[0].Body)
+	}
+	without, err := f.as("BlueLake").Inbox(ctx, InboxQuery{})
+	if err != nil || len(without) != 1 {
+		t.Fatalf("inbox without bodies: %+v, %v", without, err)
+	}
+	if without[0].Body != "" {
+		t.Errorf("body %q read without being asked for", without[0].Body)
+	}
+	with[0].Body = ""
+	if !reflect.DeepEqual(without[0], with[0]) {
+		t.Errorf("without bodies\n%+v\nwith them\n%+v", without[0], with[0])
 	}
 }
 

@@ -76,6 +76,10 @@ func timePtr(t time.Time) *time.Time {
 const messageColumns = `m.id, m.named_thread, m.sender, m.to_list, m.cc_list, m.bcc_list, m.subject, m.importance,
 	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, m.path, r.kind, r.read_at, r.acked_at`
 
+// headerColumns are messageColumns with the body left out (read as ""):
+// what a list without bodies reads.
+var headerColumns = strings.Replace(messageColumns, "m.body", "''", 1)
+
 type viewed struct {
 	Message
 	kind string // the viewer's recipient kind, "" if not a recipient
@@ -236,6 +240,8 @@ type InboxQuery struct {
 	// Before, a message id, keeps the messages older than it: the next
 	// page after the one that ended there.
 	Before string
+	// Bodies reads each message's body; without it Body is "".
+	Bodies bool
 }
 
 // Inbox lists the acting agent's received messages. Listing never changes
@@ -276,7 +282,11 @@ func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQu
 		where = append(where, "r.message_id < ?")
 		args = append(args, q.Before)
 	}
-	query := `SELECT ` + messageColumns + ` FROM recipients r JOIN messages m ON m.id = r.message_id
+	columns := headerColumns
+	if q.Bodies {
+		columns = messageColumns
+	}
+	query := `SELECT ` + columns + ` FROM recipients r JOIN messages m ON m.id = r.message_id
 		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY r.message_id DESC`
 	if q.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", q.Limit)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -29,7 +28,7 @@ func init() {
 // told to stop.
 const shutdownGrace = 30 * time.Second
 
-// serveMemoryLimit is the soft limit serve puts on its Go memory
+// serveMemory is the soft limit serve puts on its Go memory
 // (debug.SetMemoryLimit) unless GOMEMLIMIT sets one. By default the heap
 // of a long-lived server grows to twice what it holds before a collection
 // (GOGC), and further under bursts of writes; near the limit the collector
@@ -38,15 +37,7 @@ const shutdownGrace = 30 * time.Second
 // its peak RSS was 175 MB without a limit, 147-155 MB with this one, for
 // two to three times the collections during the sends (a limit of 96 MiB
 // did not bind: 172-179 MB).
-const serveMemoryLimit = 80 << 20
-
-// limitMemory sets serve's soft memory limit, unless GOMEMLIMIT, in the
-// environment getenv reads, set one.
-func limitMemory(getenv func(string) string) {
-	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(serveMemoryLimit)
-	}
-}
+var serveMemory = memoryBudget{limit: 80 << 20}
 
 // serveDocument is the --json startup document of serve.
 type serveDocument struct {
@@ -109,7 +100,7 @@ func (e *env) serve(c *cli.Context) error {
 		return err
 	}
 	cfg.LongLived = true
-	limitMemory(os.Getenv)
+	serveMemory.apply(os.Getenv)
 	srv, err := server.Listen(server.Config{Addr: c.String("addr"), Token: token, RequireToken: c.Bool("require-token"),
 		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version, SyncEvery: c.Duration("sync-interval")})
 	if err != nil {

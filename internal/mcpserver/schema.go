@@ -81,11 +81,13 @@ func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx c
 //
 // It does what the SDK's typed mcp.AddTool does, but for the output: the
 // arguments are validated against the input schema and decoded, and the
-// document is marshalled once as the structured content, without the SDK's
-// round trip through a map to validate it against the output schema (the
-// schema is inferred from the document's own type, and the tests check
-// every document they see against it). On a list of twenty messages that
-// round trip cost more than the operation.
+// document is the structured content as it is, marshalled once, by the
+// SDK, along with the rest of the result: without the SDK's round trip
+// through a map to validate it against the output schema (the schema is
+// inferred from the document's own type, and the tests check every
+// document they see against it), which on a list of twenty messages cost
+// more than the operation, and without marshalling it first ourselves,
+// which the SDK would then copy and compact.
 func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) {
 	in := schemaFor[In]()
 	args, err := in.Resolve(nil)
@@ -111,11 +113,7 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 			res.SetError(failure(err))
 			return &res, nil
 		}
-		doc, err := json.Marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("%s: marshal the result: %w", t.name, err)
-		}
-		res.StructuredContent = json.RawMessage(doc)
+		res.StructuredContent = out
 		res.Content = []mcp.Content{&mcp.TextContent{Text: text(out)}}
 		return &res, nil
 	})

@@ -205,6 +205,7 @@ func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxR
 	}
 	msgs, err := x.mb.Inbox(ctx, mailbox.InboxQuery{
 		Unread: req.Unread, Urgent: req.Urgent, Category: req.Category, Since: since, Limit: req.Limit, Before: req.Before,
+		Bodies: req.Bodies,
 	})
 	if err != nil {
 		return InboxResponse{}, err

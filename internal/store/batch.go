@@ -238,7 +238,6 @@ func (s *Store) apply(t *Tx, fn func(*Tx) error) (int, error) {
 		}
 	}
 	w := newWriter(t.sql)
-	defer w.close()
 	for _, r := range t.recs {
 		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
 			return 0, fmt.Errorf("index: %w", err)
@@ -303,12 +302,7 @@ func (s *Store) commit(tx *sql.Tx, recs []record.Record, messages int, d descrip
 			files = append(files, f)
 		}
 	}
-	cache, err := newObjectCache(tx)
-	if err != nil {
-		return false, err
-	}
-	defer cache.close()
-	res, err := s.arc.CommitProjects(parent, changes, d.author(s.Now()), d.message, cache)
+	res, err := s.arc.CommitProjects(parent, changes, d.author(s.Now()), d.message, objectCache{tx})
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
 		// Another git process is at work on the archive; nothing was
 		// written, and the command can run again.

@@ -140,12 +140,7 @@ func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (*
 		if err != nil {
 			return err
 		}
-		cache, err := newObjectCache(sqlTx)
-		if err != nil {
-			return err
-		}
-		defer cache.close()
-		res, err := s.arc.CommitOnto(st[slug], changes, d.author(s.Now()), d.message, cache)
+		res, err := s.arc.CommitOnto(st[slug], changes, d.author(s.Now()), d.message, objectCache{sqlTx})
 		if err != nil {
 			return err
 		}
@@ -198,7 +193,6 @@ func (s *Store) Adopt(ctx context.Context, p *Proposal) error {
 // branch, in tx, and records the branch's new commit as the index's.
 func (s *Store) indexRecords(tx *sql.Tx, slug string, recs []record.Record, res archive.Result) error {
 	w := newWriter(tx)
-	defer w.close()
 	for _, r := range recs {
 		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
 			return fmt.Errorf("index: %w", err)

@@ -9,28 +9,20 @@ import (
 	"github.com/agentmail/agentmail/internal/archive"
 )
 
-// objectCache serves archive objects from the index's objects table: the
-// commit and trees of the archive's head along recently written paths, so
-// that a write reads them from the index instead of the archive, where
-// finding them means loading the index of every pack.
+// objectCache serves archive objects from the index's objects table, in
+// the transaction tx: the commit and trees of the archive's head along
+// recently written paths, so that a write reads them from the index
+// instead of the archive, where finding them means loading the index of
+// every pack. Its query runs through the connection's cache of prepared
+// statements (see Writer).
 type objectCache struct {
-	get *sql.Stmt
+	tx *sql.Tx
 }
-
-func newObjectCache(tx *sql.Tx) (*objectCache, error) {
-	st, err := tx.Prepare(`SELECT data FROM objects WHERE hash = ?`)
-	if err != nil {
-		return nil, fmt.Errorf("object cache: %w", err)
-	}
-	return &objectCache{get: st}, nil
-}
-
-func (c *objectCache) close() { c.get.Close() }
 
 // Object implements archive.Cache.
-func (c *objectCache) Object(hash string) ([]byte, bool) {
+func (c objectCache) Object(hash string) ([]byte, bool) {
 	var data []byte
-	if err := c.get.QueryRow(hash).Scan(&data); err != nil {
+	if err := c.tx.QueryRow(`SELECT data FROM objects WHERE hash = ?`, hash).Scan(&data); err != nil {
 		return nil, false
 	}
 	return data, true

@@ -647,7 +647,6 @@ func (s *Store) ingest(tx *sql.Tx, from, to, head string, indexed func(int)) (in
 		}
 	}()
 	w := newWriter(tx)
-	defer w.close()
 	var applyErr error
 	for it := range items {
 		if applyErr != nil {

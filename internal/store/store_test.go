@@ -1210,3 +1210,38 @@ func TestPacksStayBoundedAcrossMerges(t *testing.T) {
 	}
 	runGit(t, s.ArchiveDir(), "fsck", "--strict")
 }
+
+// The WAL keeps its size across a checkpoint while the store is open, so
+// that the commits after it overwrite the file rather than extend it, and
+// is emptied when the store closes.
+func TestWALKeptAcrossCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	for n := range 20 {
+		put(t, s, "mail", message(n))
+	}
+	wal := filepath.Join(dir, "index.db-wal")
+	size := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(wal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	if _, err := s.writer().Exec(`PRAGMA wal_checkpoint(PASSIVE)`); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "mail", message(20)) // starts the WAL again
+	if after := size(); after != before {
+		t.Errorf("WAL after a checkpoint and a commit: %d bytes, was %d: want it kept", after, before)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := size(); after != 0 {
+		t.Errorf("WAL after close: %d bytes, want 0", after)
+	}
+}
