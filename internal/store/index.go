@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -175,7 +176,9 @@ func isCorrupt(err error) bool {
 }
 
 // createSchema (re)creates every table, inside one transaction, unless a
-// concurrent process already did.
+// concurrent process already did. A kept table (presence) whose table and
+// indexes are as the layout creates them keeps its rows: they are not
+// derived from the archive, so a rebuild could not bring them back.
 func createSchema(db *sql.DB, l layout) error {
 	tx, err := db.Begin()
 	if err != nil {
@@ -192,6 +195,10 @@ func createSchema(db *sql.DB, l layout) error {
 			return nil
 		}
 	}
+	kept, err := unchangedKept(tx, l)
+	if err != nil {
+		return err
+	}
 	// Virtual tables' shadow tables go with them.
 	rows, err := tx.Query(`SELECT type, name FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%'
 		AND name NOT IN (SELECT m.name || s.suffix FROM sqlite_master m, (SELECT '_data' AS suffix UNION SELECT '_idx'
@@ -206,10 +213,17 @@ func createSchema(db *sql.DB, l layout) error {
 			rows.Close()
 			return err
 		}
-		drops = append(drops, fmt.Sprintf("DROP %s IF EXISTS %q", strings.ToUpper(typ), name))
+		if !kept[name] {
+			drops = append(drops, fmt.Sprintf("DROP %s IF EXISTS %q", strings.ToUpper(typ), name))
+		}
 	}
 	rows.Close()
-	stmts := append(append(drops, schema...), l.schema()...)
+	stmts := append(drops, schema...)
+	for _, t := range l.tables() {
+		if !kept[t.Name] {
+			stmts = append(append(stmts, t.Create), t.Indexes...)
+		}
+	}
 	if err := execAll(tx, stmts); err != nil {
 		return err
 	}
@@ -220,6 +234,36 @@ func createSchema(db *sql.DB, l layout) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// unchangedKept returns the kept tables of l that the
+// index already has exactly as l creates them, indexes included.
+func unchangedKept(tx *sql.Tx, l layout) (map[string]bool, error) {
+	kept := map[string]bool{}
+	for _, t := range l.tables() {
+		if !t.Kept {
+			continue
+		}
+		rows, err := tx.Query(`SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL ORDER BY type DESC, sql`, t.Name)
+		if err != nil {
+			return nil, err
+		}
+		var have []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			have = append(have, s)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		want := append([]string{t.Create}, slices.Sorted(slices.Values(t.Indexes))...)
+		kept[t.Name] = slices.Equal(have, want)
+	}
+	return kept, nil
 }
 
 func firstLine(s string) string {

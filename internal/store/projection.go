@@ -247,16 +247,6 @@ func (l layout) derived() []Table {
 	return out
 }
 
-// schema returns the statements that create every table and index.
-func (l layout) schema() []string {
-	var out []string
-	for _, t := range l.tables() {
-		out = append(out, t.Create)
-		out = append(out, t.Indexes...)
-	}
-	return out
-}
-
 // prepare runs the projections' CPU work for a record; it may run on
 // another goroutine than apply.
 func (l layout) prepare(rec record.Record) []any {

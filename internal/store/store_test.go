@@ -806,6 +806,63 @@ func TestOpenRepairsIndex(t *testing.T) {
 	}
 }
 
+// renamedMail is testMail under another name: the index of a store opened
+// with it is rebuilt. reshapedMail also changes the presence table.
+type (
+	renamedMail  struct{ testMail }
+	reshapedMail struct{ testMail }
+)
+
+func (renamedMail) Name() string  { return "testmail2" }
+func (reshapedMail) Name() string { return "testmail3" }
+
+func (m reshapedMail) Tables() []Table {
+	tables := m.testMail.Tables()
+	for i, t := range tables {
+		if t.Name == "presence" {
+			tables[i].Create = strings.Replace(t.Create, "last_seen TEXT NOT NULL,", "last_seen TEXT NOT NULL, since TEXT,", 1)
+		}
+	}
+	return tables
+}
+
+// An index rebuilt because the projections changed keeps presence, which
+// the archive cannot give back, unless the presence table changed too.
+func TestLayoutChangeKeepsPresence(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	setup(t, s)
+	put(t, s, "m", message(1))
+	setPresence(t, s, slug, "greencastle", "2026-11-22T10:00:00Z")
+	want := dumpAll(t, s.db)
+	s.Close()
+
+	for _, tt := range []struct {
+		projection Projection
+		presence   []string
+	}{
+		{renamedMail{}, want["presence"]},
+		{reshapedMail{}, nil},
+	} {
+		s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: []Projection{tt.projection}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.Notes(); len(n) != 1 || !strings.Contains(n[0], "another version of agentmail") {
+			t.Errorf("%s: notes = %q, want a rebuild", tt.projection.Name(), n)
+		}
+		fresh(t, s)
+		got := dumpAll(t, s.db)
+		if !reflect.DeepEqual(got["messages"], want["messages"]) {
+			t.Errorf("%s: messages after the rebuild = %q, want %q", tt.projection.Name(), got["messages"], want["messages"])
+		}
+		if p := dump(t, s.db, "presence"); !reflect.DeepEqual(p, tt.presence) {
+			t.Errorf("%s: presence after the rebuild = %q, want %q", tt.projection.Name(), p, tt.presence)
+		}
+		s.Close()
+	}
+}
+
 func TestGarbageIndexNoteNamesCause(t *testing.T) {
 	dir := t.TempDir()
 	openStore(t, dir).Close()
