@@ -128,22 +128,6 @@ func notGranted(remote string, err error) error {
 		"check the remote (git ls-remote "+remote+"), or pass --offline to grant here only, unconfirmed")
 }
 
-// confirmOffline confirms the leases and locks granted offline that are
-// on the remote now, as last synced: they reached it first. The commit
-// that says so is pushed at once (another sync round).
-func (s *Service) confirmOffline(ctx context.Context, x *session, remote string, resp *SyncResponse) error {
-	slug := x.project().Slug
-	seen := x.st.Archive().Tracking(slug)
-	if seen == "" {
-		return nil
-	}
-	n, err := x.overview().Confirm(ctx, remoteAt{x.st.Archive(), seen, slug})
-	if err != nil || n == 0 {
-		return err
-	}
-	return s.syncOnce(ctx, x.st, slug, remote, resp, s.settler(ctx, x))
-}
-
 // remoteAt is a project's branch on the remote as commit rev, which the
 // archive here has.
 type remoteAt struct {
