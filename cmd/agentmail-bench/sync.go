@@ -118,7 +118,7 @@ func measureSyncAt(ctx context.Context, bin, base string, n, runs int) error {
 		return err
 	}
 	fmt.Printf("  %-26s %8s median (git rev-list --objects --not --all of a commit that adds nothing: the walk of every tree\n"+
-		"%38s of the branches that git's connectivity check pays here for each fetch, the remote for each push)\n",
+		"%38s of the commit it builds on, that git's connectivity check pays here for each fetch, the remote for each push)\n",
 		"connectivity check", walk.Round(10*time.Microsecond), "")
 	today, err := todaysMessages(filepath.Join(storeA, "archive.git"))
 	if err != nil {
@@ -326,9 +326,10 @@ func gitVerb(argv []string) string {
 
 // connectivityWalk times, runs times, git's connectivity check (the
 // rev-list git fetch and receive-pack run) of a commit on the project's
-// branch in archive that adds nothing: the walk of every tree the
-// archive's refs reach, which each check pays however little it brought.
-// It returns the median.
+// branch in archive that adds nothing: the walk of every tree of the
+// commit the new ones build on (rev-list marks the whole tree of each
+// parent it will not list as uninteresting, recursively), which each
+// check pays however little it brought. It returns the median.
 func connectivityWalk(archive string, runs int) (time.Duration, error) {
 	branch, err := gitOut(archive, "", "for-each-ref", "--format=%(refname)", "refs/heads/projects/")
 	if err != nil {
