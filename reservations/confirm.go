@@ -9,7 +9,8 @@ import (
 )
 
 // Remote says what a project's branch on its remote holds, as last
-// fetched or pushed: the record of the reservation id, and the lock key.
+// fetched or as the push about to be made leaves it: the record of the
+// reservation id, and the lock key.
 type Remote interface {
 	HasReservation(id string) bool
 	Lock(key string) (*Lock, error)
@@ -17,11 +18,12 @@ type Remote interface {
 
 // Confirm clears the unconfirmed mark of each active lease and held lock
 // granted offline that the remote now has (the same holding, for a lock):
-// it reached the remote first, so it is decided. One commit for all; it
-// returns how many it confirmed.
+// it reached the remote first, so it is decided. One commit for all,
+// written as DecideBy said (a sync proposes it, to push it with the
+// grants); it returns how many it confirmed.
 func (s *Service) Confirm(ctx context.Context, remote Remote) (int, error) {
 	n := 0
-	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
+	err := s.grant(ctx, func(tx *store.Tx) error {
 		n = 0
 		sc, err := s.scope(ctx, tx)
 		if err != nil || sc.pid == 0 {

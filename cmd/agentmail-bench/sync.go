@@ -113,6 +113,19 @@ func measureSyncAt(ctx context.Context, bin, base string, n, runs int) error {
 	for _, r := range offline {
 		fmt.Println(r)
 	}
+	walk, err := connectivityWalk(filepath.Join(storeA, "archive.git"), runs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %-26s %8s median (git rev-list --objects --not --all of a commit that adds nothing: the walk of every tree\n"+
+		"%38s of the commit it builds on, that git's connectivity check pays here for each fetch, the remote for each push)\n",
+		"connectivity check", walk.Round(10*time.Microsecond), "")
+	today, err := todaysMessages(filepath.Join(storeA, "archive.git"))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  today's day directory holds %d messages already: each side's %d sends land there, so the trees each\n"+
+		"  of their commits rewrites, and the figures below, grow with it (the seeded days run ahead of the clock)\n", today, newPerSide)
 
 	for _, side := range []struct {
 		dir   string
@@ -172,17 +185,27 @@ func measureBigSync(dir, storeA, remote string, binaries []*bench) error {
 			b.label+"sync, 1000 new each side", r.took.Round(time.Millisecond), bigSyncRuns, r.cpu.Round(time.Millisecond), r.in, r.out,
 			r.git["fetch"].Round(time.Millisecond), r.git["push"].Round(time.Millisecond), r.otherGit().Round(time.Millisecond),
 			(r.took - r.gitTotal()).Round(time.Millisecond), verdict(r.took <= 2*time.Second))
+		fmt.Printf("%38s git's steps: fetch: the remote's pack-objects %s, index-pack %s, connectivity check %s;\n"+
+			"%38s push: pack-objects %s, the remote's index-pack %s, its connectivity check %s\n",
+			"", r.phase("fetch", "pack-objects"), r.phase("fetch", "index-pack"), r.phase("fetch", "rev-list"),
+			"", r.phase("push", "pack-objects"), r.phase("push", "index-pack"), r.phase("push", "rev-list"))
 	}
 	return nil
 }
 
 // syncRun is one sync measured: its wall-clock and cpu time, what it
 // brought in and sent out, and how long its git processes took, by git
-// command.
+// command, and those they started, by phase (see gitTimes).
 type syncRun struct {
-	took, cpu time.Duration
-	in, out   int
-	git       map[string]time.Duration
+	took, cpu  time.Duration
+	in, out    int
+	git, steps map[string]time.Duration
+}
+
+// phase returns how long the git processes named verb that the sync's git
+// command cmd started, at any depth, took in all.
+func (r syncRun) phase(cmd, verb string) time.Duration {
+	return r.steps[cmd+" "+verb].Round(time.Millisecond)
 }
 
 func (r syncRun) gitTotal() time.Duration {
@@ -222,7 +245,7 @@ func (b *bench) syncCopy(dir, storeA, remote string) (syncRun, error) {
 	}
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	r.in, r.out = jsonInt(out, "in"), jsonInt(out, "out")
-	r.git, err = gitTimes(trace)
+	r.git, r.steps, err = gitTimes(trace)
 	return r, err
 }
 
@@ -243,14 +266,17 @@ func rememberRemote(dir, remote string) error {
 }
 
 // gitTimes reads git's trace2 event log at path and returns how long the
-// git processes started by others than git took, by git command.
-func gitTimes(path string) (map[string]time.Duration, error) {
+// git processes started by others than git took, by git command, and how
+// long those they started took, at any depth, by the first one's command
+// and theirs ("fetch index-pack": the fetches' index-pack processes; "push
+// rev-list": the connectivity checks of the remote's receive-pack).
+func gitTimes(path string) (top, steps map[string]time.Duration, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	verbs := map[string]string{} // by session id
-	times := map[string]time.Duration{}
+	top, steps = map[string]time.Duration{}, map[string]time.Duration{}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var ev struct {
 			Event string   `json:"event"`
@@ -259,24 +285,34 @@ func gitTimes(path string) (map[string]time.Duration, error) {
 			TAbs  float64  `json:"t_abs"`
 		}
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if strings.Contains(ev.SID, "/") {
-			continue // a process git started
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		switch ev.Event {
 		case "start":
 			verbs[ev.SID] = gitVerb(ev.Argv)
 		case "exit":
-			times[verbs[ev.SID]] += time.Duration(ev.TAbs * float64(time.Second))
+			took := time.Duration(ev.TAbs * float64(time.Second))
+			first, _, started := strings.Cut(ev.SID, "/") // a process git started
+			if !started {
+				top[verbs[ev.SID]] += took
+			} else {
+				steps[verbs[first]+" "+verbs[ev.SID]] += took
+			}
 		}
 	}
-	return times, nil
+	return top, steps, nil
 }
 
 // gitVerb returns the command of a git command line: its first argument
-// that is not an option.
+// that is not an option, or what follows git- in the program's name
+// (git-upload-pack).
 func gitVerb(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	if verb, ok := strings.CutPrefix(filepath.Base(argv[0]), "git-"); ok {
+		return verb
+	}
 	for i := 1; i < len(argv); i++ {
 		switch a := argv[i]; {
 		case a == "--git-dir" || a == "-c" || a == "-C":
@@ -286,6 +322,58 @@ func gitVerb(argv []string) string {
 		}
 	}
 	return ""
+}
+
+// connectivityWalk times, runs times, git's connectivity check (the
+// rev-list git fetch and receive-pack run) of a commit on the project's
+// branch in archive that adds nothing: the walk of every tree of the
+// commit the new ones build on (rev-list marks the whole tree of each
+// parent it will not list as uninteresting, recursively), which each
+// check pays however little it brought. It returns the median.
+func connectivityWalk(archive string, runs int) (time.Duration, error) {
+	branch, err := gitOut(archive, "", "for-each-ref", "--format=%(refname)", "refs/heads/projects/")
+	if err != nil {
+		return 0, err
+	}
+	c, err := gitOut(archive, "", "-c", "user.name=bench", "-c", "user.email=bench@example.com",
+		"commit-tree", "-p", branch, "-m", "bench: adds nothing", branch+"^{tree}")
+	if err != nil {
+		return 0, err
+	}
+	times := make([]time.Duration, 0, runs)
+	for i := 0; i < runs; i++ {
+		start := time.Now()
+		if _, err := gitOut(archive, c+"\n", "rev-list", "--objects", "--stdin", "--not", "--all", "--quiet", "--alternate-refs"); err != nil {
+			return 0, err
+		}
+		times = append(times, time.Since(start))
+	}
+	return summarize("", times).median, nil
+}
+
+// todaysMessages returns how many messages today's day directory holds
+// on the project's branch in archive.
+func todaysMessages(archive string) (int, error) {
+	branch, err := gitOut(archive, "", "for-each-ref", "--format=%(refname)", "refs/heads/projects/")
+	if err != nil {
+		return 0, err
+	}
+	out, err := gitOut(archive, "", "ls-tree", "--name-only", branch+":messages/"+time.Now().UTC().Format("2006/01/02"))
+	if err != nil || out == "" {
+		return 0, nil // no directory for today yet
+	}
+	return len(strings.Split(out, "\n")), nil
+}
+
+// gitOut runs git on archive with stdin and returns its output, trimmed.
+func gitOut(archive, stdin string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"--git-dir", archive}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // bareExchange times what git alone does to bring A (the store in dir

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
@@ -128,22 +127,6 @@ func notGranted(remote string, err error) error {
 		"check the remote (git ls-remote "+remote+"), or pass --offline to grant here only, unconfirmed")
 }
 
-// confirmOffline confirms the leases and locks granted offline that are
-// on the remote now, as last synced: they reached it first. The commit
-// that says so is pushed at once (another sync round).
-func (s *Service) confirmOffline(ctx context.Context, x *session, remote string, resp *SyncResponse) error {
-	slug := x.project().Slug
-	seen := x.st.Archive().Tracking(slug)
-	if seen == "" {
-		return nil
-	}
-	n, err := x.overview().Confirm(ctx, remoteAt{x.st.Archive(), seen, slug})
-	if err != nil || n == 0 {
-		return err
-	}
-	return s.syncOnce(ctx, x.st, slug, remote, resp, s.settler(ctx, x))
-}
-
 // remoteAt is a project's branch on the remote as commit rev, which the
 // archive here has.
 type remoteAt struct {
@@ -208,24 +191,65 @@ func (s *Service) settleOffline(ctx context.Context, x *session, theirs string) 
 		return 0, err
 	}
 	arc := x.st.Archive()
-	onRemote := func(r reservations.Reservation) bool { return hasReservation(arc, theirs, r.ID) }
-	ended := 0
-	for _, u := range active {
-		if !u.Unconfirmed || onRemote(u) {
-			continue
+	lost := lostLeases(active, func(r reservations.Reservation) bool { return hasReservation(arc, theirs, r.ID) })
+	for i, l := range lost {
+		if err := s.endLost(ctx, x, all, l.lease, l.first); err != nil {
+			return i, err
 		}
-		i := slices.IndexFunc(active, func(h reservations.Reservation) bool {
-			return h.Agent != u.Agent && (h.Exclusive || u.Exclusive) && reservations.Overlap(u.Pattern, h.Pattern) && onRemote(h)
-		})
-		if i < 0 {
-			continue
-		}
-		if err := s.endLost(ctx, x, all, u, active[i]); err != nil {
-			return ended, err
-		}
-		ended++
 	}
-	return ended, nil
+	return len(lost), nil
+}
+
+// loss is a lease granted offline here that lost to first, another
+// agent's lease that reached the remote before it.
+type loss struct{ lease, first reservations.Reservation }
+
+// lostLeases returns the leases of active granted offline here and not
+// on the remote (onRemote) that overlap an active lease of another agent
+// that is, each with the first such in active. Every offline lease is
+// tested against every other agent's, so each pattern is compiled once
+// and each lease looked up on the remote once: the cost grows with the
+// leases, not with the pairs.
+func lostLeases(active []reservations.Reservation, onRemote func(reservations.Reservation) bool) []loss {
+	remote := make(map[int]bool, len(active))
+	isOnRemote := func(i int) bool {
+		on, ok := remote[i]
+		if !ok {
+			on = onRemote(active[i])
+			remote[i] = on
+		}
+		return on
+	}
+	globs := make(map[int]*reservations.Glob, len(active))
+	glob := func(i int) *reservations.Glob {
+		g, ok := globs[i]
+		if !ok {
+			// As reservations.Overlap reads a pattern: an invalid one
+			// (nil) overlaps nothing.
+			if p, err := reservations.NormalizePattern(active[i].Pattern, nil); err == nil {
+				g, _ = reservations.Compile(p)
+			}
+			globs[i] = g
+		}
+		return g
+	}
+	overlap := func(i, j int) bool {
+		g, h := glob(i), glob(j)
+		return g != nil && h != nil && g.Overlaps(h)
+	}
+	var lost []loss
+	for i, u := range active {
+		if !u.Unconfirmed || isOnRemote(i) {
+			continue
+		}
+		for j, h := range active {
+			if h.Agent != u.Agent && (h.Exclusive || u.Exclusive) && overlap(i, j) && isOnRemote(j) {
+				lost = append(lost, loss{u, h})
+				break
+			}
+		}
+	}
+	return lost
 }
 
 // endLost ends the offline lease u, which lost to first, and tells its

@@ -13,6 +13,7 @@ import (
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 // ErrNoRemote reports a project with no remote to sync with.
@@ -45,7 +46,9 @@ const syncAttempts = 5
 // mailbox.PublishPresence), fetches the scope's project's branch from its
 // remote, merges it into the local one, catches the index up, and pushes
 // the result with the remote's compare-and-swap, trying again when another
-// push got there first. The network is used outside the store lock.
+// push got there first; the leases and locks granted offline that the push
+// takes there are confirmed by it. The network is used outside the store
+// lock.
 func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResponse, error) {
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -65,9 +68,6 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, s.settler(ctx, x)); err != nil {
 			return SyncResponse{}, err
 		}
-		if err := s.confirmOffline(ctx, x, remote, &resp); err != nil {
-			return SyncResponse{}, err
-		}
 		if err := arc.SetConfig(syncKey(slug, "lastsync"), s.Now().Format(time.RFC3339)); err != nil {
 			return SyncResponse{}, err
 		}
@@ -83,7 +83,9 @@ func (s *Service) presenceEvery() time.Duration { return s.cfg.Presence.Idle / 5
 
 // syncOnce is the fetch, merge, push loop. redecide, when set, runs after
 // each merge of what the remote has (commit theirs), before pushing: an error from it
-// stops the sync.
+// stops the sync. The push carries the confirmation of the leases and locks
+// granted offline that it takes to the remote (see confirmation), adopted
+// here once the remote has it.
 func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote string, resp *SyncResponse, redecide func(theirs string) error) error {
 	arc := st.Archive()
 	for attempt := 0; attempt < syncAttempts; attempt++ {
@@ -108,28 +110,58 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 			}
 		}
 		after, err := st.ProjectHead(slug) // the steps above may have written
+		if err != nil || after == "" {
+			return err
+		}
+		confirm, err := confirmation(ctx, st, slug, after)
 		if err != nil {
 			return err
 		}
-		if after == "" || after == theirs {
+		push := after
+		if confirm != nil {
+			push = confirm.Commit
+		}
+		if push == theirs {
 			return nil // nothing here the remote lacks
 		}
-		out, err := arc.Count(theirs, after)
+		out, err := arc.Count(theirs, push)
 		if err != nil {
 			return err
 		}
-		err = arc.Push(remote, slug, after, theirs)
+		err = arc.Push(remote, slug, push, theirs)
 		if errors.Is(err, archive.ErrPushRejected) {
-			continue
+			continue // the confirmation, never adopted, goes with it
 		}
 		if err != nil {
 			return err
 		}
 		resp.Out += out
+		if confirm != nil {
+			return st.Adopt(ctx, confirm)
+		}
 		return nil
 	}
 	return fault.WithHint(fmt.Errorf("%w: sync: %d pushes in a row lost to others", store.ErrBusy, syncAttempts),
 		"others are syncing the same project right now; run agentmail sync again")
+}
+
+// confirmation proposes (store.Propose) the commit that confirms the
+// leases and locks granted offline that the project slug's branch holds
+// at after, on top of the branch: pushed with them, it says they reached
+// the remote first, which the push's compare-and-swap decides (what lost
+// to the remote's was ended before, see settleOffline). It returns nil
+// when there is nothing to confirm.
+func confirmation(ctx context.Context, st *store.Store, slug, after string) (*store.Proposal, error) {
+	rs := reservations.New(st, slug, "", nil)
+	var p *store.Proposal
+	rs.DecideBy(func(ctx context.Context, fn func(*store.Tx) error) (err error) {
+		p, err = st.Propose(ctx, slug, fn)
+		return err
+	})
+	if _, err := rs.Confirm(ctx, remoteAt{st.Archive(), after, slug}); err != nil {
+		return nil, fmt.Errorf("confirm the grants made offline: %w", err)
+	}
+	return p, nil
 }
 
 // pull fetches the project slug's branch from remote and merges it into

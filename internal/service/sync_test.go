@@ -2,9 +2,14 @@ package service
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Syncing with another remote forgets what was last seen on the one before,
@@ -41,4 +46,87 @@ func TestSyncAnotherRemoteForgetsLastSeen(t *testing.T) {
 		t.Errorf("status with another remote: %s ahead %d behind %d; want %s ahead %d (every commit) behind 0",
 			st.Remote, st.Ahead, st.Behind, second, all)
 	}
+}
+
+// The leases and locks granted offline are confirmed in the push of the
+// sync that takes them to the remote: the push's compare-and-swap decides
+// them, so the commit that says so goes with them, not in a second round
+// (a fetch and a push more, each push a walk of the archive's trees on
+// the remote).
+func TestSyncConfirmsOfflineGrantsInItsPush(t *testing.T) {
+	gitEnv(t)
+	f := newFixture(t)
+	f.register("GreenCastle")
+	ctx := context.Background()
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	git(t, "", "init", "-q", "--bare", remote)
+	if _, err := f.svc.Sync(ctx, as("GreenCastle"), SyncRequest{Remote: remote}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Reserve(ctx, as("GreenCastle"), ReserveRequest{Patterns: []string{"src/**"}, TTL: time.Hour, Offline: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.AcquireLock(ctx, as("GreenCastle"), LockRequest{Key: "deploy", TTL: time.Hour, Offline: true}); err != nil {
+		t.Fatal(err)
+	}
+
+	trace := filepath.Join(t.TempDir(), "trace2.json")
+	t.Setenv("GIT_TRACE2_EVENT", trace)
+	resp, err := f.svc.Sync(ctx, as("GreenCastle"), SyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pushes := gitCommands(t, trace, "push"); pushes != 1 {
+		t.Errorf("the sync ran %d git pushes, want 1", pushes)
+	}
+	res, err := f.svc.Reservations(ctx, as("GreenCastle"), ReservationsRequest{})
+	if err != nil || len(res.Reservations) != 1 || res.Reservations[0].Unconfirmed {
+		t.Errorf("reservations after the sync: %+v, %v; want src/** confirmed", res.Reservations, err)
+	}
+	locks, err := f.svc.Locks(ctx, as("GreenCastle"), "")
+	if err != nil || len(locks.Locks) != 1 || locks.Locks[0].Unconfirmed {
+		t.Errorf("locks after the sync: %+v, %v; want deploy confirmed", locks.Locks, err)
+	}
+	// The confirmation is on the remote: nothing is left to push.
+	if resp.Ahead != 0 || resp.Behind != 0 {
+		t.Errorf("after the sync: ahead %d, behind %d; want 0, 0", resp.Ahead, resp.Behind)
+	}
+	if got := git(t, "", "--git-dir", remote, "log", "-1", "--format=%s", remoteBranch(t, remote)); !strings.HasPrefix(got, "confirm: ") {
+		t.Errorf("the remote's last commit is %q, want the confirmation", got)
+	}
+}
+
+// gitCommands returns how many git processes not started by git ran the
+// git command verb, as git's trace2 event log at path tells.
+func gitCommands(t *testing.T, path, verb string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var ev struct {
+			Event string   `json:"event"`
+			SID   string   `json:"sid"`
+			Argv  []string `json:"argv"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("trace2 line %q: %v", line, err)
+		}
+		if ev.Event == "start" && !strings.Contains(ev.SID, "/") && slices.Contains(ev.Argv, verb) {
+			n++
+		}
+	}
+	return n
+}
+
+// remoteBranch returns the one project branch the remote at dir has.
+func remoteBranch(t *testing.T, dir string) string {
+	t.Helper()
+	refs := strings.Fields(git(t, "", "--git-dir", dir, "for-each-ref", "--format=%(refname)", "refs/agentmail/projects/"))
+	if len(refs) != 1 {
+		t.Fatalf("the remote has the project branches %v, want one", refs)
+	}
+	return refs[0]
 }
