@@ -214,17 +214,32 @@ func loadOrSeed(ctx context.Context, dir string, n int) (seeded, error) {
 
 // seedStore fills a store through the library, in batches of one commit
 // each, with messages spread over the past days so that day directories
-// hold about a thousand messages each, like a busy project.
+// hold about a thousand messages each, like a busy project; the last are
+// dated late today (UTC), so that today's directories are as full as the
+// others, the worst case for the benchmarks' own writes. Its clock
+// moves by a message's share of the day per message sent, however often
+// the store reads it, so that the history ends there, and the seeded
+// reservations, made last, are active when the benchmarks run.
 func seedStore(ctx context.Context, dir string, n, batch int) (seeded, error) {
 	s := seeded{Messages: n}
 	step := 86 * time.Second
-	clock := time.Now().Add(-time.Duration(n) * step)
-	var mu sync.Mutex
+	end := time.Now().UTC().Truncate(24 * time.Hour).Add(24*time.Hour - time.Minute)
+	start := end.Add(-time.Duration(n) * step)
+	var (
+		mu    sync.Mutex
+		at    = start
+		reads time.Duration
+	)
 	now := func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
-		clock = clock.Add(step)
-		return clock
+		reads++
+		return at.Add(reads * time.Microsecond)
+	}
+	moveTo := func(sent int) {
+		mu.Lock()
+		defer mu.Unlock()
+		at, reads = start.Add(time.Duration(sent)*step), 0
 	}
 	st, err := store.Open(dir, store.Options{Now: now, Projections: service.Projections()})
 	if err != nil {
@@ -244,9 +259,6 @@ func seedStore(ctx context.Context, dir string, n, batch int) (seeded, error) {
 		if _, err := mb.Register(ctx, mailbox.RegisterInput{Name: agentName(i), Program: "bench", Policy: "open"}); err != nil {
 			return s, err
 		}
-	}
-	if err := seedReservations(ctx, st, proj.Slug); err != nil {
-		return s, err
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	gen := newTextGen(rng)
@@ -278,12 +290,13 @@ func seedStore(ctx context.Context, dir string, n, batch int) (seeded, error) {
 			s.RawBytes += int64(len(m.Body) + len(m.Subject) + 200) // body, subject and a typical header
 		}
 		sent += len(msgs)
+		moveTo(sent)
 		if sent%1000 == 0 || sent == n {
 			fmt.Printf("\r  %d/%d", sent, n)
 		}
 	}
 	fmt.Println()
-	return s, nil
+	return s, seedReservations(ctx, st, proj.Slug)
 }
 
 // seedReservations gives the project 1,000 active reservations, 50 for
