@@ -125,7 +125,7 @@ func measureSyncAt(ctx context.Context, bin, base string, n, runs int) error {
 		return err
 	}
 	fmt.Printf("  today's day directory holds %d messages already: each side's %d sends land there, so the trees each\n"+
-		"  of their commits rewrites, and the figures below, grow with it (the seeded days run ahead of the clock)\n", today, newPerSide)
+		"  of their commits rewrites, and the figures below, grow with it (the seeded history ends late today)\n", today, newPerSide)
 
 	for _, side := range []struct {
 		dir   string
