@@ -32,9 +32,10 @@ type Message struct {
 }
 
 // viewOf turns a record into the view of viewer, whose recipient kind is
-// kind ("" when not a recipient).
-func viewOf(r *record.Message, viewer, kind string, readAt, ackedAt *time.Time) Message {
-	v := Message{Message: *r, Path: r.Path(), ReadAt: readAt, AckedAt: ackedAt}
+// kind ("" when not a recipient). path is r.Path(), which a listing already
+// has from the index: working it out again costs as much as the rest.
+func viewOf(r *record.Message, path, viewer, kind string, readAt, ackedAt *time.Time) Message {
+	v := Message{Message: *r, Path: path, ReadAt: readAt, AckedAt: ackedAt}
 	v.Thread, v.To, v.Cc = r.ThreadID(), nonNil(r.To), nonNil(r.Cc)
 	v.Bcc = visibleBcc(r.Bcc, r.From, viewer, kind)
 	return v
@@ -102,7 +103,7 @@ func (m *Mailbox) scanMessage(sc interface{ Scan(...any) error }, viewer string)
 	r.Created, _ = record.ParseTime(created)
 	r.Hold = time.Duration(holdMS) * time.Millisecond
 	r.SetPath(path) // the file's name as written, by whatever rule then held
-	return viewed{viewOf(&r, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String}, nil
+	return viewed{viewOf(&r, path, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String}, nil
 }
 
 func parseNull(s sql.NullString) *time.Time {

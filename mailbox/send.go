@@ -138,7 +138,7 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 				return err
 			}
 			tx.Put(msg)
-			out = append(out, viewOf(msg, from.Name, "", nil, nil))
+			out = append(out, viewOf(msg, msg.Path(), from.Name, "", nil, nil))
 			if len(drafts) == 1 {
 				tx.Describe(from.Name, commitSubject(msg))
 			} else {
@@ -323,7 +323,7 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 		}
 		tx.Put(msg)
 		tx.Describe(me.Name, commitSubject(msg))
-		out = viewOf(msg, me.Name, "", nil, nil)
+		out = viewOf(msg, msg.Path(), me.Name, "", nil, nil)
 		return nil
 	})
 	return out, err
