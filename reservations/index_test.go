@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -135,5 +136,61 @@ func TestLiteralDir(t *testing.T) {
 		if got := literalDir(tt.in); got != tt.want {
 			t.Errorf("literalDir(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// A release or renewal by pattern chooses among the agent's leases in the
+// patterns' directories (and those containing them), read through the
+// directory index, not among all of its active ones.
+func TestHeldByDirectory(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g := w.as("GreenCastle")
+	for _, a := range []string{"GreenCastle", "BlueLake"} {
+		if _, err := w.as(a).Reserve(ctx, []string{"a/*.go", "a/b/**", "c/x.md", "*.md"}, Options{TTL: time.Hour, Shared: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		sel  Selector
+		want []string
+	}{
+		{Selector{Patterns: []string{"a/*.go"}}, []string{"*.md", "a/*.go", "a/b/**"}},
+		{Selector{Patterns: []string{"c/x.md", "./c/x.md"}}, []string{"*.md", "c/x.md"}},
+		{Selector{Patterns: []string{"a/*.go"}, IDs: []string{"01ZZZZZZ"}}, []string{"*.md", "a/*.go", "a/b/**", "c/x.md"}},
+		{Selector{All: true}, []string{"*.md", "a/*.go", "a/b/**", "c/x.md"}},
+	} {
+		sel, err := tt.sel.normalize(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err = w.st.Snapshot(ctx, func(q store.Querier) error {
+			sc, err := g.scope(ctx, q)
+			if err != nil {
+				return err
+			}
+			held, err := g.held(ctx, sc, w.now(), sel)
+			for _, r := range held {
+				if r.Agent != g.agent {
+					t.Errorf("%+v: held has %s's %s", tt.sel, r.Agent, r.Pattern)
+				}
+				got = append(got, r.Pattern)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Sort(got); !slices.Equal(got, tt.want) {
+			t.Errorf("held for %+v: %q, want %q", tt.sel, got, tt.want)
+		}
+	}
+	released, err := g.Release(ctx, Selector{Patterns: []string{"./a/*.go"}})
+	if err != nil || len(released) != 1 || released[0].Agent != "GreenCastle" || released[0].Pattern != "a/*.go" {
+		t.Fatalf("release of a/*.go: %+v, %v", released, err)
+	}
+	if _, err := g.Release(ctx, Selector{Patterns: []string{"a/*.go"}}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a second release of a/*.go: %v, want ErrNotFound", err)
 	}
 }

@@ -409,9 +409,37 @@ type Selector struct {
 	All      bool
 }
 
-// pick returns the agent's reservations chosen by sel, among rs, the
-// agent's own at now. An id that names none of rs is looked up among the
-// active reservations of the project, to say who holds it.
+// normalize returns sel with its patterns normalized, as Reserve
+// normalizes them.
+func (sel Selector) normalize(isDir func(string) bool) (Selector, error) {
+	pats := make([]string, len(sel.Patterns))
+	for i, raw := range sel.Patterns {
+		p, err := NormalizePattern(raw, isDir)
+		if err != nil {
+			return sel, err
+		}
+		pats[i] = p
+	}
+	sel.Patterns = pats
+	return sel, nil
+}
+
+// held returns the agent's reservations that hold at now among which sel
+// (normalized) chooses: what Renew and Release choose from. A selection by
+// pattern alone chooses among those in the patterns' literal directories,
+// which the directory index finds without reading the other agents'
+// active reservations (thousands, perhaps).
+func (s *Service) held(ctx context.Context, sc scope, now time.Time, sel Selector) ([]Reservation, error) {
+	if sel.All || len(sel.IDs) > 0 || len(sel.Patterns) == 0 {
+		return s.mine(ctx, sc, now)
+	}
+	rs, err := s.near(ctx, sc, now, literalDirs(sel.Patterns))
+	return slices.DeleteFunc(rs, func(r Reservation) bool { return r.Agent != s.agent }), err
+}
+
+// pick returns the agent's reservations chosen by sel (normalized), among
+// rs, the agent's own at now. An id that names none of rs is looked up
+// among the active reservations of the project, to say who holds it.
 func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reservation, sel Selector) ([]Reservation, error) {
 	var out []Reservation
 	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
@@ -422,11 +450,7 @@ func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reserv
 		}
 		return out, nil
 	}
-	for _, raw := range sel.Patterns {
-		p, err := NormalizePattern(raw, s.isDir)
-		if err != nil {
-			return nil, err
-		}
+	for _, p := range sel.Patterns {
 		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.Agent == s.agent && r.Pattern == p })
 		if i < 0 {
 			return nil, fault.WithHint(fmt.Errorf("%w: %s holds no active reservation of %q", ErrNotFound, s.agent, p), "agentmail reservations --mine lists yours")
@@ -516,15 +540,19 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 	if extend <= 0 {
 		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive, got %s", ErrInvalidArgument, extend), "pass a duration such as --extend 30m")
 	}
+	sel, err := sel.normalize(s.isDir)
+	if err != nil {
+		return nil, err
+	}
 	var out []Reservation
-	err := s.grant(ctx, func(tx *store.Tx) error {
+	err = s.grant(ctx, func(tx *store.Tx) error {
 		out = nil
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
 		now := s.st.Now()
-		mine, err := s.mine(ctx, sc, now)
+		mine, err := s.held(ctx, sc, now, sel)
 		if err != nil {
 			return err
 		}
@@ -598,15 +626,19 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 
 // Release ends the agent's active reservations chosen by sel.
 func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, error) {
+	sel, err := sel.normalize(s.isDir)
+	if err != nil {
+		return nil, err
+	}
 	var out []Reservation
-	err := s.grant(ctx, func(tx *store.Tx) error {
+	err = s.grant(ctx, func(tx *store.Tx) error {
 		out = nil
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
 		now := s.st.Now()
-		mine, err := s.mine(ctx, sc, now)
+		mine, err := s.held(ctx, sc, now, sel)
 		if err != nil {
 			return err
 		}
