@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -47,10 +48,11 @@ func TestPatternIndexAndPrefilter(t *testing.T) {
 	}
 }
 
-// rivals finds, through the index of literal directories, exactly the
-// other agents' active reservations whose literal directory meets
-// (dirsMeet) one of the directories asked about.
-func TestRivalsByDirectory(t *testing.T) {
+// near finds, through the index of literal directories, exactly the
+// active reservations, the agent's own and the others', whose literal
+// directory meets (dirsMeet) one of the directories asked about: what
+// Reserve judges conflicts with and extends.
+func TestNearByDirectory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	segs := []string{"a", "b", "ab", "a.b", "a0", "a-"} // "0" and "-" sort around '/'
 	dir := func() string {
@@ -62,18 +64,36 @@ func TestRivalsByDirectory(t *testing.T) {
 	}
 	w := newWorld(t)
 	ctx := context.Background()
-	var held []string
-	for range 200 {
-		d := dir()
-		p := []string{"**", "*.go", "x.md"}[rng.IntN(3)]
-		if d != "" {
-			p = d + "/" + p
+	var held []string // "agent pattern"
+	for _, agent := range []string{"BlueLake", "GreenCastle"} {
+		var pats []string
+		for range 100 {
+			d := dir()
+			p := []string{"**", "*.go", "x.md"}[rng.IntN(3)]
+			if d != "" {
+				p = d + "/" + p
+			}
+			pats = append(pats, p)
 		}
-		held = append(held, p)
+		if _, err := w.as(agent).Reserve(ctx, pats, Options{TTL: time.Hour, AllowConflicts: true}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range slices.Compact(slices.Sorted(slices.Values(pats))) {
+			held = append(held, agent+" "+p)
+		}
 	}
-	if _, err := w.as("BlueLake").Reserve(ctx, held, Options{TTL: time.Hour}); err != nil {
+	// Released and expired ones are not near.
+	if _, err := w.as("BlueLake").Reserve(ctx, []string{"**", "a/**"}, Options{TTL: time.Minute, AllowConflicts: true}); err != nil {
 		t.Fatal(err)
 	}
+	w.advance(2 * time.Minute)
+	if _, err := w.as("GreenCastle").Reserve(ctx, []string{"b/y.md", "a/b/z.txt"}, Options{TTL: time.Hour, AllowConflicts: true, Shared: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.as("GreenCastle").Release(ctx, Selector{Patterns: []string{"b/y.md", "a/b/z.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(held)
 	g := w.as("GreenCastle")
 	for range 300 {
 		dirs := make([]string, 1+rng.IntN(3))
@@ -86,9 +106,9 @@ func TestRivalsByDirectory(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			rs, err := g.rivals(ctx, sc, w.now(), dirs, false)
+			rs, err := g.near(ctx, sc, w.now(), dirs)
 			for _, r := range rs {
-				got = append(got, r.Pattern)
+				got = append(got, r.Agent+" "+r.Pattern)
 			}
 			return err
 		})
@@ -96,13 +116,14 @@ func TestRivalsByDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want []string
-		for _, p := range slices.Compact(slices.Sorted(slices.Values(held))) {
+		for _, h := range held {
+			_, p, _ := strings.Cut(h, " ")
 			if slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, literalDir(p)) }) {
-				want = append(want, p)
+				want = append(want, h)
 			}
 		}
 		if slices.Sort(got); !slices.Equal(got, want) {
-			t.Fatalf("rivals near %q: %q, want %q", dirs, got, want)
+			t.Fatalf("reservations near %q: %q, want %q", dirs, got, want)
 		}
 	}
 }
@@ -115,5 +136,61 @@ func TestLiteralDir(t *testing.T) {
 		if got := literalDir(tt.in); got != tt.want {
 			t.Errorf("literalDir(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// A release or renewal by pattern chooses among the agent's leases in the
+// patterns' directories (and those containing them), read through the
+// directory index, not among all of its active ones.
+func TestHeldByDirectory(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g := w.as("GreenCastle")
+	for _, a := range []string{"GreenCastle", "BlueLake"} {
+		if _, err := w.as(a).Reserve(ctx, []string{"a/*.go", "a/b/**", "c/x.md", "*.md"}, Options{TTL: time.Hour, Shared: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		sel  Selector
+		want []string
+	}{
+		{Selector{Patterns: []string{"a/*.go"}}, []string{"*.md", "a/*.go", "a/b/**"}},
+		{Selector{Patterns: []string{"c/x.md", "./c/x.md"}}, []string{"*.md", "c/x.md"}},
+		{Selector{Patterns: []string{"a/*.go"}, IDs: []string{"01ZZZZZZ"}}, []string{"*.md", "a/*.go", "a/b/**", "c/x.md"}},
+		{Selector{All: true}, []string{"*.md", "a/*.go", "a/b/**", "c/x.md"}},
+	} {
+		sel, err := tt.sel.normalize(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err = w.st.Snapshot(ctx, func(q store.Querier) error {
+			sc, err := g.scope(ctx, q)
+			if err != nil {
+				return err
+			}
+			held, err := g.held(ctx, sc, w.now(), sel)
+			for _, r := range held {
+				if r.Agent != g.agent {
+					t.Errorf("%+v: held has %s's %s", tt.sel, r.Agent, r.Pattern)
+				}
+				got = append(got, r.Pattern)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Sort(got); !slices.Equal(got, tt.want) {
+			t.Errorf("held for %+v: %q, want %q", tt.sel, got, tt.want)
+		}
+	}
+	released, err := g.Release(ctx, Selector{Patterns: []string{"./a/*.go"}})
+	if err != nil || len(released) != 1 || released[0].Agent != "GreenCastle" || released[0].Pattern != "a/*.go" {
+		t.Fatalf("release of a/*.go: %+v, %v", released, err)
+	}
+	if _, err := g.Release(ctx, Selector{Patterns: []string{"a/*.go"}}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a second release of a/*.go: %v, want ErrNotFound", err)
 	}
 }

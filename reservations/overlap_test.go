@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -497,5 +498,33 @@ func TestCompileRemembers(t *testing.T) {
 	}
 	if n := len(compiled.new) + len(compiled.old); n > 2*maxGlobs {
 		t.Fatalf("%d Globs remembered; want at most %d", n, 2*maxGlobs)
+	}
+}
+
+// Numbering a brace-free pattern's states by suffix builds the automaton
+// the map of whole keys builds, state for state.
+func TestBuildBySuffix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	built := 0
+	for range 8000 {
+		p := randomPattern(rng)
+		if strings.IndexByte(p, '{') >= 0 || validate(p) != nil {
+			continue
+		}
+		byMap, err := buildWith(p, newBuilder(p, false))
+		if err != nil {
+			continue // too complex, both ways
+		}
+		bySuffix, err := buildWith(p, newBuilder(p, true))
+		if err != nil {
+			t.Fatalf("%q by suffix: %v", p, err)
+		}
+		if !reflect.DeepEqual(bySuffix, byMap) {
+			t.Fatalf("%q by suffix:\n%+v\nby map:\n%+v", p, bySuffix, byMap)
+		}
+		built++
+	}
+	if built < 1000 {
+		t.Fatalf("only %d brace-free patterns built", built)
 	}
 }

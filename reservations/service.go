@@ -209,35 +209,31 @@ func (s *Service) mine(ctx context.Context, sc scope, now time.Time) ([]Reservat
 	return s.load(ctx, sc, activeWhere+` AND agent = ?`, record.FormatTime(now), s.agent)
 }
 
-// rivals returns, oldest first, the other agents' active reservations whose
-// literal directory meets one of dirs (only the exclusive ones when
-// exclusiveOnly): those that may overlap patterns with these literal
-// directories. With thousands of active reservations, most lie in unrelated
-// directories: the index of active reservations by literal directory (the
-// dir column) finds those that contain one of dirs or are one (nearby), and
-// those below one of dirs (a range each).
-func (s *Service) rivals(ctx context.Context, sc scope, now time.Time, dirs []string, exclusiveOnly bool) ([]Reservation, error) {
-	kind := ""
-	if exclusiveOnly {
-		kind = ` AND exclusive`
-	}
+// near returns, oldest first, every agent's active reservations whose
+// literal directory meets one of dirs: those that may overlap patterns
+// with these literal directories, and the same patterns of the agent's
+// own, which a reservation extends. With thousands of active reservations,
+// most lie in unrelated directories: the index of active reservations by
+// literal directory (the dir column) finds those that contain one of dirs
+// or are one (nearby), and those below one of dirs (a range each).
+func (s *Service) near(ctx context.Context, sc scope, now time.Time, dirs []string) ([]Reservation, error) {
 	var rs []Reservation
 	add := func(_ int64, r Reservation) { rs = append(rs, r) }
 	var err error
 	if slices.Contains(dirs, "") { // the root meets every directory
-		err = s.each(ctx, sc, activeWhere+` AND agent != ?`+kind, []any{record.FormatTime(now), s.agent}, add)
+		err = s.each(ctx, sc, activeWhere, []any{record.FormatTime(now)}, add)
 	} else {
 		// The unary + keep SQLite from scanning every active reservation
 		// by the other index: the rows are looked up by rowid.
 		err = s.query(ctx, sc, `SELECT rowid, `+columns+` FROM reservations WHERE +project_id = ?1
-			AND +released IS NULL AND +expires > ?2 AND agent != ?3`+kind+`
+			AND +released IS NULL AND +expires > ?2
 			AND rowid IN (
-				SELECT r.rowid FROM json_each(?4) j CROSS JOIN reservations r
+				SELECT r.rowid FROM json_each(?3) j CROSS JOIN reservations r
 					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir = j.value
 				UNION ALL
-				SELECT r.rowid FROM json_each(?5) j CROSS JOIN reservations r
+				SELECT r.rowid FROM json_each(?4) j CROSS JOIN reservations r
 					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir > j.value || '/' AND r.dir < j.value || '0')
-			ORDER BY id`, []any{sc.pid, record.FormatTime(now), s.agent, jsonArray(nearby(dirs)), jsonArray(dirs)}, add)
+			ORDER BY id`, []any{sc.pid, record.FormatTime(now), jsonArray(nearby(dirs)), jsonArray(dirs)}, add)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read reservations: %w", err)
@@ -245,20 +241,24 @@ func (s *Service) rivals(ctx context.Context, sc scope, now time.Time, dirs []st
 	return rs, nil
 }
 
-// conflicts returns the conflicts of patterns pats (compiled: globs) with
-// the other agents' active reservations (only the exclusive ones when
-// shared).
-func (s *Service) conflicts(ctx context.Context, sc scope, now time.Time, pats []string, globs []*Glob, shared bool) ([]Conflict, error) {
+// literalDirs returns the literal directory of each pattern.
+func literalDirs(pats []string) []string {
 	dirs := make([]string, len(pats))
 	for i, p := range pats {
 		dirs[i] = literalDir(p)
 	}
-	rivals, err := s.rivals(ctx, sc, now, dirs, shared)
-	if err != nil {
-		return nil, err
-	}
+	return dirs
+}
+
+// conflicts returns the conflicts of patterns pats (compiled: globs) with
+// the other agents' reservations among held (only the exclusive ones when
+// shared), which must hold every active one near pats (near).
+func (s *Service) conflicts(pats []string, globs []*Glob, held []Reservation, shared bool) []Conflict {
 	out := []Conflict{}
-	for _, h := range rivals {
+	for _, h := range held {
+		if h.Agent == s.agent || shared && !h.Exclusive {
+			continue
+		}
 		hg, err := Compile(h.Pattern)
 		if err != nil {
 			continue // written by a newer agentmail; cannot judge it
@@ -269,7 +269,7 @@ func (s *Service) conflicts(ctx context.Context, sc scope, now time.Time, pats [
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // normalize validates and normalizes patterns, returning warnings for broad
@@ -313,6 +313,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 	if err != nil {
 		return Result{}, err
 	}
+	dirs := literalDirs(pats)
 	res := Result{Warnings: warnings}
 	err = s.grant(ctx, func(tx *store.Tx) error {
 		res.Granted, res.Conflicts = []Reservation{}, []Conflict{}
@@ -321,20 +322,19 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 			return err
 		}
 		now := s.st.Now()
-		if res.Conflicts, err = s.conflicts(ctx, sc, now, pats, globs, o.Shared); err != nil {
+		held, err := s.near(ctx, sc, now, dirs)
+		if err != nil {
 			return err
 		}
+		res.Conflicts = s.conflicts(pats, globs, held, o.Shared)
 		if len(res.Conflicts) > 0 && !o.AllowConflicts {
 			return &ConflictError{Conflicts: res.Conflicts}
 		}
-		mine, err := s.load(ctx, sc, activeWhere+` AND agent = ? AND pattern IN (SELECT value FROM json_each(?))`,
-			record.FormatTime(now), s.agent, jsonArray(pats))
-		if err != nil {
-			return fmt.Errorf("read %s's reservations: %w", s.agent, err)
-		}
 		own := map[string]Reservation{}
-		for _, h := range mine {
-			own[h.Pattern] = h
+		for _, h := range held {
+			if h.Agent == s.agent {
+				own[h.Pattern] = h
+			}
 		}
 		for _, p := range pats {
 			r, ok := own[p]
@@ -409,9 +409,37 @@ type Selector struct {
 	All      bool
 }
 
-// pick returns the agent's reservations chosen by sel, among rs, the
-// agent's own at now. An id that names none of rs is looked up among the
-// active reservations of the project, to say who holds it.
+// normalize returns sel with its patterns normalized, as Reserve
+// normalizes them.
+func (sel Selector) normalize(isDir func(string) bool) (Selector, error) {
+	pats := make([]string, len(sel.Patterns))
+	for i, raw := range sel.Patterns {
+		p, err := NormalizePattern(raw, isDir)
+		if err != nil {
+			return sel, err
+		}
+		pats[i] = p
+	}
+	sel.Patterns = pats
+	return sel, nil
+}
+
+// held returns the agent's reservations that hold at now among which sel
+// (normalized) chooses: what Renew and Release choose from. A selection by
+// pattern alone chooses among those in the patterns' literal directories,
+// which the directory index finds without reading the other agents'
+// active reservations (thousands, perhaps).
+func (s *Service) held(ctx context.Context, sc scope, now time.Time, sel Selector) ([]Reservation, error) {
+	if sel.All || len(sel.IDs) > 0 || len(sel.Patterns) == 0 {
+		return s.mine(ctx, sc, now)
+	}
+	rs, err := s.near(ctx, sc, now, literalDirs(sel.Patterns))
+	return slices.DeleteFunc(rs, func(r Reservation) bool { return r.Agent != s.agent }), err
+}
+
+// pick returns the agent's reservations chosen by sel (normalized), among
+// rs, the agent's own at now. An id that names none of rs is looked up
+// among the active reservations of the project, to say who holds it.
 func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reservation, sel Selector) ([]Reservation, error) {
 	var out []Reservation
 	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
@@ -422,11 +450,7 @@ func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reserv
 		}
 		return out, nil
 	}
-	for _, raw := range sel.Patterns {
-		p, err := NormalizePattern(raw, s.isDir)
-		if err != nil {
-			return nil, err
-		}
+	for _, p := range sel.Patterns {
 		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.Agent == s.agent && r.Pattern == p })
 		if i < 0 {
 			return nil, fault.WithHint(fmt.Errorf("%w: %s holds no active reservation of %q", ErrNotFound, s.agent, p), "agentmail reservations --mine lists yours")
@@ -516,15 +540,19 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 	if extend <= 0 {
 		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive, got %s", ErrInvalidArgument, extend), "pass a duration such as --extend 30m")
 	}
+	sel, err := sel.normalize(s.isDir)
+	if err != nil {
+		return nil, err
+	}
 	var out []Reservation
-	err := s.grant(ctx, func(tx *store.Tx) error {
+	err = s.grant(ctx, func(tx *store.Tx) error {
 		out = nil
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
 		now := s.st.Now()
-		mine, err := s.mine(ctx, sc, now)
+		mine, err := s.held(ctx, sc, now, sel)
 		if err != nil {
 			return err
 		}
@@ -561,11 +589,11 @@ func (s *Service) unsettled(ctx context.Context, sc scope, now time.Time, rs []R
 		if !r.Unconfirmed || err != nil {
 			continue
 		}
-		c, err := s.conflicts(ctx, sc, now, []string{r.Pattern}, []*Glob{g}, !r.Exclusive)
+		held, err := s.near(ctx, sc, now, []string{literalDir(r.Pattern)})
 		if err != nil {
 			return err
 		}
-		lost = append(lost, c...)
+		lost = append(lost, s.conflicts([]string{r.Pattern}, []*Glob{g}, held, !r.Exclusive)...)
 	}
 	if len(lost) > 0 {
 		return &ConflictError{Conflicts: lost}
@@ -598,15 +626,19 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 
 // Release ends the agent's active reservations chosen by sel.
 func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, error) {
+	sel, err := sel.normalize(s.isDir)
+	if err != nil {
+		return nil, err
+	}
 	var out []Reservation
-	err := s.grant(ctx, func(tx *store.Tx) error {
+	err = s.grant(ctx, func(tx *store.Tx) error {
 		out = nil
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
 			return err
 		}
 		now := s.st.Now()
-		mine, err := s.mine(ctx, sc, now)
+		mine, err := s.held(ctx, sc, now, sel)
 		if err != nil {
 			return err
 		}

@@ -104,21 +104,52 @@ func fullMessages(list []service.FullMessage) []string {
 }
 
 func reservationLine(r service.Reservation) string {
+	return r.ID + " " + r.Pattern + " " + leaseTerms(r)
+}
+
+// leaseTerms writes what a reservation's line says after its id and
+// pattern: holder, kind, expiry, release, reason.
+func leaseTerms(r service.Reservation) string {
 	kind := "shared"
 	if r.Exclusive {
 		kind = "exclusive"
 	}
-	line := fmt.Sprintf("%s %s by %s (%s, expires %s)", r.ID, r.Pattern, r.Agent, kind, stamp(r.Expires))
+	terms := fmt.Sprintf("by %s (%s, expires %s)", r.Agent, kind, stamp(r.Expires))
 	if !r.Released.IsZero() {
-		line += ", released " + stamp(r.Released)
+		terms += ", released " + stamp(r.Released)
 	}
 	if r.Reason != "" {
-		line += ": " + r.Reason
+		terms += ": " + r.Reason
 	}
-	return line
+	return terms
 }
 
 func reservationLines(list []service.Reservation) []string { return lines(list, reservationLine) }
+
+// reservationListing writes a title and the reservations of list. When
+// they share their terms (leaseTerms), as the leases one reserve, renewal
+// or release made do, the title says them once and each line is an id and
+// a pattern: a third of the text for 50 leases, all an agent acts on.
+func reservationListing(title string, list []service.Reservation) string {
+	if len(list) < 2 {
+		return listing(title, reservationLines(list))
+	}
+	var b strings.Builder
+	b.WriteString(title + " " + leaseTerms(list[0]))
+	for _, r := range list {
+		if !sameTerms(r, list[0]) {
+			return listing(title, reservationLines(list))
+		}
+		b.WriteString("\n" + r.ID + " " + r.Pattern)
+	}
+	return b.String()
+}
+
+// sameTerms reports whether a and b have the same terms (leaseTerms).
+func sameTerms(a, b service.Reservation) bool {
+	return a.Agent == b.Agent && a.Exclusive == b.Exclusive && a.Reason == b.Reason &&
+		a.Expires.Equal(b.Expires.Time) && a.Released.Equal(b.Released.Time)
+}
 
 func conflictLine(k service.Conflict) string {
 	return fmt.Sprintf("%s overlaps %s's %s (until %s)", k.Pattern, k.Holder, k.HolderPattern, stamp(k.Expires))

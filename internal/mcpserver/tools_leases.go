@@ -88,7 +88,7 @@ func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (ser
 }
 
 func textReserve(r service.ReserveResponse) string {
-	text := listing("granted "+count(len(r.Granted), "reservation", "reservations"), reservationLines(r.Granted))
+	text := reservationListing("granted "+count(len(r.Granted), "reservation", "reservations"), r.Granted)
 	if len(r.Conflicts) > 0 {
 		text += "\n" + listing("conflicts (granted anyway)", lines(r.Conflicts, conflictLine))
 	}
@@ -141,7 +141,7 @@ func (s *Server) releaseReservations(ctx context.Context, c *call, in selectArgs
 }
 
 func textReleased(r Released) string {
-	return listing("released "+count(r.ReleasedCount, "reservation", "reservations"), reservationLines(r.Released))
+	return reservationListing("released "+count(r.ReleasedCount, "reservation", "reservations"), r.Released)
 }
 
 type renewArgs struct {
@@ -175,7 +175,7 @@ func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (
 }
 
 func textRenewed(r Renewed) string {
-	return listing("renewed "+count(r.RenewedCount, "reservation", "reservations"), reservationLines(r.Renewed))
+	return reservationListing("renewed "+count(r.RenewedCount, "reservation", "reservations"), r.Renewed)
 }
 
 type forceReleaseArgs struct {
