@@ -263,8 +263,15 @@ func (m *Mailbox) Inbox(ctx context.Context, q InboxQuery) ([]Message, error) {
 }
 
 func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQuery) ([]Message, error) {
-	where := []string{"r.project_id = ?", "r.agent = ?"}
-	args := []any{m.pid, agent}
+	query, args := inboxQuery(m.pid, agent, q)
+	return m.list(ctx, db, agent, query, args...)
+}
+
+// inboxQuery is the query of agent's inbox in project pid, and its
+// arguments.
+func inboxQuery(pid int64, agent string, q InboxQuery) (string, []any) {
+	where := []string{"r.project_id = " + joinParam, "r.agent = " + joinParam}
+	args := []any{pid, agent}
 	if q.Unread {
 		where = append(where, "r.read_at IS NULL")
 	}
@@ -272,7 +279,7 @@ func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQu
 		where = append(where, "m.importance IN ('high', 'urgent')")
 	}
 	if q.Category != "" {
-		where = append(where, "m.category = ?")
+		where = append(where, "m.category = "+joinParam)
 		args = append(args, q.Category)
 	}
 	if !q.Since.IsZero() {
@@ -292,7 +299,7 @@ func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQu
 	if q.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", q.Limit)
 	}
-	return m.list(ctx, db, agent, query, args...)
+	return query, args
 }
 
 func (m *Mailbox) list(ctx context.Context, db queryer, viewer, query string, args ...any) ([]Message, error) {
