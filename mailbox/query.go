@@ -130,13 +130,7 @@ func (m *Mailbox) messageIDs() ids.Kind {
 func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer string) (string, error) {
 	return m.messageIDs().Resolve(prefix, ids.Lookup{
 		Find: func(p string, limit int) ([]ids.Match, error) {
-			return ids.Matches(ctx, q, `SELECT m.id,
-				CASE WHEN NOT (?4 = '' OR m.sender = ?4 OR EXISTS (SELECT 1 FROM recipients r
-					WHERE r.project_id = m.project_id AND r.agent = ?4 AND r.message_id = m.id)) THEN 'not your mail'
-				WHEN length(m.subject) > 40 THEN substr(m.subject, 1, 39) || '…'
-				ELSE m.subject END
-				FROM messages m WHERE m.project_id = ?1 AND m.id >= ?2 AND m.id < ?3 ORDER BY m.id LIMIT ?5`,
-				m.pid, p, p+"~", viewer, limit)
+			return ids.Matches(ctx, q, idMatches, m.pid, p, p+"~", viewer, limit)
 		},
 		Count: func(p string) (n int, err error) {
 			err = q.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE project_id = ? AND id >= ? AND id < ?`, m.pid, p, p+"~").Scan(&n)
@@ -145,16 +139,31 @@ func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer strin
 	})
 }
 
+// idMatches lists the messages of project ?1 whose ids are from ?2 up to
+// ?3, at most ?5, each with its subject, shortened, if viewer ?4 may see
+// it ("": any message). Its parameters are written +? (see joinParam),
+// the limit too, which the planner also looks at.
+const idMatches = `SELECT m.id,
+	CASE WHEN NOT (?4 = '' OR m.sender = +?4 OR EXISTS (SELECT 1 FROM recipients r
+		WHERE r.project_id = m.project_id AND r.agent = +?4 AND r.message_id = m.id)) THEN 'not your mail'
+	WHEN length(m.subject) > 40 THEN substr(m.subject, 1, 39) || '…'
+	ELSE m.subject END
+	FROM messages m WHERE m.project_id = +?1 AND m.id >= ?2 AND m.id < ?3 ORDER BY m.id LIMIT +?5`
+
 // ShortIDs abbreviates message ids for display: each to the shortest prefix
 // that no other message of the project has, and at least ids.MinDisplay
 // characters, so that every displayed id works when pasted back. It costs
 // two index lookups an id, however large the project.
 func (m *Mailbox) ShortIDs(ctx context.Context, list []string) (ids.Short, error) {
-	return ids.Shorten(ctx, m.st.Index(), `SELECT j.value,
-		(SELECT id FROM messages WHERE project_id = ?1 AND id < j.value ORDER BY id DESC LIMIT 1),
-		(SELECT id FROM messages WHERE project_id = ?1 AND id > j.value ORDER BY id LIMIT 1)
-		FROM json_each(?2) j`, []any{m.pid}, list)
+	return ids.Shorten(ctx, m.st.Index(), idNeighbours, []any{m.pid}, list)
 }
+
+// idNeighbours lists the ids of a JSON array ?2 with the ids of project ?1
+// before and after each.
+const idNeighbours = `SELECT j.value,
+	(SELECT id FROM messages WHERE project_id = +?1 AND id < j.value ORDER BY id DESC LIMIT 1),
+	(SELECT id FROM messages WHERE project_id = +?1 AND id > j.value ORDER BY id LIMIT 1)
+	FROM json_each(?2) j`
 
 // firstIDAt returns the prefix of the ids of messages made at t (to the
 // millisecond): no id made at t or later sorts before it.
@@ -169,9 +178,7 @@ func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer 
 	if err != nil {
 		return viewed{}, err
 	}
-	v, err := m.scanMessage(q.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages m
-		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-		WHERE m.id = ?`, viewer, id), viewer)
+	v, err := m.scanMessage(q.QueryRowContext(ctx, messageAsSeen, viewer, id), viewer)
 	if err != nil {
 		return viewed{}, err
 	}
@@ -181,6 +188,12 @@ func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer 
 	}
 	return v, nil
 }
+
+// messageAsSeen selects a message by its id, with the recipients row of
+// a viewer.
+const messageAsSeen = `SELECT ` + messageColumns + ` FROM messages m
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ` + joinParam + `
+	WHERE m.id = ` + joinParam
 
 // Show returns one message with its body. With an acting agent, only its own
 // mail is visible; without one (a human at the terminal), any message.
@@ -228,8 +241,8 @@ func (m *Mailbox) Messages(ctx context.Context, viewer string, ids []string) ([]
 // 60 ms at 100,000 messages, for the five ids of a search's results).
 const messagesByID = `SELECT ` + messageColumns + ` FROM json_each(?) j
 	CROSS JOIN messages m ON m.id = j.value
-	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-	WHERE m.project_id = ? ORDER BY j.key`
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ` + joinParam + `
+	WHERE m.project_id = ` + joinParam + ` ORDER BY j.key`
 
 // InboxQuery filters an inbox. Results are newest first.
 type InboxQuery struct {
@@ -263,8 +276,15 @@ func (m *Mailbox) Inbox(ctx context.Context, q InboxQuery) ([]Message, error) {
 }
 
 func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQuery) ([]Message, error) {
-	where := []string{"r.project_id = ?", "r.agent = ?"}
-	args := []any{m.pid, agent}
+	query, args := inboxQuery(m.pid, agent, q)
+	return m.list(ctx, db, agent, query, args...)
+}
+
+// inboxQuery is the query of agent's inbox in project pid, and its
+// arguments.
+func inboxQuery(pid int64, agent string, q InboxQuery) (string, []any) {
+	where := []string{"r.project_id = " + joinParam, "r.agent = " + joinParam}
+	args := []any{pid, agent}
 	if q.Unread {
 		where = append(where, "r.read_at IS NULL")
 	}
@@ -272,7 +292,7 @@ func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQu
 		where = append(where, "m.importance IN ('high', 'urgent')")
 	}
 	if q.Category != "" {
-		where = append(where, "m.category = ?")
+		where = append(where, "m.category = "+joinParam)
 		args = append(args, q.Category)
 	}
 	if !q.Since.IsZero() {
@@ -292,7 +312,7 @@ func (m *Mailbox) inbox(ctx context.Context, db queryer, agent string, q InboxQu
 	if q.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", q.Limit)
 	}
-	return m.list(ctx, db, agent, query, args...)
+	return query, args
 }
 
 func (m *Mailbox) list(ctx context.Context, db queryer, viewer, query string, args ...any) ([]Message, error) {
@@ -319,14 +339,19 @@ func (m *Mailbox) Outbox(ctx context.Context, limit int, before string) ([]Messa
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT ` + messageColumns + ` FROM messages m
-		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-		WHERE m.project_id = ? AND m.sender = ? AND (? = '' OR m.id < ?) ORDER BY m.id DESC`
+	query := outboxRows
 	if limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	return m.list(ctx, m.st.Index(), me.Name, query, me.Name, m.pid, me.Name, before, before)
 }
+
+// outboxRows are the messages an agent sent, newest first, with its
+// recipients row (when it sent itself one), older than a message id or
+// all.
+const outboxRows = `SELECT ` + messageColumns + ` FROM messages m
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ` + joinParam + `
+	WHERE m.project_id = ` + joinParam + ` AND m.sender = ` + joinParam + ` AND (? = '' OR m.id < ?) ORDER BY m.id DESC`
 
 // threadOf returns the thread ref stands for: when ref is a message id, or
 // a prefix of exactly one, of a message viewer may see ("": any message),
@@ -372,8 +397,16 @@ func (m *Mailbox) Thread(ctx context.Context, ref string) (string, []Message, er
 // threadRows are the messages of a thread as a viewer may see them, with
 // the viewer's recipients row; threadArgs are its arguments.
 const threadRows = ` FROM messages m
-	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-	WHERE m.project_id = ? AND m.thread = ? AND (? = '' OR m.sender = ? OR r.agent IS NOT NULL)`
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ` + joinParam + `
+	WHERE m.project_id = ` + joinParam + ` AND m.thread = ` + joinParam + ` AND (? = '' OR m.sender = ` + joinParam + ` OR r.agent IS NOT NULL)`
+
+// threadBefore and threadFrom are threadRows before a message id, newest
+// first, and from it on, oldest first, at most a number of them (the
+// arguments after threadArgs').
+const (
+	threadBefore = `SELECT ` + messageColumns + threadRows + ` AND m.id < ? ORDER BY m.id DESC LIMIT ` + joinParam
+	threadFrom   = `SELECT ` + messageColumns + threadRows + ` AND m.id >= ? ORDER BY m.id LIMIT ` + joinParam
+)
 
 func (m *Mailbox) threadArgs(thread, viewer string, more ...any) []any {
 	return append([]any{viewer, m.pid, thread, viewer, viewer}, more...)
@@ -405,12 +438,12 @@ func (m *Mailbox) ThreadAround(ctx context.Context, id string, n int) (string, [
 	if total == 0 {
 		return "", nil, 0, noThread(id, m.proj.Slug)
 	}
-	before, err := m.list(ctx, q, viewer, `SELECT `+messageColumns+threadRows+` AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
+	before, err := m.list(ctx, q, viewer, threadBefore,
 		m.threadArgs(thread, viewer, id, n)...)
 	if err != nil {
 		return "", nil, 0, err
 	}
-	after, err := m.list(ctx, q, viewer, `SELECT `+messageColumns+threadRows+` AND m.id >= ? ORDER BY m.id LIMIT ?`,
+	after, err := m.list(ctx, q, viewer, threadFrom,
 		m.threadArgs(thread, viewer, id, n)...)
 	if err != nil {
 		return "", nil, 0, err

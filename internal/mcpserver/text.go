@@ -37,7 +37,10 @@ func names(list []string) string {
 }
 
 // header writes a message's one-line summary: id, sender, recipients,
-// subject, and what stands out.
+// subject, and what stands out. The thread is named only when it is not
+// the message's own id (the thread a message starts is named by its id, and
+// either id joins it): most messages start their thread, and every byte of
+// a listing is paid for on both sides of the connection.
 func header(m service.Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s from %s to %s", m.ID, stamp(m.Created), m.From, names(m.To))
@@ -47,17 +50,23 @@ func header(m service.Message) string {
 	if len(m.Bcc) > 0 {
 		fmt.Fprintf(&b, " bcc %s", names(m.Bcc))
 	}
-	fmt.Fprintf(&b, ": %q (thread %s", m.Subject, m.Thread)
+	fmt.Fprintf(&b, ": %q", m.Subject)
+	var about []string
+	if m.Thread != m.ID {
+		about = append(about, "thread "+m.Thread)
+	}
 	if m.Importance != "" && m.Importance != "normal" {
-		b.WriteString(", " + m.Importance)
+		about = append(about, m.Importance)
 	}
 	if m.Category != nil {
-		b.WriteString(", " + *m.Category)
+		about = append(about, *m.Category)
 	}
 	if m.AckRequired {
-		b.WriteString(", ack required")
+		about = append(about, "ack required")
 	}
-	b.WriteString(")")
+	if len(about) > 0 {
+		b.WriteString(" (" + strings.Join(about, ", ") + ")")
+	}
 	return b.String()
 }
 
