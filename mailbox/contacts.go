@@ -275,13 +275,14 @@ func blocked(name, what string) error {
 // lookup a message; neither grows with the project's history
 // (TestRelatedPlan). Message ids start with their time, never earlier than
 // their created time (send takes both from one clock reading, import
-// checks), so id >= ?4 loses nothing that created >= ?5 keeps.
+// checks), so id >= ?4 loses nothing that created >= ?5 keeps. Its
+// equality parameters are written +? (see joinParam).
 const relatedQuery = `SELECT EXISTS (SELECT 1 FROM messages x JOIN recipients r
-		ON r.project_id = x.project_id AND r.agent = ?3 AND r.message_id = x.id
-		WHERE x.project_id = ?1 AND x.sender = ?2 AND x.id >= ?4 AND x.created >= ?5)
+		ON r.project_id = x.project_id AND r.agent = +?3 AND r.message_id = x.id
+		WHERE x.project_id = +?1 AND x.sender = +?2 AND x.id >= ?4 AND x.created >= ?5)
 	OR EXISTS (SELECT 1 FROM messages x JOIN recipients r
-		ON r.project_id = x.project_id AND r.agent = ?3 AND r.message_id = x.id
-		WHERE x.project_id = ?1 AND x.thread = ?6 AND +x.sender = ?2)`
+		ON r.project_id = x.project_id AND r.agent = +?3 AND r.message_id = x.id
+		WHERE x.project_id = +?1 AND x.thread = +?6 AND +x.sender = +?2)`
 
 // related reports whether the recipient to already works with the sender
 // from: to wrote to from in the thread (at any time) or in the last day (in

@@ -140,15 +140,8 @@ const agentByName = `SELECT ` + agentColumns + ` FROM agents a
 	WHERE a.project_id = ` + joinParam + ` AND a.fold = ` + joinParam
 
 // joinParam is a parameter compared for equality, or a LIMIT, in a query
-// that joins tables or has subqueries: "+?", not "?". Planning such a
-// query, SQLite looks at the value bound to the parameter (is it 0 or 1, a
-// flag? to guess how many rows pass) and so marks the statement to be
-// compiled again when its parameters are cleared, which go-sqlite3 does
-// each time it keeps a statement for reuse: every run of the statement
-// compiled it again. The unary plus, which changes no value, keeps the
-// parameter out of that guess; the plan is the same
-// (TestQueriesNotRecompiled).
-const joinParam = "+?"
+// that joins tables or has subqueries (see store.JoinParam).
+const joinParam = store.JoinParam
 
 const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated), a.retired, a.policy`
 

@@ -1,14 +1,12 @@
 package mailbox
 
 import (
-	"context"
-	"database/sql"
-	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/sqlitetest"
 )
 
 // The mailbox's read queries are compiled once and then reused (see
@@ -23,12 +21,9 @@ func TestQueriesNotRecompiled(t *testing.T) {
 	inbox, inboxArgs := inboxQuery(mb.pid, "BlueLake", InboxQuery{Limit: 20})
 	filtered, filteredArgs := inboxQuery(mb.pid, "BlueLake", InboxQuery{Unread: true, Urgent: true, Category: "HANDOFF",
 		Since: sent.Created.Add(-time.Hour), Before: "01ZZZZZZZZZZZZZZZZZZZZZZZZ", Limit: 20, Bodies: true})
+	since := sent.Created.Add(-time.Hour)
 	list := `["` + sent.ID + `","` + reply.ID + `"]`
-	for _, tt := range []struct {
-		name  string
-		query string
-		args  [][]any // the arguments of each run, in turn
-	}{
+	sqlitetest.CompiledOnce(t, filepath.Join(f.st.Dir(), "index.db"), []sqlitetest.Query{
 		{"inbox", inbox, [][]any{inboxArgs}},
 		{"inbox, filtered", filtered, [][]any{filteredArgs}},
 		{"agent by name", agentByName, [][]any{{f.proj.Slug, mb.pid, "bluelake"}, {f.proj.Slug, mb.pid, "greencastle"}}},
@@ -39,59 +34,8 @@ func TestQueriesNotRecompiled(t *testing.T) {
 		{"thread before", threadBefore, [][]any{mb.threadArgs(sent.Thread, "BlueLake", reply.ID, 1), mb.threadArgs(sent.Thread, "BlueLake", reply.ID, 5)}},
 		{"thread from", threadFrom, [][]any{mb.threadArgs(sent.Thread, "BlueLake", sent.ID, 1), mb.threadArgs(sent.Thread, "", sent.ID, 5)}},
 		{"id matches", idMatches, [][]any{{mb.pid, sent.ID[:8], sent.ID[:8] + "~", "BlueLake", 1}, {mb.pid, "0", "~", "", 5}}},
+		{"related", relatedQuery, [][]any{{mb.pid, "BlueLake", "GreenCastle", firstIDAt(since), record.FormatTime(since), sent.Thread},
+			{mb.pid, "GreenCastle", "BlueLake", firstIDAt(since), record.FormatTime(since), "other"}}},
 		{"id neighbours", idNeighbours, [][]any{{mb.pid, list}, {mb.pid, `["` + sent.ID + `"]`}}},
-	} {
-		if n := recompilations(t, filepath.Join(f.st.Dir(), "index.db"), tt.query, tt.args); n != 0 {
-			t.Errorf("%s was compiled again in the 5 runs after the first (%d SELECTs authorized):\n%s", tt.name, n, tt.query)
-		}
-	}
-}
-
-// recompilations runs query 6 times (with each of args in turn) on one
-// connection to the index at path that keeps its statements for reuse, as
-// the store's do, and counts the SELECTs SQLite authorized, compiling it,
-// after the first run.
-func recompilations(t *testing.T, path, query string, args [][]any) int {
-	t.Helper()
-	db, err := sql.Open("sqlite3", (&url.URL{Scheme: "file", Path: path}).String()+"?mode=ro&_stmt_cache_size=8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	n := 0
-	if err := conn.Raw(func(c any) error {
-		c.(*sqlite3.SQLiteConn).RegisterAuthorizer(func(op int, _, _, _ string) int {
-			if op == sqlite3.SQLITE_SELECT {
-				n++
-			}
-			return sqlite3.SQLITE_OK
-		})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	first := 0
-	for i := range 6 {
-		rows, err := conn.QueryContext(ctx, query, args[i%len(args)]...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for rows.Next() {
-			found = true
-		}
-		if err := rows.Close(); err != nil || !found {
-			t.Fatalf("%s: found %v, %v", query, found, err)
-		}
-		if i == 0 {
-			first = n
-		}
-	}
-	return n - first
+	})
 }
