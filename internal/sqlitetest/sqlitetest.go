@@ -4,10 +4,8 @@
 // A statement SQLite marked, as it planned it, to be compiled again when
 // its parameters change is compiled again on every run: go-sqlite3 clears
 // a statement's parameters each time it keeps it for reuse. SQLite marks
-// a statement so when its plan took a bound value into account, as it
-// does for a parameter compared for equality in a query that joins tables
-// or has subqueries, or a LIMIT parameter; writing such a parameter "+?"
-// keeps the value out of the plan (store.JoinParam).
+// a statement so when its plan took a bound value into account (see
+// store.JoinParam, which keeps the value out of the plan).
 package sqlitetest
 
 import (
