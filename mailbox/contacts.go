@@ -194,16 +194,25 @@ func (m *Mailbox) contact(ctx context.Context, q queryer, from, to string) (Cont
 	if err != nil || !ok {
 		return Contact{}, false, err
 	}
-	cs, err := m.contacts(ctx, q, `requester = ? AND target = ?`, fa.Name, to)
+	cs, err := m.contacts(ctx, q, contactPair, fa.Name, to)
 	if err != nil || len(cs) == 0 {
 		return Contact{}, false, err
 	}
 	return cs[0], true, nil
 }
 
+// contactPair chooses the contact of a requester with a target.
+const contactPair = `requester = ? AND target = ?`
+
+// contactsQuery selects the contacts of project ? matching where, oldest
+// request first.
+func contactsQuery(where string) string {
+	return `SELECT requester, target, state, reason, requested, decided, expires FROM contacts
+	WHERE project_id = ` + joinParam + ` AND (` + where + `) ORDER BY requested`
+}
+
 func (m *Mailbox) contacts(ctx context.Context, q queryer, where string, args ...any) ([]Contact, error) {
-	rows, err := q.QueryContext(ctx, `SELECT requester, target, state, reason, requested, decided, expires FROM contacts
-		WHERE project_id = ? AND (`+where+`) ORDER BY requested`, append([]any{m.pid}, args...)...)
+	rows, err := q.QueryContext(ctx, contactsQuery(where), append([]any{m.pid}, args...)...)
 	if err != nil {
 		return nil, err
 	}
