@@ -194,16 +194,25 @@ func (m *Mailbox) contact(ctx context.Context, q queryer, from, to string) (Cont
 	if err != nil || !ok {
 		return Contact{}, false, err
 	}
-	cs, err := m.contacts(ctx, q, `requester = ? AND target = ?`, fa.Name, to)
+	cs, err := m.contacts(ctx, q, contactPair, fa.Name, to)
 	if err != nil || len(cs) == 0 {
 		return Contact{}, false, err
 	}
 	return cs[0], true, nil
 }
 
+// contactPair chooses the contact of a requester with a target.
+const contactPair = `requester = ? AND target = ?`
+
+// contactsQuery selects the contacts of project ? matching where, oldest
+// request first.
+func contactsQuery(where string) string {
+	return `SELECT requester, target, state, reason, requested, decided, expires FROM contacts
+	WHERE project_id = ` + joinParam + ` AND (` + where + `) ORDER BY requested`
+}
+
 func (m *Mailbox) contacts(ctx context.Context, q queryer, where string, args ...any) ([]Contact, error) {
-	rows, err := q.QueryContext(ctx, `SELECT requester, target, state, reason, requested, decided, expires FROM contacts
-		WHERE project_id = ? AND (`+where+`) ORDER BY requested`, append([]any{m.pid}, args...)...)
+	rows, err := q.QueryContext(ctx, contactsQuery(where), append([]any{m.pid}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -275,13 +284,14 @@ func blocked(name, what string) error {
 // lookup a message; neither grows with the project's history
 // (TestRelatedPlan). Message ids start with their time, never earlier than
 // their created time (send takes both from one clock reading, import
-// checks), so id >= ?4 loses nothing that created >= ?5 keeps.
+// checks), so id >= ?4 loses nothing that created >= ?5 keeps. Its
+// equality parameters are written +? (see joinParam).
 const relatedQuery = `SELECT EXISTS (SELECT 1 FROM messages x JOIN recipients r
-		ON r.project_id = x.project_id AND r.agent = ?3 AND r.message_id = x.id
-		WHERE x.project_id = ?1 AND x.sender = ?2 AND x.id >= ?4 AND x.created >= ?5)
+		ON r.project_id = x.project_id AND r.agent = +?3 AND r.message_id = x.id
+		WHERE x.project_id = +?1 AND x.sender = +?2 AND x.id >= ?4 AND x.created >= ?5)
 	OR EXISTS (SELECT 1 FROM messages x JOIN recipients r
-		ON r.project_id = x.project_id AND r.agent = ?3 AND r.message_id = x.id
-		WHERE x.project_id = ?1 AND x.thread = ?6 AND +x.sender = ?2)`
+		ON r.project_id = x.project_id AND r.agent = +?3 AND r.message_id = x.id
+		WHERE x.project_id = +?1 AND x.thread = +?6 AND +x.sender = +?2)`
 
 // related reports whether the recipient to already works with the sender
 // from: to wrote to from in the thread (at any time) or in the last day (in

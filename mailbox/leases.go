@@ -63,12 +63,16 @@ func (m *Mailbox) reservationCounts(ctx context.Context) (map[string]int, error)
 	return out, nil
 }
 
+// lastSeen selects when the agent with folded name ? of the project with
+// slug ? last ran a command.
+const lastSeen = `SELECT last_seen FROM presence WHERE slug = ? AND fold = ?`
+
 // LastSeen returns when agent of the project with slug last ran a command,
 // from the presence kept in the index, for other packages (reservations'
 // forced release asks it through an interface of its own).
 func (projection) LastSeen(ctx context.Context, q store.Querier, slug, agent string) (time.Time, bool, error) {
 	var seen string
-	err := q.QueryRowContext(ctx, `SELECT last_seen FROM presence WHERE slug = ? AND fold = ?`, slug, names.Fold(agent)).Scan(&seen)
+	err := q.QueryRowContext(ctx, lastSeen, slug, names.Fold(agent)).Scan(&seen)
 	if err != nil {
 		return time.Time{}, false, ignoreNoRows(err)
 	}

@@ -140,15 +140,8 @@ const agentByName = `SELECT ` + agentColumns + ` FROM agents a
 	WHERE a.project_id = ` + joinParam + ` AND a.fold = ` + joinParam
 
 // joinParam is a parameter compared for equality, or a LIMIT, in a query
-// that joins tables or has subqueries: "+?", not "?". Planning such a
-// query, SQLite looks at the value bound to the parameter (is it 0 or 1, a
-// flag? to guess how many rows pass) and so marks the statement to be
-// compiled again when its parameters are cleared, which go-sqlite3 does
-// each time it keeps a statement for reuse: every run of the statement
-// compiled it again. The unary plus, which changes no value, keeps the
-// parameter out of that guess; the plan is the same
-// (TestQueriesNotRecompiled).
-const joinParam = "+?"
+// that joins tables or has subqueries (see store.JoinParam).
+const joinParam = store.JoinParam
 
 const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated), a.retired, a.policy`
 
@@ -367,12 +360,16 @@ func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent,
 	return out, err
 }
 
+// profileQuery selects the record of the agent of project ? with folded
+// name ?.
+const profileQuery = `SELECT name, program, model, task, registered, updated, retired, policy FROM agents
+	WHERE project_id = ? AND fold = ?`
+
 // profile loads an agent's full record from the index.
 func (m *Mailbox) profile(ctx context.Context, q queryer, name string) (*record.Agent, error) {
 	r := &record.Agent{Project: m.proj.Slug}
 	var reg, upd string
-	err := q.QueryRowContext(ctx, `SELECT name, program, model, task, registered, updated, retired, policy FROM agents
-		WHERE project_id = ? AND fold = ?`, m.pid, names.Fold(name)).Scan(&r.Name, &r.Program, &r.Model, &r.Task, &reg, &upd, &r.Retired, &r.Policy)
+	err := q.QueryRowContext(ctx, profileQuery, m.pid, names.Fold(name)).Scan(&r.Name, &r.Program, &r.Model, &r.Task, &reg, &upd, &r.Retired, &r.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -386,6 +383,12 @@ func (m *Mailbox) Whoami(ctx context.Context) (Agent, error) {
 	return m.actor(ctx, m.st.Index())
 }
 
+// agentRows selects the agents (agentColumns) of the project with slug ?
+// and row id ?, by folded name.
+const agentRows = `SELECT ` + agentColumns + ` FROM agents a
+	LEFT JOIN presence p ON p.slug = ` + joinParam + ` AND p.fold = a.fold
+	WHERE a.project_id = ` + joinParam + ` ORDER BY a.fold`
+
 // Agents lists the project's agents by name, with their presence; with
 // active, only the active ones.
 func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
@@ -398,9 +401,7 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := m.st.Index().QueryContext(ctx, `SELECT `+agentColumns+` FROM agents a
-		LEFT JOIN presence p ON p.slug = ? AND p.fold = a.fold
-		WHERE a.project_id = ? ORDER BY a.fold`, m.proj.Slug, m.pid)
+	rows, err := m.st.Index().QueryContext(ctx, agentRows, m.proj.Slug, m.pid)
 	if err != nil {
 		return nil, err
 	}
@@ -443,15 +444,18 @@ type Holdings struct {
 // Empty reports whether the store keeps nothing of the project.
 func (h Holdings) Empty() bool { return h == Holdings{} }
 
+// holdingsQuery counts the agents and messages of project ?1.
+const holdingsQuery = `SELECT
+	(SELECT count(*) FROM agents WHERE project_id = ?1),
+	(SELECT count(*) FROM messages WHERE project_id = ?1)`
+
 // Holdings counts what the store keeps of the project.
 func (m *Mailbox) Holdings(ctx context.Context) (Holdings, error) {
 	var h Holdings
 	if m.pid == 0 {
 		return h, nil
 	}
-	err := m.st.Index().QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM agents WHERE project_id = ?1),
-		(SELECT count(*) FROM messages WHERE project_id = ?1)`, m.pid).Scan(&h.Agents, &h.Messages)
+	err := m.st.Index().QueryRowContext(ctx, holdingsQuery, m.pid).Scan(&h.Agents, &h.Messages)
 	if err != nil {
 		return h, fmt.Errorf("count what project %s holds: %w", m.proj.Slug, err)
 	}

@@ -38,14 +38,19 @@ func (m *Mailbox) PublishPresence(ctx context.Context, every time.Duration) (int
 	return len(published), err
 }
 
+// presenceRows selects the name, last-seen time here and in the archive
+// ("" if never published) of each agent seen of the project with slug ?
+// and row id ?, by folded name.
+const presenceRows = `SELECT a.name, p.last_seen, COALESCE(pp.last_seen, '') FROM agents a
+	JOIN presence p ON p.slug = ` + joinParam + ` AND p.fold = a.fold
+	LEFT JOIN published_presence pp ON pp.slug = p.slug AND pp.fold = a.fold
+	WHERE a.project_id = ` + joinParam + ` ORDER BY a.fold`
+
 // duePresence returns, as presence records, the last-seen time of each
 // agent of the project seen here at least every later than the archive
 // says (published_presence).
 func (m *Mailbox) duePresence(ctx context.Context, q queryer, every time.Duration) ([]*record.Presence, error) {
-	rows, err := q.QueryContext(ctx, `SELECT a.name, p.last_seen, COALESCE(pp.last_seen, '') FROM agents a
-		JOIN presence p ON p.slug = ? AND p.fold = a.fold
-		LEFT JOIN published_presence pp ON pp.slug = p.slug AND pp.fold = a.fold
-		WHERE a.project_id = ? ORDER BY a.fold`, m.proj.Slug, m.pid)
+	rows, err := q.QueryContext(ctx, presenceRows, m.proj.Slug, m.pid)
 	if err != nil {
 		return nil, fmt.Errorf("read presence: %w", err)
 	}

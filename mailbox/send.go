@@ -243,8 +243,12 @@ func recipientLists(d Draft, resolve func(raw string) ([]string, error)) (to, cc
 const Broadcast = "all"
 
 func (m *Mailbox) broadcastList(ctx context.Context, q queryer, from string) ([]string, error) {
-	return store.Strings(ctx, q, `SELECT name FROM agents WHERE project_id = ? AND NOT retired AND fold != ? ORDER BY fold`, m.pid, names.Fold(from))
+	return store.Strings(ctx, q, broadcastNames, m.pid, names.Fold(from))
 }
+
+// broadcastNames selects the names of the agents of project ? that are
+// not retired, but for the one with folded name ?, by folded name.
+const broadcastNames = `SELECT name FROM agents WHERE project_id = ` + joinParam + ` AND NOT retired AND fold != ` + joinParam + ` ORDER BY fold`
 
 func (m *Mailbox) unknownRecipient(ctx context.Context, q queryer, name string) error {
 	all, err := m.agentNames(ctx, q)

@@ -104,9 +104,13 @@ func (m *Mailbox) PendingAcks(ctx context.Context) ([]Message, error) {
 // pendingAcks lists the messages agent was asked to acknowledge and has
 // not, oldest first, over the partial index of such receipts.
 func (m *Mailbox) pendingAcks(ctx context.Context, q queryer, agent string) ([]Message, error) {
-	return m.list(ctx, q, agent, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
-		WHERE r.project_id = ? AND r.agent = ? AND r.ack_required AND r.acked_at IS NULL ORDER BY r.message_id`, m.pid, agent)
+	return m.list(ctx, q, agent, pendingAckRows, m.pid, agent)
 }
+
+// pendingAckRows are the messages of project ? that agent ? was asked to
+// acknowledge and has not, oldest first.
+const pendingAckRows = `SELECT ` + messageColumns + ` FROM recipients r JOIN messages m ON m.id = r.message_id
+	WHERE r.project_id = ` + joinParam + ` AND r.agent = ` + joinParam + ` AND r.ack_required AND r.acked_at IS NULL ORDER BY r.message_id`
 
 // Overdue is a sent message still waiting for acknowledgements.
 type Overdue struct {
@@ -135,21 +139,30 @@ func (m *Mailbox) AwaitingAcks(ctx context.Context) ([]Overdue, error) {
 	return m.awaiting(ctx, "", m.st.Now())
 }
 
+// awaitingRows are the messages of project ? sent by ? ("": anyone, given
+// twice) by a time that wait for an acknowledgement, oldest first, with
+// the sender's recipients row; waitingAgents are the recipients of
+// message ? other than its sender ? that have not acknowledged it.
+const (
+	awaitingRows = `SELECT ` + messageColumns + ` FROM messages m
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = m.sender
+	WHERE m.project_id = ` + joinParam + ` AND (? = '' OR m.sender = ` + joinParam + `) AND m.ack_required AND m.created <= ` + joinParam + `
+	AND EXISTS (SELECT 1 FROM recipients w WHERE w.message_id = m.id AND w.acked_at IS NULL AND w.agent != m.sender)
+	ORDER BY m.id`
+	waitingAgents = `SELECT agent FROM recipients WHERE message_id = ` + joinParam + ` AND acked_at IS NULL AND agent != ` + joinParam + ` ORDER BY agent`
+)
+
 // awaiting lists the messages sent by sender ("": anyone) by cutoff that
 // wait for an acknowledgement, each with who has not given it, as their
 // sender sees them.
 func (m *Mailbox) awaiting(ctx context.Context, sender string, cutoff time.Time) ([]Overdue, error) {
-	msgs, err := m.list(ctx, m.st.Index(), sender, `SELECT `+messageColumns+` FROM messages m
-		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = m.sender
-		WHERE m.project_id = ? AND (? = '' OR m.sender = ?) AND m.ack_required AND m.created <= ?
-		AND EXISTS (SELECT 1 FROM recipients w WHERE w.message_id = m.id AND w.acked_at IS NULL AND w.agent != m.sender)
-		ORDER BY m.id`, m.pid, sender, sender, record.FormatTime(cutoff))
+	msgs, err := m.list(ctx, m.st.Index(), sender, awaitingRows, m.pid, sender, sender, record.FormatTime(cutoff))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Overdue, 0, len(msgs))
 	for _, msg := range msgs {
-		waiting, err := store.Strings(ctx, m.st.Index(), `SELECT agent FROM recipients WHERE message_id = ? AND acked_at IS NULL AND agent != ? ORDER BY agent`, msg.ID, msg.From)
+		waiting, err := store.Strings(ctx, m.st.Index(), waitingAgents, msg.ID, msg.From)
 		if err != nil {
 			return nil, err
 		}
@@ -239,6 +252,12 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 	}
 }
 
+// replyRows are the messages of project ?2 in thread ?3 after message ?4
+// not sent by agent ?1 (=?5), oldest first, with ?1's recipients row.
+const replyRows = `SELECT ` + messageColumns + ` FROM messages m
+	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ` + joinParam + `
+	WHERE m.project_id = ` + joinParam + ` AND m.thread = ` + joinParam + ` AND m.id > ` + joinParam + ` AND m.sender != ` + joinParam + ` ORDER BY m.id`
+
 // WaitReply waits for the first reply to sent, in its thread, from one of
 // its recipients. A reply that asks to hold (reply --hold) extends the
 // deadline by its hold, is reported to onHold, and the wait goes on for a
@@ -261,10 +280,7 @@ func (m *Mailbox) WaitReply(ctx context.Context, sent Message, timeout, poll tim
 			if err := m.st.Fresh(ctx); err != nil {
 				return Message{}, err
 			}
-			msgs, err := m.list(ctx, m.st.Index(), sent.From, `SELECT `+messageColumns+` FROM messages m
-				LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?
-				WHERE m.project_id = ? AND m.thread = ? AND m.id > ? AND m.sender != ? ORDER BY m.id`,
-				sent.From, m.pid, sent.Thread, after, sent.From)
+			msgs, err := m.list(ctx, m.st.Index(), sent.From, replyRows, sent.From, m.pid, sent.Thread, after, sent.From)
 			if err != nil {
 				return Message{}, err
 			}

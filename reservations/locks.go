@@ -75,11 +75,14 @@ func checkTTL(ttl time.Duration) error {
 	return nil
 }
 
+// lockQuery selects the lock of project ? with key ?.
+const lockQuery = `SELECT holder, created, expires, released, run, unconfirmed FROM locks WHERE project_id = ? AND key = ?`
+
 func (s *Service) lock(ctx context.Context, sc scope, key string) (Lock, bool, error) {
 	l := Lock{Project: s.slug, Key: key}
 	var created, expires string
 	var released sql.NullString
-	err := sc.q.QueryRowContext(ctx, `SELECT holder, created, expires, released, run, unconfirmed FROM locks WHERE project_id = ? AND key = ?`, sc.pid, key).
+	err := sc.q.QueryRowContext(ctx, lockQuery, sc.pid, key).
 		Scan(&l.Holder, &created, &expires, &released, &l.Run, &l.Unconfirmed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, false, nil
@@ -249,6 +252,11 @@ func (s *Service) Yield(ctx context.Context, mine, first Lock) error {
 	})
 }
 
+// locksByPrefix selects the keys of the locks of project ? held at a time
+// whose key starts with a prefix (given twice).
+const locksByPrefix = `SELECT key FROM locks WHERE project_id = +? AND released IS NULL AND expires > ?
+	AND substr(key, 1, length(?)) = ? ORDER BY key`
+
 // Locks lists the locks held now whose key starts with prefix.
 func (s *Service) Locks(ctx context.Context, prefix string) ([]Lock, error) {
 	out := []Lock{}
@@ -256,8 +264,7 @@ func (s *Service) Locks(ctx context.Context, prefix string) ([]Lock, error) {
 	if err != nil || sc.pid == 0 {
 		return out, err
 	}
-	keys, err := store.Strings(ctx, sc.q, `SELECT key FROM locks WHERE project_id = ? AND released IS NULL AND expires > ?
-		AND substr(key, 1, length(?)) = ? ORDER BY key`, sc.pid, record.FormatTime(s.st.Now()), prefix, prefix)
+	keys, err := store.Strings(ctx, sc.q, locksByPrefix, sc.pid, record.FormatTime(s.st.Now()), prefix, prefix)
 	if err != nil {
 		return out, err
 	}

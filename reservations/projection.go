@@ -62,12 +62,16 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 	return nil
 }
 
+// activeCounts counts the reservations of project ? that hold at a time
+// by agent.
+const activeCounts = `SELECT agent, count(*) FROM reservations
+	WHERE project_id = ` + store.JoinParam + ` AND ` + activeWhere + ` GROUP BY agent`
+
 // ActiveCounts returns the number of active reservations at now of each
 // agent of the project with row id project that holds any, by name (it
 // implements mailbox.Leases).
 func (projection) ActiveCounts(ctx context.Context, q store.Querier, project int64, now time.Time) (map[string]int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT agent, count(*) FROM reservations
-		WHERE project_id = ? AND `+activeWhere+` GROUP BY agent`, project, record.FormatTime(now))
+	rows, err := q.QueryContext(ctx, activeCounts, project, record.FormatTime(now))
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +117,13 @@ func (p projection) Overlapping(ctx context.Context, q store.Querier, project in
 }
 
 func activePatterns(ctx context.Context, sc scope, agent string, now time.Time) ([]string, error) {
-	return store.Strings(ctx, sc.q, `SELECT pattern FROM reservations WHERE project_id = ? AND agent = ?
-		AND `+activeWhere, sc.pid, agent, record.FormatTime(now))
+	return store.Strings(ctx, sc.q, activePatternsOf, sc.pid, agent, record.FormatTime(now))
 }
+
+// activePatternsOf selects the patterns of the reservations of project ?
+// and agent ? that hold at a time.
+const activePatternsOf = `SELECT pattern FROM reservations WHERE project_id = ` + store.JoinParam + ` AND agent = ` + store.JoinParam + `
+	AND ` + activeWhere
 
 // Presence is what a forced release needs to know of the mailbox's
 // presence: when the holder last ran a command. The projection of the

@@ -134,8 +134,7 @@ func (s *Service) load(ctx context.Context, sc scope, where string, args ...any)
 // matching where, oldest first: all that the cheap first pass of Reserve
 // and Check needs.
 func (s *Service) patterns(ctx context.Context, sc scope, where string, args ...any) ([]int64, []string, error) {
-	rows, err := sc.q.QueryContext(ctx, `SELECT rowid, pattern FROM reservations
-		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...)...)
+	rows, err := sc.q.QueryContext(ctx, patternsQuery(where), append([]any{sc.pid}, args...)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read reservations: %w", err)
 	}
@@ -156,11 +155,22 @@ func (s *Service) patterns(ctx context.Context, sc scope, where string, args ...
 	return rowids, patterns, nil
 }
 
+// patternsQuery selects the row id and pattern of the reservations of
+// project ? matching where, oldest first.
+func patternsQuery(where string) string {
+	return `SELECT rowid, pattern FROM reservations WHERE project_id = ` + store.JoinParam + ` AND (` + where + `) ORDER BY id`
+}
+
 // each calls fn with the rowid and contents of each reservation of the
 // project matching where, oldest first.
 func (s *Service) each(ctx context.Context, sc scope, where string, args []any, fn func(rowid int64, r Reservation)) error {
-	return s.query(ctx, sc, `SELECT rowid, `+columns+` FROM reservations
-		WHERE project_id = ? AND (`+where+`) ORDER BY id`, append([]any{sc.pid}, args...), fn)
+	return s.query(ctx, sc, eachQuery(where), append([]any{sc.pid}, args...), fn)
+}
+
+// eachQuery selects the row id and columns of the reservations of project
+// ? matching where, oldest first.
+func eachQuery(where string) string {
+	return `SELECT rowid, ` + columns + ` FROM reservations WHERE project_id = ` + store.JoinParam + ` AND (` + where + `) ORDER BY id`
 }
 
 // query calls fn with the rowid and contents of each row of q, which
@@ -200,14 +210,22 @@ func jsonArray[T int64 | string](vs []T) string {
 	return string(b)
 }
 
+// rowidIn selects the reservations whose row ids are in a JSON array, its
+// argument.
+const rowidIn = `rowid IN (SELECT value FROM json_each(` + store.JoinParam + `))`
+
 // activeWhere selects the reservations that hold at a time, its argument.
-const activeWhere = `released IS NULL AND expires > ?`
+const activeWhere = `released IS NULL AND expires > ` + store.JoinParam
 
 // mine returns the agent's reservations that hold at now: what Renew and
 // Release choose from. (The others' are thousands, perhaps.)
 func (s *Service) mine(ctx context.Context, sc scope, now time.Time) ([]Reservation, error) {
-	return s.load(ctx, sc, activeWhere+` AND agent = ?`, record.FormatTime(now), s.agent)
+	return s.load(ctx, sc, mineWhere, record.FormatTime(now), s.agent)
 }
+
+// mineWhere selects the reservations that hold at a time of an agent, its
+// arguments.
+const mineWhere = activeWhere + ` AND agent = ` + store.JoinParam
 
 // near returns, oldest first, every agent's active reservations whose
 // literal directory meets one of dirs: those that may overlap patterns
@@ -223,23 +241,28 @@ func (s *Service) near(ctx context.Context, sc scope, now time.Time, dirs []stri
 	if slices.Contains(dirs, "") { // the root meets every directory
 		err = s.each(ctx, sc, activeWhere, []any{record.FormatTime(now)}, add)
 	} else {
-		// The unary + keep SQLite from scanning every active reservation
-		// by the other index: the rows are looked up by rowid.
-		err = s.query(ctx, sc, `SELECT rowid, `+columns+` FROM reservations WHERE +project_id = ?1
-			AND +released IS NULL AND +expires > ?2
-			AND rowid IN (
-				SELECT r.rowid FROM json_each(?3) j CROSS JOIN reservations r
-					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir = j.value
-				UNION ALL
-				SELECT r.rowid FROM json_each(?4) j CROSS JOIN reservations r
-					WHERE r.project_id = ?1 AND r.released IS NULL AND r.dir > j.value || '/' AND r.dir < j.value || '0')
-			ORDER BY id`, []any{sc.pid, record.FormatTime(now), jsonArray(nearby(dirs)), jsonArray(dirs)}, add)
+		err = s.query(ctx, sc, nearQuery, []any{sc.pid, record.FormatTime(now), jsonArray(nearby(dirs)), jsonArray(dirs)}, add)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read reservations: %w", err)
 	}
 	return rs, nil
 }
+
+// nearQuery selects the row id and columns of the reservations of project
+// ?1 active at ?2 whose literal directory is one of the JSON array ?3 or
+// below one of the JSON array ?4, oldest first. The unary + on the outer
+// columns keep SQLite from scanning every active reservation by the other
+// index: the rows are looked up by rowid.
+const nearQuery = `SELECT rowid, ` + columns + ` FROM reservations WHERE +project_id = +?1
+	AND +released IS NULL AND +expires > +?2
+	AND rowid IN (
+		SELECT r.rowid FROM json_each(?3) j CROSS JOIN reservations r
+			WHERE r.project_id = +?1 AND r.released IS NULL AND r.dir = j.value
+		UNION ALL
+		SELECT r.rowid FROM json_each(?4) j CROSS JOIN reservations r
+			WHERE r.project_id = +?1 AND r.released IS NULL AND r.dir > j.value || '/' AND r.dir < j.value || '0')
+	ORDER BY id`
 
 // literalDirs returns the literal directory of each pattern.
 func literalDirs(pats []string) []string {
@@ -501,16 +524,22 @@ func (s *Service) reservationIDs() ids.Kind {
 		Ambiguous: ErrAmbiguousID, Lister: "agentmail reservations --expired", In: "project " + s.slug}
 }
 
+// idRange chooses the reservations of project ?1 whose ids are from ?2
+// up to ?3; idMatches lists at most ?4 of them, with what each reserves.
+const (
+	idRange   = `WHERE id >= ?2 AND id < ?3 AND project_id = +?1`
+	idMatches = `SELECT id, pattern || ' by ' || agent FROM reservations ` + idRange + ` ORDER BY id LIMIT +?4`
+)
+
 // resolveID turns a full id or a unique prefix into the id of one of the
 // project's reservations, active or not, as ShortIDs abbreviates them.
 func (s *Service) resolveID(ctx context.Context, sc scope, raw string) (string, error) {
-	const where = `WHERE id >= ?2 AND id < ?3 AND project_id = ?1`
 	return s.reservationIDs().Resolve(raw, ids.Lookup{
 		Find: func(p string, limit int) ([]ids.Match, error) {
-			return ids.Matches(ctx, sc.q, `SELECT id, pattern || ' by ' || agent FROM reservations `+where+` ORDER BY id LIMIT ?4`, sc.pid, p, p+"~", limit)
+			return ids.Matches(ctx, sc.q, idMatches, sc.pid, p, p+"~", limit)
 		},
 		Count: func(p string) (n int, err error) {
-			err = sc.q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+where, sc.pid, p, p+"~").Scan(&n)
+			err = sc.q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+idRange, sc.pid, p, p+"~").Scan(&n)
 			return n, err
 		},
 	})
@@ -525,11 +554,15 @@ func (s *Service) ShortIDs(ctx context.Context, list []string) (ids.Short, error
 	if err != nil {
 		return ids.Short{}, err
 	}
-	return ids.Shorten(ctx, sc.q, `SELECT j.value,
-		(SELECT id FROM reservations WHERE id < j.value AND project_id = ?1 ORDER BY id DESC LIMIT 1),
-		(SELECT id FROM reservations WHERE id > j.value AND project_id = ?1 ORDER BY id LIMIT 1)
-		FROM json_each(?2) j`, []any{sc.pid}, list)
+	return ids.Shorten(ctx, sc.q, idNeighbours, []any{sc.pid}, list)
 }
+
+// idNeighbours lists the ids of a JSON array ?2 with the ids of the
+// reservations of project ?1 before and after each.
+const idNeighbours = `SELECT j.value,
+	(SELECT id FROM reservations WHERE id < j.value AND project_id = +?1 ORDER BY id DESC LIMIT 1),
+	(SELECT id FROM reservations WHERE id > j.value AND project_id = +?1 ORDER BY id LIMIT 1)
+	FROM json_each(?2) j`
 
 // Renew extends the agent's active reservations chosen by sel by extend.
 // A lease granted offline that overlaps another agent's is not renewed
@@ -808,7 +841,7 @@ func (s *Service) check(ctx context.Context, sc scope, paths []string) ([]PathHo
 	}
 	held := make(map[int64]Reservation, len(holding))
 	if len(holding) > 0 {
-		where, args := `rowid IN (SELECT value FROM json_each(?))`, []any{jsonArray(holding)}
+		where, args := rowidIn, []any{jsonArray(holding)}
 		if 2*len(holding) > len(rowids) {
 			// Most leases hold a path: one scan of the active ones (the
 			// same rows, in this snapshot) beats a lookup each.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/sqlitetest"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
@@ -600,4 +602,41 @@ func commonLen(a, b string) int {
 		n++
 	}
 	return n
+}
+
+// TestQueriesNotRecompiled: no query of a reserve, release, check or lock
+// listing is compiled again when it runs again, with other arguments or
+// the same (see store.JoinParam).
+func TestQueriesNotRecompiled(t *testing.T) {
+	w := newWorld(t)
+	g := w.as("GreenCastle")
+	sc, err := g.scope(t.Context(), w.st.Index())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Acquire(t.Context(), "deploy/prod", time.Hour, 0); err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Reserve(t.Context(), []string{"src/a/*.go", "src/b/**", "docs/x.md"}, Options{TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Granted[0], res.Granted[1]
+	now := record.FormatTime(w.now())
+	list := jsonArray([]string{a.ID, b.ID})
+	sqlitetest.CompiledOnce(t, filepath.Join(w.st.Dir(), "index.db"), []sqlitetest.Query{
+		{Name: "near", Query: nearQuery, Args: [][]any{{sc.pid, now, jsonArray([]string{"src", "src/a"}), jsonArray([]string{"src/a"})},
+			{sc.pid, now, jsonArray([]string{"docs"}), jsonArray([]string{"docs", "src"})}}},
+		{Name: "active", Query: eachQuery(activeWhere), Args: [][]any{{sc.pid, now}, {sc.pid, record.FormatTime(w.now().Add(-time.Minute))}}},
+		{Name: "mine", Query: eachQuery(mineWhere), Args: [][]any{{sc.pid, now, "GreenCastle"}, {sc.pid, now, "GreenCastle"}}},
+		{Name: "by id", Query: eachQuery(`id = ?`), Args: [][]any{{sc.pid, a.ID}, {sc.pid, b.ID}}},
+		{Name: "by row id", Query: eachQuery(rowidIn), Args: [][]any{{sc.pid, "[1]"}, {sc.pid, "[1,2,3]"}}},
+		{Name: "patterns", Query: patternsQuery(activeWhere), Args: [][]any{{sc.pid, now}, {sc.pid, record.FormatTime(w.now().Add(-time.Minute))}}},
+		{Name: "id matches", Query: idMatches, Args: [][]any{{sc.pid, a.ID[:8], a.ID[:8] + "~", 1}, {sc.pid, "0", "~", 5}}},
+		{Name: "id neighbours", Query: idNeighbours, Args: [][]any{{sc.pid, list}, {sc.pid, jsonArray([]string{a.ID})}}},
+		{Name: "active counts", Query: activeCounts, Args: [][]any{{sc.pid, now}, {sc.pid, record.FormatTime(w.now().Add(-time.Minute))}}},
+		{Name: "active patterns", Query: activePatternsOf, Args: [][]any{{sc.pid, "GreenCastle", now}, {sc.pid, "GreenCastle", record.FormatTime(w.now().Add(-time.Minute))}}},
+		{Name: "lock", Query: lockQuery, Args: [][]any{{sc.pid, "deploy/prod"}}},
+		{Name: "locks by prefix", Query: locksByPrefix, Args: [][]any{{sc.pid, now, "deploy/", "deploy/"}, {sc.pid, now, "", ""}}},
+	})
 }

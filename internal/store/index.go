@@ -54,6 +54,19 @@ func init() {
 	}})
 }
 
+// JoinParam is a parameter compared for equality, or a LIMIT, in a query
+// that SQLite plans by the values bound: "+?", not "?" (and "+?1", not
+// "?1"). Planning a query that joins tables or has subqueries, reads a
+// table with a partial index (is the index's condition implied?), or
+// orders by a primary key, SQLite may look at the value bound to a
+// parameter, and then marks the statement to be compiled again when its
+// parameters are cleared, which go-sqlite3 does each time it keeps a
+// statement for reuse: every run of the statement compiled it again. The
+// unary plus, which changes no value, keeps the parameter out of the plan;
+// the plan is the same. sqlitetest.CompiledOnce tells whether a query
+// needs it.
+const JoinParam = "+?"
+
 // sqliteURI is path as an SQLite URI filename. "%", "?" and "#" in it are
 // escaped: SQLite would take them for the URI's syntax (a store under a
 // directory named "#1" would put its index elsewhere), and go-sqlite3 for
