@@ -98,6 +98,35 @@ func (d *dirChange) leaf(p string) (*dirChange, string, error) {
 	}
 }
 
+// names returns the names of the entries the change writes or removes in
+// its directory, so that the entries it leaves alone, most of a large
+// directory, each cost one lookup.
+func (d *dirChange) names() map[string]struct{} {
+	names := make(map[string]struct{}, len(d.files)+len(d.links)+len(d.dirs)+len(d.removed))
+	for n := range d.files {
+		names[n] = struct{}{}
+	}
+	for n := range d.links {
+		names[n] = struct{}{}
+	}
+	for n := range d.dirs {
+		names[n] = struct{}{}
+	}
+	for n := range d.removed {
+		names[n] = struct{}{}
+	}
+	return names
+}
+
+// replaces reports whether the change replaces or removes the entry e of
+// its directory. (Map lookups by string(e.name) do not copy the name.)
+func (d *dirChange) replaces(e rawEntry) bool {
+	_, file := d.files[string(e.name)]
+	_, link := d.links[string(e.name)]
+	_, dir := d.dirs[string(e.name)]
+	return file || link || dir || (!e.dir && d.removed[string(e.name)])
+}
+
 // isFile reports whether the change writes a file named name.
 func (d *dirChange) isFile(name string) bool {
 	_, file := d.files[name]
@@ -206,10 +235,10 @@ func (w *treeWriter) apply(base plumbing.Hash, d *dirChange) (plumbing.Hash, err
 		size += len(e.encoded)
 	}
 	out := make([]byte, 0, size)
+	touched := d.names()
 	for _, e := range old {
-		_, isDir := d.dirs[string(e.name)]
-		if d.isFile(string(e.name)) || isDir || (!e.dir && d.removed[string(e.name)]) {
-			continue // replaced or removed
+		if _, ok := touched[string(e.name)]; ok && d.replaces(e) {
+			continue
 		}
 		for len(added) > 0 && compareKey(e, added[0].key) > 0 {
 			out, added = append(out, added[0].encoded...), added[1:]
