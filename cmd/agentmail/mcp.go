@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -60,7 +61,7 @@ func newMCPCommand(e *env) *cli.Command {
 			mcpMemory.apply(os.Getenv)
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			err = srv.Run(ctx, &mcpserver.Transport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 			if cerr := srv.Close(); err == nil {
 				err = cerr
 			}
