@@ -1,7 +1,6 @@
 package service
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
@@ -19,12 +18,19 @@ import (
 // Time is a time in a document: RFC 3339 UTC, or null when it is zero.
 type Time struct{ time.Time }
 
-// MarshalJSON writes t as RFC 3339 UTC, or null when t is zero.
+// MarshalJSON writes t as RFC 3339 UTC, or null when t is zero. The
+// formatted time is digits and "-:TZ" only, which JSON needs no escape
+// for, so it is quoted as it is: a document of 50 reservations has 150
+// times, each of which json.Marshal would pass through an encoder of its
+// own.
 func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(record.FormatTime(t.Time))
+	b := make([]byte, 0, len(record.TimeFormat)+2)
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, record.TimeFormat)
+	return append(b, '"'), nil
 }
 
 // timeOf is t, or the zero Time for nil.

@@ -49,3 +49,44 @@ func TestDocuments(t *testing.T) {
 		}
 	}
 }
+
+// A document's time is what json.Marshal makes of record.FormatTime's
+// string, whatever the zone, fraction of a second or year.
+func TestTimeAsFormatTime(t *testing.T) {
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 22, 3, 25, 14, 999_999_999, time.FixedZone("CET", 3600)),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", -12*3600)),
+		time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC),
+		time.Date(12026, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(-1, 6, 1, 12, 0, 0, 0, time.UTC),
+		time.Unix(0, 0),
+	} {
+		want, err := json.Marshal(record.FormatTime(at))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(Time{at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%v: got %s, want %s", at, got, want)
+		}
+	}
+}
+
+// BenchmarkReserveDocument marshals the document of a reservation of 50
+// patterns, as file_reservation_paths answers it: 150 times.
+func BenchmarkReserveDocument(b *testing.B) {
+	at := time.Date(2026, 11, 22, 3, 25, 14, 0, time.UTC)
+	doc := ReserveResponse{Conflicts: []Conflict{}}
+	for i := range 50 {
+		doc.Granted = append(doc.Granted, reservationDoc(reservations.Reservation{ID: "01JD3Y4Q000000000000000000", Agent: "RedFox",
+			Pattern: "mcp-1/part-" + string(rune('a'+i%26)) + "/*.go", Exclusive: true, Created: at, Expires: at.Add(time.Hour)}))
+	}
+	for b.Loop() {
+		if _, err := json.Marshal(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
