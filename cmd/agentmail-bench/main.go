@@ -86,7 +86,7 @@ func run(bin string, messages, runs int, dir, only string) error {
 	}
 	switch only {
 	case "mcp":
-		return measureMCP(ctx, b, runs*5)
+		return measureMCP(ctx, b, dir, runs*5)
 	case "serve":
 		return measureServe(ctx, b, seed, runs*5)
 	}
@@ -160,7 +160,7 @@ func run(bin string, messages, runs int, dir, only string) error {
 	if only == "cli" {
 		return nil
 	}
-	if err := measureMCP(ctx, b, runs*5); err != nil {
+	if err := measureMCP(ctx, b, dir, runs*5); err != nil {
 		return err
 	}
 	return measureServe(ctx, b, seed, runs*5)

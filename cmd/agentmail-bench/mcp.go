@@ -16,9 +16,10 @@ import (
 // stdio, as a coding agent makes them, through the Go SDK's client: the
 // round trip of each call, runs times, after a first call that opens the
 // store. The server is an overseer's, so that one process sends as one
-// agent and reads as another. The floor is a ping: a JSON-RPC round trip
-// that does no work.
-func measureMCP(ctx context.Context, b *bench, runs int) error {
+// agent and reads as another. The floors are a ping, a JSON-RPC round trip
+// that does no work, and the disk's part of a write (measureDiskFloor), in
+// the store's directory dir.
+func measureMCP(ctx context.Context, b *bench, dir string, runs int) error {
 	cmd := exec.Command(b.bin, "mcp", "--overseer")
 	cmd.Env, cmd.Stderr = b.env, os.Stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agentmail-bench", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -43,6 +44,7 @@ func measureMCP(ctx context.Context, b *bench, runs int) error {
 	reserver := agentName(3)
 	results := []result{
 		timeCalls("mcp ping (floor)", 0, runs, func(int) error { return cs.Ping(ctx, nil) }, nil),
+		measureDiskFloor(dir, runs),
 		timeCalls("mcp send_message", 3*time.Millisecond, runs, func(i int) error {
 			return call("send_message", map[string]any{"sender_name": sender, "to": reader,
 				"subject": fmt.Sprintf("mcp bench %d", i), "body_md": "Benchmark body with a little **markdown**."})
