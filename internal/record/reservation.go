@@ -94,9 +94,8 @@ func (r *Reservation) Files() []File {
 
 // encode returns the file of r: what marshal makes of its reservationJSON,
 // written out directly. A reservation of 50 patterns writes 50 files,
-// each encoded twice (the store checks the files' paths, then commits
-// them), and json.MarshalIndent's reflection and second pass to indent
-// cost more than the rest of the write's encoding.
+// and json.MarshalIndent's reflection and second pass to indent cost
+// more than the rest of the write's encoding.
 func (r *Reservation) encode() []byte {
 	var o jsonObject
 	o.grow(384 + len(r.Agent) + len(r.Pattern) + len(r.Reason) + len(r.ReleasedBy) + len(r.ReleaseReason))

@@ -179,12 +179,12 @@ func (s *Store) updateBatch(ctx context.Context, slug string, batch []*write) (c
 		messages += n
 		done = append(done, w.t)
 	}
-	var recs []record.Record
+	var files []record.File
 	for _, t := range done {
-		recs = append(recs, t.recs...)
+		files = append(files, t.files...)
 	}
-	if len(recs) > 0 {
-		committed, err = s.commit(sqlTx, recs, messages, describe(done))
+	if len(files) > 0 {
+		committed, err = s.commit(sqlTx, files, messages, describe(done))
 		for _, t := range done {
 			t.committed = committed
 		}
@@ -225,7 +225,8 @@ func (s *Store) decide(ctx context.Context, t *Tx, fn func(*Tx) error, savepoint
 }
 
 // apply runs fn on t, checks that its records are in t's project, and
-// applies them to the index.
+// applies them to the index. The records' files are encoded here, once,
+// for the commit (t.files): a reservation of 50 patterns has 50.
 func (s *Store) apply(t *Tx, fn func(*Tx) error) (int, error) {
 	if err := fn(t); err != nil {
 		return 0, err
@@ -235,6 +236,7 @@ func (s *Store) apply(t *Tx, fn func(*Tx) error) (int, error) {
 			if t.slug != "" && !strings.HasPrefix(f.Path, record.ProjectDir(t.slug)+"/") {
 				return 0, fmt.Errorf("write %s: outside project %s, whose lock the write holds", f.Path, t.slug)
 			}
+			t.files = append(t.files, f)
 		}
 	}
 	w := newWriter(t.sql)
@@ -285,22 +287,19 @@ func describe(done []*Tx) description {
 	return d
 }
 
-// commit writes recs, the records of one batch, to the archive as one
-// commit on the index's head, and records the new head in tx, which has
-// applied them; messages is how many of them are messages. committed
-// reports that the archive has the commit, whatever the error.
-func (s *Store) commit(tx *sql.Tx, recs []record.Record, messages int, d description) (committed bool, err error) {
+// commit writes files, those of the records of one batch, to the archive
+// as one commit on the index's head, and records the new head in tx,
+// which has applied the records; messages is how many of them are
+// messages. committed reports that the archive has the commit, whatever
+// the error.
+func (s *Store) commit(tx *sql.Tx, files []record.File, messages int, d description) (committed bool, err error) {
 	parent, err := s.indexHead(tx)
 	if err != nil {
 		return false, fmt.Errorf("read index head: %w", err)
 	}
-	var changes []archive.Change
-	var files []record.File
-	for _, r := range recs {
-		for _, f := range r.Files() {
-			changes = append(changes, archive.Change{Path: f.Path, Data: f.Data})
-			files = append(files, f)
-		}
+	changes := make([]archive.Change, len(files))
+	for i, f := range files {
+		changes[i] = archive.Change{Path: f.Path, Data: f.Data}
 	}
 	res, err := s.arc.CommitProjects(parent, changes, d.author(s.Now()), d.message, objectCache{tx})
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/record"
 )
 
 // TestGroupCommit: writes to one project that queue while a batch is being
@@ -166,5 +168,42 @@ func TestOnCommit(t *testing.T) {
 	})
 	if err == nil || len(told) != 2 {
 		t.Errorf("a failed write: %v, told %d commits", err, len(told))
+	}
+}
+
+// countedRecord is a record that counts how often its files are asked for.
+type countedRecord struct {
+	record.Record
+	calls *int
+}
+
+func (c countedRecord) Files() []record.File {
+	*c.calls++
+	return c.Record.Files()
+}
+
+// A write encodes each record's files once: the check that they are in
+// the write's project and the commit use the same (a reservation of 50
+// patterns has 50 files).
+func TestFilesEncodedOnce(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	setup(t, s)
+	var committed []record.File
+	s.OnCommit(func(c Committed) { committed = c.Files })
+	calls := 0
+	msg := message(1)
+	err := s.UpdateProject(context.Background(), slug, func(tx *Tx) error {
+		tx.Put(countedRecord{msg, &calls})
+		tx.Describe("GreenCastle", "mail: counted")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("the record's files were encoded %d times, want 1", calls)
+	}
+	if want := msg.Files(); !reflect.DeepEqual(committed, want) {
+		t.Errorf("committed %d files, want the record's %d", len(committed), len(want))
 	}
 }

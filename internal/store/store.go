@@ -715,6 +715,7 @@ type Tx struct {
 	slug      string    // the project it writes, "" for any
 	now       time.Time // when the update began, as Store.Now
 	recs      []record.Record
+	files     []record.File // recs' files, once applied
 	author    string
 	subject   string
 	committed bool     // the archive has the commit
