@@ -17,7 +17,7 @@ STATIC_LDFLAGS := -linkmode external -extldflags -static
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
-.PHONY: build build-static install test bench bench-mcp bench-serve bench-sync lint demo clean
+.PHONY: build build-static install test bench bench-mcp bench-serve bench-sync pgo lint demo clean
 
 build:
 	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
@@ -50,6 +50,13 @@ bench-mcp: build
 
 bench-serve: build
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only serve
+
+# cmd/agentmail/default.pgo is the profile the go command optimizes the
+# binary by (profile-guided optimization, on by default in go build): a CPU
+# profile of agentmail mcp serving bench-mcp's tool calls. Take it again
+# after large changes to the paths those calls run.
+pgo: build
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only mcp -cpuprofile cmd/agentmail/default.pgo
 
 # sync against a bare remote here: nothing new vs git fetch, reserve vs git
 # push, 1,000 new messages on each side; at 10k and 100k messages.

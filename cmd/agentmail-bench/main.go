@@ -35,6 +35,7 @@ func main() {
 	only := flag.String("only", "", "measure only the command line (cli), the MCP server (mcp), agentmail serve (serve) or sync (sync)")
 	syncSizes := flag.String("sync-messages", "10000,100000", "archive sizes to measure sync at (-only sync)")
 	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync)")
+	cpuProfile := flag.String("cpuprofile", "", "have the agentmail mcp measured write a CPU profile of its run to this file (make pgo)")
 	flag.Parse()
 	if *only == "sync" {
 		err := measureSync(context.Background(), *bin, *base, sizes(*syncSizes), *runs)
@@ -44,7 +45,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*bin, *messages, *runs, *dir, *only); err != nil {
+	if err := run(*bin, *messages, *runs, *dir, *only, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
 		os.Exit(1)
 	}
@@ -63,10 +64,15 @@ func sizes(list string) []int {
 	return out
 }
 
-func run(bin string, messages, runs int, dir, only string) error {
+func run(bin string, messages, runs int, dir, only, cpuProfile string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
+	}
+	if cpuProfile != "" {
+		if cpuProfile, err = filepath.Abs(cpuProfile); err != nil {
+			return err
+		}
 	}
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "agentmail-bench-"); err != nil {
@@ -80,7 +86,7 @@ func run(bin string, messages, runs int, dir, only string) error {
 		return err
 	}
 
-	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+projectKey)}
+	b := &bench{bin: bin, env: append(os.Environ(), "AGENTMAIL_HOME="+dir, "AGENTMAIL_PROJECT="+projectKey), cpuProfile: cpuProfile}
 	if _, err := b.run("doctor", "--gc"); err != nil {
 		return err
 	}
@@ -430,6 +436,9 @@ type bench struct {
 	bin   string
 	env   []string
 	label string // what its rows are named with, when it is not the binary measured
+	// cpuProfile, when set, is where the agentmail mcp measured writes a
+	// CPU profile (AGENTMAIL_CPUPROFILE), made absolute.
+	cpuProfile string
 }
 
 func (b *bench) run(args ...string) ([]byte, error) {

@@ -22,6 +22,9 @@ import (
 func measureMCP(ctx context.Context, b *bench, dir string, runs int) error {
 	cmd := exec.Command(b.bin, "mcp", "--overseer")
 	cmd.Env, cmd.Stderr = b.env, os.Stderr
+	if b.cpuProfile != "" {
+		cmd.Env = append(slices.Clip(b.env), "AGENTMAIL_CPUPROFILE="+b.cpuProfile)
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agentmail-bench", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return err
