@@ -217,14 +217,16 @@ func (a *Archive) Commit(parent string, changes []Change, author Author, message
 	if parent == "" {
 		return Result{}, errors.New("commit: no parent")
 	}
-	return a.commitOn(Branch, parent, changes, author, message, cache)
+	return a.commitOn(Branch, parent, changes, author, message, cache, nil)
 }
 
 // commitOn is Commit on the ref name; parent "" makes a root commit, and
 // the ref must not exist yet. The ref's new value is written and synced
 // while the pack is, so that their syncs overlap: it names nothing until
-// moveRef links it as the ref's lock, once the pack is durable.
-func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
+// moveRef links it as the ref's lock, once the pack is durable. ready, when
+// not nil, is called then, before the ref moves: its error abandons the
+// commit, whose objects stay unreachable.
+func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, message string, cache Cache, ready func() error) (Result, error) {
 	w, res, err := a.encodeCommit(parent, changes, author, message, cache)
 	if err != nil {
 		return Result{}, err
@@ -250,6 +252,11 @@ func (a *Archive) commitOn(ref, parent string, changes []Change, author Author, 
 		return Result{}, fmt.Errorf("commit: %w", err)
 	}
 	crash.Point(crash.AfterObjects)
+	if ready != nil {
+		if err := ready(); err != nil {
+			return Result{}, err
+		}
+	}
 	var p plumbing.Hash
 	if parent != "" {
 		p = plumbing.NewHash(parent)

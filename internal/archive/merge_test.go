@@ -43,7 +43,7 @@ func randomHistory(t *testing.T, a *Archive, r *rand.Rand, name string, n int) (
 		if len(changes) == 0 {
 			continue
 		}
-		res, err := a.commitOn(ProjectRef(name), head, changes, Author{Name: "X", Email: "x@agentmail", When: t0.Add(time.Duration(r.Intn(1000)) * time.Second)}, "w", nil)
+		res, err := a.commitOn(ProjectRef(name), head, changes, Author{Name: "X", Email: "x@agentmail", When: t0.Add(time.Duration(r.Intn(1000)) * time.Second)}, "w", nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestMergeFindings(t *testing.T) {
 		for p, v := range files {
 			changes = append(changes, Change{Path: p, Data: []byte(v)})
 		}
-		res, err := a.commitOn(ProjectRef(ref), "", changes, Author{Name: "X", Email: "x@agentmail", When: t0}, "w", nil)
+		res, err := a.commitOn(ProjectRef(ref), "", changes, Author{Name: "X", Email: "x@agentmail", When: t0}, "w", nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -136,6 +136,15 @@ func (a *Archive) packedProjects() (State, error) {
 // project; one that touches several moves their branches one after the
 // other, in slug order.
 func (a *Archive) CommitProjects(parent string, changes []Change, author Author, message string, cache Cache) (Result, error) {
+	return a.CommitProjectsWhenReady(parent, changes, author, message, cache, nil)
+}
+
+// CommitProjectsWhenReady is CommitProjects, calling ready (when not nil)
+// once the commit's objects and the first branch's new value are durable,
+// before any branch moves, so that a caller can do meanwhile what must be
+// done before the commit is published: ready's error abandons the commit
+// (no branch moves; its objects stay unreachable) and is returned.
+func (a *Archive) CommitProjectsWhenReady(parent string, changes []Change, author Author, message string, cache Cache, ready func() error) (Result, error) {
 	state, err := ParseState(parent)
 	if err != nil {
 		return Result{}, fmt.Errorf("commit: %w", err)
@@ -158,10 +167,11 @@ func (a *Archive) CommitProjects(parent string, changes []Change, author Author,
 	sort.Strings(slugs)
 	total := Result{Written: map[string][]byte{}}
 	for _, slug := range slugs {
-		res, err := a.commitOn(ProjectRef(slug), state[slug], bySlug[slug], author, message, cache)
+		res, err := a.commitOn(ProjectRef(slug), state[slug], bySlug[slug], author, message, cache, ready)
 		if err != nil {
 			return Result{}, err
 		}
+		ready = nil // called before the first branch moved
 		if state[slug] == "" {
 			if err := a.adoptHead(slug); err != nil {
 				return Result{}, fmt.Errorf("commit: %w", err)

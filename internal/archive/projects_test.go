@@ -98,6 +98,48 @@ func TestCommitProjects(t *testing.T) {
 	}
 }
 
+// ready is called once a write's objects are durable and before any
+// branch moves; its error abandons the write: no branch moves, and the
+// next write builds on the same state. With two projects it is called
+// once, before the first branch.
+func TestCommitProjectsWhenReady(t *testing.T) {
+	a := newArchive(t)
+	if _, err := a.Migrate(); err != nil {
+		t.Fatal(err)
+	}
+	before := commitProjects(t, a, "first", "projects/a/project.json", "A", "projects/b/project.json", "B")
+	changes := []Change{{Path: "projects/a/m.md", Data: []byte("m")}, {Path: "projects/b/m.md", Data: []byte("m")}}
+	refused := errors.New("the index refused the write")
+	calls := 0
+	_, err := a.CommitProjectsWhenReady(before, changes, author("GreenCastle"), "refused", nil, func() error {
+		calls++
+		if st, _ := a.State(); st.String() != before {
+			t.Errorf("a branch moved before ready: %s, was %s", st, before)
+		}
+		return refused
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("CommitProjectsWhenReady: %v, want ready's error", err)
+	}
+	if st, _ := a.State(); st.String() != before {
+		t.Errorf("state after a refused write: %s, want %s", st, before)
+	}
+	res, err := a.CommitProjectsWhenReady(before, changes, author("GreenCastle"), "ready", nil, func() error {
+		calls++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := a.State(); st.String() != res.Head || res.Head == before {
+		t.Errorf("state %s, want the write's %s", st, res.Head)
+	}
+	if calls != 2 {
+		t.Errorf("ready called %d times for two writes, want 2", calls)
+	}
+	runGit(t, a.Dir(), "fsck", "--no-dangling") // fails the test on an error
+}
+
 func TestParseState(t *testing.T) {
 	h1, h2 := strings.Repeat("1", 40), strings.Repeat("2", 40)
 	for _, tc := range []struct {

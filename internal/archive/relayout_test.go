@@ -41,7 +41,7 @@ func TestRelayout(t *testing.T) {
 			for i := 0; i < len(tt.files); i += 2 {
 				changes = append(changes, Change{Path: tt.files[i], Data: []byte(tt.files[i+1])})
 			}
-			res, err := a.commitOn(ProjectRef("p"), "", changes, author("GreenCastle"), "old layout", nil)
+			res, err := a.commitOn(ProjectRef("p"), "", changes, author("GreenCastle"), "old layout", nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

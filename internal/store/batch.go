@@ -166,25 +166,37 @@ func (s *Store) updateBatch(ctx context.Context, slug string, batch []*write) (c
 	defer sqlTx.Rollback()
 	var done []*Tx // the writes that succeeded
 	messages := 0
-	for _, w := range batch {
+	var later *indexing             // a write alone's records, going into the index while the archive writes them
+	defer func() { later.wait() }() // before the transaction ends
+	if len(batch) == 1 {
+		// No write after it needs to see its rows: they are written while
+		// the archive waits for its syncs, and the branch moves only once
+		// they are in (see commit).
+		w := batch[0]
 		w.t = &Tx{sql: sqlTx, now: s.Now(), slug: slug}
-		n, err := s.decide(ctx, w.t, w.fn, len(batch) > 1)
-		if err != nil {
-			if len(batch) == 1 {
-				return false, err
-			}
-			w.err = err
-			continue
+		if err := s.run(w.t, w.fn); err != nil {
+			return false, err
 		}
-		messages += n
+		later = s.indexAsync(w.t)
 		done = append(done, w.t)
+	} else {
+		for _, w := range batch {
+			w.t = &Tx{sql: sqlTx, now: s.Now(), slug: slug}
+			n, err := s.decide(ctx, w.t, w.fn)
+			if err != nil {
+				w.err = err
+				continue
+			}
+			messages += n
+			done = append(done, w.t)
+		}
 	}
 	var files []record.File
 	for _, t := range done {
 		files = append(files, t.files...)
 	}
 	if len(files) > 0 {
-		committed, err = s.commit(sqlTx, files, messages, describe(done))
+		committed, err = s.commit(sqlTx, files, messages, describe(done), later)
 		for _, t := range done {
 			t.committed = committed
 		}
@@ -200,45 +212,90 @@ func (s *Store) updateBatch(ctx context.Context, slug string, batch []*write) (c
 	return committed, nil
 }
 
-// decide runs fn on t and applies the records it queued to the index, so
-// that the writes after it in the batch see them; in a savepoint when
-// alone is false, so that a failure undoes only what fn did. It returns
-// the number of messages applied.
-func (s *Store) decide(ctx context.Context, t *Tx, fn func(*Tx) error, savepoint bool) (int, error) {
-	if savepoint {
-		if _, err := t.sql.ExecContext(ctx, `SAVEPOINT write`); err != nil {
-			return 0, fmt.Errorf("savepoint: %w", err)
-		}
+// decide runs fn, one write of a batch of several, on t and applies the
+// records it queued to the index, so that the writes after it in the
+// batch see them; in a savepoint, so that a failure undoes only what fn
+// did. It returns the number of messages applied.
+func (s *Store) decide(ctx context.Context, t *Tx, fn func(*Tx) error) (int, error) {
+	if _, err := t.sql.ExecContext(ctx, `SAVEPOINT write`); err != nil {
+		return 0, fmt.Errorf("savepoint: %w", err)
 	}
 	n, err := s.apply(t, fn)
-	if savepoint {
-		if err != nil {
-			if _, rerr := t.sql.ExecContext(ctx, `ROLLBACK TO write`); rerr != nil {
-				return 0, fmt.Errorf("%w (and undoing it: %v)", err, rerr)
-			}
+	if err != nil {
+		if _, rerr := t.sql.ExecContext(ctx, `ROLLBACK TO write`); rerr != nil {
+			return 0, fmt.Errorf("%w (and undoing it: %v)", err, rerr)
 		}
-		if _, rerr := t.sql.ExecContext(ctx, `RELEASE write`); rerr != nil && err == nil {
-			err = fmt.Errorf("savepoint: %w", rerr)
-		}
+	}
+	if _, rerr := t.sql.ExecContext(ctx, `RELEASE write`); rerr != nil && err == nil {
+		err = fmt.Errorf("savepoint: %w", rerr)
 	}
 	return n, err
 }
 
-// apply runs fn on t, checks that its records are in t's project, and
-// applies them to the index. The records' files are encoded here, once,
-// for the commit (t.files): a reservation of 50 patterns has 50.
+// apply runs fn on t (run) and applies the records it queued to the index.
 func (s *Store) apply(t *Tx, fn func(*Tx) error) (int, error) {
-	if err := fn(t); err != nil {
+	if err := s.run(t, fn); err != nil {
 		return 0, err
+	}
+	return s.index(t)
+}
+
+// run runs fn on t and checks that the records it queued are in t's
+// project. The records' files are encoded here, once, for the commit
+// (t.files): a reservation of 50 patterns has 50.
+func (s *Store) run(t *Tx, fn func(*Tx) error) error {
+	if err := fn(t); err != nil {
+		return err
 	}
 	for _, r := range t.recs {
 		for _, f := range r.Files() {
 			if t.slug != "" && !strings.HasPrefix(f.Path, record.ProjectDir(t.slug)+"/") {
-				return 0, fmt.Errorf("write %s: outside project %s, whose lock the write holds", f.Path, t.slug)
+				return fmt.Errorf("write %s: outside project %s, whose lock the write holds", f.Path, t.slug)
 			}
 			t.files = append(t.files, f)
 		}
 	}
+	return nil
+}
+
+// indexing is the records of a write going into the index on a goroutine
+// of their own (indexAsync); nil is no records.
+type indexing struct {
+	done     chan struct{}
+	messages int
+	err      error
+}
+
+// indexAsync applies t's records to the index, in t's transaction, on a
+// goroutine of its own; wait returns its result. database/sql runs one
+// statement at a time on the transaction's connection, so the write's
+// other statements (the commit's reads of cached objects) may go on
+// meanwhile.
+func (s *Store) indexAsync(t *Tx) *indexing {
+	if len(t.recs) == 0 {
+		return nil
+	}
+	x := &indexing{done: make(chan struct{})}
+	go func() {
+		defer close(x.done)
+		x.messages, x.err = s.index(t)
+	}()
+	return x
+}
+
+// wait returns, once they are in, the number of messages among the
+// records and the error that stopped them.
+func (x *indexing) wait() (int, error) {
+	if x == nil {
+		return 0, nil
+	}
+	<-x.done
+	return x.messages, x.err
+}
+
+// index applies t's records to the index and returns the number of
+// messages among them.
+func (s *Store) index(t *Tx) (int, error) {
 	w := newWriter(t.sql)
 	for _, r := range t.recs {
 		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
@@ -289,10 +346,11 @@ func describe(done []*Tx) description {
 
 // commit writes files, those of the records of one batch, to the archive
 // as one commit on the index's head, and records the new head in tx,
-// which has applied the records; messages is how many of them are
-// messages. committed reports that the archive has the commit, whatever
-// the error.
-func (s *Store) commit(tx *sql.Tx, files []record.File, messages int, d description) (committed bool, err error) {
+// which has applied the records, or is applying those of later: the
+// branch moves only once they are in, and not if they failed. messages is
+// how many of the records applied are messages. committed reports that
+// the archive has the commit, whatever the error.
+func (s *Store) commit(tx *sql.Tx, files []record.File, messages int, d description, later *indexing) (committed bool, err error) {
 	parent, err := s.indexHead(tx)
 	if err != nil {
 		return false, fmt.Errorf("read index head: %w", err)
@@ -301,7 +359,12 @@ func (s *Store) commit(tx *sql.Tx, files []record.File, messages int, d descript
 	for i, f := range files {
 		changes[i] = archive.Change{Path: f.Path, Data: f.Data}
 	}
-	res, err := s.arc.CommitProjects(parent, changes, d.author(s.Now()), d.message, objectCache{tx})
+	ready := func() error {
+		n, err := later.wait()
+		messages += n
+		return err
+	}
+	res, err := s.arc.CommitProjectsWhenReady(parent, changes, d.author(s.Now()), d.message, objectCache{tx}, ready)
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
 		// Another git process is at work on the archive; nothing was
 		// written, and the command can run again.

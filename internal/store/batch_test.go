@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,5 +207,117 @@ func TestFilesEncodedOnce(t *testing.T) {
 	}
 	if want := msg.Files(); !reflect.DeepEqual(committed, want) {
 		t.Errorf("committed %d files, want the record's %d", len(committed), len(want))
+	}
+}
+
+// hookProjection is a projection with no tables of its own whose Apply
+// calls apply, for tests to watch or refuse what a write indexes.
+type hookProjection struct{ apply func(record.Record) error }
+
+func (hookProjection) Name() string              { return "hook1" }
+func (hookProjection) Tables() []Table           { return nil }
+func (hookProjection) Prepare(record.Record) any { return nil }
+func (h hookProjection) Apply(_ *Writer, rec record.Record, _ any) error {
+	if _, ok := rec.(*record.Message); ok && h.apply != nil {
+		return h.apply(rec)
+	}
+	return nil
+}
+
+// openHooked opens a store whose index applies every message through
+// apply too.
+func openHooked(t *testing.T, apply func(record.Record) error) *Store {
+	t.Helper()
+	projections := append(slices.Clone(testProjections), hookProjection{apply})
+	s, err := Open(t.TempDir(), Options{Now: clock, LockWait: 5 * time.Second, Projections: projections})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// packs counts the archive's pack files.
+func packs(t *testing.T, s *Store) int {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(s.ArchiveDir(), "objects", "pack", "*.pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(names)
+}
+
+// A write alone goes into the index while the archive writes it: its
+// message is applied only once the write's pack is in the archive, and
+// the write succeeds (one after the other, the index would wait for a
+// pack that comes after it, and time out).
+func TestIndexedWhileArchiveWrites(t *testing.T) {
+	var s *Store
+	var before int
+	watching := false
+	s = openHooked(t, func(record.Record) error {
+		if !watching {
+			return nil
+		}
+		for deadline := time.Now().Add(10 * time.Second); packs(t, s) == before; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				return errors.New("no pack was written while the message was indexed")
+			}
+		}
+		return nil
+	})
+	setup(t, s)
+	before, watching = packs(t, s), true
+	err := s.UpdateProject(context.Background(), slug, func(tx *Tx) error {
+		tx.Put(message(1))
+		tx.Describe("GreenCastle", "mail: indexed while written")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.Index().QueryRowContext(context.Background(), `SELECT count(*) FROM messages`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("messages in the index: %d (%v), want 1", n, err)
+	}
+}
+
+// A write whose records the index refuses is not committed, though the
+// archive wrote its objects meanwhile: the project's branch stays, the
+// index has none of it, and the caller gets the index's error.
+func TestIndexRefusalMovesNoBranch(t *testing.T) {
+	refused := errors.New("refused by the index")
+	refuse := false
+	s := openHooked(t, func(record.Record) error {
+		if refuse {
+			return refused
+		}
+		return nil
+	})
+	setup(t, s)
+	head, err := s.ProjectHead(slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse = true
+	err = s.UpdateProject(context.Background(), slug, func(tx *Tx) error {
+		tx.Put(message(1))
+		tx.Describe("GreenCastle", "mail: refused")
+		return nil
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("UpdateProject: %v, want the index's error", err)
+	}
+	if now, _ := s.ProjectHead(slug); now != head {
+		t.Errorf("the branch moved to %s (was %s) for a write the index refused", now, head)
+	}
+	var n int
+	if err := s.Index().QueryRowContext(context.Background(), `SELECT count(*) FROM messages`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("messages in the index: %d (%v), want 0", n, err)
+	}
+	refuse = false
+	put(t, s, "mail: after", message(2))
+	if problems, err := s.Check(context.Background()); err != nil || len(problems) > 0 {
+		t.Errorf("doctor --check: %v %q", err, problems)
 	}
 }
