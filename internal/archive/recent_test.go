@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -70,5 +71,37 @@ func TestRecentObjectsRead(t *testing.T) {
 	}
 	if a.packs.loads != loads {
 		t.Errorf("reading the commits and root trees written lately: %d indexes opened; want none", a.packs.loads-loads)
+	}
+}
+
+// TestRecentSupersededBound: superseded objects are kept to maxSuperseded
+// bytes, oldest dropped first, while the objects the next write reads stay
+// whatever the superseded ones weigh.
+func TestRecentSupersededBound(t *testing.T) {
+	var r recentObjects
+	tree := make([]byte, 300<<10) // a busy day's directory
+	write := func(i int) string { return fmt.Sprintf("tree-%d", i) }
+	r.update(map[string][]byte{write(0): tree}, nil)
+	const writes = 3 * maxSuperseded / (300 << 10)
+	for i := 1; i <= writes; i++ {
+		r.update(map[string][]byte{write(i): tree}, []string{write(i - 1)})
+	}
+	if _, ok := r.get(write(writes)); !ok {
+		t.Errorf("the tree the next write reads was dropped")
+	}
+	if r.supersededSize > maxSuperseded {
+		t.Errorf("superseded objects take %d bytes, want at most %d", r.supersededSize, maxSuperseded)
+	}
+	if _, ok := r.get(write(writes - 1)); !ok {
+		t.Errorf("the tree the last write superseded was dropped, want kept while under %d bytes", maxSuperseded)
+	}
+	if _, ok := r.get(write(0)); ok {
+		t.Errorf("the oldest superseded tree is kept past %d bytes of superseded objects", maxSuperseded)
+	}
+	if want := (writes + 1) * len(tree); r.size >= want {
+		t.Errorf("recent objects hold %d bytes, the sum of all writes", r.size)
+	}
+	if got := len(r.objects) * len(tree); got != r.size {
+		t.Errorf("size = %d, want %d for %d objects", r.size, got, len(r.objects))
 	}
 }
