@@ -78,6 +78,7 @@ func checkTTL(ttl time.Duration) error {
 // lockQuery selects the lock of project ? with key ?.
 const lockQuery = `SELECT holder, created, expires, released, run, unconfirmed FROM locks WHERE project_id = ? AND key = ?`
 
+// lock reads the lock key of sc's project; ok says it exists.
 func (s *Service) lock(ctx context.Context, sc scope, key string) (Lock, bool, error) {
 	l := Lock{Project: s.slug, Key: key}
 	var created, expires string
@@ -96,6 +97,15 @@ func (s *Service) lock(ctx context.Context, sc scope, key string) (Lock, bool, e
 		l.Released, _ = record.ParseTime(released.String)
 	}
 	return l, true, nil
+}
+
+// lockIn reads the lock key, as the write tx sees it.
+func (s *Service) lockIn(ctx context.Context, tx *store.Tx, key string) (Lock, bool, error) {
+	sc, err := s.scope(ctx, tx)
+	if err != nil {
+		return Lock{}, false, err
+	}
+	return s.lock(ctx, sc, key)
 }
 
 // Acquire takes the lock key for ttl, waiting up to wait (polling) while
@@ -141,12 +151,8 @@ func (s *Service) acquire(ctx context.Context, key string, ttl, wait time.Durati
 func (s *Service) tryAcquire(ctx context.Context, key string, ttl time.Duration, run string) (Lock, error) {
 	var out Lock
 	err := s.grant(ctx, func(tx *store.Tx) error {
-		sc, err := s.scope(ctx, tx)
-		if err != nil {
-			return err
-		}
 		now := s.st.Now()
-		cur, ok, err := s.lock(ctx, sc, key)
+		cur, ok, err := s.lockIn(ctx, tx, key)
 		if err != nil {
 			return err
 		}
@@ -203,12 +209,8 @@ func (s *Service) changeLock(ctx context.Context, key, run, verb string, change 
 	}
 	var out Lock
 	err := s.grant(ctx, func(tx *store.Tx) error {
-		sc, err := s.scope(ctx, tx)
-		if err != nil {
-			return err
-		}
 		now := s.st.Now()
-		cur, ok, err := s.lock(ctx, sc, key)
+		cur, ok, err := s.lockIn(ctx, tx, key)
 		if err != nil {
 			return err
 		}
@@ -238,11 +240,7 @@ func SameHolding(a, b Lock) bool {
 // again, so that a merge keeps first.
 func (s *Service) Yield(ctx context.Context, mine, first Lock) error {
 	return s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
-		sc, err := s.scope(ctx, tx)
-		if err != nil {
-			return err
-		}
-		cur, ok, err := s.lock(ctx, sc, mine.Key)
+		cur, ok, err := s.lockIn(ctx, tx, mine.Key)
 		if err != nil || !ok || !SameHolding(cur, mine) {
 			return err
 		}

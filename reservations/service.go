@@ -580,16 +580,7 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 	var out []Reservation
 	err = s.grant(ctx, func(tx *store.Tx) error {
 		out = nil
-		sc, err := s.scope(ctx, tx)
-		if err != nil {
-			return err
-		}
-		now := s.st.Now()
-		mine, err := s.held(ctx, sc, now, sel)
-		if err != nil {
-			return err
-		}
-		chosen, err := s.pick(ctx, sc, now, mine, sel)
+		sc, now, chosen, err := s.chooseHeld(ctx, tx, sel)
 		if errors.Is(err, ErrNotFound) {
 			return s.expired(ctx, sc, sel, now, err)
 		}
@@ -609,6 +600,23 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 		return nil
 	})
 	return out, err
+}
+
+// chooseHeld returns, in the write tx, the agent's active reservations
+// that sel chooses, with the write's scope and time (those also when the
+// error is ErrNotFound, for the caller to explain it).
+func (s *Service) chooseHeld(ctx context.Context, tx *store.Tx, sel Selector) (scope, time.Time, []Reservation, error) {
+	sc, err := s.scope(ctx, tx)
+	if err != nil {
+		return sc, time.Time{}, nil, err
+	}
+	now := s.st.Now()
+	mine, err := s.held(ctx, sc, now, sel)
+	if err != nil {
+		return sc, now, nil, err
+	}
+	chosen, err := s.pick(ctx, sc, now, mine, sel)
+	return sc, now, chosen, err
 }
 
 // unsettled returns a ConflictError when a lease of rs granted offline
@@ -666,16 +674,7 @@ func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, err
 	var out []Reservation
 	err = s.grant(ctx, func(tx *store.Tx) error {
 		out = nil
-		sc, err := s.scope(ctx, tx)
-		if err != nil {
-			return err
-		}
-		now := s.st.Now()
-		mine, err := s.held(ctx, sc, now, sel)
-		if err != nil {
-			return err
-		}
-		chosen, err := s.pick(ctx, sc, now, mine, sel)
+		_, now, chosen, err := s.chooseHeld(ctx, tx, sel)
 		if err != nil {
 			return err
 		}
