@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/agentmail/agentmail/internal/archive"
 )
 
 // measureDiskFloor times what every write of the archive waits for on the
@@ -82,7 +84,7 @@ func floorWrite(temps []string, packDir, refDir, ref string, i int, data [][]byt
 			return err
 		}
 	}
-	if err := syncDir(packDir); err != nil {
+	if err := archive.SyncPath(packDir); err != nil {
 		return err
 	}
 	lock := ref + ".lock"
@@ -92,7 +94,7 @@ func floorWrite(temps []string, packDir, refDir, ref string, i int, data [][]byt
 	if err := os.Rename(lock, ref); err != nil {
 		return err
 	}
-	if err := syncDir(refDir); err != nil {
+	if err := archive.SyncPath(refDir); err != nil {
 		return err
 	}
 	return os.Remove(temps[2])
@@ -108,19 +110,6 @@ func fillSynced(name string, data []byte) error {
 	if serr := f.Sync(); err == nil {
 		err = serr
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncDir syncs the directory dir.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

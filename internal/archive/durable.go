@@ -71,11 +71,12 @@ func writeClose(f *os.File, data []byte, perm os.FileMode) error {
 	return err
 }
 
-func (osFS) syncFile(name string) error { return syncPath(name) }
-func (osFS) syncDir(name string) error  { return syncPath(name) }
+func (osFS) syncFile(name string) error { return SyncPath(name) }
+func (osFS) syncDir(name string) error  { return SyncPath(name) }
 
-// syncPath fsyncs the file or directory at name.
-func syncPath(name string) error {
+// SyncPath fsyncs the file or directory at name: what makes a file's
+// contents, or a directory's entries (a rename into it), durable.
+func SyncPath(name string) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
