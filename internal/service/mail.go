@@ -13,6 +13,15 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 )
 
+// HumanSender is the human overseer's mailbox: the sender of AsHuman mail,
+// and a recipient every agent may write to (always delivered), which the
+// overseer reads without being registered (Inbox, Outbox with Agent set
+// to it).
+const HumanSender = mailbox.HumanSender
+
+// IsHuman reports whether name stands for HumanSender, in any case.
+func IsHuman(name string) bool { return mailbox.IsHuman(name) }
+
 // Broadcast, as the only recipient, sends to every agent of the project
 // but the sender (and those whose policy refuses broadcasts).
 const Broadcast = mailbox.Broadcast
@@ -138,6 +147,9 @@ type ReplyRequest struct {
 	All  bool   // to the sender and every other recipient
 	Body string
 	Hold time.Duration // ask a sender waiting with send --wait to wait this much longer
+	// AsHuman replies as the human overseer (HumanSender): no agent
+	// needed, any message of the project may be answered.
+	AsHuman bool
 }
 
 // Reply answers message req.ID in its thread: to its sender (or, with All,
@@ -151,7 +163,7 @@ func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendRe
 	if err != nil {
 		return SendResponse{}, err
 	}
-	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold})
+	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold, AsHuman: req.AsHuman})
 	if err != nil {
 		return SendResponse{}, err
 	}
