@@ -418,6 +418,7 @@ type SearchRequest struct {
 	Query      string // the fts query language
 	All        bool   // the whole project, not only the acting agent's mail
 	Limit      int    // at most this many results; 0 is all
+	Offset     int    // skip this many of the best results first (the next page)
 	Abbreviate bool   // fill the response's Short, for display
 }
 
@@ -447,7 +448,7 @@ func (s *Service) Search(ctx context.Context, sc Scope, req SearchRequest) (Sear
 	}
 	// fts ranks the project's messages as the viewer may see them; the
 	// mailbox shows those found.
-	found, err := fts.Search(ctx, x.st, fts.Request{Project: x.mb.ProjectID(), Viewer: viewer, All: req.All, Query: req.Query, Limit: req.Limit})
+	found, err := fts.Search(ctx, x.st, fts.Request{Project: x.mb.ProjectID(), Viewer: viewer, All: req.All, Query: req.Query, Limit: req.Limit, Offset: req.Offset})
 	if err != nil {
 		return SearchResponse{}, err
 	}
