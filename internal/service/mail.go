@@ -19,6 +19,9 @@ import (
 // to it).
 const HumanSender = mailbox.HumanSender
 
+// MaxSubject is the longest subject a message may have, in characters.
+const MaxSubject = mailbox.MaxSubject
+
 // IsHuman reports whether name stands for HumanSender, in any case.
 func IsHuman(name string) bool { return mailbox.IsHuman(name) }
 
