@@ -463,7 +463,7 @@ func TestBrowser(t *testing.T) {
 			feed.ServeHTTP(w, r.WithContext(ctx))
 		})
 		live.Store(&stream)
-		dom := chrome(t, path, h.base+c.page, filepath.Join(dir, "live-"+strings.ReplaceAll(c.name, ", ", "-")+".png"), 1280)
+		dom := chrome(t, path, h.base+c.page, filepath.Join(dir, "live-"+regexp.MustCompile(`[^a-z]+`).ReplaceAllString(c.name, "-")+"-1280.png"), 1280)
 		if live.Load() != nil {
 			t.Fatalf("%s: the page opened no event stream", c.name)
 		}
