@@ -417,16 +417,18 @@ func (s *Server) sendPage(ctx context.Context, p *pageRequest) (web.View, error)
 // directory in the archive, as text.
 func (s *Server) archiveFile(w http.ResponseWriter, r *http.Request) {
 	var data []byte
+	var page *web.Page
 	err := s.gate.Do(func(svc *service.Service) error {
 		ref, err := svc.ProjectBySlug(r.Context(), r.PathValue("project"))
 		if err != nil {
 			return err
 		}
+		page = &web.Page{Project: &web.Project{Key: ref.Key, Slug: r.PathValue("project")}, Now: svc.Now()}
 		data, err = svc.ArchiveFile(r.Context(), service.Scope{Project: ref}, r.PathValue("commit"), r.PathValue("path"))
 		return err
 	})
 	if err != nil {
-		s.errorPage(w, r, err, nil)
+		s.errorPage(w, r, err, page)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

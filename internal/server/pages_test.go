@@ -96,7 +96,7 @@ func TestPages(t *testing.T) {
 			t.Errorf("%s: %d, want %d and the error page: %.200s", path, r.status, status, r.body)
 		}
 		text := string(r.body)
-		if strings.HasPrefix(path, m+"/") && !strings.Contains(path, "/archive/") && !strings.Contains(text, nav) {
+		if strings.HasPrefix(path, m+"/") && !strings.Contains(text, nav) {
 			t.Errorf("%s: the error page lost the project's navigation:\n%s", path, text)
 		}
 		if i := strings.Index(text, `<main>`); i >= 0 && speaksCLI(text[i:strings.Index(text, `</main>`)]) {
