@@ -28,6 +28,9 @@ type Request struct {
 	Query string
 	// Limit is the most hits returned; 0 is all of them.
 	Limit int
+	// Offset skips that many of the best hits first: the page of results
+	// after those shown already.
+	Offset int
 }
 
 // Hit is a message a search found.
@@ -61,7 +64,14 @@ func Search(ctx context.Context, st *store.Store, r Request) (Result, error) {
 	if (q.Unread || q.Unacked) && r.Viewer == "" {
 		return res, fault.WithHint(fmt.Errorf("%w: is:unread and is:unacked need an agent", fault.ErrInvalidArgument), "pass --agent NAME")
 	}
-	s := &lookup{pid: r.Project, viewer: r.Viewer, scoped: r.Viewer != "" && !r.All, limit: r.Limit}
+	if r.Offset < 0 {
+		return res, fault.WithHint(fmt.Errorf("%w: a negative offset", fault.ErrInvalidArgument), "skip 0 or more results")
+	}
+	limit := r.Limit
+	if limit > 0 {
+		limit += r.Offset // ranked in one go, then the page cut out of it
+	}
+	s := &lookup{pid: r.Project, viewer: r.Viewer, scoped: r.Viewer != "" && !r.All, limit: limit}
 	s.filter(q)
 	var hits []Hit
 	err := st.Snapshot(ctx, func(db store.Querier) error {
@@ -77,8 +87,8 @@ func Search(ctx context.Context, st *store.Store, r Request) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("search: %w", err)
 	}
-	if hits != nil {
-		res.Hits = hits
+	if len(hits) > r.Offset {
+		res.Hits = hits[r.Offset:]
 	}
 	return res, nil
 }

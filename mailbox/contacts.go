@@ -61,8 +61,16 @@ const ContactTTL = 30 * 24 * time.Hour
 const recentMail = 24 * time.Hour
 
 // HumanSender is the sender of mail from the human overseer (send
-// --as-human): it needs no registration and passes every policy.
+// --as-human): it needs no registration and passes every policy. It is
+// also a recipient, so that agents can answer the human: mail to Human
+// (any case) is always delivered, to the overseer's own mailbox, which
+// the overseer reads (inbox --agent Human, the web pages) without being
+// registered. No agent can take the name: it is no adjective and noun.
 const HumanSender = "Human"
+
+// IsHuman reports whether name stands for the human overseer's mailbox,
+// HumanSender, in any case.
+func IsHuman(name string) bool { return strings.EqualFold(strings.TrimSpace(name), HumanSender) }
 
 // SetPolicy sets the acting agent's contact policy.
 func (m *Mailbox) SetPolicy(ctx context.Context, policy string) (Agent, error) {

@@ -175,6 +175,10 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 		return Agent{}, fault.WithHint(fmt.Errorf("%w: no agent given", ErrNotRegistered),
 			"pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register")
 	}
+	if IsHuman(m.agent) {
+		return Agent{}, fault.WithHint(fmt.Errorf("%w: %s is the human overseer's mailbox, not an agent: it can be read, not acted as", ErrNotRegistered, HumanSender),
+			"send or reply as the overseer with --as-human")
+	}
 	a, ok, err := m.lookupAgent(ctx, q, m.agent)
 	if err != nil {
 		return Agent{}, err
@@ -193,6 +197,16 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 		return a, nil
 	}
 	return a, m.touch(ctx, q, a.Name)
+}
+
+// reader returns whose mail the mailbox reads: the acting agent (see
+// actor), or the human overseer's mailbox (HumanSender), which needs no
+// registration and has no presence.
+func (m *Mailbox) reader(ctx context.Context, q queryer) (Agent, error) {
+	if IsHuman(m.agent) {
+		return Agent{Name: HumanSender}, nil
+	}
+	return m.actor(ctx, q)
 }
 
 // touch records that agent ran a command now: the heartbeat behind

@@ -207,13 +207,13 @@ func (m *Mailbox) Show(ctx context.Context, id string) (Message, error) {
 }
 
 // Viewer returns who reads the mailbox: the acting agent, whose presence
-// it refreshes, or "" for a human at the terminal, who may see every
-// message of the project.
+// it refreshes, HumanSender for the overseer's own mailbox, or "" for a
+// human at the terminal, who may see every message of the project.
 func (m *Mailbox) Viewer(ctx context.Context) (string, error) {
 	if m.agent == "" {
 		return "", nil
 	}
-	a, err := m.actor(ctx, m.st.Index())
+	a, err := m.reader(ctx, m.st.Index())
 	return a.Name, err
 }
 
@@ -258,10 +258,11 @@ type InboxQuery struct {
 	Bodies bool
 }
 
-// Inbox lists the acting agent's received messages. Listing never changes
+// Inbox lists the acting agent's received messages (or the human
+// overseer's: see HumanSender). Listing never changes
 // their state.
 func (m *Mailbox) Inbox(ctx context.Context, q InboxQuery) ([]Message, error) {
-	me, err := m.actor(ctx, m.st.Index())
+	me, err := m.reader(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +336,7 @@ func (m *Mailbox) list(ctx context.Context, db queryer, viewer, query string, ar
 // Outbox lists the acting agent's sent messages, newest first, at most
 // limit (0: all) older than the message id before ("": from the newest).
 func (m *Mailbox) Outbox(ctx context.Context, limit int, before string) ([]Message, error) {
-	me, err := m.actor(ctx, m.st.Index())
+	me, err := m.reader(ctx, m.st.Index())
 	if err != nil {
 		return nil, err
 	}

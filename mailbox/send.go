@@ -153,6 +153,9 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 // compose resolves the recipients and builds the record.
 func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) (*record.Message, error) {
 	to, cc, bcc, err := recipientLists(d, func(raw string) ([]string, error) {
+		if IsHuman(raw) {
+			return []string{HumanSender}, nil // the overseer takes all mail
+		}
 		if strings.EqualFold(raw, Broadcast) {
 			all, err := m.broadcastList(ctx, q, from)
 			if err != nil {
@@ -279,21 +282,33 @@ type ReplyDraft struct {
 	All  bool // reply to the sender and every to/cc recipient
 	Body string
 	Hold time.Duration // ask a sender waiting with send --wait to wait this much longer
+	// AsHuman replies as the human overseer (HumanSender), who needs no
+	// agent and may answer any message of the project.
+	AsHuman bool
 }
 
 // Reply answers message id (a unique prefix of at least 6 characters) in
-// its thread: to its sender (or, with All, everyone but the acting agent),
+// its thread: to its sender (or, with All, everyone but the acting agent;
+// a message from Human goes back to Human, see HumanSender),
 // with "Re: " added once and the original's importance. A reply does not
 // ask for an acknowledgement because the original did: the answer to a
 // HANDOFF is often just "on it".
 func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, error) {
 	var out Message
 	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
-		me, err := m.actor(ctx, tx)
-		if err != nil {
-			return err
+		me, viewer := Agent{Name: HumanSender}, ""
+		if r.AsHuman {
+			if err := m.ensureProject(ctx, tx); err != nil {
+				return err
+			}
+		} else {
+			var err error
+			if me, err = m.actor(ctx, tx); err != nil {
+				return err
+			}
+			viewer = me.Name
 		}
-		orig, err := m.visibleMessage(ctx, tx, id, me.Name)
+		orig, err := m.visibleMessage(ctx, tx, id, viewer)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # A scripted tour of agentmail in a temporary repository and store: two
 # agents register, exchange messages, read, acknowledge and reply, and the
-# archive is shown with git log. Usage: scripts/demo.sh [path/to/agentmail]
+# project's branch of the archive is cloned and read as files. Usage:
+# scripts/demo.sh [path/to/agentmail, or a command on PATH]
 set -euo pipefail
-bin=$(cd "$(dirname "${1:-bin/agentmail}")" && pwd)/$(basename "${1:-bin/agentmail}")
+bin=${1:-bin/agentmail}
+case $bin in
+*/*) bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin") ;;
+*) bin=$(command -v "$bin") ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export AGENTMAIL_HOME=$tmp/store
@@ -35,9 +40,15 @@ export AGENTMAIL_AGENT=GreenCastle
 am inbox --unread
 am thread checkout
 
-say 'git clone "$(agentmail archive path)" mailbox && git -C mailbox log --oneline'
-git clone -q "$("$bin" archive path)" "$tmp/mailbox"
+# The archive is a git repository with a branch per project: a human clones
+# the project's branch and reads the mail as files.
+am project
+slug=$("$bin" project --json | sed -n 's/.*"slug": "\([^"]*\)".*/\1/p')
+say "git clone -b projects/$slug \"\$(agentmail archive path)\" mailbox && git -C mailbox log --oneline"
+git clone -q -b "projects/$slug" "$("$bin" archive path)" "$tmp/mailbox"
 git -C "$tmp/mailbox" log --oneline
-run find "$tmp/mailbox/projects" -name '*.md' -path '*messages*'
-f=$(find "$tmp/mailbox/projects" -name '*.md' -path '*messages*' | sort | head -1)
+cd "$tmp/mailbox"
+run find messages agents/BlueLake -name '*.md'
+f=$(find messages -name '*.md' | sort | head -1)
 run cat "$f"
+echo

@@ -19,9 +19,11 @@ func newReplyCommand(e *env) *cli.Command {
 		ArgsUsage: "ID",
 		Description: "Replies to the sender of message ID (a prefix of 6+ characters is enough), in the same thread,\n" +
 			"with \"Re: \" added once and the original's importance (not its ack request). --all also copies every other\n" +
-			"recipient. The body is --body TEXT, --body-file FILE, or --body-file - (standard input).",
+			"recipient; a message from Human goes back to Human. --as-human replies as the human overseer (no agent\n" +
+			"needed; any message of the project). The body is --body TEXT, --body-file FILE, or --body-file - (standard input).",
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "reply to the sender and all recipients"},
+			&cli.BoolFlag{Name: "as-human", Usage: "reply as the human overseer (sender Human): no agent needed"},
 			&cli.DurationFlag{Name: "hold", Usage: "ask a sender waiting with send --wait to wait this much longer (\"checking logs\")"},
 		}, bodyFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*replyOptions, error) {
@@ -33,7 +35,7 @@ func newReplyCommand(e *env) *cli.Command {
 			if err != nil {
 				return nil, err
 			}
-			return &replyOptions{req: service.ReplyRequest{ID: id, All: c.Bool("all"), Body: body, Hold: c.Duration("hold")}}, nil
+			return &replyOptions{req: service.ReplyRequest{ID: id, All: c.Bool("all"), Body: body, Hold: c.Duration("hold"), AsHuman: c.Bool("as-human")}}, nil
 		}, runReply),
 	}
 }

@@ -34,7 +34,8 @@ func newSendCommand(e *env) *cli.Command {
 		Usage:     "send a message",
 		ArgsUsage: " ",
 		Description: "Sends a markdown message from the acting agent. Recipients are agent names, comma-separated or repeated,\n" +
-			"or all (every other active agent). A recipient's contact policy may ask for a contact first\n" +
+			"or all (every other active agent), or Human (the human overseer: always delivered; it reads them with\n" +
+			"inbox --agent Human or agentmail serve's Your mail). A recipient's contact policy may ask for a contact first\n" +
 			"(CONTACT_REQUIRED: agentmail contacts request NAME; see agentmail policy --help). The body is\n" +
 			"--body TEXT, --body-file FILE, or --body-file - (standard input, never read otherwise). --thread takes a\n" +
 			"thread name, or a message id (or unique prefix) to join that message's thread.",

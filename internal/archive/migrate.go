@@ -49,6 +49,9 @@ type Migration struct {
 //
 // Every step is idempotent and the commits are deterministic (their time
 // is main's), so a migration killed at any point completes when run again.
+// A main branch that holds no project (a new store's, which Init makes)
+// is removed without a trace: Migration.From is then "".
+//
 // The caller holds the store lock.
 func (a *Archive) Migrate() (Migration, error) {
 	old, err := a.readRef(Branch)
@@ -71,6 +74,16 @@ func (a *Archive) Migrate() (Migration, error) {
 		return Migration{}, fmt.Errorf("migrate: %w", err)
 	}
 	m := Migration{From: old}
+	if len(trees) == 0 {
+		// Nothing but Init's empty commit (or an old store that never held
+		// a project): there is no history to keep, so no LegacyRef, which
+		// only a store that really was migrated has.
+		crash.Point(crash.MigrateBranches)
+		if err := a.deleteRef(Branch, old); err != nil {
+			return Migration{}, fmt.Errorf("migrate: %w", err)
+		}
+		return Migration{}, nil
+	}
 	w := a.newTreeWriter(nil)
 	commits := map[string]plumbing.Hash{}
 	author := Author{Name: "agentmail", Email: "agentmail@agentmail", When: oc.Committer.When}

@@ -257,6 +257,26 @@ func TestMigrate(t *testing.T) {
 	}
 }
 
+// A new archive's main branch (Init's empty commit, no project) is no
+// history: Migrate removes it and keeps no LegacyRef, which only an archive
+// that really held projects on main gets; run again, it is a no-op.
+func TestMigrateEmpty(t *testing.T) {
+	a := newArchive(t)
+	m, err := a.Migrate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.From != "" || len(m.Projects) != 0 {
+		t.Errorf("Migrate = %+v, want nothing", m)
+	}
+	if refs := runGit(t, a.Dir(), "for-each-ref", "--format=%(refname)"); refs != "" {
+		t.Errorf("refs after migrating a new archive: %q, want none", refs)
+	}
+	if legacy, err := a.Legacy(); err != nil || legacy {
+		t.Errorf("Legacy after Migrate: %v, %v", legacy, err)
+	}
+}
+
 // A migration stopped at any step (a branch made, all made, main set
 // aside but back after a power loss, main only in packed-refs) completes
 // when run again, with the same result.

@@ -50,7 +50,9 @@
 // # The stream
 //
 // GET /api/events?project=SLUG[&agent=NAME][&types=message,receipt,...]
-// answers text/event-stream; an unknown project (404 NOT_FOUND) or a bad
+// [&last_event_id=ID] answers text/event-stream (last_event_id stands for
+// a Last-Event-ID header the request lacks; a commit alone there means
+// after all of its events); an unknown project (404 NOT_FOUND) or a bad
 // query (400 INVALID_ARGUMENT) is a JSON error before the stream starts.
 // agent keeps the events that concern that agent (see Event.Agent; a
 // contact event concerns both sides), types the events of those types.

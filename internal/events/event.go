@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -95,11 +96,15 @@ type position struct {
 // errBadID reports a Last-Event-ID that names no event of the project.
 var errBadID = errors.New("not an event of this project")
 
-// parseID reads an event id, "<commit>:<n>".
+// parseID reads an event id, "<commit>:<n>", or a commit alone, which
+// stands after the last event of that commit.
 func parseID(id string) (position, error) {
 	commit, num, ok := strings.Cut(id, ":")
 	n, err := strconv.Atoi(num)
-	if !ok || err != nil || n < 0 || len(commit) != 40 || strings.Trim(strings.ToLower(commit), "0123456789abcdef") != "" {
+	if !ok {
+		n, err = math.MaxInt32, nil // a commit alone: after all its events
+	}
+	if err != nil || n < 0 || len(commit) != 40 || strings.Trim(strings.ToLower(commit), "0123456789abcdef") != "" {
 		return position{}, fmt.Errorf("%q: %w", id, errBadID)
 	}
 	return position{strings.ToLower(commit), n}, nil

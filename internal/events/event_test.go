@@ -193,7 +193,12 @@ func TestCommitEventsIDs(t *testing.T) {
 			t.Errorf("parseID(%q) = %v, %v", id, pos, err)
 		}
 	}
-	for _, id := range []string{"", h, h + ":", h + ":-1", h[:39] + ":0", h[:39] + "g:0", "x:1"} {
+	// A commit alone (what a page names: the head it was made at) stands
+	// after all of that commit's events.
+	if pos, err := parseID(h); err != nil || pos.commit != h || pos.n < len(evs) {
+		t.Errorf("parseID(%q) = %v, %v", h, pos, err)
+	}
+	for _, id := range []string{"", h + ":", h + ":-1", h[:39] + ":0", h[:39] + "g:0", h[:39], "x:1"} {
 		if _, err := parseID(id); err == nil {
 			t.Errorf("parseID(%q) accepted", id)
 		}

@@ -15,9 +15,11 @@ import (
 	"github.com/agentmail/agentmail/internal/web"
 )
 
-// Handler serves GET /api/events?project=SLUG[&agent=NAME][&types=T,...]:
-// the project's events as server-sent events, from now on, or from the
-// event after the request's Last-Event-ID.
+// Handler serves GET /api/events?project=SLUG[&agent=NAME][&types=T,...]
+// [&last_event_id=ID]: the project's events as server-sent events, from
+// now on, or from the event after the request's Last-Event-ID (else the
+// last_event_id parameter: an event id, or a commit for the events after
+// all of that commit's).
 type Handler struct {
 	Feed *Feed
 	// Heartbeat is how often a comment line keeps an idle stream's
@@ -79,7 +81,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Accel-Buffering", "no") // a proxy in front must not hold the events back
 	w.WriteHeader(http.StatusOK)
 	s.comment("agentmail events of project " + slug)
-	if last := r.Header.Get("Last-Event-ID"); last != "" {
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		// A page passes the head it was made at, so that a client that
+		// has had no event yet (no id to send) misses none either.
+		last = r.URL.Query().Get("last_event_id")
+	}
+	if last != "" {
 		err := h.Feed.replay(slug, last, head, func(e Event) error {
 			if q.match(&e) {
 				s.event(e)

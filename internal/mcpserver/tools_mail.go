@@ -70,7 +70,7 @@ func (s *Server) addMailTools() {
 type sendArgs struct {
 	projectArgs
 	SenderName           string   `json:"sender_name,omitempty" jsonschema:"your agent name; leave it out to send as the agent this session acts as"`
-	To                   Names    `json:"to" jsonschema:"the recipients' agent names (a list, or one name); [\"all\"] sends to every other agent of the project"`
+	To                   Names    `json:"to" jsonschema:"the recipients' agent names (a list, or one name); [\"all\"] sends to every other agent of the project; \"Human\" answers the human overseer, always delivered"`
 	Cc                   Names    `json:"cc,omitempty" jsonschema:"more recipients, in copy"`
 	Bcc                  Names    `json:"bcc,omitempty" jsonschema:"hidden recipients: each sees only themselves"`
 	Subject              string   `json:"subject" jsonschema:"one line, at most 200 characters"`

@@ -360,12 +360,12 @@ type replyBody struct {
 	All   bool   `json:"all"`
 }
 
+// apiReply answers a message as the body's agent, or without one as
+// Human, the overseer.
 func apiReply(ctx context.Context, c *apiCall, in replyBody) (any, error) {
-	sc, err := c.as(in.Agent)
-	if err != nil {
-		return nil, err
-	}
-	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: c.r.PathValue("id"), All: in.All, Body: in.Body})
+	human := strings.TrimSpace(in.Agent) == ""
+	return c.svc.Reply(ctx, service.Scope{Project: c.project, Agent: in.Agent},
+		service.ReplyRequest{ID: c.r.PathValue("id"), All: in.All, Body: in.Body, AsHuman: human})
 }
 
 type agentBody struct {

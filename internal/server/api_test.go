@@ -98,7 +98,26 @@ func TestAPI(t *testing.T) {
 				t.Errorf("reply: %v", m)
 			}
 		}},
-		{"reply without an agent", "POST", p + "/messages/" + ids[0] + "/reply", map[string]any{"body": "x"}, 403, "NOT_REGISTERED", nil},
+		{"reply without an agent is Human's", "POST", p + "/messages/" + ids[0] + "/reply", map[string]any{"body": "x"}, 200, "", func(t *testing.T, d map[string]any) {
+			if m := d["message"].(map[string]any); m["from"] != "Human" || m["thread"] != ids[0] {
+				t.Errorf("reply as Human: %v", m)
+			}
+		}},
+		{"send to Human", "POST", p + "/messages", map[string]any{"agent": "BlueLake", "to": []string{"human"}, "subject": "Done", "body": "x"}, 200, "", func(t *testing.T, d map[string]any) {
+			if m := d["message"].(map[string]any); len(m["to"].([]any)) != 1 || m["to"].([]any)[0] != "Human" {
+				t.Errorf("sent to Human: %v", m)
+			}
+		}},
+		{"health", "GET", "/api/health", nil, 200, "", func(t *testing.T, d map[string]any) {
+			if d["status"] != "ok" || d["projects"] != 1.0 || d["agents"] != 3.0 || d["store"] == "" || d["read_only"] != false {
+				t.Errorf("health: %v", d)
+			}
+		}},
+		{"health at /health", "GET", "/health", nil, 200, "", func(t *testing.T, d map[string]any) {
+			if d["status"] != "ok" {
+				t.Errorf("health: %v", d)
+			}
+		}},
 		{"read", "POST", p + "/messages/" + ids[1] + "/read", map[string]any{"agent": "BlueLake"}, 200, "", func(t *testing.T, d map[string]any) {
 			if m := d["message"].(map[string]any); m["read_at"] == nil || m["acked_at"] != nil {
 				t.Errorf("read: %v", m)

@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/events"
 	"github.com/agentmail/agentmail/internal/service"
 	xhtml "golang.org/x/net/html"
 )
@@ -139,7 +142,7 @@ func title(dom string) string {
 // is not used: headless Chromium's --dump-dom does not wait for it.)
 const driverJS = `fetch(location.pathname.replace('/drive', '/mail')).then(r => r.text()).then(html => {
   const form = new DOMParser().parseFromString(html, 'text/html').querySelector('form.compose-form');
-  form.elements.to.value = 'BlueLake';
+  form.querySelector('input[name=to][value=BlueLake]').checked = true;
   form.elements.subject.value = 'Browser says stop';
   form.elements.body.value = 'Sent from **Chromium**.';
   return fetch(form.getAttribute('action'), {method: 'POST', body: new URLSearchParams(new FormData(form))});
@@ -147,6 +150,81 @@ const driverJS = `fetch(location.pathname.replace('/drive', '/mail')).then(r => 
   document.body.innerHTML = '<div id=answer></div>';
   document.getElementById('answer').innerHTML = new DOMParser().parseFromString(answer, 'text/html').body.innerHTML;
 });`
+
+// composeJS is the script of a driver page that loads the compose page at
+// the driver's path under /mail (with the driver's query), says what the
+// form offers before anything is filled in (the recipients ticked, the
+// subject's maxlength, whether the message is required), fills it in as
+// FILL (a function of the form, from the driver's ?fill=) does, posts it,
+// and shows the page the server answered.
+const composeJS = `const fills = {
+  several: f => { f.querySelector('input[name=to][value=BlueLake]').checked = true; f.querySelector('input[name=to][value=RedFox]').checked = true;
+    f.elements.subject.value = 'To two agents'; f.elements.body.value = 'Both of you.'; },
+  everyone: f => { f.querySelector('input[name=to][value=all]').checked = true; f.elements.subject.value = 'To everyone'; f.elements.body.value = 'All hands.'; },
+  confirmed: f => { f.querySelector('input[name=to][value=all]').checked = true; f.elements.subject.value = 'To everyone'; f.elements.body.value = 'All hands.';
+    const c = document.createElement('input'); c.type = 'checkbox'; c.name = 'confirm_all'; c.checked = true; f.appendChild(c); },
+  empty: f => { f.querySelector('input[name=to][value=BlueLake]').checked = true; f.elements.subject.value = 'Nothing'; f.elements.body.value = '  '; },
+  reply: f => { f.elements.body.value = 'Reply from **the page**.'; },
+};
+const q = new URLSearchParams(location.search);
+const fill = fills[q.get('fill')];
+q.delete('fill');
+fetch(location.pathname.replace('/drive-compose', '/mail') + '?' + q).then(r => r.text()).then(html => {
+  const form = new DOMParser().parseFromString(html, 'text/html').querySelector('form.compose-form');
+  document.body.appendChild(form);
+  const offered = {checked: [...form.querySelectorAll('input[name=to]:checked')].map(i => i.value),
+    maxlength: form.elements.subject ? form.elements.subject.maxLength : null, bodyRequired: form.elements.body.required};
+  fill(form);
+  return fetch(form.getAttribute('action'), {method: 'POST', body: new URLSearchParams(new FormData(form))}).then(r => {
+    offered.status = r.status;
+    return r.text();
+  }).then(answer => {
+    document.body.innerHTML = '<pre id=offered></pre><div id=answer></div>';
+    document.getElementById('offered').textContent = JSON.stringify(offered);
+    document.getElementById('answer').innerHTML = new DOMParser().parseFromString(answer, 'text/html').body.innerHTML;
+  });
+});`
+
+// measureJS is the script of a driver page that lays out the page ?page=
+// names with its own stylesheet, as a browser shows it, and writes the
+// bounding box of every cell of the rows ?rows= selects: [[left, top,
+// width, height]...] per row, with the row's class.
+const measureJS = `const q = new URLSearchParams(location.search);
+fetch(q.get('page')).then(r => r.text()).then(html => {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = doc.querySelector('link[rel=stylesheet]').getAttribute('href');
+  const loaded = new Promise(done => { link.onload = done; link.onerror = done; });
+  document.head.appendChild(link);
+  document.body.innerHTML = doc.body.innerHTML;
+  return loaded;
+}).then(() => {
+  const rows = [...document.querySelectorAll(q.get('rows'))].map(tr => ({class: tr.className,
+    cells: [...tr.children].map(td => { const b = td.getBoundingClientRect(); return [b.left, b.top, b.width, b.height].map(Math.round); })}));
+  const out = document.createElement('pre');
+  out.id = 'measured';
+  out.textContent = JSON.stringify(rows);
+  document.body.appendChild(out);
+});`
+
+// driverPage is a page of the test's holding script.
+func driverPage(script string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html><title>driver</title><body><script>"+script+"</script></body>")
+	}
+}
+
+// preText returns the text of the <pre id=ID> of a dumped DOM.
+func preText(t *testing.T, dom, id string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<pre id="` + id + `">(.*?)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("no <pre id=%s> in %.3000s", id, dom)
+	}
+	return html.UnescapeString(m[1])
+}
 
 func TestBrowser(t *testing.T) {
 	path := chromiumPath(t)
@@ -165,6 +243,29 @@ func TestBrowser(t *testing.T) {
 	if _, err := h.svc.Reserve(t.Context(), h.scope("RedFox"), service.ReserveRequest{Patterns: []string{"db/**"}, TTL: time.Hour, Reason: payload}); err != nil {
 		t.Fatal(err)
 	}
+	// Held locks: the locks table must lay each out as a row.
+	for _, l := range []struct{ agent, key string }{{"GreenCastle", "deploy/staging"}, {"RedFox", "build/frontend"}} {
+		if _, err := h.svc.AcquireLock(t.Context(), h.scope(l.agent), service.LockRequest{Key: l.key, TTL: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The human asks; the agents answer it, by reply and by send.
+	asked, err := h.svc.Send(t.Context(), h.scope(""), service.SendRequest{To: []string{"GreenCastle", "BlueLake"}, Subject: "Where are we?", Body: "Status, please.", AsHuman: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.Reply(t.Context(), h.scope("GreenCastle"), service.ReplyRequest{ID: asked.Message.ID, Body: "Auth is **done**."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.Send(t.Context(), h.scope("BlueLake"), service.SendRequest{To: []string{"Human"}, Subject: "Need a decision", Body: "Postgres or SQLite?"}); err != nil {
+		t.Fatal(err)
+	}
+	// More than a page of search results.
+	for i := range searchLimit + 5 {
+		if _, err := h.svc.Send(t.Context(), h.scope("RedFox"), service.SendRequest{To: []string{"GreenCastle"}, Subject: fmt.Sprintf("standup %02d", i), Body: "standup notes", Thread: "standups"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	var hits atomic.Int64
 	site := h.srv.http.Handler
@@ -174,6 +275,8 @@ func TestBrowser(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<!doctype html><title>control</title><body>"+payload+"</body>")
 	})
+	top.HandleFunc("/drive-compose/", driverPage(composeJS))
+	top.HandleFunc("/measure", driverPage(measureJS))
 	top.HandleFunc("/drive/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<!doctype html><title>driver</title><body><script>"+driverJS+"</script></body>")
@@ -181,7 +284,15 @@ func TestBrowser(t *testing.T) {
 	// Headless Chromium's virtual time stands still while a request is
 	// open, and the live event stream never ends: here it answers 204,
 	// which tells EventSource to stop (TestEventsMounted tests the stream).
-	top.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	// A live case (see below) swaps in a stream of its own.
+	var live atomic.Pointer[http.HandlerFunc]
+	top.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
+		if f := live.Swap(nil); f != nil {
+			(*f)(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	top.Handle("/", site)
 	h.srv.http.Handler = top
 
@@ -210,8 +321,13 @@ func TestBrowser(t *testing.T) {
 		{"reservations", m + "/reservations", []string{"db/**"}},
 		{"acks", m + "/acks", []string{"Auth API ready"}},
 		{"compose", m + "/compose", []string{"Send as Human"}},
+		{"human-mail", m + "/inbox/Human", []string{"Your mail", "Re: Where are we?", "Need a decision"}},
+		{"reply", m + "/compose?reply=" + ids[0], []string{"Reply as Human", "In reply to"}},
+		{"search-page-2", m + "/search?q=standup&page=2", []string{"Results 51–55", `rel="prev"`}},
+		{"search-unread", m + "/search?q=is:unread", []string{"no unread state", `<nav class="tabs"`}},
+		{"error-agent", m + "/inbox/NoSuchAgent", []string{"NoSuchAgent is not registered", `<nav class="tabs"`, "Agents page"}},
 	} {
-		served := get(t, http.DefaultClient, h.base+c.path)
+		served := string(h.do("GET", c.path, nil).body)
 		widths := []int{1280}
 		if c.name == "inbox" || c.name == "message" || c.name == "project" {
 			widths = append(widths, 390) // a narrow window
@@ -251,6 +367,115 @@ func TestBrowser(t *testing.T) {
 	found, err := h.svc.Search(t.Context(), h.scope(""), service.SearchRequest{Query: "chromium from:Human", All: true})
 	if err != nil || len(found.Results) != 1 || found.Results[0].ID != inbox.Messages[0].ID {
 		t.Fatalf("the index does not find the message from Human: %+v, %v", found, err)
+	}
+
+	// The locks table, with locks held, lays each lock out as a row: its
+	// cells side by side on one line, not stacked in the first column (the
+	// agent cards' .held list style once caught the rows of held locks).
+	dom := chrome(t, path, h.base+"/measure?page="+url.QueryEscape(m+"/reservations")+"&rows="+url.QueryEscape("table.locks tbody tr"),
+		filepath.Join(dir, "locks-measured-1280.png"), 1280)
+	var rows []struct {
+		Class string
+		Cells [][4]int
+	}
+	if err := json.Unmarshal([]byte(preText(t, dom, "measured")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("the locks table has %d rows, want the 2 locks: %+v", len(rows), rows)
+	}
+	for _, row := range rows {
+		if len(row.Cells) != 4 {
+			t.Fatalf("a lock's row has %d cells: %+v", len(row.Cells), row)
+		}
+		for i := 1; i < len(row.Cells); i++ {
+			prev, c := row.Cells[i-1], row.Cells[i]
+			if c[0] < prev[0]+prev[2] || c[1] != prev[1] {
+				t.Errorf("a %q lock's cells are not side by side on one line: cell %d at %v after %v", row.Class, i, c, prev)
+			}
+		}
+	}
+
+	// Compose: nothing ticked until the overseer ticks it, the server's
+	// subject limit, a message required; several recipients at once; a
+	// broadcast only once confirmed; an empty message refused.
+	composeCase := func(fill, query string) (offered map[string]any, answer string) {
+		t.Helper()
+		dom := drive(path, h.base+"/drive-compose/"+h.slug+"/compose?fill="+fill+query)
+		if err := json.Unmarshal([]byte(preText(t, dom, "offered")), &offered); err != nil {
+			t.Fatal(err)
+		}
+		return offered, dom[strings.Index(dom, `id="answer"`):]
+	}
+	offered, answer := composeCase("several", "")
+	if fmt.Sprint(offered["checked"]) != "[]" || offered["maxlength"] != 200.0 || offered["bodyRequired"] != true {
+		t.Errorf("the compose form offers %v: want nothing ticked, maxlength 200, the message required", offered)
+	}
+	if !strings.Contains(answer, "Sent: <a") || !strings.Contains(answer, "To two agents</a> to BlueLake, RedFox.") {
+		t.Errorf("the compose form to two agents: %.2000s", answer)
+	}
+	if offered, answer = composeCase("everyone", ""); offered["status"] != 400.0 || strings.Contains(answer, "Sent:") ||
+		!strings.Contains(answer, "needs your confirmation") || !strings.Contains(answer, `name="confirm_all"`) {
+		t.Errorf("a broadcast not confirmed: %v %.2000s", offered, answer)
+	}
+	if offered, answer = composeCase("confirmed", ""); offered["status"] != 200.0 || !strings.Contains(answer, "To everyone</a> to BlueLake, GreenCastle, RedFox.") {
+		t.Errorf("a confirmed broadcast: %v %.2000s", offered, answer)
+	}
+	if offered, answer = composeCase("empty", ""); offered["status"] != 400.0 || !strings.Contains(answer, "the message is empty") {
+		t.Errorf("an empty message: %v %.2000s", offered, answer)
+	}
+	// Reply in the thread, from a message's page.
+	if offered, answer = composeCase("reply", "&reply="+ids[1]); offered["status"] != 200.0 || !strings.Contains(answer, "Re: Schema twelve</a> to RedFox.") {
+		t.Errorf("a reply from the page: %v %.2000s", offered, answer)
+	}
+	thread, err := h.svc.Thread(t.Context(), h.scope(""), ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := thread.Messages[len(thread.Messages)-1]; got.From != "Human" || got.ReplyTo == nil || *got.ReplyTo != ids[1] || got.Body != "Reply from **the page**." {
+		t.Errorf("the thread's last message: %+v", got)
+	}
+
+	// The live banner: an inbox page shows it for the agent's own new
+	// mail only, and a page that missed mail while its stream was down
+	// (it had no event yet, so no Last-Event-ID) is told on connecting;
+	// a message page only for its own thread.
+	feed := &events.Handler{Feed: h.srv.feed}
+	for _, c := range []struct {
+		name, page string
+		mail       mail
+		banner     bool
+	}{
+		{"inbox, another's mail", m + "/inbox/BlueLake", mail{"RedFox", service.SendRequest{To: []string{"GreenCastle"}, Subject: "not BlueLake's", Body: "x"}}, false},
+		{"inbox, its own mail", m + "/inbox/BlueLake", mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "BlueLake's", Body: "x"}}, true},
+		{"message, another thread", m + "/message/" + ids[0] + "?agent=BlueLake", mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "elsewhere", Body: "x"}}, false},
+		{"message, its thread", m + "/message/" + ids[0] + "?agent=BlueLake", mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "in the thread", Body: "x", Thread: ids[0]}}, true},
+	} {
+		stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The mail comes while the page has no stream, and the server
+			// has seen it before the stream opens.
+			if _, err := h.svc.Send(context.Background(), h.scope(c.mail.from), c.mail.req); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(400 * time.Millisecond)
+			ctx, cancel := context.WithTimeout(r.Context(), 1500*time.Millisecond)
+			defer cancel()
+			feed.ServeHTTP(w, r.WithContext(ctx))
+		})
+		live.Store(&stream)
+		dom := chrome(t, path, h.base+c.page, filepath.Join(dir, "live-"+regexp.MustCompile(`[^a-z]+`).ReplaceAllString(c.name, "-")+"-1280.png"), 1280)
+		if live.Load() != nil {
+			t.Fatalf("%s: the page opened no event stream", c.name)
+		}
+		shown := strings.Contains(dom, `<div id="live" class="live" role="status"><span id="live-text">New mail</span>`)
+		if shown != c.banner {
+			t.Errorf("%s: the New mail banner shown %v, want %v", c.name, shown, c.banner)
+		}
+	}
+
+	// The health endpoint answers JSON with the store's state.
+	if dom := chrome(t, path, h.base+"/health", "", 0); !strings.Contains(dom, `"status":"ok"`) || !strings.Contains(dom, `"projects":1`) {
+		t.Errorf("/health: %.500s", dom)
 	}
 	t.Logf("screenshots in %s", dir)
 }

@@ -3,7 +3,9 @@ package server
 import (
 	"bufio"
 	"context"
+	"html"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,68 @@ func waitLines(t *testing.T, lines <-chan string) func(func(string) bool) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("the stream went quiet")
 			}
+		}
+	}
+}
+
+// An idle page misses no event across a restart of the server: a page
+// names the project's head it was made at in its stream's address, so a
+// stream opened after the server came back (no event seen, so no
+// Last-Event-ID to send) replays what was committed meanwhile; an inbox
+// page's stream carries only the mail of its agent.
+func TestIdlePageAcrossRestart(t *testing.T) {
+	h := startServer(t, Config{})
+	h.seed([]string{"GreenCastle", "BlueLake", "RedFox"})
+	page := get(t, http.DefaultClient, h.base+"/mail/"+h.slug+"/inbox/BlueLake")
+	m := regexp.MustCompile(`data-events="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the inbox page names no event stream:\n%s", page)
+	}
+	stream := html.UnescapeString(m[1])
+	if !strings.Contains(stream, "agent=BlueLake") || !strings.Contains(stream, "last_event_id=") {
+		t.Fatalf("the inbox page's stream %s: not BlueLake's, or from no head", stream)
+	}
+
+	// The server goes; mail comes meanwhile; another server comes up.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct{ from, to, subject string }{
+		{"RedFox", "GreenCastle", "not for BlueLake"},
+		{"GreenCastle", "BlueLake", "while you were away"},
+	} {
+		if _, err := h.svc.Send(ctx, h.scope(s.from), service.SendRequest{To: []string{s.to}, Subject: s.subject, Body: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := Listen(Config{Addr: "127.0.0.1:0", Store: service.Config{Dir: h.store}, Project: service.ProjectRef{Key: projectKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go again.Serve()
+	t.Cleanup(func() { again.Shutdown(context.Background()) })
+
+	resp, err := http.Get("http://" + again.Addr() + stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	for line := range waitLines(t, lines) {
+		if strings.HasPrefix(line, "data: ") {
+			if !strings.Contains(line, `"subject":"while you were away"`) {
+				t.Fatalf("the first event of the page's stream: %s", line)
+			}
+			break
 		}
 	}
 }

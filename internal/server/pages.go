@@ -2,9 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/web"
 )
@@ -27,6 +32,11 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteCompose, s.page(s.composePage))
 	mux.HandleFunc(web.RouteSend, s.page(s.sendPage))
 	mux.HandleFunc(web.RouteArchive, s.archiveFile)
+	// Any other address of a project: the not-found page, with the
+	// project's navigation.
+	mux.HandleFunc("GET /mail/{project}/{rest...}", s.page(func(_ context.Context, p *pageRequest) (web.View, error) {
+		return nil, notFound("page", p.r.URL.Path)
+	}))
 }
 
 // pageRequest is a request for a project's page, as its handler sees it.
@@ -36,6 +46,7 @@ type pageRequest struct {
 	svc   *service.Service
 	scope service.Scope // the project, acting as nobody: the overseer
 	page  web.Page      // Project and Now set; the handler copies it into its view
+	head  string        // the project's archive head as the page is made, for a live page
 }
 
 // watch returns the scope of an overseer looking at agent's mail.
@@ -56,11 +67,15 @@ func (p *pageRequest) viewer() (string, service.Scope) {
 
 // page returns the handler of a project's page: it resolves the
 // project's slug, calls fn on the gate's Service, and shows the view fn
-// returns, or the error page with the error's HTTP status. live lists the
-// event types on which the page offers a reload.
+// returns, or the error page with the error's HTTP status (and, once the
+// project is known, its navigation). live lists the event types on which
+// the page offers a reload; the stream it listens to starts at the
+// project's head as the page was made, so that a page that missed events
+// (the server restarted meanwhile) is told of them when it connects.
 func (s *Server) page(fn func(context.Context, *pageRequest) (web.View, error), live ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var v web.View
+		var page *web.Page
 		err := s.gate.Do(func(svc *service.Service) error {
 			ctx := r.Context()
 			slug := r.PathValue("project")
@@ -70,29 +85,57 @@ func (s *Server) page(fn func(context.Context, *pageRequest) (web.View, error), 
 			}
 			p := &pageRequest{w: w, r: r, svc: svc, scope: service.Scope{Project: ref}}
 			p.page = web.Page{Project: &web.Project{Key: ref.Key, Slug: slug}, Now: svc.Now()}
+			page = &web.Page{Project: p.page.Project, Now: p.page.Now}
 			if len(live) > 0 {
-				p.page.Events, p.page.Live = eventsURL(slug), live
+				head, err := svc.ArchiveHead(ctx, p.scope)
+				if err != nil {
+					return err
+				}
+				p.head, p.page.Live = head, live
+				p.page.Events = eventsURL(slug, "", live, head)
 			}
 			v, err = fn(ctx, p)
 			return err
 		})
 		if err != nil {
-			s.errorPage(w, r, err)
+			s.errorPage(w, r, err, page)
 			return
 		}
-		s.pages.Serve(w, http.StatusOK, v)
+		status := http.StatusOK
+		if sv, ok := v.(statusView); ok {
+			v, status = sv.View, sv.status
+		}
+		s.pages.Serve(w, status, v)
 	}
 }
 
 // eventsURL is the address of a project's event stream, which live.js
-// listens to.
-func eventsURL(slug string) string { return "/api/events?project=" + slug }
+// listens to: the events of types concerning agent ("": anyone), after
+// the commit since ("": from the moment it connects).
+func eventsURL(slug, agent string, types []string, since string) string {
+	q := url.Values{"project": {slug}}
+	if agent != "" {
+		q.Set("agent", agent)
+	}
+	if len(types) > 0 {
+		q.Set("types", strings.Join(types, ","))
+	}
+	if since != "" {
+		q.Set("last_event_id", since)
+	}
+	return "/api/events?" + q.Encode()
+}
 
 // errorPage shows err as the error page, with its HTTP status from the
-// one error table.
-func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+// one error table and a hint in the pages' terms; page, when the project
+// is known, gives it the project's navigation.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error, page *web.Page) {
 	f := service.Describe(err)
-	s.pages.ErrorPage(w, r, f.HTTP, f.Code, f.Message, f.Hint)
+	v := web.ErrorView{Status: f.HTTP, Code: f.Code, Message: f.Message, Hint: pageHint(f)}
+	if page != nil {
+		v.Page = *page
+	}
+	s.pages.Serve(w, f.HTTP, v)
 }
 
 func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
@@ -103,7 +146,7 @@ func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
 		return err
 	})
 	if err != nil {
-		s.errorPage(w, r, err)
+		s.errorPage(w, r, err, nil)
 		return
 	}
 	s.pages.Serve(w, http.StatusOK, v)
@@ -131,8 +174,12 @@ func (s *Server) projectPage(ctx context.Context, p *pageRequest) (web.View, err
 		Reservations: mapSlice(leases.Reservations, reservationView), Locks: mapSlice(locks.Locks, lockView)}, nil
 }
 
-// agent returns the profile of a project's agent, NOT_FOUND if none.
+// agent returns the profile of a project's agent, NOT_FOUND if none, or
+// the human overseer's, whose mailbox needs no registration.
 func (p *pageRequest) agent(ctx context.Context, name string) (web.Agent, error) {
+	if service.IsHuman(name) {
+		return web.Agent{Name: service.HumanSender, Task: "You, the overseer: what you sent from these pages, and the agents' answers"}, nil
+	}
 	resp, err := p.svc.Whoami(ctx, p.watch(name))
 	return agentView(resp.Agent), err
 }
@@ -146,6 +193,12 @@ func (s *Server) mailboxPage(outbox bool) func(context.Context, *pageRequest) (w
 			return nil, err
 		}
 		v := web.MailboxView{Page: p.page, Agent: a, Outbox: outbox, Before: p.r.URL.Query().Get("before")}
+		if outbox {
+			// The stream has no filter by sender: the page picks them out.
+			v.LiveFrom = a.Name
+		} else {
+			v.Events = eventsURL(p.page.Project.Slug, a.Name, v.Live, p.head) // the mail it received
+		}
 		sc := p.watch(a.Name)
 		if outbox {
 			resp, err := p.svc.Outbox(ctx, sc, service.OutboxRequest{Limit: pageSize + 1, Before: v.Before})
@@ -163,6 +216,9 @@ func (s *Server) mailboxPage(outbox bool) func(context.Context, *pageRequest) (w
 		if len(v.Messages) > pageSize {
 			v.Messages = v.Messages[:pageSize]
 			v.Older = v.Messages[pageSize-1].ID
+		}
+		if outbox {
+			v.LiveIDs = mapSlice(v.Messages, func(m web.Received) string { return m.ID })
 		}
 		return v, nil
 	}
@@ -185,8 +241,10 @@ func (s *Server) messagePage(ctx context.Context, p *pageRequest) (web.View, err
 		return nil, err
 	}
 	around := web.Around(mapSlice(thread.Messages, fullReceived), m.Message.ID, web.ThreadWindow)
-	return web.MessageView{Page: p.page, Agent: agent, Message: fullView(m.Message),
-		Thread: around, ThreadSize: thread.Total, Commit: head}, nil
+	v := web.MessageView{Page: p.page, Agent: agent, Message: fullView(m.Message),
+		Thread: around, ThreadSize: thread.Total, Commit: head}
+	v.LiveThread, v.LiveIDs = m.Message.Thread, mapSlice(around, func(m web.Received) string { return m.ID })
+	return v, nil
 }
 
 func (s *Server) threadPage(ctx context.Context, p *pageRequest) (web.View, error) {
@@ -198,12 +256,22 @@ func (s *Server) threadPage(ctx context.Context, p *pageRequest) (web.View, erro
 	if len(t.Messages) == 0 {
 		return nil, notFound("thread", p.r.PathValue("thread"))
 	}
-	return web.ThreadView{Page: p.page, Thread: t.Thread, Agent: agent, Messages: mapSlice(t.Messages, fullView)}, nil
+	v := web.ThreadView{Page: p.page, Thread: t.Thread, Agent: agent, Messages: mapSlice(t.Messages, fullView)}
+	v.LiveThread, v.LiveIDs = t.Thread, mapSlice(v.Messages, func(m web.FullMessage) string { return m.ID })
+	return v, nil
 }
 
-// searchLimit is how many results the search page shows.
-const searchLimit = 50
+// searchLimit is how many results a page of the search shows, and
+// maxSearchPage how many pages of them may be asked for.
+const (
+	searchLimit   = 50
+	maxSearchPage = 200
+)
 
+// searchPage runs the query and its filters over the whole project, a
+// page of searchLimit results at a time (?page=N). A query the overseer's
+// search cannot run (is:unread: the overseer has no unread state) shows
+// the page again saying why, with the status of the error.
 func (s *Server) searchPage(ctx context.Context, p *pageRequest) (web.View, error) {
 	q, filters := web.ReadSearch(p.r.URL.Query())
 	v := web.SearchView{Page: p.page, Query: q, Filters: filters}
@@ -211,12 +279,51 @@ func (s *Server) searchPage(ctx context.Context, p *pageRequest) (web.View, erro
 	if strings.TrimSpace(query) == "" {
 		return v, nil
 	}
-	resp, err := p.svc.Search(ctx, p.scope, service.SearchRequest{Query: query, All: true, Limit: searchLimit})
+	page := 1
+	if n := p.r.URL.Query().Get("page"); n != "" {
+		var err error
+		if page, err = strconv.Atoi(n); err != nil || page < 1 || page > maxSearchPage {
+			return nil, fault.WithHint(fmt.Errorf("%w: no page %q of results", service.ErrInvalidArgument, n),
+				fmt.Sprintf("follow the links under the results (pages 1 to %d)", maxSearchPage))
+		}
+	}
+	v.Offset = (page - 1) * searchLimit
+	resp, err := p.svc.Search(ctx, p.scope, service.SearchRequest{Query: query, All: true, Limit: searchLimit + 1, Offset: v.Offset})
 	if err != nil {
-		return nil, err
+		f := service.Describe(err)
+		if f.Code != "INVALID_ARGUMENT" {
+			return nil, err
+		}
+		// is:unread and is:unacked: the overseer reads no mail of its own.
+		v.Error, v.Hint = f.Message, "the overseer's search has no unread state: leave is:unread out, or open an agent's inbox, which marks its unread mail"
+		return statusView{v, f.HTTP}, nil
 	}
 	v.Searched, v.Results, v.Notes = true, mapSlice(resp.Results, hitView), resp.Notes
+	if len(v.Results) > searchLimit {
+		v.Results, v.More = v.Results[:searchLimit], true
+	}
+	at := func(n int) string {
+		q := p.r.URL.Query()
+		q.Set("page", strconv.Itoa(n))
+		if n == 1 {
+			q.Del("page")
+		}
+		return p.r.URL.Path + "?" + q.Encode()
+	}
+	if page > 1 {
+		v.PrevURL = at(page - 1)
+	}
+	if v.More && page < maxSearchPage {
+		v.NextURL = at(page + 1)
+	}
 	return v, nil
+}
+
+// statusView is a view shown with another status than 200: a form shown
+// again with what was wrong.
+type statusView struct {
+	web.View
+	status int
 }
 
 func (s *Server) reservationsPage(ctx context.Context, p *pageRequest) (web.View, error) {
@@ -249,57 +356,79 @@ func (s *Server) acksPage(ctx context.Context, p *pageRequest) (web.View, error)
 }
 
 // composeView is the compose form of p's project, with the agents to
-// choose from.
-func (s *Server) composeView(ctx context.Context, p *pageRequest) (web.ComposeView, error) {
+// choose from, answering the message ?reply= names, if any.
+func (s *Server) composeView(ctx context.Context, p *pageRequest, reply string) (web.ComposeView, error) {
 	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{})
 	if err != nil {
 		return web.ComposeView{}, err
 	}
-	return web.ComposeView{Page: p.page, Agents: mapSlice(agents.Agents, agentView), CSRF: s.guard.CSRFToken(p.w, p.r)}, nil
+	v := web.ComposeView{Page: p.page, Agents: mapSlice(agents.Agents, agentView), CSRF: s.guard.CSRFToken(p.w, p.r),
+		MaxSubject: service.MaxSubject}
+	if reply != "" {
+		m, err := p.svc.Show(ctx, p.scope, reply)
+		if err != nil {
+			return web.ComposeView{}, err
+		}
+		orig := messageView(m.Message.Message)
+		v.ReplyTo, v.Form.Reply = &orig, orig.ID
+	}
+	return v, nil
 }
 
 func (s *Server) composePage(ctx context.Context, p *pageRequest) (web.View, error) {
-	return s.composeView(ctx, p)
+	return s.composeView(ctx, p, p.r.URL.Query().Get("reply"))
 }
 
 // sendPage sends the compose form as Human, the overseer (always
-// delivered), to one agent or to all, and shows the form again: with
-// the message sent, or with what was wrong.
+// delivered): to the agents it names or to all (confirmed), or as a reply
+// in the thread of the message it answers. It shows the form again: with
+// the message sent, or with what was wrong (status 400, or the error's).
 func (s *Server) sendPage(ctx context.Context, p *pageRequest) (web.View, error) {
-	v, err := s.composeView(ctx, p)
+	v, err := s.composeView(ctx, p, strings.TrimSpace(p.r.PostForm.Get("reply")))
 	if err != nil {
 		return nil, err
 	}
-	form, err := web.ReadCompose(p.r.PostForm)
+	form, err := web.ReadCompose(p.r.PostForm, service.MaxSubject)
 	if err == nil {
 		var sent service.SendResponse
-		sent, err = p.svc.Send(ctx, p.scope, service.SendRequest{To: []string{form.To}, Subject: form.Subject, Body: form.Body,
-			Importance: form.Importance, Category: form.Category, Ack: form.Ack, AsHuman: true})
+		if form.Reply != "" {
+			sent, err = p.svc.Reply(ctx, p.scope, service.ReplyRequest{ID: form.Reply, All: form.All, Body: form.Body, AsHuman: true})
+		} else {
+			sent, err = p.svc.Send(ctx, p.scope, service.SendRequest{To: form.To, Subject: form.Subject, Body: form.Body,
+				Importance: form.Importance, Category: form.Category, Ack: form.Ack, AsHuman: true})
+		}
 		if err == nil {
 			m := messageView(sent.Message)
 			v.Sent = &m
 			return v, nil
 		}
 	}
-	f := service.Describe(err)
-	v.Form, v.Error, v.Hint = form, f.Message, f.Hint
-	return v, nil
+	status := http.StatusBadRequest
+	if !errors.Is(err, web.ErrInvalidForm) {
+		f := service.Describe(err)
+		status, err = f.HTTP, fault.WithHint(errors.New(f.Message), pageHint(f))
+	}
+	v.Form, v.Error, v.Hint = form, err.Error(), fault.Hint(err)
+	v.ConfirmAll = errors.Is(err, web.ErrConfirmAll)
+	return statusView{v, status}, nil
 }
 
 // archiveFile answers `git show COMMIT:PATH` for a file of the project's
 // directory in the archive, as text.
 func (s *Server) archiveFile(w http.ResponseWriter, r *http.Request) {
 	var data []byte
+	var page *web.Page
 	err := s.gate.Do(func(svc *service.Service) error {
 		ref, err := svc.ProjectBySlug(r.Context(), r.PathValue("project"))
 		if err != nil {
 			return err
 		}
+		page = &web.Page{Project: &web.Project{Key: ref.Key, Slug: r.PathValue("project")}, Now: svc.Now()}
 		data, err = svc.ArchiveFile(r.Context(), service.Scope{Project: ref}, r.PathValue("commit"), r.PathValue("path"))
 		return err
 	})
 	if err != nil {
-		s.errorPage(w, r, err)
+		s.errorPage(w, r, err, page)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

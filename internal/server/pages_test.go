@@ -28,6 +28,9 @@ func TestPages(t *testing.T) {
 	if _, err := h.svc.RequestContact(ctx, h.scope("RedFox"), service.ContactRequest{To: "GreenCastle", Reason: "schema questions"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := h.svc.Send(ctx, h.scope("BlueLake"), service.SendRequest{To: []string{"Human"}, Subject: "Re: Schema twelve", Body: "for you"}); err != nil {
+		t.Fatal(err)
+	}
 	head, err := h.svc.ArchiveHead(ctx, h.scope(""))
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +58,12 @@ func TestPages(t *testing.T) {
 		{m + "/reservations", []string{"src/api/**", "GreenCastle"}},
 		{m + "/contacts", []string{"RedFox", "schema questions"}},
 		{m + "/acks", []string{"Schema twelve", "BlueLake"}},
-		{m + "/compose", []string{`name="csrf"`, `<option value="BlueLake"`}},
+		{m + "/compose", []string{`name="csrf"`, `<input type="checkbox" name="to" value="BlueLake">`, `maxlength="200"`, `<textarea name="body" rows="10" required>`}},
+		{m + "/compose?reply=" + last, []string{`name="reply" value="` + last + `"`, "Reply to RedFox", "Reply as Human"}},
+		{m + "/message/" + last, []string{`href="/mail/` + h.slug + `/compose?reply=` + last + `"`}},
+		{m + "/inbox/Human", []string{"Your mail", "Re: Schema twelve", "the overseer"}},
+		{m + "/search?q=note", []string{"Results 1–50", `rel="next"`, "page=2"}},
+		{m + "/search?q=note&page=2", []string{"Results 51–53", `rel="prev"`}},
 	} {
 		page := get(t, client, h.base+c.path)
 		for _, w := range c.want {
@@ -68,9 +76,16 @@ func TestPages(t *testing.T) {
 	if !strings.Contains(arc, "id: "+last) || !strings.HasSuffix(arc, "the *migrations* ran") {
 		t.Errorf("archive file:\n%s", arc)
 	}
+	// Error pages: the status, the project's navigation once the project
+	// is known, and no command line's instructions.
+	nav := `<nav class="tabs" aria-label="Project">`
 	for path, status := range map[string]int{
 		m + "/inbox/NoSuchAgent":                                   403,
 		m + "/message/01AAAAAAAAAAAAAAAAAAAAAAAA":                  404,
+		m + "/compose?reply=01AAAAAAAAAAAAAAAAAAAAAAAA":            404,
+		m + "/no/such/page":                                        404,
+		m + "/search?q=is:unread":                                  400,
+		m + "/search?q=note&page=0":                                400,
 		"/mail/nothing-00000000":                                   404,
 		m + "/archive/" + head + "/projects/other-1234abcd/x.md":   400,
 		m + "/archive/HEAD/" + show.Message.Path:                   400,
@@ -80,6 +95,16 @@ func TestPages(t *testing.T) {
 		if r.status != status || !strings.Contains(string(r.body), "<!doctype html>") {
 			t.Errorf("%s: %d, want %d and the error page: %.200s", path, r.status, status, r.body)
 		}
+		text := string(r.body)
+		if strings.HasPrefix(path, m+"/") && !strings.Contains(text, nav) {
+			t.Errorf("%s: the error page lost the project's navigation:\n%s", path, text)
+		}
+		if i := strings.Index(text, `<main>`); i >= 0 && speaksCLI(text[i:strings.Index(text, `</main>`)]) {
+			t.Errorf("%s: the error page speaks the command line:\n%s", path, text)
+		}
+	}
+	if page := string(h.do("GET", m+"/search?q=is:unread", nil).body); !strings.Contains(page, "no unread state") || strings.Contains(page, "is:unread</code>") {
+		t.Errorf("the search page on is:unread:\n%s", page)
 	}
 	if r := h.do("GET", "/", nil); r.status != http.StatusSeeOther || r.header.Get("Location") != "/mail/" {
 		t.Errorf("/: %d to %s", r.status, r.header.Get("Location"))

@@ -174,8 +174,35 @@ func (s *Server) routes() *http.ServeMux {
 	s.webRoutes(mux)
 	s.apiRoutes(mux)
 	mux.Handle("GET /api/events", &events.Handler{Feed: s.feed})
+	mux.HandleFunc("GET /health", s.health)
+	mux.HandleFunc("GET /api/health", s.health)
 	mcp := s.mcpHandler()
 	mux.Handle("/mcp/", mcp)
 	mux.Handle("/mcp", mcp)
 	return mux
+}
+
+// healthDoc is the document of /health: the store's state and the
+// server's version.
+type healthDoc struct {
+	service.HealthResponse
+	Version string `json:"version"`
+}
+
+// health answers GET /health and /api/health, what an operator's tools
+// poll: 200 {"status": "ok", ...the store's state} while the store can be
+// opened and read, else 503 {"status": "error", "error": {...}}.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	var doc service.HealthResponse
+	err := s.gate.Do(func(svc *service.Service) (err error) {
+		doc, err = svc.Health(r.Context())
+		return err
+	})
+	if err != nil {
+		f := service.Describe(err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "error",
+			"error": web.ErrorBody{Code: f.Code, Message: f.Message, Hint: f.Hint}})
+		return
+	}
+	writeJSON(w, http.StatusOK, healthDoc{doc, s.cfg.Version})
 }

@@ -41,6 +41,37 @@ func (s *Service) Init(ctx context.Context, sc Scope) (InitResponse, error) {
 	return resp, nil
 }
 
+// HealthResponse is the document of a server's health endpoint: "ok" and
+// the state of the store it serves.
+type HealthResponse struct {
+	Status   string `json:"status"` // ok
+	Store    string `json:"store"`
+	Archive  string `json:"archive"`
+	ReadOnly bool   `json:"read_only"` // the store can be read, not written
+	Projects int    `json:"projects"`  // how many projects the store holds
+	Messages int    `json:"messages"`  // in all of them
+	Agents   int    `json:"agents"`
+}
+
+// Health opens the store if need be, brings its index up to date with the
+// archive, and says what it holds: an error when it cannot.
+func (s *Service) Health(ctx context.Context) (HealthResponse, error) {
+	list, err := s.Projects(ctx)
+	if err != nil {
+		return HealthResponse{}, err
+	}
+	st, err := s.store()
+	if err != nil {
+		return HealthResponse{}, err
+	}
+	h := HealthResponse{Status: "ok", Store: st.Dir(), Archive: st.ArchiveDir(), ReadOnly: st.ReadOnly(), Projects: len(list.Projects)}
+	for _, p := range list.Projects {
+		h.Messages += p.Holds.Messages
+		h.Agents += p.Holds.Agents
+	}
+	return h, nil
+}
+
 // ArchivePathResponse is the document of archive path.
 type ArchivePathResponse struct {
 	Path string `json:"path"`

@@ -13,6 +13,18 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 )
 
+// HumanSender is the human overseer's mailbox: the sender of AsHuman mail,
+// and a recipient every agent may write to (always delivered), which the
+// overseer reads without being registered (Inbox, Outbox with Agent set
+// to it).
+const HumanSender = mailbox.HumanSender
+
+// MaxSubject is the longest subject a message may have, in characters.
+const MaxSubject = mailbox.MaxSubject
+
+// IsHuman reports whether name stands for HumanSender, in any case.
+func IsHuman(name string) bool { return mailbox.IsHuman(name) }
+
 // Broadcast, as the only recipient, sends to every agent of the project
 // but the sender (and those whose policy refuses broadcasts).
 const Broadcast = mailbox.Broadcast
@@ -138,6 +150,9 @@ type ReplyRequest struct {
 	All  bool   // to the sender and every other recipient
 	Body string
 	Hold time.Duration // ask a sender waiting with send --wait to wait this much longer
+	// AsHuman replies as the human overseer (HumanSender): no agent
+	// needed, any message of the project may be answered.
+	AsHuman bool
 }
 
 // Reply answers message req.ID in its thread: to its sender (or, with All,
@@ -151,7 +166,7 @@ func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendRe
 	if err != nil {
 		return SendResponse{}, err
 	}
-	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold})
+	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold, AsHuman: req.AsHuman})
 	if err != nil {
 		return SendResponse{}, err
 	}
@@ -406,6 +421,7 @@ type SearchRequest struct {
 	Query      string // the fts query language
 	All        bool   // the whole project, not only the acting agent's mail
 	Limit      int    // at most this many results; 0 is all
+	Offset     int    // skip this many of the best results first (the next page)
 	Abbreviate bool   // fill the response's Short, for display
 }
 
@@ -435,7 +451,7 @@ func (s *Service) Search(ctx context.Context, sc Scope, req SearchRequest) (Sear
 	}
 	// fts ranks the project's messages as the viewer may see them; the
 	// mailbox shows those found.
-	found, err := fts.Search(ctx, x.st, fts.Request{Project: x.mb.ProjectID(), Viewer: viewer, All: req.All, Query: req.Query, Limit: req.Limit})
+	found, err := fts.Search(ctx, x.st, fts.Request{Project: x.mb.ProjectID(), Viewer: viewer, All: req.All, Query: req.Query, Limit: req.Limit, Offset: req.Offset})
 	if err != nil {
 		return SearchResponse{}, err
 	}

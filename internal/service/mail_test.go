@@ -237,6 +237,38 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// TestSearchPages: Offset pages through the ranked results, the pages
+// joined are the results of one search, and an offset past the end is no
+// result.
+func TestSearchPages(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.register("GreenCastle", "BlueLake")
+	for i := range 7 {
+		f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Subject: fmt.Sprintf("deploy %d", i), Body: strings.Repeat("deploy ", i+1)})
+	}
+	for _, query := range []string{"deploy", "from:GreenCastle"} { // ranked, and filtered only
+		all, err := f.svc.Search(ctx, as(""), SearchRequest{Query: query})
+		if err != nil || len(all.Results) != 7 {
+			t.Fatalf("search %q: %+v, %v", query, all, err)
+		}
+		var paged []string
+		for off := 0; off < 9; off += 3 {
+			page, err := f.svc.Search(ctx, as(""), SearchRequest{Query: query, Limit: 3, Offset: off})
+			if err != nil {
+				t.Fatal(err)
+			}
+			paged = append(paged, mapSlice(page.Results, func(h SearchHit) string { return h.ID })...)
+		}
+		if want := mapSlice(all.Results, func(h SearchHit) string { return h.ID }); !slices.Equal(paged, want) {
+			t.Errorf("search %q in pages of 3: %q, want %q", query, paged, want)
+		}
+		if past, err := f.svc.Search(ctx, as(""), SearchRequest{Query: query, Limit: 3, Offset: 30}); err != nil || len(past.Results) != 0 {
+			t.Errorf("search %q past the end: %+v, %v", query, past, err)
+		}
+	}
+}
+
 func TestSendAndWait(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()

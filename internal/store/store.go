@@ -226,8 +226,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// migrate gives each project of an archive made by an earlier version (or
-// by archive.Init) its own branch, once, under the lock.
+// migrate gives each project of an archive made by an earlier version its
+// own branch, once, under the lock; archive.Init's main branch, which holds
+// no project, goes without a trace.
 func (s *Store) migrate(fresh bool) error {
 	if legacy, err := s.arc.Legacy(); err != nil || !legacy {
 		return err
@@ -240,7 +241,7 @@ func (s *Store) migrate(fresh bool) error {
 		if err != nil {
 			return err
 		}
-		if !fresh {
+		if !fresh && m.From != "" {
 			s.note(fmt.Sprintf("migrated the archive to one branch per project (%d); the old main branch is kept as %s", len(m.Projects), archive.LegacyRef))
 		}
 		return nil

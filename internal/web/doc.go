@@ -43,11 +43,16 @@
 //  3. On a ServeMux: RouteStatic → StaticHandler(); each other Route* →
 //     a handler that calls the service as the overseer (search with
 //     --all), copies the response into its view, sets Page.Project and
-//     Page.Now, and calls pages.Serve (errors: pages.ErrorPage with
-//     the HTTP status of service.Describe(err), the one error table). The compose page puts guard.CSRFToken(w, r) in its
-//     view; RouteSend reads ReadCompose(r.PostForm), sends as Human to the
-//     agent or to ToAll, and shows the ComposeView with Sent, or with
-//     Error and Hint. RouteArchive answers `git show COMMIT:PATH` as
+//     Page.Now, and calls pages.Serve (errors: an ErrorView with the
+//     HTTP status of service.Describe(err), the one error table, the
+//     page's Project for its navigation once known, and a hint in the
+//     pages' terms, never a command's). The compose page puts
+//     guard.CSRFToken(w, r) in its view; RouteSend reads
+//     ReadCompose(r.PostForm, maxSubject), sends as Human to the agents
+//     ticked (ToAll only with ConfirmAll), or replies as Human to
+//     ComposeForm.Reply, and shows the ComposeView with Sent, or with
+//     Error and Hint (ConfirmAll asks for the confirmation). Human's own
+//     mailbox is InboxURL(project, Human, ""). RouteArchive answers `git show COMMIT:PATH` as
 //     text/plain, for paths under the project's directory only. Mailbox
 //     pages need the service to list messages before a cursor id
 //     (MailboxView.Before and Older); search hits need the snippet with
@@ -57,8 +62,10 @@
 //     MCP SDK's streamable HTTP handler. /api/events is a server-sent
 //     event stream whose event names are the types pages list in
 //     Page.Live (message, receipt, reservation, lock, contact, agent):
-//     live.js, given the stream's address in Page.Events, shows a
-//     "reload" banner when one arrives, and EventSource resends
+//     live.js, given the stream's address in Page.Events (with the
+//     page's agent, types and the head it was made at as last_event_id),
+//     shows a "reload" banner when one arrives that concerns the page
+//     (Page.LiveThread, LiveFrom, LiveIDs), and EventSource resends
 //     Last-Event-ID when it reconnects.
 //  5. Serve guard.Handler(mux) with an http.Server, print
 //     TokenURL("http://"+addr+"/mail/", token) in the startup line, and

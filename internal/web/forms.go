@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentmail/agentmail/internal/fault"
 )
@@ -25,42 +26,79 @@ var (
 )
 
 // ComposeForm is the overseer's message, as the compose form sends it:
-// from Human to one agent (To, a name) or to all of them (To is ToAll).
+// from Human to the agents of To (names, or ToAll for every agent), or,
+// with Reply set, an answer to that message in its thread.
 type ComposeForm struct {
-	To         string
+	To         []string
 	Subject    string
 	Body       string
 	Importance string
 	Category   string // "" for none
 	Ack        bool
+	// ConfirmAll says the overseer confirmed a message to every agent
+	// (To holds ToAll): a broadcast is never sent by one click.
+	ConfirmAll bool
+	// Reply is the id of the message answered ("": a new message), All
+	// that the answer goes to every recipient of it too.
+	Reply string
+	All   bool
 }
 
-// ReadCompose reads a posted compose form. A form that cannot be sent is
+// Broadcast reports whether the form is to every agent.
+func (f ComposeForm) Broadcast() bool { return slices.Contains(f.To, ToAll) }
+
+// ErrConfirmAll is returned for a form to every agent that was not
+// confirmed: the page asks for the confirmation.
+var ErrConfirmAll = fmt.Errorf("%w: a message to every agent needs your confirmation", ErrInvalidForm)
+
+// ReadCompose reads a posted compose form; maxSubject is the longest
+// subject the server takes, in characters. A form that cannot be sent is
 // an error wrapping ErrInvalidForm, with a hint, together with the form
 // as read (to show it again).
-func ReadCompose(form url.Values) (ComposeForm, error) {
+func ReadCompose(form url.Values, maxSubject int) (ComposeForm, error) {
 	f := ComposeForm{
-		To:         strings.TrimSpace(form.Get("to")),
 		Subject:    strings.TrimSpace(form.Get("subject")),
 		Body:       strings.ReplaceAll(form.Get("body"), "\r\n", "\n"),
 		Importance: form.Get("importance"),
 		Category:   form.Get("category"),
 		Ack:        form.Get("ack") != "",
+		ConfirmAll: form.Get("confirm_all") != "",
+		Reply:      strings.TrimSpace(form.Get("reply")),
+		All:        form.Get("all") != "",
+	}
+	for _, to := range form["to"] {
+		if to = strings.TrimSpace(to); to != "" && !slices.Contains(f.To, to) {
+			f.To = append(f.To, to)
+		}
 	}
 	if f.Importance == "" {
 		f.Importance = "normal"
 	}
-	switch {
-	case f.To == "":
-		return f, fault.WithHint(fmt.Errorf("%w: no recipient", ErrInvalidForm), "choose an agent, or all agents")
+	empty := strings.TrimSpace(f.Body) == ""
+	if f.Reply != "" {
+		if empty {
+			return f, fault.WithHint(fmt.Errorf("%w: the reply is empty", ErrInvalidForm), "write the reply")
+		}
+		return f, nil
+	}
+	switch n := utf8.RuneCountInString(f.Subject); {
+	case len(f.To) == 0:
+		return f, fault.WithHint(fmt.Errorf("%w: no recipient", ErrInvalidForm), "tick one or more agents, or all agents")
 	case f.Subject == "":
 		return f, fault.WithHint(fmt.Errorf("%w: the subject is empty", ErrInvalidForm), "write a subject")
+	case n > maxSubject:
+		return f, fault.WithHint(fmt.Errorf("%w: the subject is %d characters long, the limit is %d", ErrInvalidForm, n, maxSubject),
+			"shorten the subject and put the details in the message")
+	case empty:
+		return f, fault.WithHint(fmt.Errorf("%w: the message is empty", ErrInvalidForm), "write the message")
 	case !slices.Contains(Importances, f.Importance):
 		return f, fault.WithHint(fmt.Errorf("%w: importance %q", ErrInvalidForm, f.Importance),
 			"choose one of "+strings.Join(Importances, ", "))
 	case f.Category != "" && !slices.Contains(Categories, f.Category):
 		return f, fault.WithHint(fmt.Errorf("%w: category %q", ErrInvalidForm, f.Category),
 			"choose one of "+strings.Join(Categories, ", ")+", or none")
+	case f.Broadcast() && !f.ConfirmAll:
+		return f, fault.WithHint(ErrConfirmAll, "tick \"Yes, send it to every agent\" and send again, or choose the agents")
 	}
 	return f, nil
 }

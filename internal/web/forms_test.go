@@ -3,7 +3,9 @@ package web
 import (
 	"errors"
 	"net/url"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,30 +14,40 @@ import (
 )
 
 func TestReadCompose(t *testing.T) {
+	long := strings.Repeat("é", 201)
 	tests := []struct {
 		name string
 		form url.Values
 		want ComposeForm
-		err  bool
+		err  error // nil, ErrInvalidForm or ErrConfirmAll
 	}{
 		{"to one agent", url.Values{"to": {"BlueLake"}, "subject": {" Stop "}, "body": {"a\r\nb"}},
-			ComposeForm{To: "BlueLake", Subject: "Stop", Body: "a\nb", Importance: "normal"}, false},
-		{"to all, urgent handoff", url.Values{"to": {ToAll}, "subject": {"s"}, "importance": {"urgent"}, "category": {"HANDOFF"}, "ack": {"on"}},
-			ComposeForm{To: ToAll, Subject: "s", Importance: "urgent", Category: "HANDOFF", Ack: true}, false},
-		{"no recipient", url.Values{"subject": {"s"}}, ComposeForm{Subject: "s", Importance: "normal"}, true},
-		{"blank subject", url.Values{"to": {ToAll}, "subject": {"  "}}, ComposeForm{To: ToAll, Importance: "normal"}, true},
-		{"bad importance", url.Values{"to": {ToAll}, "subject": {"s"}, "importance": {"asap"}},
-			ComposeForm{To: ToAll, Subject: "s", Importance: "asap"}, true},
-		{"bad category", url.Values{"to": {ToAll}, "subject": {"s"}, "category": {"handoff"}},
-			ComposeForm{To: ToAll, Subject: "s", Importance: "normal", Category: "handoff"}, true},
+			ComposeForm{To: []string{"BlueLake"}, Subject: "Stop", Body: "a\nb", Importance: "normal"}, nil},
+		{"to several agents, once each", url.Values{"to": {"BlueLake", " RedFox ", "BlueLake", ""}, "subject": {"s"}, "body": {"b"}},
+			ComposeForm{To: []string{"BlueLake", "RedFox"}, Subject: "s", Body: "b", Importance: "normal"}, nil},
+		{"to all, confirmed, urgent handoff", url.Values{"to": {ToAll}, "confirm_all": {"on"}, "subject": {"s"}, "body": {"b"}, "importance": {"urgent"}, "category": {"HANDOFF"}, "ack": {"on"}},
+			ComposeForm{To: []string{ToAll}, Subject: "s", Body: "b", Importance: "urgent", Category: "HANDOFF", Ack: true, ConfirmAll: true}, nil},
+		{"to all, not confirmed", url.Values{"to": {ToAll}, "subject": {"s"}, "body": {"b"}},
+			ComposeForm{To: []string{ToAll}, Subject: "s", Body: "b", Importance: "normal"}, ErrConfirmAll},
+		{"no recipient", url.Values{"subject": {"s"}, "body": {"b"}}, ComposeForm{Subject: "s", Body: "b", Importance: "normal"}, ErrInvalidForm},
+		{"blank subject", url.Values{"to": {"RedFox"}, "subject": {"  "}, "body": {"b"}}, ComposeForm{To: []string{"RedFox"}, Body: "b", Importance: "normal"}, ErrInvalidForm},
+		{"subject over the limit", url.Values{"to": {"RedFox"}, "subject": {long}, "body": {"b"}}, ComposeForm{To: []string{"RedFox"}, Subject: long, Body: "b", Importance: "normal"}, ErrInvalidForm},
+		{"empty body", url.Values{"to": {"RedFox"}, "subject": {"s"}, "body": {" \r\n "}}, ComposeForm{To: []string{"RedFox"}, Subject: "s", Body: " \n ", Importance: "normal"}, ErrInvalidForm},
+		{"bad importance", url.Values{"to": {"RedFox"}, "subject": {"s"}, "body": {"b"}, "importance": {"asap"}},
+			ComposeForm{To: []string{"RedFox"}, Subject: "s", Body: "b", Importance: "asap"}, ErrInvalidForm},
+		{"bad category", url.Values{"to": {"RedFox"}, "subject": {"s"}, "body": {"b"}, "category": {"handoff"}},
+			ComposeForm{To: []string{"RedFox"}, Subject: "s", Body: "b", Importance: "normal", Category: "handoff"}, ErrInvalidForm},
+		{"reply to all", url.Values{"reply": {"01JD3Y4Q"}, "all": {"on"}, "body": {"ok"}},
+			ComposeForm{Reply: "01JD3Y4Q", All: true, Body: "ok", Importance: "normal"}, nil},
+		{"empty reply", url.Values{"reply": {"01JD3Y4Q"}, "body": {""}}, ComposeForm{Reply: "01JD3Y4Q", Importance: "normal"}, ErrInvalidForm},
 	}
 	for _, tt := range tests {
-		got, err := ReadCompose(tt.form)
-		if got != tt.want {
+		got, err := ReadCompose(tt.form, 200)
+		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: ReadCompose = %+v, want %+v", tt.name, got, tt.want)
 		}
-		if tt.err != (err != nil) {
-			t.Errorf("%s: ReadCompose error %v, want error %v", tt.name, err, tt.err)
+		if (tt.err == nil) != (err == nil) || tt.err != nil && !errors.Is(err, tt.err) {
+			t.Errorf("%s: ReadCompose error %v, want %v", tt.name, err, tt.err)
 		}
 		if err != nil && (!errors.Is(err, ErrInvalidForm) || fault.Hint(err) == "") {
 			t.Errorf("%s: error %v is not ErrInvalidForm with a hint", tt.name, err)

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"html"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -45,7 +46,10 @@ func funcs(md *Markdown) template.FuncMap {
 		"notLowOrNormal":  func(s string) bool { return s == "high" || s == "urgent" },
 		"lower":           strings.ToLower,
 		"gitShowCommand":  gitShowCommand,
-		"composeSelected": func(f ComposeForm, to string) bool { return f.To == to },
+		"composeSelected": func(f ComposeForm, to string) bool { return slices.Contains(f.To, to) },
+		"replyURL":        ReplyURL,
+		"add":             func(a, b int) int { return a + b },
+		"human":           func() string { return Human },
 	}
 }
 

@@ -27,9 +27,14 @@ type View interface {
 }
 
 // Section implements View.
-func (ProjectsView) Section() string     { return "projects" }
-func (ProjectView) Section() string      { return "agents" }
-func (MailboxView) Section() string      { return "agents" }
+func (ProjectsView) Section() string { return "projects" }
+func (ProjectView) Section() string  { return "agents" }
+func (v MailboxView) Section() string {
+	if v.Agent.Name == Human {
+		return "human" // the overseer's own mail
+	}
+	return "agents"
+}
 func (MessageView) Section() string      { return "agents" }
 func (ThreadView) Section() string       { return "agents" }
 func (SearchView) Section() string       { return "search" }

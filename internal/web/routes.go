@@ -3,6 +3,8 @@ package web
 import (
 	"net/url"
 	"strings"
+
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 // The routes of the web UI, as http.ServeMux patterns; the serve command
@@ -61,6 +63,15 @@ func MessageURL(project, id, agent string) string {
 
 // ThreadURL is the address of a thread.
 func ThreadURL(project, thread string) string { return mailURL(project, "thread", thread) }
+
+// Human is the human overseer's mailbox: the sender of what the compose
+// form sends, and a recipient agents answer.
+const Human = service.HumanSender
+
+// ReplyURL is the address of the compose form answering a message.
+func ReplyURL(project, id string) string {
+	return withQuery(mailURL(project, "compose"), "reply", id)
+}
 
 // SearchURL is the address of the search page with a query.
 func SearchURL(project, query string) string {

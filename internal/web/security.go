@@ -177,11 +177,11 @@ func equal(a, b string) bool {
 	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
 
-// IsMachineRoute reports whether path belongs to the JSON API or the MCP
-// endpoint, whose errors are JSON documents and whose callers send the
-// token as a bearer token.
+// IsMachineRoute reports whether path belongs to the JSON API, the MCP
+// endpoint or /health, whose errors are JSON documents and whose callers
+// send the token as a bearer token.
 func IsMachineRoute(path string) bool {
-	return strings.HasPrefix(path, "/api/") || path == "/mcp" || strings.HasPrefix(path, "/mcp/")
+	return strings.HasPrefix(path, "/api/") || path == "/mcp" || strings.HasPrefix(path, "/mcp/") || path == "/health"
 }
 
 // isPublic reports whether path is served to anyone who reaches the

@@ -134,6 +134,13 @@ type Page struct {
 	// for a page that needs no live updates.
 	Events string
 	Live   []string
+	// LiveThread, LiveFrom and LiveIDs narrow the banner to the events
+	// of the page's own messages, which the stream cannot select: message
+	// events of the thread LiveThread or from the agent LiveFrom, receipts
+	// of the messages LiveIDs. Unset, every event of the Live types counts.
+	LiveThread string
+	LiveFrom   string
+	LiveIDs    []string
 }
 
 // ProjectsView is the first page: every project of the store.
@@ -195,6 +202,18 @@ type SearchView struct {
 	Searched bool
 	Results  []SearchHit
 	Notes    []string
+	// Offset is how many results earlier pages showed (the first result
+	// here is number Offset+1), More whether later ones exist; PrevURL
+	// and NextURL are the addresses of the pages before and after ("" for
+	// none).
+	Offset  int
+	More    bool
+	PrevURL string
+	NextURL string
+	// Error and Hint say why the query could not be run (the page is
+	// shown again with it).
+	Error string
+	Hint  string
 }
 
 // ReservationsView lists a project's reservations, expired and released
@@ -217,17 +236,22 @@ type AcksView struct {
 	Pending []AwaitingAck
 }
 
-// ComposeView is the overseer's form: a message from Human to one agent
-// or to all. Sent is the message just sent, Error what was wrong with the
-// form sent (which it shows again).
+// ComposeView is the overseer's form: a message from Human to agents of
+// the project, or to all of them, or (ReplyTo set) an answer to a message
+// in its thread. Sent is the message just sent, Error what was wrong with
+// the form sent (which it shows again); ConfirmAll asks to confirm a
+// message to every agent.
 type ComposeView struct {
 	Page
-	Agents []Agent
-	Form   ComposeForm
-	CSRF   string // Guard.CSRFToken
-	Sent   *Message
-	Error  string
-	Hint   string
+	Agents     []Agent
+	Form       ComposeForm
+	CSRF       string // Guard.CSRFToken
+	MaxSubject int    // the longest subject the server takes, in characters
+	ReplyTo    *Message
+	Sent       *Message
+	Error      string
+	Hint       string
+	ConfirmAll bool
 }
 
 // ErrorView is a page that could not be shown.
