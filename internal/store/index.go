@@ -75,13 +75,17 @@ func sqliteURI(path string) string {
 	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
+// busyTimeout is how long a statement waits for another connection's lock
+// on the index (SQLite's busy timeout) before it fails "database is locked".
+const busyTimeout = 30 * time.Second
+
 // openDB opens the index's writer: one connection, whose transactions take
 // SQLite's write lock as they begin (_txlock=immediate). Its page cache is
 // 16 MB: a long-lived server filled 64 MB of it with pages the OS caches
 // anyway (serve's RSS after the bench's sends: 149 → 123 MB, sends and
 // seeding as fast).
 func openDB(path string) (*sql.DB, error) {
-	dsn := sqliteURI(path) + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-16384&_stmt_cache_size=32"
+	dsn := sqliteURI(path) + fmt.Sprintf("?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=%d&", busyTimeout.Milliseconds()) + "_txlock=immediate&_cache_size=-16384&_stmt_cache_size=32"
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err

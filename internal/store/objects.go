@@ -77,6 +77,13 @@ func (c *cachedObjects) add(res archive.Result) bool {
 	return !c.flushed || c.writes >= flushEvery
 }
 
+// pending reports whether a flush has anything to write.
+func (c *cachedObjects) pending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.written) > 0 || len(c.stale) > 0
+}
+
 // flush writes what the writes since the last flush changed to the
 // objects table, in tx.
 func (c *cachedObjects) flush(tx *sql.Tx) error {
@@ -108,8 +115,10 @@ func (c *cachedObjects) flush(tx *sql.Tx) error {
 
 // flushCached flushes the objects table in a transaction of its own, as a
 // store closes. A failure leaves the table behind, which costs only reads.
+// A store whose writes left nothing to flush (one that only read) takes no
+// transaction: it would wait for another connection's write.
 func (s *Store) flushCached() {
-	if s.readOnly {
+	if s.readOnly || !s.cached.pending() {
 		return
 	}
 	tx, err := s.writer().Begin()

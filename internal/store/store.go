@@ -277,7 +277,8 @@ func (s *Store) ArchiveDir() string { return s.arc.Dir() }
 
 // Index returns the index for statements outside an update, such as
 // queries. Call Fresh first. Queries run on the read connections, other
-// statements on the writer; inside an update, use its Tx.
+// statements on the writer, without waiting for another connection's write
+// (see index.ExecContext); inside an update, use its Tx.
 func (s *Store) Index() Querier {
 	db, rdb := s.pools()
 	return index{w: db, r: rdb}
@@ -300,8 +301,28 @@ func (s *Store) writer() *sql.DB {
 // statements, and none of those that close them or hand out connections.
 type index struct{ w, r *sql.DB }
 
+// ExecContext runs a statement on the writer without waiting for SQLite's
+// write lock: outside an update, a statement is a read's bookkeeping (an
+// agent's last-seen time), and reads never wait for writers. While
+// another connection holds the lock, it returns ErrBusy at once.
 func (x index) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return x.w.ExecContext(ctx, query, args...)
+	conn, err := x.w.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return nil, err
+	}
+	res, err := conn.ExecContext(ctx, query, args...)
+	if _, rerr := conn.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds())); rerr != nil {
+		// Never hand a writer that does not wait back to the pool.
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	if isBusy(err) {
+		return nil, fmt.Errorf("%w: another process is writing the index", ErrBusy)
+	}
+	return res, err
 }
 
 func (x index) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
