@@ -105,8 +105,13 @@ const maxReaders = 4
 // openReaders opens the read connections to the index at path, which
 // openIndex has made: WAL lets them read while the writer writes.
 // query_only keeps a statement that would write from running on them.
+// They sync nothing, as the writer: the last connection of a process to
+// close checkpoints the WAL into index.db, and a reader's default
+// (synchronous=NORMAL) had that checkpoint sync the WAL, the directory and
+// index.db, three fsyncs as a read or a send exited, for an index that
+// is never synced (the archive is; see Store).
 func openReaders(path string) (*sql.DB, error) {
-	dsn := sqliteURI(path) + "?_busy_timeout=30000&_query_only=1&_cache_size=-4096&_stmt_cache_size=32"
+	dsn := sqliteURI(path) + fmt.Sprintf("?_synchronous=OFF&_busy_timeout=%d&_query_only=1&_cache_size=-4096&_stmt_cache_size=32", busyTimeout.Milliseconds())
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err

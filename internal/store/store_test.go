@@ -1302,3 +1302,23 @@ func TestWALKeptAcrossCheckpoints(t *testing.T) {
 		t.Errorf("WAL after close: %d bytes, want 0", after)
 	}
 }
+
+// No connection to the index syncs it, readers included: the last
+// connection of a process to close checkpoints the WAL, and with SQLite's
+// default (NORMAL) a read command or a send synced the WAL, the directory
+// and index.db as it exited. The index is rebuilt from the archive, which
+// is what a write syncs.
+func TestIndexSyncsNothing(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	ctx := context.Background()
+	var w, r int
+	if err := s.writer().QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&w); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Index().QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&r); err != nil {
+		t.Fatal(err)
+	}
+	if w != 0 || r != 0 {
+		t.Errorf("synchronous: writer %d, readers %d; want 0 (OFF) for both", w, r)
+	}
+}
