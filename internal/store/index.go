@@ -121,6 +121,16 @@ func openReaders(path string) (*sql.DB, error) {
 	return db, nil
 }
 
+// openReaders returns the read connections to the index at path, whose
+// writer is db: db itself for a store of one connection
+// (Options.OneConnection).
+func (s *Store) openReaders(path string, db *sql.DB) (*sql.DB, error) {
+	if s.opts.OneConnection {
+		return db, nil
+	}
+	return openReaders(path)
+}
+
 // openIndex opens (creating or rebuilding as needed) the index at path,
 // with the tables of l. It returns a note when the index had to be thrown
 // away.

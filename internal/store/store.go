@@ -19,7 +19,8 @@
 //
 // A Store serves any number of goroutines at once. Reads run concurrently
 // on a pool of read connections (SQLite's WAL lets them go on while a
-// write commits). A write to one project (UpdateProject) holds the store's
+// write commits), unless the store was opened with one connection for
+// everything (Options.OneConnection, the command line's). A write to one project (UpdateProject) holds the store's
 // file lock shared and the project's own lock exclusively, so that writes
 // to different projects, in this process or others, do not wait for each
 // other's locks; they meet only in the index's single writer connection,
@@ -83,6 +84,12 @@ type Options struct {
 	// there too (see afterWrite): for a long-lived process (a server), not
 	// for a command line process, which exits as its write returns.
 	RollUpInBackground bool
+	// OneConnection has reads share the writer's connection to the index
+	// rather than a pool of their own: for a process that runs one
+	// operation at a time (the command line), which then opens, sets up and
+	// prepares its statements on one connection, not two. Reads of
+	// concurrent goroutines wait for each other and for writes.
+	OneConnection bool
 	// Projections are the domain packages' tables of the index. The
 	// index records the set it was built with and is rebuilt when opened
 	// with another, so that it is never silently behind: every process
@@ -214,7 +221,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	rdb, err := openReaders(path)
+	rdb, err := s.openReaders(path, db)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open index: %w", err)

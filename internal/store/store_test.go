@@ -1322,3 +1322,57 @@ func TestIndexSyncsNothing(t *testing.T) {
 		t.Errorf("synchronous: writer %d, readers %d; want 0 (OFF) for both", w, r)
 	}
 }
+
+// A store of one connection (the command line's) reads, writes, catches up
+// with another process's write, snapshots and reindexes on that one
+// connection, and opens no other.
+func TestOneConnection(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: testProjections, OneConnection: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if s.rdb != s.db {
+		t.Fatal("a store of one connection opened a pool of readers")
+	}
+	setup(t, s)
+	put(t, s, "one", message(1))
+	put(t, openStore(t, dir), "two", message(2)) // as another process would
+	ctx := context.Background()
+	if err := s.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q Querier) int {
+		t.Helper()
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM messages`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(s.Index()); n != 2 {
+		t.Errorf("%d messages, want 2", n)
+	}
+	if err := s.Snapshot(ctx, func(q Querier) error {
+		if n := count(q); n != 2 {
+			t.Errorf("in a snapshot: %d messages, want 2", n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Index().ExecContext(ctx, `INSERT INTO presence(slug, fold, last_seen) VALUES (?, 'bluelake', '2026-11-22T09:00:00Z')`, slug); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "three", message(3))
+	if n := count(s.Index()); n != 3 {
+		t.Errorf("after a reindex and a write, %d messages, want 3", n)
+	}
+	if s.rdb != s.db || s.db.Stats().OpenConnections != 1 {
+		t.Errorf("%d connections open, want 1", s.db.Stats().OpenConnections)
+	}
+}
