@@ -110,8 +110,9 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 }
 
 // guardRepo makes a git repository of the benchmark's project, in dir,
-// with a change staged under a directory the seeded reservations hold
-// (the holder's own: the check passes after matching it), for guard check.
+// with a commit and a change staged under a directory the seeded
+// reservations hold (the holder's own: the check passes after matching
+// it), for guard check.
 func guardRepo(dir string) (string, error) {
 	repo := filepath.Join(dir, "guard-repo")
 	if err := os.RemoveAll(repo); err != nil {
@@ -125,6 +126,16 @@ func guardRepo(dir string) (string, error) {
 		return "", err
 	}
 	if err := os.WriteFile(file, []byte("package pkg\n"), 0o644); err != nil {
+		return "", err
+	}
+	// A commit to diff with, as in any repository past its first commit.
+	if err := git(repo, "add", "-A"); err != nil {
+		return "", err
+	}
+	if err := git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "--quiet", "--no-verify", "-m", "first"); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(file, []byte("package pkg\n\nvar x = 1\n"), 0o644); err != nil {
 		return "", err
 	}
 	return repo, git(repo, "add", "-A")
