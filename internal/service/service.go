@@ -156,7 +156,7 @@ func (s *Service) store() (*store.Store, error) {
 			"point --store or AGENTMAIL_HOME at a directory")
 	}
 	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Projections: Projections(), RollUpInBackground: s.cfg.LongLived,
-		OneConnection: !s.cfg.LongLived})
+		OneShot: !s.cfg.LongLived})
 	if err != nil {
 		if errors.Is(err, store.ErrNotWritable) {
 			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")

@@ -123,9 +123,9 @@ func openReaders(path string) (*sql.DB, error) {
 
 // openReaders returns the read connections to the index at path, whose
 // writer is db: db itself for a store of one connection
-// (Options.OneConnection).
+// (Options.OneShot).
 func (s *Store) openReaders(path string, db *sql.DB) (*sql.DB, error) {
-	if s.opts.OneConnection {
+	if s.opts.OneShot {
 		return db, nil
 	}
 	return openReaders(path)

@@ -28,6 +28,31 @@ func (c objectCache) Object(hash string) ([]byte, bool) {
 	return data, true
 }
 
+// objectCache returns the cache of the write in transaction tx: nil for
+// a one-shot store (Options.OneShot). Its single write would look up some
+// 17 objects in the table (rows of trees up to hundreds of KB, each read
+// whole) and write some 15, where reading them from the archive costs no
+// more: sends in turns at 10,000 messages and 26-45 packs, with the table
+// and without, took the same time (medians of 50 and 60 turns: cpu 16.4
+// and 16.5 ms, wall time within 4-10%, either way), with the table's
+// writes a fifth of a send's cpu profile and a WAL to match.
+func (s *Store) objectCache(tx *sql.Tx) archive.Cache {
+	if s.opts.OneShot {
+		return nil
+	}
+	return objectCache{tx}
+}
+
+// cacheWritten records in the objects table, in tx, what a commit wrote
+// and made stale, when a flush is due (see cachedObjects); a one-shot
+// store keeps no table.
+func (s *Store) cacheWritten(tx *sql.Tx, res archive.Result) error {
+	if s.opts.OneShot || !s.cached.add(res) {
+		return nil
+	}
+	return s.cached.flush(tx)
+}
+
 // cachedObjects is what the writes of a Store change in the objects
 // table: the commits and trees they wrote, and those they made stale. A
 // store writes them to the table with its first write (a command line

@@ -84,12 +84,14 @@ type Options struct {
 	// there too (see afterWrite): for a long-lived process (a server), not
 	// for a command line process, which exits as its write returns.
 	RollUpInBackground bool
-	// OneConnection has reads share the writer's connection to the index
-	// rather than a pool of their own: for a process that runs one
-	// operation at a time (the command line), which then opens, sets up and
-	// prepares its statements on one connection, not two. Reads of
-	// concurrent goroutines wait for each other and for writes.
-	OneConnection bool
+	// OneShot is for a process that runs one operation and exits (the
+	// command line). Its reads share the writer's connection to the index
+	// rather than a pool of their own, so that it opens, sets up and
+	// prepares its statements on one connection, not two (reads of
+	// concurrent goroutines wait for each other and for writes); and its
+	// writes neither read nor fill the objects table (see objectCache),
+	// which costs a process that makes one write more than it saves.
+	OneShot bool
 	// Projections are the domain packages' tables of the index. The
 	// index records the set it was built with and is rebuilt when opened
 	// with another, so that it is never silently behind: every process

@@ -1323,12 +1323,12 @@ func TestIndexSyncsNothing(t *testing.T) {
 	}
 }
 
-// A store of one connection (the command line's) reads, writes, catches up
-// with another process's write, snapshots and reindexes on that one
-// connection, and opens no other.
-func TestOneConnection(t *testing.T) {
+// A one-shot store (the command line's) reads, writes, catches up with
+// another process's write, snapshots and reindexes on one connection, and
+// opens no other; its writes leave the objects table alone.
+func TestOneShot(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: testProjections, OneConnection: true})
+	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: testProjections, OneShot: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1368,11 +1368,35 @@ func TestOneConnection(t *testing.T) {
 	if _, err := s.Reindex(ctx); err != nil {
 		t.Fatal(err)
 	}
+	cached := func() int {
+		t.Helper()
+		var n int
+		if err := s.Index().QueryRowContext(ctx, `SELECT count(*) FROM objects`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := cached() // the other store's write
+	if before == 0 {
+		t.Fatal("a store that is not one-shot cached no objects")
+	}
 	put(t, s, "three", message(3))
 	if n := count(s.Index()); n != 3 {
 		t.Errorf("after a reindex and a write, %d messages, want 3", n)
 	}
 	if s.rdb != s.db || s.db.Stats().OpenConnections != 1 {
 		t.Errorf("%d connections open, want 1", s.db.Stats().OpenConnections)
+	}
+	s.flushCached()
+	head, err := s.ProjectHead(slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var has int
+	if err := s.Index().QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE hash = ?`, head).Scan(&has); err != nil {
+		t.Fatal(err)
+	}
+	if after := cached(); after != before || has != 0 {
+		t.Errorf("a one-shot write changed the objects table: %d rows, then %d, its commit in it: %d", before, after, has)
 	}
 }
