@@ -25,7 +25,8 @@ type cliOp struct {
 // so that the machine's load weighs on all alike. It reports each one's
 // median, bin's median over the floor (the median of the differences
 // within each turn) against the goal, and the median of bin/base
-// within each turn.
+// within each turn; and the median cpu time (user and system) of bin and
+// base, which the machine's load sways less than the wall-clock time.
 func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error {
 	floorBin, err := buildProgram("package main\n\n// #include <stdlib.h>\nimport \"C\"\n\nvar _ = C.free\n\nfunc main() {}\n", "1")
 	if err != nil {
@@ -66,18 +67,20 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		fmt.Printf(", base %s", base)
 	}
 	fmt.Printf(", a cgo program doing nothing (the floor); medians\n")
-	fmt.Printf("%-20s %9s %9s %9s %9s %9s\n", "operation", "floor", "agentmail", "−floor", "base", "÷base")
+	fmt.Printf("%-20s %9s %9s %9s %9s %9s %9s %9s\n", "operation", "floor", "agentmail", "−floor", "base", "÷base", "cpu", "base cpu")
 	for _, op := range ops {
 		times := make([][]time.Duration, len(bins)+1) // bins..., floor
+		cpus := make([][]time.Duration, len(bins))
 		for i := 0; i < runs; i++ {
 			// Each turn runs the binaries in another order.
 			for k := range len(bins) + 1 {
 				j := (i + k) % (len(bins) + 1)
-				var d time.Duration
+				var d, cpu time.Duration
 				if j == len(bins) {
-					d, err = timeProcess(floorBin, nil, "", nil)
+					d, _, err = timeProcess(floorBin, nil, "", nil)
 				} else {
-					d, err = timeProcess(bins[j], op.args(i), op.dir, b.env)
+					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, b.env)
+					cpus[j] = append(cpus[j], cpu)
 				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", op.name, err)
@@ -97,9 +100,9 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 				ratios[i] = float64(times[0][i]) / float64(times[1][i])
 			}
 			slices.Sort(ratios)
-			line += fmt.Sprintf(" %9s %9.2f", ms(median(times[1])), ratios[runs/2])
+			line += fmt.Sprintf(" %9s %9.2f %9s %9s", ms(median(times[1])), ratios[runs/2], ms(median(cpus[0])), ms(median(cpus[1])))
 		} else {
-			line += fmt.Sprintf(" %9s %9s", "-", "-")
+			line += fmt.Sprintf(" %9s %9s %9s %9s", "-", "-", ms(median(cpus[0])), "-")
 		}
 		if op.target != 0 {
 			line += fmt.Sprintf("   goal −floor <= %s %s", ms(op.target), verdict(median(over) <= op.target))
@@ -142,8 +145,8 @@ func guardRepo(dir string) (string, error) {
 }
 
 // timeProcess runs bin with args in dir (nil env: the bench's own) and
-// returns its wall-clock time.
-func timeProcess(bin string, args []string, dir string, env []string) (time.Duration, error) {
+// returns its wall-clock time and its cpu time, user and system.
+func timeProcess(bin string, args []string, dir string, env []string) (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	if env != nil {
@@ -151,11 +154,11 @@ func timeProcess(bin string, args []string, dir string, env []string) (time.Dura
 	}
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	d := time.Since(start)
+	wall = time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, out)
+		return 0, 0, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, out)
 	}
-	return d, nil
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func median(ds []time.Duration) time.Duration {
