@@ -593,6 +593,14 @@ func (s *Store) catchUpProject(ctx context.Context, slug string) error {
 		return err
 	}
 	db := s.writer()
+	// Nothing to catch up, as a rule: say so without the write lock a
+	// transaction takes, which would wait for other projects' writers. No
+	// one else moves this project's head in the index meanwhile.
+	if idx, err := s.indexHead(db); err == nil && idx != "" {
+		if have, err := archive.ParseState(idx); err == nil && have[slug] == st[slug] {
+			return nil
+		}
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
