@@ -55,8 +55,8 @@ func (s *Store) cacheWritten(tx *sql.Tx, res archive.Result) error {
 
 // cachedObjects is what the writes of a Store change in the objects
 // table: the commits and trees they wrote, and those they made stale. A
-// store writes them to the table with its first write (a command line
-// process makes one), then every flushEvery writes and when it closes,
+// store that is not one-shot (see Store.objectCache) writes them to the
+// table with its first write, then every flushEvery writes and when it closes,
 // rather than with each write: the trees of a busy day are some 200 KB a
 // write, and a long-lived process (a server) reads them back from the
 // archive's memory of its writes (archive.recentObjects), not from the
