@@ -211,7 +211,8 @@ func (m *Mailbox) reader(ctx context.Context, q queryer) (Agent, error) {
 
 // touch records that agent ran a command now: the heartbeat behind
 // last-seen, kept only in the index, and so not in a store its user can
-// only read.
+// only read. A read does not wait for another process's write to record it
+// (store.Index): the agent's next command records it then.
 func (m *Mailbox) touch(ctx context.Context, q queryer, agent string) error {
 	if m.st.ReadOnly() {
 		return nil
@@ -219,6 +220,9 @@ func (m *Mailbox) touch(ctx context.Context, q queryer, agent string) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO presence(slug, fold, last_seen) VALUES (?, ?, ?)
 		ON CONFLICT(slug, fold) DO UPDATE SET last_seen = excluded.last_seen`,
 		m.proj.Slug, names.Fold(agent), record.FormatTime(m.st.Now()))
+	if errors.Is(err, store.ErrBusy) {
+		return nil
+	}
 	return err
 }
 

@@ -32,9 +32,9 @@ func main() {
 	messages := flag.Int("messages", 100000, "messages to seed the project with")
 	runs := flag.Int("runs", 40, "runs per whole-process measurement")
 	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards); a directory seeded\nby an earlier run with the same -messages is used again as it is, with what that run added")
-	only := flag.String("only", "", "measure only the command line (cli), the MCP server (mcp), agentmail serve (serve) or sync (sync)")
+	only := flag.String("only", "", "measure only the command line (cli), the command line in turns with the floor and -base (cli-turns), the MCP server (mcp), agentmail serve (serve) or sync (sync)")
 	syncSizes := flag.String("sync-messages", "10000,100000", "archive sizes to measure sync at (-only sync)")
-	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync)")
+	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync, -only cli-turns)")
 	cpuProfile := flag.String("cpuprofile", "", "have the agentmail mcp measured write a CPU profile of its run to this file (make pgo)")
 	flag.Parse()
 	if *only == "sync" {
@@ -45,7 +45,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*bin, *messages, *runs, *dir, *only, *cpuProfile); err != nil {
+	if err := run(*bin, *base, *messages, *runs, *dir, *only, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
 		os.Exit(1)
 	}
@@ -64,7 +64,7 @@ func sizes(list string) []int {
 	return out
 }
 
-func run(bin string, messages, runs int, dir, only, cpuProfile string) error {
+func run(bin, base string, messages, runs int, dir, only, cpuProfile string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -91,6 +91,8 @@ func run(bin string, messages, runs int, dir, only, cpuProfile string) error {
 		return err
 	}
 	switch only {
+	case "cli-turns":
+		return measureCLI(b, base, seed, dir, runs)
 	case "mcp":
 		return measureMCP(ctx, b, dir, runs*5)
 	case "serve":

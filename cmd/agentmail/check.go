@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
@@ -57,15 +58,20 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		return waiting
 	}
-	if resp.Unread > 0 {
-		fmt.Fprintf(o.Stdout, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", resp.Unread, resp.Urgent, resp.AwaitingAck)
-	}
-	for _, m := range resp.Messages {
-		m = o.esc.message(m)
-		fmt.Fprintf(o.Stdout, "  %s  %s: %s\n", resp.Short.Of(m.ID), m.From, truncate(m.Subject, 60))
-	}
-	if resp.ContactRequests > 0 {
-		fmt.Fprintf(o.Stdout, "%d contact %s waiting for your answer: agentmail contacts list\n", resp.ContactRequests, plural(resp.ContactRequests, "request", "requests"))
+	err = o.buffered(func(w io.Writer) {
+		if resp.Unread > 0 {
+			fmt.Fprintf(w, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", resp.Unread, resp.Urgent, resp.AwaitingAck)
+		}
+		for _, m := range resp.Messages {
+			m = o.esc.message(m)
+			fmt.Fprintf(w, "  %s  %s: %s\n", resp.Short.Of(m.ID), m.From, truncate(m.Subject, 60))
+		}
+		if resp.ContactRequests > 0 {
+			fmt.Fprintf(w, "%d contact %s waiting for your answer: agentmail contacts list\n", resp.ContactRequests, plural(resp.ContactRequests, "request", "requests"))
+		}
+	})
+	if err != nil {
+		return err
 	}
 	return waiting
 }

@@ -12,6 +12,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "agentmail: this binary was built without cgo or the sqlite_fts5 tag and cannot open its index; rebuild it with `make build` (CGO_ENABLED=1 go build -tags sqlite_fts5 ./cmd/agentmail)")
 		os.Exit(exitError)
 	}
+	commandMemory.apply(os.Getenv)
 	os.Exit(profiled(os.Getenv(profileEnv), os.Stderr, func() int {
 		return run(os.Args, os.Stdin, os.Stdout, os.Stderr)
 	}))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -62,11 +63,12 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	}
 	bold := colorful(o.Stdout)
 	now := o.now()
-	for _, h := range resp.Results {
-		fmt.Fprintf(o.Stdout, "%s  %-14s %s  (%s)\n", resp.Short.Of(h.ID), o.esc.line(h.From), o.esc.line(h.Subject), ago(h.Created.Time, now))
-		if snip := strings.Join(strings.Fields(h.Highlight(o.esc.text, bold)), " "); snip != "" {
-			fmt.Fprintf(o.Stdout, "    %s\n", snip)
+	return o.buffered(func(w io.Writer) {
+		for _, h := range resp.Results {
+			fmt.Fprintf(w, "%s  %-14s %s  (%s)\n", resp.Short.Of(h.ID), o.esc.line(h.From), o.esc.line(h.Subject), ago(h.Created.Time, now))
+			if snip := strings.Join(strings.Fields(h.Highlight(o.esc.text, bold)), " "); snip != "" {
+				fmt.Fprintf(w, "    %s\n", snip)
+			}
 		}
-	}
-	return nil
+	})
 }

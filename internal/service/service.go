@@ -155,7 +155,8 @@ func (s *Service) store() (*store.Store, error) {
 		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
 			"point --store or AGENTMAIL_HOME at a directory")
 	}
-	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Projections: Projections(), RollUpInBackground: s.cfg.LongLived})
+	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Projections: Projections(), RollUpInBackground: s.cfg.LongLived,
+		OneShot: !s.cfg.LongLived})
 	if err != nil {
 		if errors.Is(err, store.ErrNotWritable) {
 			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")

@@ -364,7 +364,7 @@ func (s *Store) commit(tx *sql.Tx, files []record.File, messages int, d descript
 		messages += n
 		return err
 	}
-	res, err := s.arc.CommitProjectsWhenReady(parent, changes, d.author(s.Now()), d.message, objectCache{tx}, ready)
+	res, err := s.arc.CommitProjectsWhenReady(parent, changes, d.author(s.Now()), d.message, s.objectCache(tx), ready)
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
 		// Another git process is at work on the archive; nothing was
 		// written, and the command can run again.
@@ -375,10 +375,8 @@ func (s *Store) commit(tx *sql.Tx, files []record.File, messages int, d descript
 	}
 	s.wrote.Store(true)
 	s.tellCommitted(parent, res.Head, files)
-	if s.cached.add(res) {
-		if err := s.cached.flush(tx); err != nil {
-			return true, err
-		}
+	if err := s.cacheWritten(tx, res); err != nil {
+		return true, err
 	}
 	return true, setHead(tx, res.Head, messages, false)
 }

@@ -99,7 +99,7 @@ func (s *Store) replaceIndex() error {
 	if err != nil {
 		return err
 	}
-	rdb, err := openReaders(path)
+	rdb, err := s.openReaders(path, db)
 	if err != nil {
 		db.Close()
 		return err

@@ -75,13 +75,17 @@ func sqliteURI(path string) string {
 	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
+// busyTimeout is how long a statement waits for another connection's lock
+// on the index (SQLite's busy timeout) before it fails "database is locked".
+const busyTimeout = 30 * time.Second
+
 // openDB opens the index's writer: one connection, whose transactions take
 // SQLite's write lock as they begin (_txlock=immediate). Its page cache is
 // 16 MB: a long-lived server filled 64 MB of it with pages the OS caches
 // anyway (serve's RSS after the bench's sends: 149 → 123 MB, sends and
 // seeding as fast).
 func openDB(path string) (*sql.DB, error) {
-	dsn := sqliteURI(path) + "?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=30000&_txlock=immediate&_cache_size=-16384&_stmt_cache_size=32"
+	dsn := sqliteURI(path) + fmt.Sprintf("?_journal_mode=WAL&_synchronous=OFF&_busy_timeout=%d&", busyTimeout.Milliseconds()) + "_txlock=immediate&_cache_size=-16384&_stmt_cache_size=32"
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
@@ -101,8 +105,13 @@ const maxReaders = 4
 // openReaders opens the read connections to the index at path, which
 // openIndex has made: WAL lets them read while the writer writes.
 // query_only keeps a statement that would write from running on them.
+// They sync nothing, as the writer: the last connection of a process to
+// close checkpoints the WAL into index.db, and a reader's default
+// (synchronous=NORMAL) had that checkpoint sync the WAL, the directory and
+// index.db, three fsyncs as a read or a send exited, for an index that
+// is never synced (the archive is; see Store).
 func openReaders(path string) (*sql.DB, error) {
-	dsn := sqliteURI(path) + "?_busy_timeout=30000&_query_only=1&_cache_size=-4096&_stmt_cache_size=32"
+	dsn := sqliteURI(path) + fmt.Sprintf("?_synchronous=OFF&_busy_timeout=%d&_query_only=1&_cache_size=-4096&_stmt_cache_size=32", busyTimeout.Milliseconds())
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
@@ -110,6 +119,16 @@ func openReaders(path string) (*sql.DB, error) {
 	db.SetMaxOpenConns(maxReaders)
 	db.SetMaxIdleConns(maxReaders)
 	return db, nil
+}
+
+// openReaders returns the read connections to the index at path, whose
+// writer is db: db itself for a store of one connection
+// (Options.OneShot).
+func (s *Store) openReaders(path string, db *sql.DB) (*sql.DB, error) {
+	if s.opts.OneShot {
+		return db, nil
+	}
+	return openReaders(path)
 }
 
 // openIndex opens (creating or rebuilding as needed) the index at path,

@@ -140,7 +140,7 @@ func (s *Store) Propose(ctx context.Context, slug string, fn func(*Tx) error) (*
 		if err != nil {
 			return err
 		}
-		res, err := s.arc.CommitOnto(st[slug], changes, d.author(s.Now()), d.message, objectCache{sqlTx})
+		res, err := s.arc.CommitOnto(st[slug], changes, d.author(s.Now()), d.message, s.objectCache(sqlTx))
 		if err != nil {
 			return err
 		}
@@ -198,10 +198,8 @@ func (s *Store) indexRecords(tx *sql.Tx, slug string, recs []record.Record, res 
 			return fmt.Errorf("index: %w", err)
 		}
 	}
-	if s.cached.add(res) {
-		if err := s.cached.flush(tx); err != nil {
-			return err
-		}
+	if err := s.cacheWritten(tx, res); err != nil {
+		return err
 	}
 	idx, err := s.indexHead(tx)
 	if err != nil {

@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/agentmail/agentmail/internal/record"
@@ -21,15 +23,41 @@ func (s *Store) relayout(slug, rev string) (string, int, error) {
 	return s.arc.Relayout(rev, record.ReservationsDir, record.RelocateReservation, resolver(slug), reservationsMoved)
 }
 
+// layoutDone is the file, in the archive's directory, that records that
+// its reservations are where record.ReservationFile puts them: this
+// version writes them nowhere else, and a merge moves those of a remote
+// written by an earlier one (see MergeProject), so a store that has it is
+// never looked at again. It goes with the archive: one restored from a
+// copy made before is looked at once more.
+const layoutDone = "agentmail-layout"
+
 // relayoutReservations moves, once, the reservations of each project that
 // an earlier version wrote, each in its own directory file, to their place
 // by day and time (record.ReservationFile): one commit per project, under
-// the store lock. The index catches up with it as with any commit. Opening
-// a store that needs none reads three objects per project.
+// the store lock. The index catches up with it as with any commit. Once
+// the archive has none out of place, it records so (layoutDone), and an
+// open then costs one stat: looking reads three objects per project, and
+// the index of every pack.
 func (s *Store) relayoutReservations() error {
-	if !s.flatProjects() {
+	done := filepath.Join(s.arc.Dir(), layoutDone)
+	if _, err := os.Stat(done); err == nil {
 		return nil
 	}
+	flat, sure := s.flatProjects()
+	if flat {
+		if err := s.moveFlatReservations(); err != nil {
+			return err
+		}
+	}
+	if sure {
+		// Not synced: lost, it costs one more look.
+		os.WriteFile(done, []byte("reservations/YYYY/MM/DD/HH/MM/SS/mmm/<id>.json\n"), 0o644)
+	}
+	return nil
+}
+
+// moveFlatReservations is relayoutReservations' work, when there is some.
+func (s *Store) moveFlatReservations() error {
 	return s.withLock(func() error {
 		st, err := s.arc.State()
 		if err != nil {
@@ -53,17 +81,22 @@ func (s *Store) relayoutReservations() error {
 }
 
 // flatProjects reports whether a project has reservations out of their
-// place. A branch that cannot be read has none: the commands that read it
-// say what is damaged, as they do in any store.
-func (s *Store) flatProjects() bool {
+// place, and whether it could read every branch to tell. A branch that
+// cannot be read has none: the commands that read it say what is damaged,
+// as they do in any store.
+func (s *Store) flatProjects() (flat, sure bool) {
 	st, err := s.arc.State()
 	if err != nil {
-		return false
+		return false, false
 	}
+	sure = true
 	for _, head := range st {
-		if n, err := s.arc.Unmoved(head, record.ReservationsDir, record.RelocateReservation); err == nil && n > 0 {
-			return true
+		n, err := s.arc.Unmoved(head, record.ReservationsDir, record.RelocateReservation)
+		if err != nil {
+			sure = false
+		} else if n > 0 {
+			return true, sure
 		}
 	}
-	return false
+	return false, sure
 }

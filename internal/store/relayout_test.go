@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,11 +81,35 @@ func TestRelayoutOnOpenAndMerge(t *testing.T) {
 	past := res.Head // what both sides had
 	st.Close()
 
+	// The store's first open recorded that its reservations are in place,
+	// and no open looks again: the commit above, which only a release
+	// before the layout would make, stays as it is.
+	done := filepath.Join(dir, "archive.git", store.LayoutDone)
+	if _, err := os.Stat(done); err != nil {
+		t.Fatalf("the first open recorded no layout: %v", err)
+	}
+	st, err = store.Open(dir, store.Options{Projections: projections()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head, _ := st.ProjectHead(mergeSlug); head != past {
+		t.Fatalf("a store recorded as laid out was looked at again: branch at %s, want %s", head, past)
+	}
+	st.Close()
+
+	// A store an earlier release wrote has no record: its open moves them,
+	// and records it.
+	if err := os.Remove(done); err != nil {
+		t.Fatal(err)
+	}
 	st, err = store.Open(dir, store.Options{Projections: projections()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if _, err := os.Stat(done); err != nil {
+		t.Fatalf("the migration recorded no layout: %v", err)
+	}
 	migrated, _ := st.ProjectHead(mergeSlug)
 	if c, err := st.Archive().ReadCommit(migrated); err != nil || len(c.Parents) != 1 || c.Parents[0] != past {
 		t.Fatalf("after open the branch is at %s (%+v, %v); want one commit on %s", migrated, c, err, past)

@@ -19,7 +19,8 @@
 //
 // A Store serves any number of goroutines at once. Reads run concurrently
 // on a pool of read connections (SQLite's WAL lets them go on while a
-// write commits). A write to one project (UpdateProject) holds the store's
+// write commits), unless the store was opened with one connection for
+// everything (Options.OneConnection, the command line's). A write to one project (UpdateProject) holds the store's
 // file lock shared and the project's own lock exclusively, so that writes
 // to different projects, in this process or others, do not wait for each
 // other's locks; they meet only in the index's single writer connection,
@@ -83,6 +84,14 @@ type Options struct {
 	// there too (see afterWrite): for a long-lived process (a server), not
 	// for a command line process, which exits as its write returns.
 	RollUpInBackground bool
+	// OneShot is for a process that runs one operation and exits (the
+	// command line). Its reads share the writer's connection to the index
+	// rather than a pool of their own, so that it opens, sets up and
+	// prepares its statements on one connection, not two (reads of
+	// concurrent goroutines wait for each other and for writes); and its
+	// writes neither read nor fill the objects table (see objectCache),
+	// which costs a process that makes one write more than it saves.
+	OneShot bool
 	// Projections are the domain packages' tables of the index. The
 	// index records the set it was built with and is rebuilt when opened
 	// with another, so that it is never silently behind: every process
@@ -214,7 +223,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	rdb, err := openReaders(path)
+	rdb, err := s.openReaders(path, db)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open index: %w", err)
@@ -278,7 +287,8 @@ func (s *Store) ArchiveDir() string { return s.arc.Dir() }
 
 // Index returns the index for statements outside an update, such as
 // queries. Call Fresh first. Queries run on the read connections, other
-// statements on the writer; inside an update, use its Tx.
+// statements on the writer, without waiting for another connection's write
+// (see index.ExecContext); inside an update, use its Tx.
 func (s *Store) Index() Querier {
 	db, rdb := s.pools()
 	return index{w: db, r: rdb}
@@ -301,8 +311,28 @@ func (s *Store) writer() *sql.DB {
 // statements, and none of those that close them or hand out connections.
 type index struct{ w, r *sql.DB }
 
+// ExecContext runs a statement on the writer without waiting for SQLite's
+// write lock: outside an update, a statement is a read's bookkeeping (an
+// agent's last-seen time), and reads never wait for writers. While
+// another connection holds the lock, it returns ErrBusy at once.
 func (x index) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return x.w.ExecContext(ctx, query, args...)
+	conn, err := x.w.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return nil, err
+	}
+	res, err := conn.ExecContext(ctx, query, args...)
+	if _, rerr := conn.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout.Milliseconds())); rerr != nil {
+		// Never hand a writer that does not wait back to the pool.
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	if isBusy(err) {
+		return nil, fmt.Errorf("%w: another process is writing the index", ErrBusy)
+	}
+	return res, err
 }
 
 func (x index) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -564,6 +594,14 @@ func (s *Store) catchUpProject(ctx context.Context, slug string) error {
 		return err
 	}
 	db := s.writer()
+	// Nothing to catch up, as a rule: say so without the write lock a
+	// transaction takes, which would wait for other projects' writers. No
+	// one else moves this project's head in the index meanwhile.
+	if idx, err := s.indexHead(db); err == nil && idx != "" {
+		if have, err := archive.ParseState(idx); err == nil && have[slug] == st[slug] {
+			return nil
+		}
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)

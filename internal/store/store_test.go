@@ -1307,3 +1307,101 @@ func TestWALKeptAcrossCheckpoints(t *testing.T) {
 		t.Errorf("WAL after close: %d bytes, want 0", after)
 	}
 }
+
+// No connection to the index syncs it, readers included: the last
+// connection of a process to close checkpoints the WAL, and with SQLite's
+// default (NORMAL) a read command or a send synced the WAL, the directory
+// and index.db as it exited. The index is rebuilt from the archive, which
+// is what a write syncs.
+func TestIndexSyncsNothing(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	ctx := context.Background()
+	var w, r int
+	if err := s.writer().QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&w); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Index().QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&r); err != nil {
+		t.Fatal(err)
+	}
+	if w != 0 || r != 0 {
+		t.Errorf("synchronous: writer %d, readers %d; want 0 (OFF) for both", w, r)
+	}
+}
+
+// A one-shot store (the command line's) reads, writes, catches up with
+// another process's write, snapshots and reindexes on one connection, and
+// opens no other; its writes leave the objects table alone.
+func TestOneShot(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: testProjections, OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if s.rdb != s.db {
+		t.Fatal("a store of one connection opened a pool of readers")
+	}
+	setup(t, s)
+	put(t, s, "one", message(1))
+	put(t, openStore(t, dir), "two", message(2)) // as another process would
+	ctx := context.Background()
+	if err := s.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q Querier) int {
+		t.Helper()
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM messages`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(s.Index()); n != 2 {
+		t.Errorf("%d messages, want 2", n)
+	}
+	if err := s.Snapshot(ctx, func(q Querier) error {
+		if n := count(q); n != 2 {
+			t.Errorf("in a snapshot: %d messages, want 2", n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Index().ExecContext(ctx, `INSERT INTO presence(slug, fold, last_seen) VALUES (?, 'bluelake', '2026-11-22T09:00:00Z')`, slug); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cached := func() int {
+		t.Helper()
+		var n int
+		if err := s.Index().QueryRowContext(ctx, `SELECT count(*) FROM objects`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := cached() // the other store's write
+	if before == 0 {
+		t.Fatal("a store that is not one-shot cached no objects")
+	}
+	put(t, s, "three", message(3))
+	if n := count(s.Index()); n != 3 {
+		t.Errorf("after a reindex and a write, %d messages, want 3", n)
+	}
+	if s.rdb != s.db || s.db.Stats().OpenConnections != 1 {
+		t.Errorf("%d connections open, want 1", s.db.Stats().OpenConnections)
+	}
+	s.flushCached()
+	head, err := s.ProjectHead(slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var has int
+	if err := s.Index().QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE hash = ?`, head).Scan(&has); err != nil {
+		t.Fatal(err)
+	}
+	if after := cached(); after != before || has != 0 {
+		t.Errorf("a one-shot write changed the objects table: %d rows, then %d, its commit in it: %d", before, after, has)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 //go:embed templates/*.html
@@ -119,8 +120,9 @@ func (p *Pages) ErrorPage(w http.ResponseWriter, _ *http.Request, status int, co
 }
 
 // staticVersions maps each embedded asset to a hash of its content, which
-// its address carries so that a new binary's assets are fetched anew.
-var staticVersions = func() map[string]string {
+// its address carries so that a new binary's assets are fetched anew. It
+// is computed on first use, not as every command of the binary starts.
+var staticVersions = sync.OnceValue(func() map[string]string {
 	v := map[string]string{}
 	_ = fs.WalkDir(staticFS, "static", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -135,12 +137,12 @@ var staticVersions = func() map[string]string {
 		return nil
 	})
 	return v
-}()
+})
 
 // StaticURL is the address of an embedded asset (style.css, live.js,
 // favicon.svg).
 func StaticURL(name string) string {
-	return StaticPrefix + name + "?v=" + staticVersions[name]
+	return StaticPrefix + name + "?v=" + staticVersions()[name]
 }
 
 // StaticHandler serves the embedded assets under StaticPrefix; mount it on

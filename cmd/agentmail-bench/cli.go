@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// cliOp is one command line operation measured by measureCLI.
+type cliOp struct {
+	name   string
+	target time.Duration // over the floor; 0: none
+	dir    string        // the directory it runs in, "" for any
+	args   func(i int) []string
+}
+
+// measureCLI times whole agentmail processes, as agents and hooks run them,
+// against the seeded store: each operation with bin, with base when given
+// (the binary before a change) and with a cgo program that does nothing
+// (the floor no agentmail process can go below), in turns, run after run,
+// so that the machine's load weighs on all alike. It reports each one's
+// median, bin's median over the floor (the median of the differences
+// within each turn) against the goal, and the median of bin/base
+// within each turn; and the median cpu time (user and system) of bin and
+// base, which the machine's load sways less than the wall-clock time.
+func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error {
+	floorBin, err := buildProgram("package main\n\n// #include <stdlib.h>\nimport \"C\"\n\nvar _ = C.free\n\nfunc main() {}\n", "1")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(filepath.Dir(floorBin))
+	repo, err := guardRepo(dir)
+	if err != nil {
+		return err
+	}
+	ops := []cliOp{
+		{name: "--version", target: 1500 * time.Microsecond, args: func(int) []string { return []string{"--version"} }},
+		{name: "check", target: 2500 * time.Microsecond, args: func(int) []string { return []string{"check", "--agent", agentName(1)} }},
+		{name: "inbox --limit 20", target: 2500 * time.Microsecond, args: func(int) []string {
+			return []string{"inbox", "--agent", agentName(1), "--limit", "20"}
+		}},
+		{name: "show", target: 2500 * time.Microsecond, args: func(i int) []string {
+			return []string{"show", "--agent", "", seed.IDs[(i*7919)%len(seed.IDs)]}
+		}},
+		{name: "search rare word", target: 5 * time.Millisecond, args: func(int) []string { return []string{"search", "--agent", agentName(1), "argon"} }},
+		{name: "search common word", target: 5 * time.Millisecond, args: func(int) []string {
+			return []string{"search", "--agent", agentName(1), vocabulary[10]}
+		}},
+		{name: "guard check", target: 3 * time.Millisecond, dir: repo, args: func(int) []string { return []string{"guard", "check"} }},
+		{name: "send", target: 6 * time.Millisecond, args: func(i int) []string {
+			return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench cli %d", i), "--body", "Benchmark body with a little **markdown**."}
+		}},
+	}
+	bins := []string{b.bin}
+	if base != "" {
+		if base, err = filepath.Abs(base); err != nil {
+			return err
+		}
+		bins = append(bins, base)
+	}
+	fmt.Printf("%d turns each of: %s", runs, filepath.Base(b.bin))
+	if base != "" {
+		fmt.Printf(", base %s", base)
+	}
+	fmt.Printf(", a cgo program doing nothing (the floor); medians\n")
+	fmt.Printf("%-20s %9s %9s %9s %9s %9s %9s %9s\n", "operation", "floor", "agentmail", "−floor", "base", "÷base", "cpu", "base cpu")
+	for _, op := range ops {
+		times := make([][]time.Duration, len(bins)+1) // bins..., floor
+		cpus := make([][]time.Duration, len(bins))
+		for i := 0; i < runs; i++ {
+			// Each turn runs the binaries in another order.
+			for k := range len(bins) + 1 {
+				j := (i + k) % (len(bins) + 1)
+				var d, cpu time.Duration
+				if j == len(bins) {
+					d, _, err = timeProcess(floorBin, nil, "", nil)
+				} else {
+					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, b.env)
+					cpus[j] = append(cpus[j], cpu)
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %w", op.name, err)
+				}
+				times[j] = append(times[j], d)
+			}
+		}
+		floor := times[len(bins)]
+		over := make([]time.Duration, runs)
+		for i := range over {
+			over[i] = times[0][i] - floor[i]
+		}
+		line := fmt.Sprintf("%-20s %9s %9s %9s", op.name, ms(median(floor)), ms(median(times[0])), ms(median(over)))
+		if base != "" {
+			ratios := make([]float64, runs)
+			for i := range ratios {
+				ratios[i] = float64(times[0][i]) / float64(times[1][i])
+			}
+			slices.Sort(ratios)
+			line += fmt.Sprintf(" %9s %9.2f %9s %9s", ms(median(times[1])), ratios[runs/2], ms(median(cpus[0])), ms(median(cpus[1])))
+		} else {
+			line += fmt.Sprintf(" %9s %9s %9s %9s", "-", "-", ms(median(cpus[0])), "-")
+		}
+		if op.target != 0 {
+			line += fmt.Sprintf("   goal −floor <= %s %s", ms(op.target), verdict(median(over) <= op.target))
+		}
+		fmt.Println(line)
+	}
+	return nil
+}
+
+// guardRepo makes a git repository of the benchmark's project, in dir,
+// with a commit and a change staged under a directory the seeded
+// reservations hold (the holder's own: the check passes after matching
+// it), for guard check.
+func guardRepo(dir string) (string, error) {
+	repo := filepath.Join(dir, "guard-repo")
+	if err := os.RemoveAll(repo); err != nil {
+		return "", err
+	}
+	file := filepath.Join(repo, "area-0", "pkg-0", "x.go")
+	if err := git("", "init", "--quiet", repo); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(file, []byte("package pkg\n"), 0o644); err != nil {
+		return "", err
+	}
+	// A commit to diff with, as in any repository past its first commit.
+	if err := git(repo, "add", "-A"); err != nil {
+		return "", err
+	}
+	if err := git(repo, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "--quiet", "--no-verify", "-m", "first"); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(file, []byte("package pkg\n\nvar x = 1\n"), 0o644); err != nil {
+		return "", err
+	}
+	return repo, git(repo, "add", "-A")
+}
+
+// timeProcess runs bin with args in dir (nil env: the bench's own) and
+// returns its wall-clock time and its cpu time, user and system.
+func timeProcess(bin string, args []string, dir string, env []string) (wall, cpu time.Duration, err error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(slices.Clip(env), "AGENTMAIL_AGENT="+agentName(0))
+	}
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall = time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, out)
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
