@@ -152,10 +152,13 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 	}
 	if req.Check || !req.Reindex && !req.GC {
 		problems, err := st.Check(ctx)
-		if err != nil {
+		if err != nil && !store.IsFull(err) {
 			return resp, err
 		}
 		resp.Check = &DoctorCheck{OK: len(problems) == 0, Problems: append([]string{}, problems...), Archive: st.ArchiveDir()}
+		if err != nil {
+			return resp, err // STORE_FULL: what it found is for lack of space
+		}
 		if len(problems) > 0 {
 			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", store.ErrCorrupt, len(problems), plural(len(problems), "problem", "problems")),
 				"run agentmail doctor --reindex to rebuild the index from the archive")

@@ -150,6 +150,7 @@ const (
 	usageHint   = "see: agentmail --help"
 	generalHint = "if it happens again, run agentmail doctor --check and report it with the command that failed"
 	runHint     = "check the command's name and $PATH"
+	fullHint    = "free space on the store's disk (agentmail doctor prints the store's path), then run the command again: nothing written before is lost, and what failed was not written"
 )
 
 // Describe says how err reaches a user: its code, message, hint (its own,
@@ -173,6 +174,10 @@ func describeKind(err error) Failure {
 		return Failure{Code: "USAGE", Exit: ExitUsage, HTTP: http.StatusBadRequest, Hint: cmp.Or(ue.Hint, usageHint)}
 	case errors.As(err, &cr):
 		return Failure{Code: "CANNOT_RUN", Exit: cr.Exit, HTTP: http.StatusInternalServerError, Hint: runHint}
+	case store.IsFull(err):
+		// Before the table: a full disk also fails the lock file's
+		// creation (STORE_NOT_WRITABLE) and git's reads (STORE_CORRUPT).
+		return Failure{Code: "STORE_FULL", Exit: ExitError, HTTP: http.StatusInsufficientStorage, Hint: fullHint}
 	}
 	for _, c := range errorCodes {
 		if errors.Is(err, c.err) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
 )
 
 // ReindexStats describes a rebuild.
@@ -292,14 +295,24 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if idx, err := s.indexHead(s.writer()); err != nil {
+	idx, err := s.indexHead(s.writer())
+	if err != nil {
 		return nil, err
-	} else if idx != head {
-		who := "any command"
-		if s.readOnly {
-			who = "a command by a user who can write the store"
+	}
+	if idx != head && !s.readOnly {
+		// Any command catches the index up; so does this one.
+		if err := s.catchUp(ctx); IsFull(err) {
+			return []string{behind(idx, head) + ", and there is no space left on the store's disk to catch it up (free space; nothing is lost: the archive has it all)"},
+				fmt.Errorf("%w: %v", ErrFull, err)
+		} else if err != nil {
+			return nil, err
 		}
-		return []string{fmt.Sprintf("index is at %.12s, archive at %.12s (%s catches up)", idx, head, who)}, nil
+		if idx, err = s.indexHead(s.writer()); err != nil {
+			return nil, err
+		}
+	}
+	if idx != head {
+		return []string{behind(idx, head) + " (a command by a user who can write the store catches it up)"}, nil
 	}
 	scratch, err := os.MkdirTemp(s.scratchDir(), ".check-")
 	if err != nil {
@@ -352,6 +365,23 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 		}
 	}
 	return problems, nil
+}
+
+// behind says which projects' commits the index (at the archive state idx)
+// lacks of the archive's (at head).
+func behind(idx, head string) string {
+	have, _ := archive.ParseState(idx)
+	want, _ := archive.ParseState(head)
+	var lag []string
+	for _, slug := range slices.Sorted(maps.Keys(want)) {
+		if have[slug] != want[slug] {
+			lag = append(lag, fmt.Sprintf("%s (index at %.12s, archive at %.12s)", slug, cmp.Or(have[slug], "nothing"), want[slug]))
+		}
+	}
+	if len(lag) == 0 {
+		return fmt.Sprintf("the index (at %q) differs from the archive (at %q)", idx, head)
+	}
+	return "the index is behind the archive in " + strings.Join(lag, ", ")
 }
 
 // ArchiveStats describes the archive's storage.
