@@ -23,6 +23,7 @@ func newReplyCommand(e *env) *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "reply to the sender and all recipients"},
 			&cli.DurationFlag{Name: "hold", Usage: "ask a sender waiting with send --wait to wait this much longer (\"checking logs\")"},
+			idempotencyFlag(),
 		}, bodyFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*replyOptions, error) {
 			id, err := oneArg(c, "ID")
@@ -33,7 +34,8 @@ func newReplyCommand(e *env) *cli.Command {
 			if err != nil {
 				return nil, err
 			}
-			return &replyOptions{req: service.ReplyRequest{ID: id, All: c.Bool("all"), Body: body, Hold: c.Duration("hold")}}, nil
+			return &replyOptions{req: service.ReplyRequest{ID: id, All: c.Bool("all"), Body: body, Hold: c.Duration("hold"),
+				IdempotencyKey: c.String("idempotency-key")}}, nil
 		}, runReply),
 	}
 }

@@ -20,6 +20,12 @@ type sendOptions struct {
 	waitFor time.Duration // how long; 0 is service.DefaultReplyWait
 }
 
+// idempotencyFlag is --idempotency-key, of the writes a retry must not
+// repeat.
+func idempotencyFlag() cli.Flag {
+	return &cli.StringFlag{Name: "idempotency-key", Usage: "a unique `KEY` for this write: run again with the same key within 24h, it prints the first result and writes nothing (for retries whose answer was lost)"}
+}
+
 // bodyFlags are the flags that give a message's body.
 func bodyFlags() []cli.Flag {
 	return []cli.Flag{
@@ -49,6 +55,7 @@ func newSendCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "category", Usage: "HANDOFF, BLOCKED (both imply --ack), DECISION or INFO"},
 			&cli.BoolFlag{Name: "as-human", Usage: "send as the human overseer (sender Human): no agent needed, every contact policy passes"},
 			&cli.DurationFlag{Name: "wait", Usage: "then wait this long (a bare --wait: 2m) for the first reply in the thread; exit 4 on timeout"},
+			idempotencyFlag(),
 		}, bodyFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*sendOptions, error) {
 			if err := noArgs(c); err != nil {
@@ -65,7 +72,7 @@ func newSendCommand(e *env) *cli.Command {
 				To: c.StringSlice("to"), Cc: c.StringSlice("cc"), Bcc: c.StringSlice("bcc"),
 				Subject: c.String("subject"), Body: body, Thread: c.String("thread"),
 				Importance: c.String("importance"), Ack: c.Bool("ack"), Category: c.String("category"),
-				AsHuman: c.Bool("as-human"),
+				AsHuman: c.Bool("as-human"), IdempotencyKey: c.String("idempotency-key"),
 			}, wait: c.IsSet("wait"), waitFor: c.Duration("wait")}, nil
 		}, runSend),
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -35,11 +36,16 @@ type SendRequest struct {
 	Ack         bool   // ask the recipients to acknowledge
 	Category    string // HANDOFF, BLOCKED (both imply Ack), DECISION or INFO
 	AsHuman     bool   // from mailbox.HumanSender: needs no agent, passes every contact policy
+	// IdempotencyKey, when set, makes a retry (the same key from the same
+	// sender within 24 hours) return the message the first call sent, and
+	// send nothing.
+	IdempotencyKey string
 }
 
 func (r SendRequest) draft() mailbox.Draft {
 	return mailbox.Draft{To: r.To, Cc: r.Cc, Bcc: r.Bcc, Subject: r.Subject, Body: r.Body, Thread: r.Thread,
-		Importance: r.Importance, AckRequired: r.Ack, Category: r.Category, AsHuman: r.AsHuman}
+		Importance: r.Importance, AckRequired: r.Ack, Category: r.Category, AsHuman: r.AsHuman,
+		IdempotencyKey: r.IdempotencyKey}
 }
 
 // SendResponse is the document of send and reply: {"message": message}.
@@ -138,6 +144,8 @@ type ReplyRequest struct {
 	All  bool   // to the sender and every other recipient
 	Body string
 	Hold time.Duration // ask a sender waiting with send --wait to wait this much longer
+	// IdempotencyKey: as SendRequest's.
+	IdempotencyKey string
 }
 
 // Reply answers message req.ID in its thread: to its sender (or, with All,
@@ -151,7 +159,7 @@ func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendRe
 	if err != nil {
 		return SendResponse{}, err
 	}
-	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold})
+	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold, IdempotencyKey: req.IdempotencyKey})
 	if err != nil {
 		return SendResponse{}, err
 	}
@@ -318,6 +326,10 @@ type MarkRequest struct {
 	All        bool
 	Ack        bool
 	Abbreviate bool // fill the response's Short, for display
+	// IdempotencyKey is checked and otherwise needs nothing: marking the
+	// messages named again changes nothing and writes nothing (times
+	// already set are kept).
+	IdempotencyKey string
 }
 
 // MarkResponse is the document of read and ack: {"message": first,
@@ -339,6 +351,9 @@ func (s *Service) Mark(ctx context.Context, sc Scope, req MarkRequest) (MarkResp
 		return MarkResponse{}, Usagef(hint, "no message ids given")
 	case len(req.IDs) > 0 && req.All:
 		return MarkResponse{}, Usagef(hint, "give ids or --all, not both")
+	}
+	if err := store.CheckKey(req.IdempotencyKey); err != nil {
+		return MarkResponse{}, err
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
