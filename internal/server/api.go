@@ -346,18 +346,23 @@ type sendBody struct {
 	Importance string   `json:"importance"`
 	Ack        bool     `json:"ack"`
 	Category   string   `json:"category"`
+	// IdempotencyKey: the same key from the same agent within 24 hours
+	// returns the first call's result and writes nothing.
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 func apiSend(ctx context.Context, c *apiCall, in sendBody) (any, error) {
 	req := service.SendRequest{To: in.To, Cc: in.Cc, Bcc: in.Bcc, Subject: in.Subject, Body: in.Body, Thread: in.Thread,
-		Importance: in.Importance, Ack: in.Ack, Category: in.Category, AsHuman: strings.TrimSpace(in.Agent) == ""}
+		Importance: in.Importance, Ack: in.Ack, Category: in.Category, AsHuman: strings.TrimSpace(in.Agent) == "",
+		IdempotencyKey: in.IdempotencyKey}
 	return c.svc.Send(ctx, service.Scope{Project: c.project, Agent: in.Agent}, req)
 }
 
 type replyBody struct {
-	Agent string `json:"agent"`
-	Body  string `json:"body"`
-	All   bool   `json:"all"`
+	Agent          string `json:"agent"`
+	Body           string `json:"body"`
+	All            bool   `json:"all"`
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 func apiReply(ctx context.Context, c *apiCall, in replyBody) (any, error) {
@@ -365,11 +370,13 @@ func apiReply(ctx context.Context, c *apiCall, in replyBody) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: c.r.PathValue("id"), All: in.All, Body: in.Body})
+	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: c.r.PathValue("id"), All: in.All, Body: in.Body,
+		IdempotencyKey: in.IdempotencyKey})
 }
 
 type agentBody struct {
-	Agent string `json:"agent"`
+	Agent          string `json:"agent"`
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 func apiMark(ack bool) func(context.Context, *apiCall, agentBody) (any, error) {
@@ -378,7 +385,7 @@ func apiMark(ack bool) func(context.Context, *apiCall, agentBody) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: []string{c.r.PathValue("id")}, Ack: ack})
+		return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: []string{c.r.PathValue("id")}, Ack: ack, IdempotencyKey: in.IdempotencyKey})
 	}
 }
 
@@ -389,6 +396,7 @@ type reserveBody struct {
 	Shared         bool     `json:"shared"`
 	Reason         string   `json:"reason"`
 	AllowConflicts bool     `json:"allow_conflicts"`
+	IdempotencyKey string   `json:"idempotency_key"`
 }
 
 func apiReserve(ctx context.Context, c *apiCall, in reserveBody) (any, error) {
@@ -401,7 +409,7 @@ func apiReserve(ctx context.Context, c *apiCall, in reserveBody) (any, error) {
 		return nil, err
 	}
 	resp, err := c.svc.Reserve(ctx, sc, service.ReserveRequest{Patterns: in.Patterns, TTL: ttl, Shared: in.Shared,
-		Reason: in.Reason, AllowConflicts: in.AllowConflicts})
+		Reason: in.Reason, AllowConflicts: in.AllowConflicts, IdempotencyKey: in.IdempotencyKey})
 	if errors.Is(err, service.ErrConflict) {
 		return beside{resp}, err
 	}
