@@ -295,24 +295,14 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, err := s.indexHead(s.writer())
-	if err != nil {
+	if idx, err := s.indexHead(s.writer()); err != nil {
 		return nil, err
-	}
-	if idx != head && !s.readOnly {
-		// Any command catches the index up; so does this one.
-		if err := s.catchUp(ctx); IsFull(err) {
-			return []string{behind(idx, head) + ", and there is no space left on the store's disk to catch it up (free space; nothing is lost: the archive has it all)"},
-				fmt.Errorf("%w: %v", ErrFull, err)
-		} else if err != nil {
-			return nil, err
+	} else if idx != head {
+		who := "any command"
+		if s.readOnly {
+			who = "a command by a user who can write the store"
 		}
-		if idx, err = s.indexHead(s.writer()); err != nil {
-			return nil, err
-		}
-	}
-	if idx != head {
-		return []string{behind(idx, head) + " (a command by a user who can write the store catches it up)"}, nil
+		return []string{fmt.Sprintf("%s (%s catches up)", behind(idx, head), who)}, nil
 	}
 	scratch, err := os.MkdirTemp(s.scratchDir(), ".check-")
 	if err != nil {
@@ -375,13 +365,13 @@ func behind(idx, head string) string {
 	var lag []string
 	for _, slug := range slices.Sorted(maps.Keys(want)) {
 		if have[slug] != want[slug] {
-			lag = append(lag, fmt.Sprintf("%s (index at %.12s, archive at %.12s)", slug, cmp.Or(have[slug], "nothing"), want[slug]))
+			lag = append(lag, fmt.Sprintf("%s at %.12s, archive at %.12s", slug, cmp.Or(have[slug], "nothing"), want[slug]))
 		}
 	}
 	if len(lag) == 0 {
-		return fmt.Sprintf("the index (at %q) differs from the archive (at %q)", idx, head)
+		return fmt.Sprintf("index is at %q, archive at %q", idx, head)
 	}
-	return "the index is behind the archive in " + strings.Join(lag, ", ")
+	return "index is at " + strings.Join(lag, "; ")
 }
 
 // ArchiveStats describes the archive's storage.

@@ -459,6 +459,11 @@ func (s *Store) Fresh(ctx context.Context) error {
 	return err
 }
 
+// CatchUp is Fresh, but returns the error of a catch-up that failed for
+// lack of space (IsFull) rather than note it: for doctor, which says why
+// the index is behind.
+func (s *Store) CatchUp(ctx context.Context) error { return s.fresh(ctx) }
+
 func (s *Store) fresh(ctx context.Context) error {
 	head, err := s.arc.State()
 	_, rdb := s.pools()
