@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -100,9 +101,15 @@ func applyKey(w *Writer, k *record.Idempotency) error {
 	if err != nil {
 		return err
 	}
+	// The record's file indents the result; the row keeps it compact,
+	// written or read back.
+	var result bytes.Buffer
+	if err := json.Compact(&result, k.Result); err != nil {
+		return fmt.Errorf("idempotency key %q: its result: %w", k.Key, err)
+	}
 	_, err = w.Exec(`INSERT INTO idempotency(project_id, agent, key, op, created, result) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT(project_id, agent, key) DO UPDATE SET op = excluded.op, created = excluded.created, result = excluded.result
 		WHERE excluded.created >= idempotency.created`,
-		pid, strings.ToLower(k.Agent), k.Key, k.Op, record.FormatTime(k.Created), string(k.Result))
+		pid, strings.ToLower(k.Agent), k.Key, k.Op, record.FormatTime(k.Created), result.String())
 	return err
 }
