@@ -32,11 +32,18 @@ func boolOr(p *bool, def bool) bool {
 	return *p
 }
 
-// seconds returns n seconds, refusing a negative n, which names the
-// argument.
+// maxSeconds is the most seconds an argument takes: 100 years, well
+// within a time.Duration.
+const maxSeconds = 100 * 365 * 24 * 3600
+
+// seconds returns n seconds, refusing a negative n, or one past
+// maxSeconds, which names the argument.
 func seconds(n int, arg string) (time.Duration, error) {
 	if n < 0 {
 		return 0, service.Usagef("pass a positive number of seconds, such as 3600", "%s must not be negative, got %d", arg, n)
+	}
+	if n > maxSeconds {
+		return 0, service.Usagef("pass a number of seconds such as 3600", "%s must be at most %d (100 years), got %d", arg, maxSeconds, n)
 	}
 	return time.Duration(n) * time.Second, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
@@ -248,6 +249,15 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
+	t, err := parseSince(s, now)
+	if err == nil && !record.InRange(t) {
+		return time.Time{}, fault.WithHint(fmt.Errorf("%w: --since %q is %s, outside %d to %d", ErrInvalidArgument, s, t.Format(time.RFC3339),
+			record.Earliest.Year(), record.Latest.Year()), "give a later date, or a shorter duration ago")
+	}
+	return t, err
+}
+
+func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t, nil
 	}
@@ -257,7 +267,7 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		var n int
 		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == days {
-			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+			return now.AddDate(0, 0, -n), nil // no Duration: 3000000d would overflow one
 		}
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {

@@ -262,6 +262,9 @@ func (s *Store) run(t *Tx, fn func(*Tx) error) error {
 		return err
 	}
 	for _, r := range t.recs {
+		if err := record.CheckTimes(r); err != nil {
+			return err
+		}
 		for _, f := range r.Files() {
 			if t.slug != "" && !strings.HasPrefix(f.Path, record.ProjectDir(t.slug)+"/") {
 				return fmt.Errorf("write %s: outside project %s, whose lock the write holds", f.Path, t.slug)
