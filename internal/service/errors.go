@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"log"
+	"runtime/debug"
 	"github.com/agentmail/agentmail/internal/archive"
 	"net/http"
 
@@ -51,6 +53,15 @@ var ErrAuthenticationRequired = errors.New("authentication required")
 // ErrShuttingDown: a long-lived server is stopping and takes no more
 // requests of this kind.
 var ErrShuttingDown = errors.New("the server is shutting down")
+
+// Recovered returns the error of a request that panicked with v, which a
+// long-lived server (mcp, serve) recovered from so that its other requests
+// go on: ERROR, whose hint says to report it. It logs the panic and its
+// stack first.
+func Recovered(what string, v any) error {
+	log.Printf("agentmail: recovered from a panic in %s: %v\n%s", what, v, debug.Stack())
+	return fmt.Errorf("internal error in %s: %v", what, v)
+}
 
 // Failure is how an error reaches a user: its code in the JSON error
 // document, its message, what to do next, and the exit status (command
