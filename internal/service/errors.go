@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"log"
-	"runtime/debug"
 	"github.com/agentmail/agentmail/internal/archive"
+	"log"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
