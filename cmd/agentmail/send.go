@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -149,18 +150,39 @@ func (e *env) readBody(c *cli.Context) (string, error) {
 	case !c.IsSet("body-file"):
 		return "", usagef(bodyHint, "no message body given")
 	}
+	max, err := service.ParseMaxBody(os.Getenv)
+	if err != nil {
+		return "", err
+	}
 	name := c.String("body-file")
 	if name == "-" {
-		body, err := e.readInput(e.stdin)
+		body, err := e.readInput(e.stdin, max)
 		if err != nil {
 			return "", fault.WithHint(fmt.Errorf("read the body from standard input: %w", err), "pass the body with --body TEXT or --body-file FILE")
 		}
+		if len(body) > max {
+			return "", service.TooLarge(len(body)-1, max, true)
+		}
 		return body, nil
 	}
-	b, err := os.ReadFile(name)
+	b, err := readFileUpTo(name, max)
 	if err != nil {
 		return "", fault.WithHint(fmt.Errorf("%w: cannot read --body-file: %v", service.ErrInvalidArgument, unwrapPath(err)),
 			"check the path, or pass the body with --body, or --body-file - for standard input")
 	}
+	if len(b) > max {
+		return "", service.TooLarge(len(b)-1, max, true)
+	}
 	return string(b), nil
+}
+
+// readFileUpTo reads the file name, but no more than max+1 bytes of it: a
+// body over the limit is refused without reading it all.
+func readFileUpTo(name string, max int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(max)+1))
 }

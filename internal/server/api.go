@@ -31,8 +31,6 @@ const (
 	defaultLockTTL    = 5 * time.Minute
 )
 
-// maxBodyBytes bounds a request's JSON body.
-const maxBodyBytes = 8 << 20
 
 // apiRoutes mounts the JSON API.
 func (s *Server) apiRoutes(mux *http.ServeMux) {
@@ -147,7 +145,7 @@ func (s *Server) api(fn func(context.Context, *apiCall) (any, error)) http.Handl
 func apiPost[In any](s *Server, fn func(context.Context, *apiCall, In) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var in In
-		if err := decode(w, r, &in); err != nil {
+		if err := decode(w, r, &in, s.maxBody()); err != nil {
 			writeError(w, nil, err)
 			return
 		}
@@ -155,11 +153,30 @@ func apiPost[In any](s *Server, fn func(context.Context, *apiCall, In) (any, err
 	}
 }
 
-// decode reads r's JSON body into v.
-func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+// maxBody is the largest message body the server takes.
+func (s *Server) maxBody() int {
+	if s.cfg.Store.MaxBody > 0 {
+		return s.cfg.Store.MaxBody
+	}
+	return service.DefaultMaxBody
+}
+
+// decode reads r's JSON body into v. A body longer than a message of
+// maxBody bytes can take (service.RequestLimit) is MESSAGE_TOO_LARGE,
+// refused before it is all read: by its Content-Length when it says, else
+// once the reading passes the limit.
+func decode(w http.ResponseWriter, r *http.Request, v any, maxBody int) error {
+	limit := service.RequestLimit(maxBody)
+	if r.ContentLength > limit {
+		return service.RequestTooLarge(r.ContentLength, maxBody, false)
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return service.RequestTooLarge(mbe.Limit, maxBody, true)
+		}
 		if errors.Is(err, io.EOF) {
 			return invalid("the request has no JSON body", `send a JSON object, such as {"agent": "GreenCastle", ...}`)
 		}

@@ -129,6 +129,7 @@ var errorCodes = []struct {
 	{mailbox.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
 	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
+	{ErrMessageTooLarge, "MESSAGE_TOO_LARGE", ExitError, http.StatusRequestEntityTooLarge, tooLargeHint},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
 	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, "wait again, or check agentmail inbox"},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, "ask first: agentmail contacts request NAME --reason \"...\""},

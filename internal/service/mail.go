@@ -56,6 +56,9 @@ type SendResponse struct {
 
 // Send delivers a message.
 func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResponse, error) {
+	if err := s.checkBody(req.Body); err != nil {
+		return SendResponse{}, err
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return SendResponse{}, err
@@ -107,6 +110,9 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	if wait <= 0 {
 		wait = DefaultReplyWait
 	}
+	if err := s.checkBody(req.Body); err != nil {
+		return SendAndWaitResponse{}, err
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return SendAndWaitResponse{}, err
@@ -155,6 +161,9 @@ type ReplyRequest struct {
 func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendResponse, error) {
 	if req.Hold < 0 {
 		return SendResponse{}, Usagef("pass a positive duration such as --hold 10m", "--hold must not be negative")
+	}
+	if err := s.checkBody(req.Body); err != nil {
+		return SendResponse{}, err
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

@@ -46,6 +46,9 @@ type Config struct {
 	// agentmail mcp): the store then consolidates the archive's packs in
 	// the background, off the writers' path (store.Options.RollUpInBackground).
 	LongLived bool
+	// MaxBody is the largest message body accepted, in bytes; 0 means
+	// DefaultMaxBody (see ParseMaxBody).
+	MaxBody int
 }
 
 // Service is agentmail's operations on one store. It opens the store
