@@ -31,7 +31,6 @@ const (
 	defaultLockTTL    = 5 * time.Minute
 )
 
-
 // apiRoutes mounts the JSON API.
 func (s *Server) apiRoutes(mux *http.ServeMux) {
 	const p = "/api/projects/{project}"

@@ -56,7 +56,9 @@ func TestMessageSizeLimit(t *testing.T) {
 		t.Errorf("MCP, a body at the limit: %v", res.Content)
 	}
 	res := call(strings.Repeat("a", limit+1))
-	var e struct{ Error struct{ Code, Message string } }
+	var e struct {
+		Error struct{ Code, Message string }
+	}
 	if len(res.Content) > 0 {
 		json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &e)
 	}
