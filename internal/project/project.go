@@ -8,6 +8,7 @@ package project
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -45,6 +46,10 @@ func ProjectFromKey(key string) (Project, error) {
 	}
 	if err := CheckKey(key); err != nil {
 		return Project{}, fault.WithHint(err, "pass --project with a remote URL or an absolute path, or fix AGENTMAIL_PROJECT")
+	}
+	if !looksLikeURL(key) && !filepath.IsAbs(key) && slices.ContainsFunc(strings.Split(filepath.ToSlash(key), "/"), func(seg string) bool { return seg == "." || seg == ".." }) {
+		return Project{}, fault.WithHint(fmt.Errorf("%w: project key %q is a relative path", ErrInvalidArgument, key),
+			"pass --project with a remote URL, a host/path key (github.com/acme/shop) or an absolute path, or run inside the project's checkout and leave it out")
 	}
 	key = normalizeKey(key)
 	return Project{Key: key, Slug: Slug(key)}, nil
