@@ -126,6 +126,9 @@ func ResolveProject(ref ProjectRef) (project.Project, error) {
 	case ref.Key == "":
 		return project.ResolveProject(ref.Dir)
 	}
+	if err := project.CheckGivenKey(ref.Key); err != nil {
+		return project.Project{}, err
+	}
 	p, err := project.ProjectFromKey(ref.Key)
 	if err != nil {
 		return p, err
