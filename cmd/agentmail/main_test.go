@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"mcpcall":     cmdMCPCall,
 			"waitserve":   cmdWaitServe,
 			"http":        cmdHTTP,
+			"legacykey":   cmdLegacyKey,
 		}),
 	})
 }
