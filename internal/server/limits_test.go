@@ -85,3 +85,30 @@ func TestMessageSizeLimit(t *testing.T) {
 		t.Errorf("MCP, a request over the limit: %d %+v %v", resp.StatusCode, rpc, err)
 	}
 }
+
+// TestAPIIdempotencyKey: POST .../messages and .../reservations with the
+// same idempotency_key return the first result and write nothing more.
+func TestAPIIdempotencyKey(t *testing.T) {
+	h := startServer(t, Config{})
+	h.seed([]string{"GreenCastle", "BlueLake"})
+	p := "/api/projects/" + h.slug
+	msg := map[string]any{"agent": "GreenCastle", "to": []string{"BlueLake"}, "subject": "s", "body": "b", "idempotency_key": "k1"}
+	first := h.do("POST", p+"/messages", msg)
+	again := h.do("POST", p+"/messages", msg)
+	id := func(r response) any { m, _ := r.doc(t)["message"].(map[string]any); return m["id"] }
+	if first.status != http.StatusOK || again.status != http.StatusOK || id(first) == nil || id(first) != id(again) {
+		t.Errorf("the same key twice: %d %s / %d %s", first.status, first.body, again.status, again.body)
+	}
+	out := h.do("GET", p+"/agents/GreenCastle/outbox", nil)
+	if n := len(out.doc(t)["messages"].([]any)); n != 1 {
+		t.Errorf("the outbox has %d messages, want 1", n)
+	}
+	res := map[string]any{"agent": "GreenCastle", "patterns": []string{"src/**"}, "idempotency_key": "k2"}
+	r1, r2 := h.do("POST", p+"/reservations", res), h.do("POST", p+"/reservations", res)
+	if r1.status != http.StatusOK || string(r1.body) != string(r2.body) {
+		t.Errorf("a reservation with the same key twice: %s / %s", r1.body, r2.body)
+	}
+	if r := h.do("POST", p+"/reservations", map[string]any{"agent": "GreenCastle", "patterns": []string{"docs/**"}, "idempotency_key": "k1"}); r.code(t) != "INVALID_ARGUMENT" {
+		t.Errorf("a send's key given to a reservation: %d %s", r.status, r.body)
+	}
+}
