@@ -235,6 +235,9 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	if IsIndexDamaged(err) {
 		return append(problems, damagedProblem(err)), nil
 	}
+	if IsFull(err) && !errors.Is(err, ErrFull) {
+		err = fmt.Errorf("%w: comparing the index with the archive needs room for a scratch index: %v", ErrFull, err)
+	}
 	return problems, err
 }
 
