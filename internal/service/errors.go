@@ -162,7 +162,7 @@ const (
 	usageHint   = "see: agentmail --help"
 	generalHint = "if it happens again, run agentmail doctor --check and report it with the command that failed"
 	runHint     = "check the command's name and $PATH"
-	fullHint    = "free space on the store's disk (agentmail doctor prints the store's path), then run the command again: nothing written before is lost, and what failed was not written"
+	fullHint    = "free space on the disk of the store, then try again: nothing written before is lost, and what failed was not written"
 )
 
 // Describe says how err reaches a user: its code, message, hint (its own,
