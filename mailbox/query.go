@@ -168,6 +168,14 @@ const idNeighbours = `SELECT j.value,
 // firstIDAt returns the prefix of the ids of messages made at t (to the
 // millisecond): no id made at t or later sorts before it.
 func firstIDAt(t time.Time) string {
+	// Ids carry times from 1970 to 10889: one outside sorts before or
+	// after them all.
+	switch {
+	case t.Before(record.Earliest):
+		t = record.Earliest
+	case t.After(record.Latest):
+		t = record.Latest
+	}
 	return ulid.MustNew(ulid.Timestamp(t), nil).String()[:10]
 }
 

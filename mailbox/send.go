@@ -41,6 +41,10 @@ type Draft struct {
 	ReplyTo     string        // set by Reply
 	Hold        time.Duration // set by Reply
 	AsHuman     bool          // from the human overseer (HumanSender): needs no agent, passes every policy
+	// IdempotencyKey, when set, makes a retry of the same send (the same
+	// key from the same sender within store.KeyWindow) return the message
+	// the first one sent, and write nothing.
+	IdempotencyKey string
 }
 
 // validate checks everything that does not need the index and normalizes
@@ -109,6 +113,9 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 		if err := drafts[i].validate(); err != nil {
 			return nil, err
 		}
+		if drafts[i].IdempotencyKey != "" && len(drafts) > 1 {
+			return nil, invalid("an idempotency key is for one message", "send the messages one by one, each with its own key")
+		}
 	}
 	var out []Message
 	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
@@ -122,6 +129,12 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 			return err
 		}
 		out = make([]Message, 0, len(drafts))
+		if len(drafts) == 1 {
+			if sent, ok, err := m.replay(ctx, tx, from.Name, drafts[0].IdempotencyKey, "send"); err != nil || ok {
+				out = append(out, sent)
+				return err
+			}
+		}
 		for _, d := range drafts {
 			if d.Thread != "" {
 				viewer := from.Name
@@ -141,6 +154,9 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 			out = append(out, viewOf(msg, msg.Path(), from.Name, "", nil, nil))
 			if len(drafts) == 1 {
 				tx.Describe(from.Name, commitSubject(msg))
+				if err := tx.Remember(from.Name, d.IdempotencyKey, "send", sentKey{msg.ID}); err != nil {
+					return err
+				}
 			} else {
 				tx.Describe(from.Name, fmt.Sprintf("mail: %s sent %d messages", from.Name, len(drafts)))
 			}
@@ -285,6 +301,31 @@ type ReplyDraft struct {
 	// AsHuman replies as the human overseer (HumanSender), who needs no
 	// agent and may answer any message of the project.
 	AsHuman bool
+	// IdempotencyKey: as Draft's.
+	IdempotencyKey string
+}
+
+// sentKey is what an idempotency key of a send or reply records: the
+// message sent, which a retry reads back from the index.
+type sentKey struct {
+	Message string `json:"message"`
+}
+
+// replay returns the message that agent's send (or reply: op) with key
+// sent within store.KeyWindow, if there is one, as its sender sees it.
+func (m *Mailbox) replay(ctx context.Context, tx *store.Tx, agent, key, op string) (Message, bool, error) {
+	if err := store.CheckKey(key); err != nil {
+		return Message{}, false, err
+	}
+	var k sentKey
+	if ok, err := tx.Replay(ctx, agent, key, op, &k); err != nil || !ok {
+		return Message{}, false, err
+	}
+	v, err := m.visibleMessage(ctx, tx, k.Message, agent)
+	if err != nil {
+		return Message{}, false, fmt.Errorf("idempotency key %q: its message %s: %w", key, k.Message, err)
+	}
+	return v.Message, true, nil
 }
 
 // Reply answers message id (a unique prefix of at least 6 characters) in
@@ -307,6 +348,10 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 				return err
 			}
 			viewer = me.Name
+		}
+		if sent, ok, err := m.replay(ctx, tx, me.Name, r.IdempotencyKey, "reply"); err != nil || ok {
+			out = sent
+			return err
 		}
 		orig, err := m.visibleMessage(ctx, tx, id, viewer)
 		if err != nil {
@@ -343,7 +388,7 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 		tx.Put(msg)
 		tx.Describe(me.Name, commitSubject(msg))
 		out = viewOf(msg, msg.Path(), me.Name, "", nil, nil)
-		return nil
+		return tx.Remember(me.Name, r.IdempotencyKey, "reply", sentKey{msg.ID})
 	})
 	return out, err
 }

@@ -134,6 +134,10 @@ func (s *Service) acquire(ctx context.Context, key string, ttl, wait time.Durati
 	if err := checkTTL(ttl); err != nil {
 		return Lock{}, err
 	}
+	if wait < 0 {
+		return Lock{}, fault.WithHint(fmt.Errorf("%w: --wait must not be negative, got %s", ErrInvalidArgument, wait),
+			"pass how long to wait, such as --wait 5m, or leave it out not to wait")
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		l, err := s.tryAcquire(ctx, key, ttl, run)

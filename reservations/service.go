@@ -58,6 +58,10 @@ type Options struct {
 	Reason         string
 	AllowConflicts bool // grant anyway, still reporting the conflicts
 	Unconfirmed    bool // granted offline: see record.Reservation.Unconfirmed
+	// IdempotencyKey, when set, makes a retry of the same reservation
+	// (the same key from the same agent within store.KeyWindow) return
+	// the first one's result and write nothing.
+	IdempotencyKey string
 }
 
 // Result is what Reserve did.
@@ -332,6 +336,9 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 	if o.TTL <= 0 {
 		return Result{}, fault.WithHint(fmt.Errorf("%w: --ttl must be positive, got %s", ErrInvalidArgument, o.TTL), "pass a duration such as --ttl 1h")
 	}
+	if err := store.CheckKey(o.IdempotencyKey); err != nil {
+		return Result{}, err
+	}
 	pats, globs, warnings, err := s.normalize(patterns)
 	if err != nil {
 		return Result{}, err
@@ -342,6 +349,9 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 		res.Granted, res.Conflicts = []Reservation{}, []Conflict{}
 		sc, err := s.scope(ctx, tx)
 		if err != nil {
+			return err
+		}
+		if ok, err := tx.Replay(ctx, s.agent, o.IdempotencyKey, "reserve", &res); err != nil || ok {
 			return err
 		}
 		now := s.st.Now()
@@ -376,7 +386,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 			kind = "shared"
 		}
 		tx.Describe(s.agent, fmt.Sprintf("reserve: %s %s (%s, %s)", s.agent, summarize(pats), kind, o.TTL))
-		return nil
+		return tx.Remember(s.agent, o.IdempotencyKey, "reserve", res)
 	})
 	return res, err
 }

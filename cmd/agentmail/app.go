@@ -102,9 +102,12 @@ func (e *env) repair(cause error) error {
 
 // readInput reads all of standard input, once: a command run again after
 // its index was repaired reads the same input.
-func (e *env) readInput(r io.Reader) (string, error) {
+//
+// It reads at most max+1 bytes: more than max is for the caller to refuse,
+// without holding all of an input of any size in memory.
+func (e *env) readInput(r io.Reader, max int) (string, error) {
 	if e.input == nil {
-		b, err := io.ReadAll(r)
+		b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
 		if err != nil {
 			return "", err
 		}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/record"
 )
 
 // nowVar names the environment variable that sets the clock every command
@@ -42,11 +45,25 @@ func parseNow(s string, real func() time.Time) (func() time.Time, error) {
 		if err != nil {
 			return nil, errNotAClock
 		}
+		if err := inRange(real().Add(d)); err != nil {
+			return nil, err
+		}
 		return func() time.Time { return real().Add(d) }, nil
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return nil, errNotAClock
 	}
+	if err := inRange(t); err != nil {
+		return nil, err
+	}
 	return func() time.Time { return t }, nil
+}
+
+// inRange refuses a clock outside the times agentmail keeps.
+func inRange(t time.Time) error {
+	if !record.InRange(t) {
+		return fmt.Errorf("%s, outside the times agentmail keeps (%d to %d)", t.UTC().Format(time.RFC3339), record.Earliest.Year(), record.Latest.Year())
+	}
+	return nil
 }

@@ -79,6 +79,7 @@ func TestScripts(t *testing.T) {
 			"holdindex":    cmdHoldIndex,
 			"releaseindex": cmdReleaseIndex,
 			"within":       cmdWithin,
+			"legacykey":    cmdLegacyKey,
 		}),
 	})
 }
@@ -192,7 +193,7 @@ func agentmailPath(ts *testscript.TestScript) string {
 
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "AGENTMAIL_HOME", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "WORK"} {
+	for _, k := range []string{"PATH", "HOME", "AGENTMAIL_HOME", "GIT_CONFIG_NOSYSTEM", "TMPDIR", "WORK", "AGENTMAIL_MAX_BODY"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env

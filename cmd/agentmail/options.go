@@ -179,8 +179,13 @@ func (e *env) serviceConfig(dir string) (service.Config, error) {
 	if err != nil {
 		return service.Config{}, err
 	}
+	maxBody, err := service.ParseMaxBody(os.Getenv)
+	if err != nil {
+		return service.Config{}, err
+	}
 	stderr := e.stderr
-	return service.Config{Dir: dir, Now: now, Presence: presence, Note: func(n string) { fmt.Fprintln(stderr, "note: "+n) }}, nil
+	return service.Config{Dir: dir, Now: now, Presence: presence, MaxBody: maxBody,
+		Note: func(n string) { fmt.Fprintln(stderr, "note: "+n) }}, nil
 }
 
 // render prints a response, unless err: its JSON document when asked for,

@@ -25,6 +25,7 @@ func newReplyCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "all", Usage: "reply to the sender and all recipients"},
 			&cli.BoolFlag{Name: "as-human", Usage: "reply as the human overseer (sender Human): no agent needed"},
 			&cli.DurationFlag{Name: "hold", Usage: "ask a sender waiting with send --wait to wait this much longer (\"checking logs\")"},
+			idempotencyFlag(),
 		}, bodyFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*replyOptions, error) {
 			id, err := oneArg(c, "ID")
@@ -35,7 +36,8 @@ func newReplyCommand(e *env) *cli.Command {
 			if err != nil {
 				return nil, err
 			}
-			return &replyOptions{req: service.ReplyRequest{ID: id, All: c.Bool("all"), Body: body, Hold: c.Duration("hold"), AsHuman: c.Bool("as-human")}}, nil
+			return &replyOptions{req: service.ReplyRequest{ID: id, All: c.Bool("all"), Body: body, Hold: c.Duration("hold"),
+				AsHuman: c.Bool("as-human"), IdempotencyKey: c.String("idempotency-key")}}, nil
 		}, runReply),
 	}
 }

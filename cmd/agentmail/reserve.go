@@ -32,11 +32,12 @@ func newReserveCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "offline", Usage: "grant here without the remote, unconfirmed until the next sync"},
 			&cli.StringFlag{Name: "reason", Usage: "what you are doing there"},
 			&cli.BoolFlag{Name: "allow-conflicts", Usage: "grant even when others hold overlapping paths (still reports them)"},
+			idempotencyFlag(),
 		},
 		Action: scopedAction(e, func(c *cli.Context) (*reserveOptions, error) {
 			return &reserveOptions{req: service.ReserveRequest{
 				Patterns: c.Args().Slice(), TTL: c.Duration("ttl"), Shared: c.Bool("shared"), Reason: c.String("reason"), Offline: c.Bool("offline"),
-				AllowConflicts: c.Bool("allow-conflicts"),
+				AllowConflicts: c.Bool("allow-conflicts"), IdempotencyKey: c.String("idempotency-key"),
 			}}, nil
 		}, runReserve),
 	}

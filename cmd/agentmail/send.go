@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -18,6 +19,12 @@ type sendOptions struct {
 	req     service.SendRequest
 	wait    bool          // then wait for the first reply in the thread
 	waitFor time.Duration // how long; 0 is service.DefaultReplyWait
+}
+
+// idempotencyFlag is --idempotency-key, of the writes a retry must not
+// repeat.
+func idempotencyFlag() cli.Flag {
+	return &cli.StringFlag{Name: "idempotency-key", Usage: "a unique `KEY` for this write: run again with the same key within 24h, it prints the first result and writes nothing (for retries whose answer was lost)"}
 }
 
 // bodyFlags are the flags that give a message's body.
@@ -50,6 +57,7 @@ func newSendCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "category", Usage: "HANDOFF, BLOCKED (both imply --ack), DECISION or INFO"},
 			&cli.BoolFlag{Name: "as-human", Usage: "send as the human overseer (sender Human): no agent needed, every contact policy passes"},
 			&cli.DurationFlag{Name: "wait", Usage: "then wait this long (a bare --wait: 2m) for the first reply in the thread; exit 4 on timeout"},
+			idempotencyFlag(),
 		}, bodyFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*sendOptions, error) {
 			if err := noArgs(c); err != nil {
@@ -66,7 +74,7 @@ func newSendCommand(e *env) *cli.Command {
 				To: c.StringSlice("to"), Cc: c.StringSlice("cc"), Bcc: c.StringSlice("bcc"),
 				Subject: c.String("subject"), Body: body, Thread: c.String("thread"),
 				Importance: c.String("importance"), Ack: c.Bool("ack"), Category: c.String("category"),
-				AsHuman: c.Bool("as-human"),
+				AsHuman: c.Bool("as-human"), IdempotencyKey: c.String("idempotency-key"),
 			}, wait: c.IsSet("wait"), waitFor: c.Duration("wait")}, nil
 		}, runSend),
 	}
@@ -143,18 +151,39 @@ func (e *env) readBody(c *cli.Context) (string, error) {
 	case !c.IsSet("body-file"):
 		return "", usagef(bodyHint, "no message body given")
 	}
+	max, err := service.ParseMaxBody(os.Getenv)
+	if err != nil {
+		return "", err
+	}
 	name := c.String("body-file")
 	if name == "-" {
-		body, err := e.readInput(e.stdin)
+		body, err := e.readInput(e.stdin, max)
 		if err != nil {
 			return "", fault.WithHint(fmt.Errorf("read the body from standard input: %w", err), "pass the body with --body TEXT or --body-file FILE")
 		}
+		if len(body) > max {
+			return "", service.TooLarge(len(body)-1, max, true)
+		}
 		return body, nil
 	}
-	b, err := os.ReadFile(name)
+	b, err := readFileUpTo(name, max)
 	if err != nil {
 		return "", fault.WithHint(fmt.Errorf("%w: cannot read --body-file: %v", service.ErrInvalidArgument, unwrapPath(err)),
 			"check the path, or pass the body with --body, or --body-file - for standard input")
 	}
+	if len(b) > max {
+		return "", service.TooLarge(len(b)-1, max, true)
+	}
 	return string(b), nil
+}
+
+// readFileUpTo reads the file name, but no more than max+1 bytes of it: a
+// body over the limit is refused without reading it all.
+func readFileUpTo(name string, max int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(max)+1))
 }

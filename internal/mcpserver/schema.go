@@ -76,6 +76,10 @@ func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx c
 	})
 }
 
+// beforeCall, when set (by a test), is called with a tool's name before
+// its handler runs: a test makes a call panic with it.
+var beforeCall func(tool string)
+
 // register registers a tool whose handler calls Server.do (or unlocked) itself,
 // if at all.
 //
@@ -102,6 +106,9 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: new(bool)},
 	}
 	s.mcp.AddTool(mt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if beforeCall != nil {
+			beforeCall(t.name)
+		}
 		var res mcp.CallToolResult
 		in, err := decodeArgs[In](req.Params.Arguments, args)
 		if err != nil {

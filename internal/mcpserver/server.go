@@ -80,9 +80,36 @@ func New(cfg Config) *Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
 	})
+	s.mcp.AddReceivingMiddleware(recoverPanics)
 	s.addTools()
 	s.addResources()
 	return s
+}
+
+// recoverPanics answers a request whose handler panicked with an error,
+// logged, instead of letting the panic take the server down with every
+// other request: a tool call with a tool error (ERROR), anything else
+// with a JSON-RPC error.
+func recoverPanics(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			what := method
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				what = "tool " + p.Name
+			}
+			err = service.Recovered(what, v)
+			if method == "tools/call" {
+				var r mcp.CallToolResult
+				r.SetError(failure(err))
+				res, err = &r, nil
+			}
+		}()
+		return next(ctx, method, req)
+	}
 }
 
 // instructions tell a client's model how to begin.

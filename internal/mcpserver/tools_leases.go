@@ -48,6 +48,7 @@ type reserveArgs struct {
 	Reason         string   `json:"reason,omitempty" jsonschema:"what you are doing, for the other agents"`
 	AllowConflicts bool     `json:"allow_conflicts,omitempty" jsonschema:"grant even when others hold overlapping reservations (advisory, as mcp_agent_mail does); the conflicts are still listed"`
 	offlineArgs
+	idempotencyArgs
 }
 
 // offlineArgs are the arguments of a tool that grants a lease, which a
@@ -76,7 +77,7 @@ func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent stri
 func (a reserveArgs) request(reason string) (service.ReserveRequest, error) {
 	ttl, err := seconds(intOr(a.TTLSeconds, 3600), "ttl_seconds")
 	return service.ReserveRequest{Patterns: a.Paths, TTL: ttl, Shared: !boolOr(a.Exclusive, true), Reason: reason,
-		AllowConflicts: a.AllowConflicts, Offline: a.Offline}, err
+		AllowConflicts: a.AllowConflicts, Offline: a.Offline, IdempotencyKey: a.IdempotencyKey}, err
 }
 
 func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (service.ReserveResponse, error) {

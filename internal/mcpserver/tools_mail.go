@@ -32,11 +32,18 @@ func boolOr(p *bool, def bool) bool {
 	return *p
 }
 
-// seconds returns n seconds, refusing a negative n, which names the
-// argument.
+// maxSeconds is the most seconds an argument takes: 100 years, well
+// within a time.Duration.
+const maxSeconds = 100 * 365 * 24 * 3600
+
+// seconds returns n seconds, refusing a negative n, or one past
+// maxSeconds, which names the argument.
 func seconds(n int, arg string) (time.Duration, error) {
 	if n < 0 {
 		return 0, service.Usagef("pass a positive number of seconds, such as 3600", "%s must not be negative, got %d", arg, n)
+	}
+	if n > maxSeconds {
+		return 0, service.Usagef("pass a number of seconds such as 3600", "%s must be at most %d (100 years), got %d", arg, maxSeconds, n)
 	}
 	return time.Duration(n) * time.Second, nil
 }
@@ -67,8 +74,14 @@ func (s *Server) addMailTools() {
 		textWait, s.waitForMail)
 }
 
+// idempotencyArgs is the argument of a write that a retry must not repeat.
+type idempotencyArgs struct {
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"a unique key for this write (a UUID): calling again with the same key within 24 hours returns the first call's result and writes nothing, so a call whose answer was lost can be retried safely"`
+}
+
 type sendArgs struct {
 	projectArgs
+	idempotencyArgs
 	SenderName           string   `json:"sender_name,omitempty" jsonschema:"your agent name; leave it out to send as the agent this session acts as"`
 	To                   Names    `json:"to" jsonschema:"the recipients' agent names (a list, or one name); [\"all\"] sends to every other agent of the project; \"Human\" answers the human overseer, always delivered"`
 	Cc                   Names    `json:"cc,omitempty" jsonschema:"more recipients, in copy"`
@@ -98,7 +111,7 @@ func (a sendArgs) request() (service.SendRequest, error) {
 		to = []string{service.Broadcast}
 	}
 	return service.SendRequest{To: to, Cc: a.Cc, Bcc: a.Bcc, Subject: a.Subject, Body: a.BodyMD, Thread: a.ThreadID,
-		Importance: a.Importance, Ack: a.AckRequired, Category: a.Category}, nil
+		Importance: a.Importance, Ack: a.AckRequired, Category: a.Category, IdempotencyKey: a.IdempotencyKey}, nil
 }
 
 func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (service.SendResponse, error) {
@@ -118,6 +131,7 @@ func textSend(r service.SendResponse) string { return "sent " + header(r.Message
 
 type replyArgs struct {
 	projectArgs
+	idempotencyArgs
 	SenderName    string `json:"sender_name,omitempty" jsonschema:"your agent name; leave it out to reply as the agent this session acts as"`
 	MessageID     string `json:"message_id" jsonschema:"the message to answer: its id as fetch_inbox returns it (a string), or a unique prefix of 6+ characters"`
 	BodyMD        string `json:"body_md" jsonschema:"the reply in markdown"`
@@ -143,7 +157,8 @@ func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (servi
 	if err != nil {
 		return service.SendResponse{}, err
 	}
-	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold})
+	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold,
+		IdempotencyKey: in.IdempotencyKey})
 }
 
 type inboxArgs struct {
@@ -206,6 +221,7 @@ type markArgs struct {
 	MessageID  string   `json:"message_id,omitempty" jsonschema:"a message id as fetch_inbox returns it (a string), or a unique prefix of it of 6+ characters"`
 	MessageIDs []string `json:"message_ids,omitempty" jsonschema:"more message ids (or prefixes)"`
 	All        bool     `json:"all,omitempty" jsonschema:"every message of your inbox (to acknowledge: every one asking for an acknowledgement you have not given)"`
+	idempotencyArgs
 }
 
 func (s *Server) mark(ctx context.Context, c *call, in markArgs, ack bool) (service.MarkResponse, error) {
@@ -220,7 +236,7 @@ func (s *Server) mark(ctx context.Context, c *call, in markArgs, ack bool) (serv
 	if err != nil {
 		return service.MarkResponse{}, err
 	}
-	return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: ids, All: in.All, Ack: ack})
+	return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: ids, All: in.All, Ack: ack, IdempotencyKey: in.IdempotencyKey})
 }
 
 func (s *Server) markRead(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {

@@ -200,6 +200,9 @@ func reason(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "it is empty"
 	}
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && !unicode.IsSpace(r) }) >= 0 {
+		return "it contains a control character (such as ESC); agent names are letters only, like GreenCastle"
+	}
 	if at := strings.LastIndexByte(s, '@'); at > 0 && at < len(s)-1 {
 		return "it looks like an e-mail address; " + hint
 	}

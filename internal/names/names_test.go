@@ -148,6 +148,9 @@ func TestParseRejects(t *testing.T) {
 		{"Green2Castle", "it contains digits"},
 		{"007", "it contains digits"},
 		{"BlueLake-2", "it contains digits"},
+		// control characters, before what they spell (ESC[31m has digits)
+		{"\x1b[31mGreenCastle", "it contains a control character (such as ESC)"},
+		{"Green\x00Castle", "it contains a control character"},
 		// spaces and punctuation, with the spelling to use when there is one
 		{"green-castle", `invalid agent name "green-castle": it contains spaces or punctuation; agent names are letters only, like GreenCastle`},
 		{"green_castle", "spaces or punctuation; agent names are letters only, like GreenCastle"},

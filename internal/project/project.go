@@ -8,6 +8,7 @@ package project
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -61,6 +62,23 @@ func normalizeKey(key string) string {
 		return filepath.Clean(key)
 	}
 	return foldHostPath(key)
+}
+
+// CheckGivenKey refuses a key given by hand (--project, AGENTMAIL_PROJECT,
+// project set) that is a relative path (../x, ./x, a/../b): a key is a
+// remote URL, a host/path key or an absolute path. (A store may know a
+// relative key an earlier version derived from a relative origin URL;
+// that is adopted, not given.)
+func CheckGivenKey(key string) error {
+	key = strings.TrimSpace(key)
+	if looksLikeURL(key) || filepath.IsAbs(key) {
+		return nil
+	}
+	if slices.ContainsFunc(strings.Split(filepath.ToSlash(key), "/"), func(seg string) bool { return seg == "." || seg == ".." }) {
+		return fault.WithHint(fmt.Errorf("%w: project key %q is a relative path", ErrInvalidArgument, key),
+			"pass --project with a remote URL, a host/path key (github.com/acme/shop) or an absolute path, or run inside the project's checkout and leave it out")
+	}
+	return nil
 }
 
 // CheckKey refuses a project key that holds a control character or is

@@ -18,7 +18,8 @@ import (
 //   - a lock keeps its latest acquisition; one acquisition keeps its latest
 //     expiry and its earliest release, and is confirmed once either side
 //     confirmed it;
-//   - a profile keeps its latest update, a presence its latest time;
+//   - a profile keeps its latest update, a presence its latest time, an
+//     idempotency key its latest use (an earlier one is past its window);
 //   - a contact merges by who may write which field: the requester writes
 //     the request (reason, requested), the recipient the answer (state,
 //     decided, expires); each keeps its latest version, and an answer
@@ -81,6 +82,8 @@ func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err e
 		m = mergeContact(x, rb.(*Contact))
 	case *Presence:
 		return later(a, b, x.LastSeen, rb.(*Presence).LastSeen), false, nil
+	case *Idempotency:
+		return later(a, b, x.Created, rb.(*Idempotency).Created), false, nil
 	default:
 		return a, differ, nil
 	}

@@ -184,6 +184,8 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodeLock(slug, data)
 	case len(rest) == 2 && rest[0] == "contacts":
 		rec, err = decodeContact(slug, data)
+	case len(rest) == 3 && rest[0] == IdempotencyDir:
+		rec, err = decodeIdempotency(slug, rest[1], rest[2], data)
 	default:
 		return nil, nil
 	}

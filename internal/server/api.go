@@ -31,9 +31,6 @@ const (
 	defaultLockTTL    = 5 * time.Minute
 )
 
-// maxBodyBytes bounds a request's JSON body.
-const maxBodyBytes = 8 << 20
-
 // apiRoutes mounts the JSON API.
 func (s *Server) apiRoutes(mux *http.ServeMux) {
 	const p = "/api/projects/{project}"
@@ -147,7 +144,7 @@ func (s *Server) api(fn func(context.Context, *apiCall) (any, error)) http.Handl
 func apiPost[In any](s *Server, fn func(context.Context, *apiCall, In) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var in In
-		if err := decode(w, r, &in); err != nil {
+		if err := decode(w, r, &in, s.maxBody()); err != nil {
 			writeError(w, nil, err)
 			return
 		}
@@ -155,11 +152,30 @@ func apiPost[In any](s *Server, fn func(context.Context, *apiCall, In) (any, err
 	}
 }
 
-// decode reads r's JSON body into v.
-func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+// maxBody is the largest message body the server takes.
+func (s *Server) maxBody() int {
+	if s.cfg.Store.MaxBody > 0 {
+		return s.cfg.Store.MaxBody
+	}
+	return service.DefaultMaxBody
+}
+
+// decode reads r's JSON body into v. A body longer than a message of
+// maxBody bytes can take (service.RequestLimit) is MESSAGE_TOO_LARGE,
+// refused before it is all read: by its Content-Length when it says, else
+// once the reading passes the limit.
+func decode(w http.ResponseWriter, r *http.Request, v any, maxBody int) error {
+	limit := service.RequestLimit(maxBody)
+	if r.ContentLength > limit {
+		return service.RequestTooLarge(r.ContentLength, maxBody, false)
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return service.RequestTooLarge(mbe.Limit, maxBody, true)
+		}
 		if errors.Is(err, io.EOF) {
 			return invalid("the request has no JSON body", `send a JSON object, such as {"agent": "GreenCastle", ...}`)
 		}
@@ -346,18 +362,23 @@ type sendBody struct {
 	Importance string   `json:"importance"`
 	Ack        bool     `json:"ack"`
 	Category   string   `json:"category"`
+	// IdempotencyKey: the same key from the same agent within 24 hours
+	// returns the first call's result and writes nothing.
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 func apiSend(ctx context.Context, c *apiCall, in sendBody) (any, error) {
 	req := service.SendRequest{To: in.To, Cc: in.Cc, Bcc: in.Bcc, Subject: in.Subject, Body: in.Body, Thread: in.Thread,
-		Importance: in.Importance, Ack: in.Ack, Category: in.Category, AsHuman: strings.TrimSpace(in.Agent) == ""}
+		Importance: in.Importance, Ack: in.Ack, Category: in.Category, AsHuman: strings.TrimSpace(in.Agent) == "",
+		IdempotencyKey: in.IdempotencyKey}
 	return c.svc.Send(ctx, service.Scope{Project: c.project, Agent: in.Agent}, req)
 }
 
 type replyBody struct {
-	Agent string `json:"agent"`
-	Body  string `json:"body"`
-	All   bool   `json:"all"`
+	Agent          string `json:"agent"`
+	Body           string `json:"body"`
+	All            bool   `json:"all"`
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 // apiReply answers a message as the body's agent, or without one as
@@ -365,11 +386,13 @@ type replyBody struct {
 func apiReply(ctx context.Context, c *apiCall, in replyBody) (any, error) {
 	human := strings.TrimSpace(in.Agent) == ""
 	return c.svc.Reply(ctx, service.Scope{Project: c.project, Agent: in.Agent},
-		service.ReplyRequest{ID: c.r.PathValue("id"), All: in.All, Body: in.Body, AsHuman: human})
+		service.ReplyRequest{ID: c.r.PathValue("id"), All: in.All, Body: in.Body, AsHuman: human,
+			IdempotencyKey: in.IdempotencyKey})
 }
 
 type agentBody struct {
-	Agent string `json:"agent"`
+	Agent          string `json:"agent"`
+	IdempotencyKey string `json:"idempotency_key"`
 }
 
 func apiMark(ack bool) func(context.Context, *apiCall, agentBody) (any, error) {
@@ -378,7 +401,7 @@ func apiMark(ack bool) func(context.Context, *apiCall, agentBody) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: []string{c.r.PathValue("id")}, Ack: ack})
+		return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: []string{c.r.PathValue("id")}, Ack: ack, IdempotencyKey: in.IdempotencyKey})
 	}
 }
 
@@ -389,6 +412,7 @@ type reserveBody struct {
 	Shared         bool     `json:"shared"`
 	Reason         string   `json:"reason"`
 	AllowConflicts bool     `json:"allow_conflicts"`
+	IdempotencyKey string   `json:"idempotency_key"`
 }
 
 func apiReserve(ctx context.Context, c *apiCall, in reserveBody) (any, error) {
@@ -401,7 +425,7 @@ func apiReserve(ctx context.Context, c *apiCall, in reserveBody) (any, error) {
 		return nil, err
 	}
 	resp, err := c.svc.Reserve(ctx, sc, service.ReserveRequest{Patterns: in.Patterns, TTL: ttl, Shared: in.Shared,
-		Reason: in.Reason, AllowConflicts: in.AllowConflicts})
+		Reason: in.Reason, AllowConflicts: in.AllowConflicts, IdempotencyKey: in.IdempotencyKey})
 	if errors.Is(err, service.ErrConflict) {
 		return beside{resp}, err
 	}

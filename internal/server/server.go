@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
@@ -95,7 +96,7 @@ func newServer(cfg Config, ln net.Listener) (*Server, error) {
 		s.gate.Close()
 		return nil, err
 	}
-	s.http = &http.Server{Handler: guard.Handler(s.routes()), ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.recoverPanics(guard.Handler(s.routes())), ReadHeaderTimeout: 10 * time.Second}
 	if cfg.SyncEvery > 0 {
 		s.startSync()
 	}
@@ -163,6 +164,38 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	return errors.Join(feedErr, err, s.gate.Close())
+}
+
+// panicHook, when set (by a test), is called with each request before it
+// is served: a test makes a request panic with it.
+var panicHook func(*http.Request)
+
+// recoverPanics answers a request whose handler panicked with an error
+// (ERROR, 500: a JSON document under /api/ and /mcp, else a page), logged,
+// rather than dropping the connection; the server goes on serving. A
+// handler that aborts on purpose (http.ErrAbortHandler) still does.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			f := service.Describe(service.Recovered(r.Method+" "+r.URL.Path, v))
+			if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") {
+				web.WriteJSONError(w, http.StatusInternalServerError, f.Code, f.Message, f.Hint)
+				return
+			}
+			s.pages.ErrorPage(w, r, http.StatusInternalServerError, f.Code, f.Message, f.Hint)
+		}()
+		if panicHook != nil {
+			panicHook(r)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // routes is every route of the server, behind the guard. One line here

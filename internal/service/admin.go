@@ -182,11 +182,24 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 		resp.GC = &DoctorGC{Bytes: gs.Bytes, LooseObjects: gs.LooseObjects, Packs: gs.Packs}
 	}
 	if req.Check || !req.Reindex && !req.GC {
+		// Any command catches the index up first; so does doctor. One
+		// that cannot for lack of space leaves it behind, which Check
+		// reports, and the error is that (STORE_FULL), not damage.
+		var full error
+		if !st.ReadOnly() {
+			if err := st.CatchUp(ctx); store.IsFull(err) {
+				full = err
+			}
+		}
 		problems, err := st.Check(ctx)
 		if err != nil {
 			return resp, err
 		}
 		resp.Check = &DoctorCheck{OK: len(problems) == 0, Problems: append([]string{}, problems...), Archive: st.ArchiveDir()}
+		if len(problems) > 0 && full != nil {
+			return resp, fault.WithHint(fmt.Errorf("%w: the index is behind the archive and cannot catch up: %v", store.ErrFull, full),
+				"free space on the store's disk: nothing is lost, the archive has every write, and the next command catches the index up")
+		}
 		if len(problems) > 0 {
 			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", store.ErrCorrupt, len(problems), plural(len(problems), "problem", "problems")),
 				"run agentmail doctor --reindex to rebuild the index from the archive")

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentmail/agentmail/internal/archive"
+	"log"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
@@ -51,6 +53,15 @@ var ErrAuthenticationRequired = errors.New("authentication required")
 // ErrShuttingDown: a long-lived server is stopping and takes no more
 // requests of this kind.
 var ErrShuttingDown = errors.New("the server is shutting down")
+
+// Recovered returns the error of a request that panicked with v, which a
+// long-lived server (mcp, serve) recovered from so that its other requests
+// go on: ERROR, whose hint says to report it. It logs the panic and its
+// stack first.
+func Recovered(what string, v any) error {
+	log.Printf("agentmail: recovered from a panic in %s: %v\n%s", what, v, debug.Stack())
+	return fmt.Errorf("internal error in %s: %v", what, v)
+}
 
 // Failure is how an error reaches a user: its code in the JSON error
 // document, its message, what to do next, and the exit status (command
@@ -118,6 +129,7 @@ var errorCodes = []struct {
 	{mailbox.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
 	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
+	{ErrMessageTooLarge, "MESSAGE_TOO_LARGE", ExitError, http.StatusRequestEntityTooLarge, tooLargeHint},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
 	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, "wait again, or check agentmail inbox"},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, "ask first: agentmail contacts request NAME --reason \"...\""},
@@ -150,6 +162,7 @@ const (
 	usageHint   = "see: agentmail --help"
 	generalHint = "if it happens again, run agentmail doctor --check and report it with the command that failed"
 	runHint     = "check the command's name and $PATH"
+	fullHint    = "free space on the disk of the store, then try again: nothing written before is lost, and what failed was not written"
 )
 
 // Describe says how err reaches a user: its code, message, hint (its own,
@@ -173,6 +186,10 @@ func describeKind(err error) Failure {
 		return Failure{Code: "USAGE", Exit: ExitUsage, HTTP: http.StatusBadRequest, Hint: cmp.Or(ue.Hint, usageHint)}
 	case errors.As(err, &cr):
 		return Failure{Code: "CANNOT_RUN", Exit: cr.Exit, HTTP: http.StatusInternalServerError, Hint: runHint}
+	case store.IsFull(err):
+		// Before the table: a full disk also fails the lock file's
+		// creation (STORE_NOT_WRITABLE) and git's reads (STORE_CORRUPT).
+		return Failure{Code: "STORE_FULL", Exit: ExitError, HTTP: http.StatusInsufficientStorage, Hint: fullHint}
 	}
 	for _, c := range errorCodes {
 		if errors.Is(err, c.err) {

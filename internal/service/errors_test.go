@@ -6,6 +6,7 @@ import (
 	"github.com/agentmail/agentmail/internal/archive"
 	"net/http"
 	"os/exec"
+	"syscall"
 	"testing"
 
 	"github.com/agentmail/agentmail/guard"
@@ -64,6 +65,11 @@ func TestDescribe(t *testing.T) {
 		{Usagef("", "no query given"), "USAGE", 2, http.StatusBadRequest},
 		{&CannotRunError{Err: exec.ErrNotFound, Exit: 127}, "CANNOT_RUN", 127, http.StatusInternalServerError},
 		{&CannotRunError{Err: errors.New("permission denied"), Exit: 126}, "CANNOT_RUN", 126, http.StatusInternalServerError},
+		{ErrMessageTooLarge, "MESSAGE_TOO_LARGE", 1, http.StatusRequestEntityTooLarge},
+		{store.ErrFull, "STORE_FULL", 1, http.StatusInsufficientStorage},
+		{syscall.ENOSPC, "STORE_FULL", 1, http.StatusInsufficientStorage},
+		{fmt.Errorf("%w: mkdir: %v", store.ErrNotWritable, syscall.ENOSPC), "STORE_FULL", 1, http.StatusInsufficientStorage},
+		{errors.New("index commit: database or disk is full"), "STORE_FULL", 1, http.StatusInsufficientStorage},
 		{errors.New("disk on fire"), "ERROR", 1, http.StatusInternalServerError},
 	}
 	for _, tt := range tests {

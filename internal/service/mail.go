@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -47,11 +49,16 @@ type SendRequest struct {
 	Ack         bool   // ask the recipients to acknowledge
 	Category    string // HANDOFF, BLOCKED (both imply Ack), DECISION or INFO
 	AsHuman     bool   // from mailbox.HumanSender: needs no agent, passes every contact policy
+	// IdempotencyKey, when set, makes a retry (the same key from the same
+	// sender within 24 hours) return the message the first call sent, and
+	// send nothing.
+	IdempotencyKey string
 }
 
 func (r SendRequest) draft() mailbox.Draft {
 	return mailbox.Draft{To: r.To, Cc: r.Cc, Bcc: r.Bcc, Subject: r.Subject, Body: r.Body, Thread: r.Thread,
-		Importance: r.Importance, AckRequired: r.Ack, Category: r.Category, AsHuman: r.AsHuman}
+		Importance: r.Importance, AckRequired: r.Ack, Category: r.Category, AsHuman: r.AsHuman,
+		IdempotencyKey: r.IdempotencyKey}
 }
 
 // SendResponse is the document of send and reply: {"message": message}.
@@ -61,6 +68,9 @@ type SendResponse struct {
 
 // Send delivers a message.
 func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResponse, error) {
+	if err := s.checkBody(req.Body); err != nil {
+		return SendResponse{}, err
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return SendResponse{}, err
@@ -112,6 +122,9 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	if wait <= 0 {
 		wait = DefaultReplyWait
 	}
+	if err := s.checkBody(req.Body); err != nil {
+		return SendAndWaitResponse{}, err
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return SendAndWaitResponse{}, err
@@ -153,6 +166,8 @@ type ReplyRequest struct {
 	// AsHuman replies as the human overseer (HumanSender): no agent
 	// needed, any message of the project may be answered.
 	AsHuman bool
+	// IdempotencyKey: as SendRequest's.
+	IdempotencyKey string
 }
 
 // Reply answers message req.ID in its thread: to its sender (or, with All,
@@ -162,11 +177,15 @@ func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendRe
 	if req.Hold < 0 {
 		return SendResponse{}, Usagef("pass a positive duration such as --hold 10m", "--hold must not be negative")
 	}
+	if err := s.checkBody(req.Body); err != nil {
+		return SendResponse{}, err
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return SendResponse{}, err
 	}
-	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold, AsHuman: req.AsHuman})
+	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold, AsHuman: req.AsHuman,
+		IdempotencyKey: req.IdempotencyKey})
 	if err != nil {
 		return SendResponse{}, err
 	}
@@ -255,6 +274,15 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
+	t, err := parseSince(s, now)
+	if err == nil && !record.InRange(t) {
+		return time.Time{}, fault.WithHint(fmt.Errorf("%w: --since %q is %s, outside %d to %d", ErrInvalidArgument, s, t.Format(time.RFC3339),
+			record.Earliest.Year(), record.Latest.Year()), "give a later date, or a shorter duration ago")
+	}
+	return t, err
+}
+
+func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t, nil
 	}
@@ -264,7 +292,7 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		var n int
 		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == days {
-			return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+			return now.AddDate(0, 0, -n), nil // no Duration: 3000000d would overflow one
 		}
 	}
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
@@ -333,6 +361,10 @@ type MarkRequest struct {
 	All        bool
 	Ack        bool
 	Abbreviate bool // fill the response's Short, for display
+	// IdempotencyKey is checked and otherwise needs nothing: marking the
+	// messages named again changes nothing and writes nothing (times
+	// already set are kept).
+	IdempotencyKey string
 }
 
 // MarkResponse is the document of read and ack: {"message": first,
@@ -354,6 +386,9 @@ func (s *Service) Mark(ctx context.Context, sc Scope, req MarkRequest) (MarkResp
 		return MarkResponse{}, Usagef(hint, "no message ids given")
 	case len(req.IDs) > 0 && req.All:
 		return MarkResponse{}, Usagef(hint, "give ids or --all, not both")
+	}
+	if err := store.CheckKey(req.IdempotencyKey); err != nil {
+		return MarkResponse{}, err
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -352,4 +353,30 @@ func TestThreadAround(t *testing.T) {
 	if all, err := f.svc.ThreadAround(ctx, as(""), ids[0], 1); err != nil || all.Total != 2*len(ids) || len(all.Messages) != 1 {
 		t.Errorf("the whole project's view: %d of %d messages, %v", len(all.Messages), all.Total, err)
 	}
+}
+
+// FuzzParseSince: no --since (or since_ts) panics, whatever the clock
+// between 1970 and 9999, and every time it accepts lies in that range, as
+// the ids it is compared with do; one outside is INVALID_ARGUMENT.
+func FuzzParseSince(f *testing.F) {
+	for _, s := range []string{"", "2h", "3d", "2026-11-01", "2026-11-22T10:00:00Z", "0001-01-01", "99999999999d",
+		"9223372036854775807d", "2562047h", "9999-12-31T23:59:59Z", "1969-12-31T23:59:59Z", "-1d"} {
+		f.Add(s, int64(0))
+	}
+	f.Fuzz(func(t *testing.T, s string, at int64) {
+		now := record.Earliest.Add(time.Duration(at%int64(250*365*24*time.Hour)).Abs() * 32)
+		if !record.InRange(now) {
+			return
+		}
+		since, err := ParseSince(s, now)
+		switch {
+		case err != nil:
+			if Describe(err).Code != "USAGE" && Describe(err).Code != "INVALID_ARGUMENT" {
+				t.Fatalf("ParseSince(%q) at %s: %v is %s", s, now, err, Describe(err).Code)
+			}
+		case strings.TrimSpace(s) == "":
+		case !record.InRange(since):
+			t.Fatalf("ParseSince(%q) at %s = %s, outside the range", s, now, since)
+		}
+	})
 }

@@ -113,6 +113,9 @@ func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (Project
 	if err != nil {
 		return ProjectSetResponse{}, err
 	}
+	if err := project.CheckGivenKey(key); err != nil {
+		return ProjectSetResponse{}, err
+	}
 	next, err := project.ProjectFromKey(key)
 	if err != nil {
 		return ProjectSetResponse{}, err

@@ -55,6 +55,10 @@ type ReserveRequest struct {
 	// Offline grants here without the remote, the lease marked
 	// unconfirmed until a sync decides it.
 	Offline bool
+	// IdempotencyKey, when set, makes a retry (the same key from the same
+	// agent within 24 hours) return the first reservation's result and
+	// write nothing.
+	IdempotencyKey string
 }
 
 // ReserveResponse is the document of reserve: {"granted": [reservation...],
@@ -87,6 +91,7 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 	}
 	res, err := rs.Reserve(ctx, pats, reservations.Options{
 		TTL: req.TTL, Shared: req.Shared, Reason: req.Reason, AllowConflicts: req.AllowConflicts, Unconfirmed: req.Offline,
+		IdempotencyKey: req.IdempotencyKey,
 	})
 	if err != nil && !errors.Is(err, reservations.ErrConflict) {
 		return ReserveResponse{}, err

@@ -46,6 +46,9 @@ type Config struct {
 	// agentmail mcp): the store then consolidates the archive's packs in
 	// the background, off the writers' path (store.Options.RollUpInBackground).
 	LongLived bool
+	// MaxBody is the largest message body accepted, in bytes; 0 means
+	// DefaultMaxBody (see ParseMaxBody).
+	MaxBody int
 }
 
 // Service is agentmail's operations on one store. It opens the store
@@ -122,6 +125,9 @@ func ResolveProject(ref ProjectRef) (project.Project, error) {
 			"name the project by its key, or by a directory in its git repository")
 	case ref.Key == "":
 		return project.ResolveProject(ref.Dir)
+	}
+	if err := project.CheckGivenKey(ref.Key); err != nil {
+		return project.Project{}, err
 	}
 	p, err := project.ProjectFromKey(ref.Key)
 	if err != nil {

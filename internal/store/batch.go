@@ -140,6 +140,7 @@ func (s *Store) writeBatch(ctx context.Context, slug string, batch []*write) {
 		// which needs the store lock, from the archive, which holds them.
 		err = s.RepairIndex(ctx, err)
 	}
+	err = s.doneInArchive(committed, err)
 	if err == nil {
 		s.afterWrite()
 	}
@@ -212,6 +213,19 @@ func (s *Store) updateBatch(ctx context.Context, slug string, batch []*write) (c
 	return committed, nil
 }
 
+// doneInArchive returns the error of a write that failed after its archive
+// commit (committed) as a note instead: the archive is the source of truth,
+// so the write happened, and the index catches up with it at the next
+// command, as after a crash. Reporting it failed would invite a retry that
+// writes it twice.
+func (s *Store) doneInArchive(committed bool, err error) error {
+	if !committed || err == nil {
+		return err
+	}
+	s.note(fmt.Sprintf("written to the archive; the index could not take it yet (%v) and catches up with a later command", err))
+	return nil
+}
+
 // decide runs fn, one write of a batch of several, on t and applies the
 // records it queued to the index, so that the writes after it in the
 // batch see them; in a savepoint, so that a failure undoes only what fn
@@ -248,6 +262,9 @@ func (s *Store) run(t *Tx, fn func(*Tx) error) error {
 		return err
 	}
 	for _, r := range t.recs {
+		if err := record.CheckTimes(r); err != nil {
+			return err
+		}
 		for _, f := range r.Files() {
 			if t.slug != "" && !strings.HasPrefix(f.Path, record.ProjectDir(t.slug)+"/") {
 				return fmt.Errorf("write %s: outside project %s, whose lock the write holds", f.Path, t.slug)
@@ -394,9 +411,9 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		committed, err := s.updateBatch(ctx, "", []*write{w})
 		if committed && IsIndexDamaged(err) {
 			w.t.sql.Rollback()
-			return s.rebuildDamaged(ctx, err)
+			err = s.rebuildDamaged(ctx, err)
 		}
-		return err
+		return s.doneInArchive(committed, err)
 	})
 	if err == nil {
 		s.afterWrite()

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentmail/agentmail/internal/archive"
 )
 
 // ReindexStats describes a rebuild.
@@ -232,6 +235,9 @@ func (s *Store) Check(ctx context.Context) ([]string, error) {
 	if IsIndexDamaged(err) {
 		return append(problems, damagedProblem(err)), nil
 	}
+	if IsFull(err) && !errors.Is(err, ErrFull) {
+		err = fmt.Errorf("%w: comparing the index with the archive needs room for a scratch index: %v", ErrFull, err)
+	}
 	return problems, err
 }
 
@@ -299,7 +305,7 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 		if s.readOnly {
 			who = "a command by a user who can write the store"
 		}
-		return []string{fmt.Sprintf("index is at %.12s, archive at %.12s (%s catches up)", idx, head, who)}, nil
+		return []string{fmt.Sprintf("%s (%s catches up)", behind(idx, head), who)}, nil
 	}
 	scratch, err := os.MkdirTemp(s.scratchDir(), ".check-")
 	if err != nil {
@@ -352,6 +358,23 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 		}
 	}
 	return problems, nil
+}
+
+// behind says which projects' commits the index (at the archive state idx)
+// lacks of the archive's (at head).
+func behind(idx, head string) string {
+	have, _ := archive.ParseState(idx)
+	want, _ := archive.ParseState(head)
+	var lag []string
+	for _, slug := range slices.Sorted(maps.Keys(want)) {
+		if have[slug] != want[slug] {
+			lag = append(lag, fmt.Sprintf("%s at %.12s, archive at %.12s", slug, cmp.Or(have[slug], "nothing"), want[slug]))
+		}
+	}
+	if len(lag) == 0 {
+		return fmt.Sprintf("index is at %q, archive at %q", idx, head)
+	}
+	return "index is at " + strings.Join(lag, "; ")
 }
 
 // ArchiveStats describes the archive's storage.

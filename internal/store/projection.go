@@ -109,7 +109,7 @@ func (w *Writer) ProjectID(slug string) (int64, error) {
 // row id (Writer.ProjectID).
 type projects struct{}
 
-func (projects) Name() string { return "projects1" }
+func (projects) Name() string { return "projects2" }
 
 func (projects) Tables() []Table {
 	return []Table{{
@@ -117,12 +117,21 @@ func (projects) Tables() []Table {
 		Create:  `CREATE TABLE projects(id INTEGER PRIMARY KEY, key TEXT NOT NULL, slug TEXT NOT NULL UNIQUE, created TEXT NOT NULL)`,
 		Indexes: []string{`CREATE INDEX projects_key ON projects(key)`},
 		Local:   []string{"id"},
+	}, {
+		// The idempotency keys of the writes (see Tx.Replay), by agent
+		// (folded) and key.
+		Name: "idempotency",
+		Create: `CREATE TABLE idempotency(project_id INTEGER NOT NULL, agent TEXT NOT NULL, key TEXT NOT NULL,
+			op TEXT NOT NULL, created TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY(project_id, agent, key)) WITHOUT ROWID`,
 	}}
 }
 
 func (projects) Prepare(record.Record) any { return nil }
 
 func (projects) Apply(w *Writer, rec record.Record, _ any) error {
+	if k, ok := rec.(*record.Idempotency); ok {
+		return applyKey(w, k)
+	}
 	p, ok := rec.(*record.Project)
 	if !ok {
 		return nil

@@ -477,7 +477,25 @@ func (s *Store) Snapshot(ctx context.Context, fn func(q Querier) error) error {
 // it costs two small reads and takes no lock; else it catches up each
 // project that is behind under that project's lock, waiting for a writer
 // at work on it to be done.
+//
+// When catching up fails for lack of space, reads answer from the index as
+// it is, with a note: what the archive holds beyond it shows once there is
+// space again, and writes fail with ErrFull (through IsFull) meanwhile.
 func (s *Store) Fresh(ctx context.Context) error {
+	err := s.fresh(ctx)
+	if IsFull(err) {
+		s.note(fmt.Sprintf("the index is behind the archive and there is no space to catch up (%v); answering from the index as it is: free space on the store's disk", err))
+		return nil
+	}
+	return err
+}
+
+// CatchUp is Fresh, but returns the error of a catch-up that failed for
+// lack of space (IsFull) rather than note it: for doctor, which says why
+// the index is behind.
+func (s *Store) CatchUp(ctx context.Context) error { return s.fresh(ctx) }
+
+func (s *Store) fresh(ctx context.Context) error {
 	head, err := s.arc.State()
 	_, rdb := s.pools()
 	idx, ierr := s.indexHead(rdb)
