@@ -45,6 +45,7 @@ type CheckOptions struct {
 	Hook         string    // PreCommit (the default), PreMergeCommit or PrePush
 	Paths        []string  // check these repository paths instead of asking git
 	Stdin        io.Reader // pre-push's standard input (the refs being pushed)
+	Remote       string    // pre-push: the remote pushed to, whose refs count as published; "" counts every remote's
 	Agent        string    // the committer; "" is nobody, held to every exclusive reservation
 	Mode         Mode      // Block (the default) or Warn
 	Bypass       bool      // skip the check (AGENTMAIL_BYPASS)
@@ -174,7 +175,7 @@ func touchedPaths(ctx context.Context, o CheckOptions) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		return PushedPaths(ctx, o.Dir, refs)
+		return PushedPaths(ctx, o.Dir, o.Remote, refs)
 	}
 	return StagedPaths(ctx, o.Dir)
 }
