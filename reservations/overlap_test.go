@@ -72,7 +72,7 @@ var overlapCases = []struct {
 	{"a/b", "a/bc", false},
 	{"a/b/c", "a/b/c", true},
 	{"**/x/**", "y/**", true},
-	{"**/a/**/b", "b", true}, // b/a/b
+	{"**/a/**/b", "b", true},   // b/a/b
 	{"**/a/**/b", "b*", false}, // b* is a glob: one segment
 	{"**/a/**/b", "c/*", false},
 	{"**/a/**/b", "a/**", true},
