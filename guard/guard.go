@@ -45,6 +45,10 @@ var (
 	// ErrNoStore: the store the check consults does not exist, so it
 	// cannot know what is reserved; the check cannot be made.
 	ErrNoStore = errors.New("no agentmail store")
+	// ErrNotRun: git no longer runs the guard's hooks in a repository
+	// where they were installed (core.hooksPath set or changed since, or
+	// the guard's hook replaced): commits are not checked.
+	ErrNotRun = errors.New("git does not run the guard's hooks")
 	// ErrUnknownProject: the store holds nothing of the repository's
 	// project, so it is not the store the project's agents use (guard
 	// install records the project in its store); the check cannot be made.

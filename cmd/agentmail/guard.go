@@ -149,7 +149,11 @@ func newGuardStatusCommand(e *env) *cli.Command {
 
 func runGuardStatus(ctx context.Context, o repoOptions) error {
 	resp, err := service.GuardStatus(ctx, o.repo)
-	return o.render(resp, err, func() error {
+	if resp.Dir == "" {
+		return err // no status was made
+	}
+	// Hooks git does not run: the status, then the error (exit 1).
+	rerr := o.render(resp, nil, func() error {
 		fmt.Fprintf(o.Stdout, "hooks directory %s", resp.Dir)
 		if resp.Global {
 			fmt.Fprint(o.Stdout, " (core.hooksPath from global configuration)")
@@ -187,4 +191,16 @@ func runGuardStatus(ctx context.Context, o repoOptions) error {
 		table(o.Stdout, "HOOK\tSTATE\tNOTE", rows)
 		return nil
 	})
+	if rerr != nil {
+		return rerr
+	}
+	return err
+}
+
+// warnHooks says on standard error, when w is not nil, that git does not
+// run the guard's hooks in the repository, and how to fix it.
+func (o output) warnHooks(w *service.HooksWarning) {
+	if w != nil {
+		fmt.Fprintf(o.Stderr, "warning: %s (%s)\n", w.Problem(), w.Fix())
+	}
 }

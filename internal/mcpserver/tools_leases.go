@@ -95,7 +95,20 @@ func textReserve(r service.ReserveResponse) string {
 	for _, w := range r.Warnings {
 		text += "\nwarning: " + w
 	}
+	if w := r.HooksWarning; w != nil {
+		text += "\nwarning: " + hooksWarning(w)
+	}
 	return text
+}
+
+// hooksWarning says that git does not run the guard's hooks in the
+// repository, and how an agent fixes it.
+func hooksWarning(w *service.HooksWarning) string {
+	fix := fmt.Sprintf("call install_precommit_guard with code_repo_path %q: it installs the hooks where git runs them, keeping the ones there", w.Repo)
+	if w.Global {
+		fix = "ask a human to unset the global core.hooksPath (git config --global --unset core.hooksPath), then call install_precommit_guard"
+	}
+	return w.Problem() + " (" + fix + ")"
 }
 
 type selectArgs struct {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 )
 
@@ -88,6 +90,9 @@ type DoctorRequest struct {
 	// Progress, when set, is told how many messages the rebuild has
 	// indexed, out of a total (0 when unknown).
 	Progress func(done, total int) `json:"-"`
+	// Dir, when set, is a directory whose repository the check also
+	// looks at: whether git runs the guard's hooks there.
+	Dir string
 }
 
 // DoctorResponse is the document of doctor: the parts that ran.
@@ -99,8 +104,11 @@ type DoctorResponse struct {
 
 // DoctorCheck is what the check found.
 type DoctorCheck struct {
-	OK       bool     `json:"ok"`
+	Guard    *string  `json:"guard"` // git does not run the guard's hooks in the repository: HooksWarning.Problem
+	OK       bool     `json:"ok"`    // the index matches the archive
 	Problems []string `json:"problems"`
+
+	HooksWarning *HooksWarning `json:"-"`
 
 	Archive string `json:"-"` // the archive the index was compared with
 }
@@ -156,9 +164,19 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 			return resp, err
 		}
 		resp.Check = &DoctorCheck{OK: len(problems) == 0, Problems: append([]string{}, problems...), Archive: st.ArchiveDir()}
+		if req.Dir != "" {
+			if p, err := project.ResolveProject(req.Dir); err == nil {
+				if w := GuardHooksWarning(p); w != nil {
+					resp.Check.HooksWarning, resp.Check.Guard = w, optString(w.Problem())
+				}
+			}
+		}
 		if len(problems) > 0 {
 			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", store.ErrCorrupt, len(problems), plural(len(problems), "problem", "problems")),
 				"run agentmail doctor --reindex to rebuild the index from the archive")
+		}
+		if w := resp.Check.HooksWarning; w != nil {
+			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())
 		}
 	}
 	return resp, nil

@@ -47,6 +47,7 @@ func TestDescribe(t *testing.T) {
 		{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{guard.ErrBlocked, "GUARD_BLOCKED", 1, http.StatusConflict},
 		{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", 1, http.StatusConflict},
+		{guard.ErrNotRun, "GUARD_NOT_RUN", 1, http.StatusConflict},
 		{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", 1, http.StatusConflict},
 		{guard.ErrNoBinary, "NO_BINARY", 1, http.StatusInternalServerError},
 		{guard.ErrNotRepository, "NO_PROJECT", 1, http.StatusBadRequest},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -85,6 +86,13 @@ func (s *Service) GuardInstall(ctx context.Context, sc Scope, req GuardInstallRe
 	if err != nil {
 		return GuardInstallResponse{}, err
 	}
+	// Record where the hooks went, so that every reserve, check and agents
+	// can tell when git stops running them (core.hooksPath set later).
+	if repo, rerr := project.FindRepository(cmp.Or(req.Repo, sc.Project.Dir)); rerr == nil {
+		if err := repo.SetGuardHooks(ctx, res.Dir); err != nil {
+			s.note(fmt.Sprintf("cannot record where the guard's hooks are, so a core.hooksPath set later will not be warned about: %v", err))
+		}
+	}
 	return GuardInstallResponse{Agentmail: res.Binary, Dir: res.Dir, Hooks: hookChangeDocs(res.Hooks), Mode: string(res.Mode), Store: res.Store, Project: res.Project}, nil
 }
 
@@ -101,6 +109,11 @@ func GuardUninstall(ctx context.Context, repo string) (GuardUninstallResponse, e
 	res, err := guard.Uninstall(ctx, repo)
 	if err != nil {
 		return GuardUninstallResponse{}, err
+	}
+	if r, rerr := project.FindRepository(repo); rerr == nil && r.GuardHooks != "" {
+		if err := r.SetGuardHooks(ctx, ""); err != nil {
+			return GuardUninstallResponse{}, err
+		}
 	}
 	return GuardUninstallResponse{Dir: res.Dir, Hooks: hookChangeDocs(res.Hooks)}, nil
 }
@@ -125,6 +138,9 @@ type GuardStatusResponse struct {
 	Mode    *string      `json:"mode"`    // the mode our pre-commit hook records
 	Project *string      `json:"project"` // the project key our pre-commit hook records
 	Store   *string      `json:"store"`   // the store our pre-commit hook records
+	Warning *string      `json:"warning"` // git does not run the guard's hooks, though they were installed: HooksWarning.Problem
+
+	HooksWarning *HooksWarning `json:"-"`
 }
 
 // GuardStatus says, for each hook the guard knows in the repository
@@ -138,7 +154,14 @@ func GuardStatus(ctx context.Context, repo string) (GuardStatusResponse, error) 
 	hooks := mapSlice(res.Hooks, func(h guard.HookStatus) HookStatus {
 		return HookStatus{h.Hook, h.Path, h.State, optString(string(h.Mode)), optString(h.Agentmail), h.Found, optString(h.Store), optString(h.Project)}
 	})
-	return GuardStatusResponse{Dir: res.Dir, Global: res.GlobalPath, Hooks: hooks, Mode: optString(string(res.Mode)), Store: optString(res.Store), Project: optString(res.Project)}, nil
+	resp := GuardStatusResponse{Dir: res.Dir, Global: res.GlobalPath, Hooks: hooks, Mode: optString(string(res.Mode)), Store: optString(res.Store), Project: optString(res.Project)}
+	if p, err := project.ResolveProject(repo); err == nil {
+		if w := GuardHooksWarning(p); w != nil {
+			resp.HooksWarning, resp.Warning = w, optString(w.Problem())
+			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())
+		}
+	}
+	return resp, nil
 }
 
 // GuardCheckRequest is what the hooks ask: whether the paths a commit (or
@@ -437,4 +460,54 @@ func guardStoreDir(req GuardCheckRequest, env func(string) string) (dir, from st
 	}
 	dir, err = store.DefaultDirIn(env)
 	return dir, "the default store", err
+}
+
+// HooksWarning says that git no longer runs the guard's hooks in a
+// repository where guard install put them (core.hooksPath set or changed
+// since, as husky's prepare script does, or the guard's pre-commit
+// replaced): its commits are not checked against reservations. Faces add
+// the way to fix it in their own terms.
+type HooksWarning struct {
+	Repo      string // the repository's working tree
+	Runs      string // the directory git runs hooks from
+	Source    string // the configuration file core.hooksPath comes from; "" for git's default directory
+	Global    bool   // core.hooksPath is set outside the repository
+	Installed string // where guard install put the guard's hooks
+}
+
+// Problem says what is wrong, in one line.
+func (w HooksWarning) Problem() string {
+	if w.Runs == w.Installed {
+		return fmt.Sprintf("the pre-commit hook in %s is no longer agentmail's guard: commits are not checked against reservations", w.Runs)
+	}
+	from := "git's default hooks directory"
+	if w.Source != "" {
+		from = "core.hooksPath in " + w.Source
+	}
+	return fmt.Sprintf("git runs the hooks in %s (%s), not the guard's in %s: commits are not checked against reservations", w.Runs, from, w.Installed)
+}
+
+// Fix says, in the command line's terms, how to make git run the guard's
+// hooks again.
+func (w HooksWarning) Fix() string {
+	if w.Global {
+		return "unset it (git config --global --unset core.hooksPath), or run agentmail guard install --allow-global to put the hooks there"
+	}
+	return "run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"
+}
+
+// GuardHooksWarning returns the warning for the repository of p, or nil
+// when git runs the guard's hooks there, the guard was never installed, or
+// p has no repository. It reads files only (no git process): it runs on
+// every reserve, check and agents.
+func GuardHooksWarning(p project.Project) *HooksWarning {
+	if p.Repo == nil || p.Root == "" {
+		return nil
+	}
+	common := filepath.Dir(p.Repo.Config)
+	d := guard.Diagnose(common, p.Root, p.Repo.HooksPath, p.Repo.GuardHooks, os.Getenv)
+	if d == nil {
+		return nil
+	}
+	return &HooksWarning{Repo: p.Root, Runs: d.Runs.Dir, Source: d.Runs.Source, Global: d.Runs.Global, Installed: d.Installed}
 }

@@ -59,7 +59,7 @@ func TestGuardInstallStatusUninstall(t *testing.T) {
 	if err != nil || status.Mode == nil || *status.Mode != "warn" || status.Store == nil || *status.Store != f.svc.Dir() || status.Hooks[0].State != "ours" {
 		t.Errorf("status: %+v, %v", status, err)
 	}
-	if got := keys(t, status); !slices.Equal(got, []string{"dir", "global", "hooks", "mode", "project", "store"}) {
+	if got := keys(t, status); !slices.Equal(got, []string{"dir", "global", "hooks", "mode", "project", "store", "warning"}) {
 		t.Errorf("status document keys %q", got)
 	}
 
