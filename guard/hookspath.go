@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"cmp"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,10 +153,17 @@ func truthy(s string) bool {
 // isOurs reports whether the file at path is a hook guard install wrote,
 // executable (git skips a hook that is not).
 func isOurs(path string) bool {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 		return false
 	}
-	b, err := os.ReadFile(path)
-	return err == nil && bytes.Contains(b, []byte(hooks.Marker))
+	// The marker is the hook's second line.
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(hooks.Marker))
 }
