@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/reservations"
 )
@@ -30,13 +29,18 @@ type Source func(ctx context.Context) ([]reservations.Reservation, error)
 
 // StoreAbsent reports whether there is no store at dir: nothing there, or
 // a directory without an archive. A check must not open such a store,
-// since opening creates it.
+// since opening creates it. A store this user may not look into is not
+// absent: opening it says it is unreadable.
 func StoreAbsent(dir string) bool {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return errors.Is(err, os.ErrNotExist)
 	}
-	return fi.IsDir() && !archive.Exists(filepath.Join(dir, "archive.git"))
+	if !fi.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, "archive.git", "HEAD"))
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // CheckOptions say what to check.

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/guard"
@@ -172,7 +173,13 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 			}
 		}
 		if len(problems) > 0 {
-			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", store.ErrCorrupt, len(problems), plural(len(problems), "problem", "problems")),
+			what := store.ErrIndexDiffers // the archive is sound: only the index is at fault
+			for _, p := range problems {
+				if !strings.HasPrefix(p, "index ") {
+					what = store.ErrCorrupt
+				}
+			}
+			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", what, len(problems), plural(len(problems), "problem", "problems")),
 				"run agentmail doctor --reindex to rebuild the index from the archive")
 		}
 		if w := resp.Check.HooksWarning; w != nil {

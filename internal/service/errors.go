@@ -138,6 +138,7 @@ var errorCodes = []struct {
 	{archive.ErrUnreachable, "REMOTE_UNREACHABLE", ExitError, http.StatusBadGateway, "check the remote with git ls-remote URL"},
 	{ErrShuttingDown, "SHUTTING_DOWN", ExitError, http.StatusServiceUnavailable, "connect again once the server is back"},
 	{store.ErrBusy, "STORE_BUSY", ExitError, http.StatusServiceUnavailable, "another agentmail holds the store lock; try again in a moment"},
+	{store.ErrIndexDiffers, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --reindex to rebuild the index from the archive"},
 	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --check"},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, "point --store or AGENTMAIL_HOME at a directory you can write"},
 	{store.ErrNotReadable, "STORE_NOT_READABLE", ExitError, http.StatusInternalServerError, "ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"},

@@ -56,6 +56,7 @@ func TestDescribe(t *testing.T) {
 		{archive.ErrUnreachable, "REMOTE_UNREACHABLE", 1, http.StatusBadGateway},
 		{ErrShuttingDown, "SHUTTING_DOWN", 1, http.StatusServiceUnavailable},
 		{store.ErrBusy, "STORE_BUSY", 1, http.StatusServiceUnavailable},
+		{store.ErrIndexDiffers, "STORE_CORRUPT", 1, http.StatusInternalServerError},
 		{store.ErrCorrupt, "STORE_CORRUPT", 1, http.StatusInternalServerError},
 		{store.ErrNotWritable, "STORE_NOT_WRITABLE", 1, http.StatusServiceUnavailable},
 		{store.ErrNotReadable, "STORE_NOT_READABLE", 1, http.StatusInternalServerError},
