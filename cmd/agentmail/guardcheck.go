@@ -31,7 +31,10 @@ func newGuardCheckCommand(e *env) *cli.Command {
 			"With PATH arguments (or --paths), checks those paths instead (relative to the current directory).\n" +
 			"Block mode exits 1 on a conflict, warn mode 0; nothing is printed when nothing is held.\n" +
 			"A check that cannot be made (no store, a store that does not know the project) fails in block\n" +
-			"mode and warns in warn mode.",
+			"mode and warns in warn mode. The hooks pass the store and project guard install recorded\n" +
+			"(--default-store, --default-project): those are always checked, and a store or project the\n" +
+			"environment names besides (AGENTMAIL_HOME, AGENTMAIL_PROJECT) is checked as well, said in one line.\n" +
+			"pre-push passes --remote: only that remote's tracking refs count as already published.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "hook", Value: service.PreCommit, Usage: "pre-commit, pre-merge-commit or pre-push"},
 			&cli.BoolFlag{Name: "paths", Usage: "the arguments are the paths to check"},
