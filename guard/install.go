@@ -183,7 +183,7 @@ func installHook(dir, name string, script []byte) (HookChange, error) {
 		}
 		ch.Action = "updated"
 	case stateForeign:
-		if _, err := os.Lstat(orig); err == nil {
+		if _, err := os.Lstat(orig); err == nil && !sameFile(path, orig) {
 			return ch, fault.WithHint(fmt.Errorf("%w: %s is not agentmail's and %s already exists", ErrHookInTheWay, path, orig),
 				"merge them into one hook, or move one away, then install again")
 		}
@@ -201,6 +201,20 @@ func installHook(dir, name string, script []byte) (HookChange, error) {
 		return ch, fmt.Errorf("write the %s hook: %w", name, err)
 	}
 	return ch, nil
+}
+
+// sameFile reports whether the regular files at a and b hold the same
+// bytes with the same mode: a hook written again over ours by the tool that
+// wrote the kept original (husky rewrites its hooks on every npm install).
+func sameFile(a, b string) bool {
+	fa, errA := os.Lstat(a)
+	fb, errB := os.Lstat(b)
+	if errA != nil || errB != nil || !fa.Mode().IsRegular() || !fb.Mode().IsRegular() || fa.Mode() != fb.Mode() {
+		return false
+	}
+	ba, errA := os.ReadFile(a)
+	bb, errB := os.ReadFile(b)
+	return errA == nil && errB == nil && bytes.Equal(ba, bb)
 }
 
 // writeExecutable replaces path with data, mode 0755, atomically.
