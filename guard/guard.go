@@ -1,6 +1,8 @@
 // Package guard keeps commits off paths other agents have reserved: it
-// installs git hooks (pre-commit, pre-merge-commit and, on request,
-// pre-push) that run `agentmail guard check`, and implements that check.
+// installs git hooks (pre-commit, pre-merge-commit and, unless left out,
+// pre-push) that run `agentmail guard check`, implements that check, and
+// tells from git's configuration files whether git still runs those hooks
+// (Diagnose).
 //
 // The check asks the real git for the paths a commit (or a push) touches,
 // never reading the index file itself, and matches them against the active
