@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/reservations"
 )
@@ -30,13 +29,18 @@ type Source func(ctx context.Context) ([]reservations.Reservation, error)
 
 // StoreAbsent reports whether there is no store at dir: nothing there, or
 // a directory without an archive. A check must not open such a store,
-// since opening creates it.
+// since opening creates it. A store this user may not look into is not
+// absent: opening it says it is unreadable.
 func StoreAbsent(dir string) bool {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return errors.Is(err, os.ErrNotExist)
 	}
-	return fi.IsDir() && !archive.Exists(filepath.Join(dir, "archive.git"))
+	if !fi.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, "archive.git", "HEAD"))
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // CheckOptions say what to check.
@@ -45,6 +49,7 @@ type CheckOptions struct {
 	Hook         string    // PreCommit (the default), PreMergeCommit or PrePush
 	Paths        []string  // check these repository paths instead of asking git
 	Stdin        io.Reader // pre-push's standard input (the refs being pushed)
+	Remote       string    // pre-push: the remote pushed to, whose refs count as published; "" counts every remote's
 	Agent        string    // the committer; "" is nobody, held to every exclusive reservation
 	Mode         Mode      // Block (the default) or Warn
 	Bypass       bool      // skip the check (AGENTMAIL_BYPASS)
@@ -174,7 +179,7 @@ func touchedPaths(ctx context.Context, o CheckOptions) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		return PushedPaths(ctx, o.Dir, refs)
+		return PushedPaths(ctx, o.Dir, o.Remote, refs)
 	}
 	return StagedPaths(ctx, o.Dir)
 }

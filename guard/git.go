@@ -190,16 +190,24 @@ func ParsePushLines(r io.Reader) ([]PushRef, error) {
 	return refs, nil
 }
 
-// PushedPaths returns every path changed by the commits a push sends, for
-// the refs pre-push read on standard input: for an update, the commits
-// reachable from the local object and not from the remote one; for a new
-// remote ref (or a remote object this repository lacks), those on no
-// remote-tracking ref; a deletion sends nothing. Both sides of renames are
+// PushedPaths returns every path changed by the commits a push to remote
+// sends, for the refs pre-push read on standard input: for an update, the
+// commits reachable from the local object and not from the remote one; for
+// a new remote ref (or a remote object this repository lacks), those on no
+// remote-tracking ref of remote (another remote's refs say nothing of what
+// this one has; a remote given as a URL has none, so every commit counts;
+// an empty remote counts every remote's refs); a deletion sends nothing. Both sides of renames are
 // included (rename detection is off, so a rename is a deletion and an
 // addition), and a merge contributes what it changes against every parent
 // (its conflict resolutions); what it brings in comes with the merged
 // commits.
-func PushedPaths(ctx context.Context, dir string, refs []PushRef) ([]string, error) {
+func PushedPaths(ctx context.Context, dir, remote string, refs []PushRef) ([]string, error) {
+	published := "--remotes"
+	if remote != "" {
+		// git passes the URL as the remote when the push names no remote:
+		// no tracking ref matches it, and every commit is checked.
+		published = "--remotes=" + remote
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range refs {
@@ -215,7 +223,7 @@ func PushedPaths(ctx context.Context, dir string, refs []PushRef) ([]string, err
 			b, err = git(ctx, dir, nil, append(slices.Clone(log), "^"+r.RemoteSHA, "--")...)
 		}
 		if r.Creates() || err != nil {
-			b, err = git(ctx, dir, nil, append(slices.Clone(log), "--not", "--remotes", "--")...)
+			b, err = git(ctx, dir, nil, append(slices.Clone(log), "--not", published, "--")...)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("list the paths pushed to %s: %w", r.RemoteRef, err)

@@ -147,7 +147,7 @@ func TestPushedPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := PushedPaths(ctx, dir, refs)
+	got, err := PushedPaths(ctx, dir, "", refs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,25 +157,25 @@ func TestPushedPaths(t *testing.T) {
 	}
 
 	// A new branch: commits on no remote-tracking ref (origin/main has base).
-	got, err = PushedPaths(ctx, dir, []PushRef{{"refs/heads/topic", head, "refs/heads/topic", zero}})
+	got, err = PushedPaths(ctx, dir, "", []PushRef{{"refs/heads/topic", head, "refs/heads/topic", zero}})
 	if err != nil || !slices.Equal(sorted(got), want) {
 		t.Errorf("new branch: %q, %v; want %q", got, err, want)
 	}
 
 	// A remote object this repository does not have: as for a new branch.
-	got, err = PushedPaths(ctx, dir, []PushRef{{"refs/heads/main", head, "refs/heads/main", strings.Repeat("ab", 20)}})
+	got, err = PushedPaths(ctx, dir, "", []PushRef{{"refs/heads/main", head, "refs/heads/main", strings.Repeat("ab", 20)}})
 	if err != nil || !slices.Equal(sorted(got), want) {
 		t.Errorf("unknown remote object: %q, %v; want %q", got, err, want)
 	}
 
 	// A deletion sends nothing.
-	got, err = PushedPaths(ctx, dir, []PushRef{{"(delete)", zero, "refs/heads/main", head}})
+	got, err = PushedPaths(ctx, dir, "", []PushRef{{"(delete)", zero, "refs/heads/main", head}})
 	if err != nil || len(got) != 0 {
 		t.Errorf("deletion: %q, %v", got, err)
 	}
 
 	// Up to date: nothing.
-	got, err = PushedPaths(ctx, dir, []PushRef{{"refs/heads/main", head, "refs/heads/main", head}})
+	got, err = PushedPaths(ctx, dir, "", []PushRef{{"refs/heads/main", head, "refs/heads/main", head}})
 	if err != nil || len(got) != 0 {
 		t.Errorf("up to date: %q, %v", got, err)
 	}
@@ -189,7 +189,7 @@ func TestPushedPaths(t *testing.T) {
 	run(t, dir, "checkout", "-q", "main")
 	run(t, dir, "merge", "-q", "--no-edit", "side")
 	merge := run(t, dir, "rev-parse", "HEAD")
-	got, err = PushedPaths(ctx, dir, []PushRef{{"refs/heads/main", merge, "refs/heads/main", head}})
+	got, err = PushedPaths(ctx, dir, "", []PushRef{{"refs/heads/main", merge, "refs/heads/main", head}})
 	if err != nil || !slices.Equal(got, []string{"side.txt"}) {
 		t.Errorf("merge: %q, %v", got, err)
 	}

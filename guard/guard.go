@@ -1,6 +1,8 @@
 // Package guard keeps commits off paths other agents have reserved: it
-// installs git hooks (pre-commit, pre-merge-commit and, on request,
-// pre-push) that run `agentmail guard check`, and implements that check.
+// installs git hooks (pre-commit, pre-merge-commit and, unless left out,
+// pre-push) that run `agentmail guard check`, implements that check, and
+// tells from git's configuration files whether git still runs those hooks
+// (Diagnose).
 //
 // The check asks the real git for the paths a commit (or a push) touches,
 // never reading the index file itself, and matches them against the active
@@ -45,6 +47,10 @@ var (
 	// ErrNoStore: the store the check consults does not exist, so it
 	// cannot know what is reserved; the check cannot be made.
 	ErrNoStore = errors.New("no agentmail store")
+	// ErrNotRun: git no longer runs the guard's hooks in a repository
+	// where they were installed (core.hooksPath set or changed since, or
+	// the guard's hook replaced): commits are not checked.
+	ErrNotRun = errors.New("git does not run the guard's hooks")
 	// ErrUnknownProject: the store holds nothing of the repository's
 	// project, so it is not the store the project's agents use (guard
 	// install records the project in its store); the check cannot be made.

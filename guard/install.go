@@ -82,7 +82,8 @@ type InstallOptions struct {
 	PrePush     bool   // also install pre-push
 	AllowGlobal bool   // accept a core.hooksPath from global or system configuration
 	Binary      string // the agentmail the hooks run; "" finds it (FindBinary)
-	Store       string // the store the hooks consult when the committer's environment names none
+	Store       string // the store the hooks always check
+	Project     string // the project key the hooks always check; not recorded in a global core.hooksPath
 }
 
 // HookChange is what Install or Uninstall did to one hook.
@@ -99,7 +100,9 @@ type InstallResult struct {
 	Binary string
 	Mode   Mode
 	Store  string
-	Hooks  []HookChange
+	// Project is the project key recorded in the hooks.
+	Project string
+	Hooks   []HookChange
 }
 
 // Install writes the guard's hooks (pre-commit, pre-merge-commit, and
@@ -130,7 +133,12 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 			return InstallResult{}, err
 		}
 	}
-	res := InstallResult{Dir: dir, Binary: bin, Mode: mode, Store: o.Store}
+	if global {
+		// Hooks there run in every repository: each is checked as its
+		// own project.
+		o.Project = ""
+	}
+	res := InstallResult{Dir: dir, Binary: bin, Mode: mode, Store: o.Store, Project: o.Project}
 	names := hooks.Names[:2]
 	if o.PrePush {
 		names = hooks.Names
@@ -139,7 +147,7 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 		return res, fmt.Errorf("create the hooks directory: %w", err)
 	}
 	for _, name := range names {
-		script, err := hooks.Render(hooks.Params{Hook: name, Agentmail: bin, Mode: string(mode), Store: o.Store})
+		script, err := hooks.Render(hooks.Params{Hook: name, Agentmail: bin, Mode: string(mode), Store: o.Store, Project: o.Project})
 		if err != nil {
 			return res, err
 		}
@@ -175,7 +183,7 @@ func installHook(dir, name string, script []byte) (HookChange, error) {
 		}
 		ch.Action = "updated"
 	case stateForeign:
-		if _, err := os.Lstat(orig); err == nil {
+		if _, err := os.Lstat(orig); err == nil && !sameFile(path, orig) {
 			return ch, fault.WithHint(fmt.Errorf("%w: %s is not agentmail's and %s already exists", ErrHookInTheWay, path, orig),
 				"merge them into one hook, or move one away, then install again")
 		}
@@ -193,6 +201,20 @@ func installHook(dir, name string, script []byte) (HookChange, error) {
 		return ch, fmt.Errorf("write the %s hook: %w", name, err)
 	}
 	return ch, nil
+}
+
+// sameFile reports whether the regular files at a and b hold the same
+// bytes with the same mode: a hook written again over ours by the tool that
+// wrote the kept original (husky rewrites its hooks on every npm install).
+func sameFile(a, b string) bool {
+	fa, errA := os.Lstat(a)
+	fb, errB := os.Lstat(b)
+	if errA != nil || errB != nil || !fa.Mode().IsRegular() || !fb.Mode().IsRegular() || fa.Mode() != fb.Mode() {
+		return false
+	}
+	ba, errA := os.ReadFile(a)
+	bb, errB := os.ReadFile(b)
+	return errA == nil && errB == nil && bytes.Equal(ba, bb)
 }
 
 // writeExecutable replaces path with data, mode 0755, atomically.
@@ -305,7 +327,8 @@ type HookStatus struct {
 	Mode      Mode   // recorded in our hook
 	Agentmail string // the binary our hook runs
 	Found     bool   // whether that binary exists
-	Store     string // the store our hook consults when the environment names none; "" if not recorded
+	Store     string // the store our hook always checks; "" if not recorded
+	Project   string // the project our hook always checks; "" if not recorded
 }
 
 // StatusResult is the guard's installation in one repository.
@@ -314,6 +337,7 @@ type StatusResult struct {
 	GlobalPath bool   // core.hooksPath comes from outside the repository
 	Mode       Mode   // the mode our pre-commit hook records, "" if not installed
 	Store      string // the store our pre-commit hook records, "" if none
+	Project    string // the project our pre-commit hook records, "" if none
 	Hooks      []HookStatus
 }
 
@@ -345,14 +369,14 @@ func Status(ctx context.Context, repo string) (StatusResult, error) {
 				return res, fmt.Errorf("read %s: %w", path, err)
 			}
 			set, _ := hooks.Parse(b)
-			hs.Mode, hs.Agentmail, hs.Store = Mode(set.Mode), set.Agentmail, set.Store
+			hs.Mode, hs.Agentmail, hs.Store, hs.Project = Mode(set.Mode), set.Agentmail, set.Store, set.Project
 			hs.Found = isExecutable(set.Agentmail)
 			if !filepath.IsAbs(set.Agentmail) {
 				_, lerr := exec.LookPath(set.Agentmail)
 				hs.Found = lerr == nil
 			}
 			if res.Mode == "" {
-				res.Mode, res.Store = hs.Mode, hs.Store
+				res.Mode, res.Store, res.Project = hs.Mode, hs.Store, hs.Project
 			}
 		}
 		res.Hooks = append(res.Hooks, hs)

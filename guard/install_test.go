@@ -190,3 +190,36 @@ func TestHooksDir(t *testing.T) {
 		t.Errorf("outside a repository: %v", err)
 	}
 }
+
+// TestInstallOverRewrittenHook: the tool that wrote the kept original
+// writes the same hook again over ours (husky on every npm install);
+// installing takes it back, while a different hook there stays in the way.
+func TestInstallOverRewrittenHook(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	dir := newRepo(t)
+	path := filepath.Join(dir, ".git", "hooks", "pre-commit")
+	theirs := []byte("#!/bin/sh\n. \"${0%/*}/h\"\n")
+	if err := os.WriteFile(path, theirs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(ctx, InstallOptions{Repo: dir, Binary: "/bin/agentmail"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, theirs, 0o755); err != nil { // written again
+		t.Fatal(err)
+	}
+	res, err := Install(ctx, InstallOptions{Repo: dir, Binary: "/bin/agentmail"})
+	if err != nil || res.Hooks[0].Action != "chained" {
+		t.Fatalf("install over the same hook: %+v, %v", res.Hooks, err)
+	}
+	if b, err := os.ReadFile(path + hooks.OrigSuffix); err != nil || !bytes.Equal(b, theirs) {
+		t.Errorf("kept original: %q, %v", b, err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\necho other\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(ctx, InstallOptions{Repo: dir, Binary: "/bin/agentmail"}); !errors.Is(err, ErrHookInTheWay) {
+		t.Errorf("a different hook over ours: %v, want ErrHookInTheWay", err)
+	}
+}

@@ -4,6 +4,9 @@ case ${AGENTMAIL_BYPASS:-} in 1 | true | yes)
 	exit 0
 	;;
 esac
+if [ -n "${AGENTMAIL_NOW:-}" ]; then
+	echo "agentmail guard: AGENTMAIL_NOW=$AGENTMAIL_NOW: reservations are judged at that time, not the real one ($hook; unset it unless you mean it)" >&2
+fi
 if [ ! -x "$agentmail" ]; then
 	if command -v agentmail >/dev/null 2>&1; then
 		agentmail=agentmail
@@ -16,5 +19,6 @@ if [ ! -x "$agentmail" ]; then
 		exit 1
 	fi
 fi
-# The store recorded at install serves when AGENTMAIL_HOME names none.
-exec "$agentmail" guard check --hook "$hook" --mode "$mode" --default-store "$store"
+# The store and project recorded at install are always checked; a store or
+# project the committer's environment names is checked as well.
+exec "$agentmail" guard check --hook "$hook" --mode "$mode" --default-store "$store" --default-project "$project" "$@"

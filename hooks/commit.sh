@@ -6,8 +6,10 @@
 hook=@HOOK@
 agentmail=@AGENTMAIL@
 store=@STORE@
+project=@PROJECT@
 mode=${AGENTMAIL_GUARD_MODE:-${AGENT_MAIL_GUARD_MODE:-@MODE@}}
 orig="${0%/*}/$hook.agentmail-orig"
 if [ -x "$orig" ]; then
 	"$orig" "$@" || exit $?
 fi
+set --

@@ -4,9 +4,12 @@
 // A hook runs the hook it replaced (kept beside it as NAME.agentmail-orig)
 // first, honours AGENTMAIL_BYPASS, picks the mode from AGENTMAIL_GUARD_MODE
 // (or AGENT_MAIL_GUARD_MODE) or the one recorded at install time, and then
-// execs `agentmail guard check --hook NAME --mode MODE --default-store DIR`
-// (the store recorded at install time, for a committer whose environment
-// names none): on the usual path it starts no process besides agentmail
+// execs `agentmail guard check --hook NAME --mode MODE --default-store DIR
+// --default-project KEY` (the store and project recorded at install time,
+// which are always checked, whatever the committer's environment names;
+// pre-push adds `--remote NAME`, the remote being pushed to). It says so in
+// one line when AGENTMAIL_NOW is set, since that moves the clock leases are
+// judged by. On the usual path it starts no process besides agentmail
 // itself.
 package hooks
 
@@ -34,7 +37,8 @@ type Params struct {
 	Hook      string // pre-commit, pre-merge-commit or pre-push
 	Agentmail string // the agentmail binary the hook runs (an absolute path, or a name looked up on PATH)
 	Mode      string // block or warn: the mode when the environment names none
-	Store     string // the store directory when the environment names none; "" for none
+	Store     string // the store directory recorded at install; "" for none
+	Project   string // the project key recorded at install; "" for none
 }
 
 // Render returns the hook script for p.
@@ -56,6 +60,9 @@ func Render(p Params) ([]byte, error) {
 	if strings.ContainsAny(p.Store, "\x00\n") {
 		return nil, fmt.Errorf("render hook: unusable store path %q", p.Store)
 	}
+	if strings.ContainsAny(p.Project, "\x00\n") {
+		return nil, fmt.Errorf("render hook: unusable project key %q", p.Project)
+	}
 	head, err := templates.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("render hook: %w", err)
@@ -67,7 +74,7 @@ func Render(p Params) ([]byte, error) {
 		return nil, fmt.Errorf("render hook: %w", err)
 	}
 	tail = tail[bytes.IndexByte(tail, '\n')+1:] // drop the template's own comment
-	r := strings.NewReplacer("@HOOK@", p.Hook, "@AGENTMAIL@", shellQuote(p.Agentmail), "@STORE@", shellQuote(p.Store), "@MODE@", p.Mode, "@GITCMD@", gitCmd)
+	r := strings.NewReplacer("@HOOK@", p.Hook, "@AGENTMAIL@", shellQuote(p.Agentmail), "@STORE@", shellQuote(p.Store), "@PROJECT@", shellQuote(p.Project), "@MODE@", p.Mode, "@GITCMD@", gitCmd)
 	return []byte(r.Replace(string(head) + string(tail))), nil
 }
 
@@ -81,6 +88,7 @@ type Settings struct {
 	Agentmail string
 	Mode      string
 	Store     string // "" in a hook written before stores were recorded
+	Project   string // "" in a hook written before projects were recorded
 }
 
 // Parse reads the settings back from a hook agentmail wrote; ok is false
@@ -96,6 +104,9 @@ func Parse(script []byte) (s Settings, ok bool) {
 		}
 		if v, found := strings.CutPrefix(line, "store="); found {
 			s.Store = unquote(v)
+		}
+		if v, found := strings.CutPrefix(line, "project="); found {
+			s.Project = unquote(v)
 		}
 		if v, found := strings.CutPrefix(line, "mode=${AGENTMAIL_GUARD_MODE:-${AGENT_MAIL_GUARD_MODE:-"); found {
 			s.Mode = strings.TrimSuffix(v, "}}")

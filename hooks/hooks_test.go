@@ -13,12 +13,12 @@ func TestRenderParse(t *testing.T) {
 	for _, hook := range Names {
 		for _, bin := range []string{"/usr/local/bin/agentmail", "/a b/c'd/$x`y`/agentmail", "agentmail"} {
 			store := strings.Replace(bin, "agentmail", "store", 1)
-			script, err := Render(Params{Hook: hook, Agentmail: bin, Mode: "warn", Store: store})
+			script, err := Render(Params{Hook: hook, Agentmail: bin, Mode: "warn", Store: store, Project: testProject})
 			if err != nil {
 				t.Fatal(err)
 			}
 			set, ok := Parse(script)
-			if !ok || set.Agentmail != bin || set.Mode != "warn" || set.Store != store {
+			if !ok || set.Agentmail != bin || set.Mode != "warn" || set.Store != store || set.Project != testProject {
 				t.Errorf("%s %q: parsed %+v, %v", hook, bin, set, ok)
 			}
 			if !bytes.HasPrefix(script, []byte("#!/bin/sh\n")) || !bytes.Contains(script, []byte(Marker)) {
@@ -38,6 +38,7 @@ func TestRenderParse(t *testing.T) {
 		{Hook: "pre-commit", Agentmail: "", Mode: "block"},
 		{Hook: "pre-commit", Agentmail: "x", Mode: "loud"},
 		{Hook: "pre-commit", Agentmail: "x", Mode: "block", Store: "/s\nt"},
+		{Hook: "pre-commit", Agentmail: "x", Mode: "block", Project: "k\ney"},
 	} {
 		if _, err := Render(p); err == nil {
 			t.Errorf("rendered %+v", p)
@@ -62,13 +63,18 @@ func newHookRun(t *testing.T, hook, mode string) *hookRun {
 	bin := t.TempDir()
 	h.fake = filepath.Join(bin, "agentmail")
 	h.log = filepath.Join(bin, "log")
-	// The hooks pass 8 arguments (guard check --hook H --mode M
-	// --default-store S): any other count is logged, a word split apart.
-	fake := "#!/bin/sh\necho \"agentmail $*\" >> " + h.log + "\n[ $# = 8 ] || echo \"argc $#\" >> " + h.log + "\ncat >> " + h.log + "\nexit ${FAKE_EXIT:-0}\n"
+	// The hooks pass 10 arguments (guard check --hook H --mode M
+	// --default-store S --default-project P), pre-push 2 more (--remote
+	// R): any other count is logged, a word split apart.
+	argc := "10"
+	if hook == "pre-push" {
+		argc = "12"
+	}
+	fake := "#!/bin/sh\necho \"agentmail $*\" >> " + h.log + "\n[ $# = " + argc + " ] || echo \"argc $#\" >> " + h.log + "\ncat >> " + h.log + "\nexit ${FAKE_EXIT:-0}\n"
 	if err := os.WriteFile(h.fake, []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script, err := Render(Params{Hook: hook, Agentmail: h.fake, Mode: mode, Store: testStore})
+	script, err := Render(Params{Hook: hook, Agentmail: h.fake, Mode: mode, Store: testStore, Project: testProject})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,10 +116,16 @@ func (h *hookRun) run(hook, stdin string, env ...string) (code int, stderr, log 
 // one argument, spaces and quotes included.
 const testStore = "/data/agent store/it's"
 
+// testProject is the project the test hooks record.
+const testProject = "git.example.com/team/it's repo"
+
+// checkArgs is what the hooks pass guard check.
+const checkArgs = " --default-store " + testStore + " --default-project " + testProject
+
 func TestHookScript(t *testing.T) {
 	h := newHookRun(t, "pre-commit", "block")
 	code, _, log := h.run("pre-commit", "")
-	if code != 0 || log != "agentmail guard check --hook pre-commit --mode block --default-store "+testStore+"\n" {
+	if code != 0 || log != "agentmail guard check --hook pre-commit --mode block"+checkArgs+"\n" {
 		t.Errorf("plain: %d %q", code, log)
 	}
 	if code, _, _ := h.run("pre-commit", "", "FAKE_EXIT=1"); code != 1 {
@@ -137,10 +149,15 @@ func TestHookScript(t *testing.T) {
 	if code != 0 || log != "" || !strings.Contains(stderr, "AGENTMAIL_BYPASS=1: reservation check skipped (pre-commit)") {
 		t.Errorf("bypass: %d %q %q", code, stderr, log)
 	}
+	// AGENTMAIL_NOW moves the clock: the check still runs, and a line says so.
+	code, stderr, log = h.run("pre-commit", "", "AGENTMAIL_NOW=+2h")
+	if code != 0 || !strings.Contains(log, "guard check") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "AGENTMAIL_NOW=+2h: reservations are judged at that time") {
+		t.Errorf("AGENTMAIL_NOW: %d %q %q", code, stderr, log)
+	}
 	// A kept original runs first with the hook's arguments; its failure
 	// stops everything, bypass or not.
 	h.orig("pre-commit", "echo \"orig $*\" >> \"$LOG\"\nexit ${ORIG_EXIT:-0}\n", 0o755)
-	if code, _, log := h.run("pre-commit", ""); code != 0 || log != "orig origin /remote/url\nagentmail guard check --hook pre-commit --mode block --default-store "+testStore+"\n" {
+	if code, _, log := h.run("pre-commit", ""); code != 0 || log != "orig origin /remote/url\nagentmail guard check --hook pre-commit --mode block"+checkArgs+"\n" {
 		t.Errorf("chained: %d %q", code, log)
 	}
 	if code, _, log := h.run("pre-commit", "", "ORIG_EXIT=7"); code != 7 || log != "orig origin /remote/url\n" {
@@ -179,13 +196,13 @@ func TestPrePushScript(t *testing.T) {
 	h := newHookRun(t, "pre-push", "warn")
 	refs := "refs/heads/main 1111111111111111111111111111111111111111 refs/heads/main 2222222222222222222222222222222222222222\n"
 	// Without an original, agentmail reads standard input itself.
-	if code, _, log := h.run("pre-push", refs); code != 0 || log != "agentmail guard check --hook pre-push --mode warn --default-store "+testStore+"\n"+refs {
+	if code, _, log := h.run("pre-push", refs); code != 0 || log != "agentmail guard check --hook pre-push --mode warn"+checkArgs+" --remote origin\n"+refs {
 		t.Errorf("plain: %d %q", code, log)
 	}
 	// With one, both read all of it.
 	h.orig("pre-push", "echo \"orig $*\" >> \"$LOG\"\ncat >> \"$LOG\"\nexit ${ORIG_EXIT:-0}\n", 0o755)
 	code, _, log := h.run("pre-push", refs)
-	if want := "orig origin /remote/url\n" + refs + "agentmail guard check --hook pre-push --mode warn --default-store " + testStore + "\n" + refs; code != 0 || log != want {
+	if want := "orig origin /remote/url\n" + refs + "agentmail guard check --hook pre-push --mode warn" + checkArgs + " --remote origin\n" + refs; code != 0 || log != want {
 		t.Errorf("chained: %d\n%q\nwant\n%q", code, log, want)
 	}
 	if code, _, log := h.run("pre-push", refs, "ORIG_EXIT=1"); code != 1 || strings.Contains(log, "agentmail guard") {

@@ -7,6 +7,7 @@
 hook=@HOOK@
 agentmail=@AGENTMAIL@
 store=@STORE@
+project=@PROJECT@
 mode=${AGENTMAIL_GUARD_MODE:-${AGENT_MAIL_GUARD_MODE:-@MODE@}}
 orig="${0%/*}/$hook.agentmail-orig"
 if [ -x "$orig" ]; then
@@ -22,3 +23,5 @@ if [ -x "$orig" ]; then
 	"$orig" "$@" <&3 3<&- 4<&- || exit $?
 	exec 0<&4 3<&- 4<&-
 fi
+# Only the commits the remote being pushed to ($1) lacks count as new.
+set -- --remote "$1"

@@ -15,8 +15,9 @@ import (
 // patterns that could match it: matching thousands of paths against
 // thousands of patterns stays a matter of milliseconds.
 //
-// Matching is doublestar's (the patterns must be valid, as stored ones
-// are). Ignoring case, a path matches when it matches as written or when
+// Matching is doublestar's, of each pattern's Meaning (the patterns must be
+// valid, as stored ones are): a pattern without glob characters covers the
+// path and everything below it. Ignoring case, a path matches when it matches as written or when
 // both are lower-cased: on a case-insensitive file system either spelling
 // names the reserved file.
 type Matcher struct {
@@ -27,12 +28,13 @@ type Matcher struct {
 	byFold  map[string][]int // byDir, of lower
 }
 
-// entry is a pattern with its literal prefix and suffix, which every path
-// it matches starts and ends with.
+// entry is a pattern's Meaning with its literal prefix and suffix, which
+// every path it matches starts and ends with.
 type entry struct{ pattern, prefix, suffix string }
 
 func newEntry(pattern string) entry {
-	return entry{pattern, literalPrefix(pattern), literalSuffix(pattern)}
+	m := Meaning(pattern)
+	return entry{m, literalPrefix(m), literalSuffix(m)}
 }
 
 // NewMatcher indexes patterns, which must be valid patterns (Compile

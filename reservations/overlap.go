@@ -557,7 +557,27 @@ func (b *builder) id(k nodeKey) int32 {
 
 // build compiles a validated pattern.
 func build(pattern string) (*Glob, error) {
-	return buildWith(pattern, newBuilder(pattern, strings.IndexByte(pattern, '{') < 0))
+	m := Meaning(pattern)
+	g, err := buildWith(m, newBuilder(m, strings.IndexByte(m, '{') < 0))
+	if err != nil {
+		return nil, err
+	}
+	g.pattern = pattern
+	return g, nil
+}
+
+// Meaning returns the doublestar pattern that matches exactly the paths a
+// valid reservation pattern covers: the pattern itself, except that a
+// pattern without glob characters (`newdir`, `src/app.py`) covers the path
+// it names and everything below it (`newdir/**`), whether or not that is a
+// directory today. A directory reserved before it exists is then held all
+// the same, and a file's pattern still covers just the file (nothing can
+// lie below a file).
+func Meaning(pattern string) string {
+	if isLiteral(pattern) {
+		return pattern + "/**"
+	}
+	return pattern
 }
 
 // buildWith compiles a validated pattern with builder b.

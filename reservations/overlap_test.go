@@ -18,10 +18,12 @@ func inUniverse(p string) bool {
 		!strings.Contains(p, "//") && !strings.ContainsRune(p, 0) && strings.ToValidUTF8(p, "") == p
 }
 
-// dsMatch is doublestar.Match, failing the test on a pattern error.
+// dsMatch is doublestar.Match of the pattern's Meaning (a pattern without
+// glob characters covers the path and everything below it), failing the
+// test on a pattern error.
 func dsMatch(t testing.TB, pattern, path string) bool {
 	t.Helper()
-	ok, err := doublestar.Match(pattern, path)
+	ok, err := doublestar.Match(Meaning(pattern), path)
 	if err != nil {
 		t.Fatalf("doublestar.Match(%q, %q): %v", pattern, path, err)
 	}
@@ -53,18 +55,26 @@ var overlapCases = []struct {
 	{"src/api/**", "src/*.go", false},
 	{"src/**", "sr?", true}, // src
 	{"src/**", "sr?x", false},
-	// ...but `a*/**` does not match `a` in doublestar
-	{"a*/**", "a", false},
+	// ...but `a*/**` does not match `a` in doublestar (`a` covers a/x too)
+	{"a*/**", "a", true},
+	{"a*/**", "a/x", true},
+	{"a*/x/**", "a", true},
+	{"a*/*.go", "a/x.py", false},
 	{"a*/**", "ab", true},
 	{"a*/**", "a/x", true},
 	// directories and depth
 	{"src/*", "src/a/b", false},
 	{"src/*/b", "src/**/b", true},
 	{"*/b", "a/*", true},
-	{"a/b", "a/b/c", false},
+	{"a/b", "a/b/c", true}, // a literal pattern covers what is below it
+	{"a/b", "a", true},
+	{"a/b", "a/c", false},
+	{"a/b", "a/bc", false},
 	{"a/b/c", "a/b/c", true},
 	{"**/x/**", "y/**", true},
-	{"**/a/**/b", "b", false},
+	{"**/a/**/b", "b", true},   // b/a/b
+	{"**/a/**/b", "b*", false}, // b* is a glob: one segment
+	{"**/a/**/b", "c/*", false},
 	{"**/a/**/b", "a/**", true},
 	{"**/*.md", "src/api/**", true},
 	{"**/test_*.py", "tests/**", true},
@@ -96,7 +106,22 @@ var overlapCases = []struct {
 	{"[!.]*", ".env", false},
 	{".*", "*.go", true},
 	{"**/.*", "a/.b", true},
-	{"**/.*", "a/b", false},
+	{"**/.*", "a/b", true}, // a/b/.x
+	{"**/.*", "a/*", true},
+	{"*/.*", "a/b", false},
+	// a directory reserved before it exists: a literal pattern covers the
+	// path and everything below it
+	{"newdir", "newdir/**", true},
+	{"newdir", "newdir/*.py", true},
+	{"newdir", "newdir/f.py", true},
+	{"newdir", "newdir", true},
+	{"newdir", "newdir*", true},
+	{"newdir", "*/f.py", true},
+	{"newdir", "newdir2/**", false},
+	{"newdir", "newdir.py", false},
+	{"newdir", "*.py", false},
+	{"src/app.py", "src/*.go", false},
+	{"src/app.py", "src/*.py", true},
 	// escaped metacharacters
 	{`a\*`, "a?", true},
 	{`a\*`, "ab", false},

@@ -4,8 +4,12 @@
 //
 // Patterns use the syntax of github.com/bmatcuk/doublestar/v4: `**`, `*`,
 // `?`, `[a-z]`, `[!a]`/`[^a]`, nestable `{a,b}` and `\` escapes. They name
-// repo-relative paths with `/` as the separator, and mean exactly what
-// doublestar.Match makes of them:
+// repo-relative paths with `/` as the separator. A pattern without glob
+// characters (`newdir`, `src/app.py`) covers the path it names and
+// everything below it, whether or not that is a directory today (a
+// directory reserved before it exists is held all the same): it means
+// `newdir/**` (see Meaning). Every other pattern means exactly what
+// doublestar.Match makes of it:
 //   - `*` and `?` never match '/'; `**` is special only as a whole segment,
 //     where it matches zero or more segments (`a/**/b` matches `a/b`);
 //     elsewhere it is a `*`;
@@ -75,9 +79,9 @@ func invalid(pattern, format string, args ...any) error {
 //   - `.` alone, or a pattern that is nothing but `.` segments, becomes `**`;
 //   - a trailing `/` (or `/.`) turns `p/` into `p/**`;
 //   - a literal pattern (no glob metacharacter) for which isDir reports a
-//     directory becomes `p/**`; isDir receives the unescaped repo-relative
-//     path and may be nil, in which case only a trailing `/` marks a
-//     directory;
+//     directory becomes `p/**`, which says so; isDir receives the
+//     unescaped repo-relative path and may be nil. (A literal pattern
+//     covers what is below it either way: see Meaning.)
 //   - a negated class that does not exclude `/` gets `/` added, so `[!a]`
 //     becomes `[!/a]`: like `*` and `?`, a class never matches the path
 //     separator (doublestar itself would let `[!a]` match `/`).

@@ -30,6 +30,7 @@ func newAgentsCommand(e *env) *cli.Command {
 
 func runAgents(ctx context.Context, o *agentsOptions) error {
 	resp, err := o.Service.Agents(ctx, o.Scope, o.req)
+	o.warnHooks(resp.HooksWarning)
 	return o.render(resp, err, func() error {
 		if len(resp.Agents) == 0 {
 			fmt.Fprintln(o.Stdout, "no agents registered in project "+resp.Project+" (agentmail register creates one)")

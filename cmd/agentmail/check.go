@@ -48,6 +48,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	o.warnHooks(resp.HooksWarning)
 	var waiting error // --exit-code: exit 1, with nothing more to say
 	if o.exitCode && resp.Waiting() {
 		waiting = exitStatus(exitError)

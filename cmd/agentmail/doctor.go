@@ -22,7 +22,8 @@ func newDoctorCommand(e *env) *cli.Command {
 		Name:      "doctor",
 		Usage:     "check, rebuild or compact the store",
 		ArgsUsage: " ",
-		Description: "--check verifies the index against the archive (and git fsck); --reindex rebuilds the index\n" +
+		Description: "--check verifies the index against the archive (and git fsck), and that git runs the guard's hooks\n" +
+			"in the repository around the current directory where guard install put them; --reindex rebuilds the index\n" +
 			"from the archive alone; --gc packs the archive. Without flags, --check.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Usage: "verify without changing anything (exit 1 on problems)"},
@@ -41,6 +42,7 @@ func newDoctorCommand(e *env) *cli.Command {
 func runDoctor(ctx context.Context, o *doctorOptions) error {
 	report, end := o.progress()
 	o.req.Progress = report
+	o.req.Dir = o.Scope.Project.Dir // the repository whose guard hooks the check looks at
 	resp, err := o.Service.Doctor(ctx, o.req)
 	end()
 	if o.JSON {
@@ -63,6 +65,9 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		}
 		if c.OK {
 			fmt.Fprintf(o.Stdout, "ok: index matches archive %s\n", filepath.Base(c.Archive))
+		}
+		if w := c.HooksWarning; w != nil {
+			fmt.Fprintf(o.Stdout, "problem: %s (%s)\n", w.Problem(), w.Fix())
 		}
 	}
 	return err

@@ -155,7 +155,7 @@ var examples = map[string][]string{
 	},
 	"guard install": {
 		"agentmail guard install",
-		"agentmail guard install --mode warn --pre-push",
+		"agentmail guard install --mode warn --no-pre-push",
 		"agentmail guard install --repo ~/src/shop",
 	},
 	"guard uninstall": {

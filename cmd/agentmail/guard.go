@@ -15,8 +15,8 @@ func newGuardCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "guard",
 		Usage: "git hooks that stop commits touching paths other agents have reserved",
-		Description: "guard install writes pre-commit and pre-merge-commit hooks (and pre-push with --pre-push) that run\n" +
-			"guard check: a commit that stages a path another agent holds exclusively is stopped (block mode)\n" +
+		Description: "guard install writes pre-commit, pre-merge-commit and pre-push hooks (--no-pre-push leaves pre-push out)\n" +
+			"that run guard check: a commit that stages a path another agent holds exclusively is stopped (block mode)\n" +
 			"or only warned about (warn mode). An existing hook is kept and still runs first. Skip the check once\n" +
 			"with AGENTMAIL_BYPASS=1 or git commit --no-verify; AGENTMAIL_GUARD_MODE=block|warn overrides the mode.",
 		Subcommands: []*cli.Command{
@@ -42,7 +42,8 @@ func newGuardInstallCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			repoFlag(),
 			&cli.StringFlag{Name: "mode", Value: "block", Usage: "block or warn, when AGENTMAIL_GUARD_MODE does not say"},
-			&cli.BoolFlag{Name: "pre-push", Usage: "also check the commits of every push"},
+			&cli.BoolFlag{Name: "no-pre-push", Usage: "leave out the pre-push hook (which checks what no commit hook sees: rebases, cherry-picks, amends, fast-forward merges)"},
+			&cli.BoolFlag{Name: "pre-push", Hidden: true, Usage: "install pre-push too (the default)"},
 			&cli.BoolFlag{Name: "allow-global", Usage: "install even into a core.hooksPath from global or system git configuration"},
 		},
 		Action: func(c *cli.Context) error {
@@ -50,7 +51,7 @@ func newGuardInstallCommand(e *env) *cli.Command {
 				return err
 			}
 			o := &guardInstallOptions{req: service.GuardInstallRequest{
-				Repo: c.String("repo"), Mode: c.String("mode"), PrePush: c.Bool("pre-push"), AllowGlobal: c.Bool("allow-global"),
+				Repo: c.String("repo"), Mode: c.String("mode"), NoPrePush: c.Bool("no-pre-push") && !c.Bool("pre-push"), AllowGlobal: c.Bool("allow-global"),
 			}}
 			var err error
 			if o.scoped, err = e.scoped(c); err != nil {
@@ -78,7 +79,10 @@ func runGuardInstall(ctx context.Context, o *guardInstallOptions) error {
 			fmt.Fprintln(o.Stdout, line)
 		}
 		fmt.Fprintf(o.Stdout, "mode %s; hooks run %s\n", resp.Mode, resp.Agentmail)
-		fmt.Fprintf(o.Stdout, "store %s (when the committer's AGENTMAIL_HOME is unset)\n", resp.Store)
+		fmt.Fprintf(o.Stdout, "store %s (always checked; a store the committer's AGENTMAIL_HOME names is checked as well)\n", resp.Store)
+		if resp.Project != "" {
+			fmt.Fprintf(o.Stdout, "project %s (always checked; a project the committer's AGENTMAIL_PROJECT names is checked as well)\n", resp.Project)
+		}
 		return nil
 	})
 }
@@ -145,7 +149,11 @@ func newGuardStatusCommand(e *env) *cli.Command {
 
 func runGuardStatus(ctx context.Context, o repoOptions) error {
 	resp, err := service.GuardStatus(ctx, o.repo)
-	return o.render(resp, err, func() error {
+	if resp.Dir == "" {
+		return err // no status was made
+	}
+	// Hooks git does not run: the status, then the error (exit 1).
+	rerr := o.render(resp, nil, func() error {
 		fmt.Fprintf(o.Stdout, "hooks directory %s", resp.Dir)
 		if resp.Global {
 			fmt.Fprint(o.Stdout, " (core.hooksPath from global configuration)")
@@ -153,6 +161,9 @@ func runGuardStatus(ctx context.Context, o repoOptions) error {
 		fmt.Fprintln(o.Stdout)
 		if resp.Mode != nil {
 			fmt.Fprintf(o.Stdout, "mode %s\n", *resp.Mode)
+			if resp.Project != nil {
+				fmt.Fprintf(o.Stdout, "project %s\n", *resp.Project)
+			}
 			if resp.Store != nil {
 				fmt.Fprintf(o.Stdout, "store %s\n", *resp.Store)
 			} else {
@@ -180,4 +191,16 @@ func runGuardStatus(ctx context.Context, o repoOptions) error {
 		table(o.Stdout, "HOOK\tSTATE\tNOTE", rows)
 		return nil
 	})
+	if rerr != nil {
+		return rerr
+	}
+	return err
+}
+
+// warnHooks says on standard error, when w is not nil, that git does not
+// run the guard's hooks in the repository, and how to fix it.
+func (o output) warnHooks(w *service.HooksWarning) {
+	if w != nil {
+		fmt.Fprintf(o.Stderr, "warning: %s (%s)\n", w.Problem(), w.Fix())
+	}
 }

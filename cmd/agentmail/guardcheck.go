@@ -31,17 +31,22 @@ func newGuardCheckCommand(e *env) *cli.Command {
 			"With PATH arguments (or --paths), checks those paths instead (relative to the current directory).\n" +
 			"Block mode exits 1 on a conflict, warn mode 0; nothing is printed when nothing is held.\n" +
 			"A check that cannot be made (no store, a store that does not know the project) fails in block\n" +
-			"mode and warns in warn mode.",
+			"mode and warns in warn mode. The hooks pass the store and project guard install recorded\n" +
+			"(--default-store, --default-project): those are always checked, and a store or project the\n" +
+			"environment names besides (AGENTMAIL_HOME, AGENTMAIL_PROJECT) is checked as well, said in one line.\n" +
+			"pre-push passes --remote: only that remote's tracking refs count as already published.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "hook", Value: service.PreCommit, Usage: "pre-commit, pre-merge-commit or pre-push"},
 			&cli.BoolFlag{Name: "paths", Usage: "the arguments are the paths to check"},
 			&cli.StringFlag{Name: "mode", Usage: "block or warn (default: $AGENTMAIL_GUARD_MODE, else block)"},
-			&cli.StringFlag{Name: "default-store", Usage: "the store to consult when neither --store nor AGENTMAIL_HOME names one (the hooks pass the one guard install recorded)"},
+			&cli.StringFlag{Name: "default-store", Usage: "the store guard install recorded, always checked (the hooks pass it); one --store or AGENTMAIL_HOME names is checked as well"},
+			&cli.StringFlag{Name: "default-project", Usage: "the project key guard install recorded, always checked (the hooks pass it); one AGENTMAIL_PROJECT or the repository names is checked as well"},
+			&cli.StringFlag{Name: "remote", Usage: "for --hook pre-push: the remote pushed to; only its remote-tracking refs count as published (default: every remote's)"},
 		},
 		Action: func(c *cli.Context) error {
 			o := &guardCheckOptions{output: e.output(c), Open: e.service, req: service.GuardCheckRequest{
-				Hook: c.String("hook"), Stdin: e.stdin, Mode: c.String("mode"),
-				Store: global(c, "store"), Recorded: c.String("default-store"), Env: os.Getenv,
+				Hook: c.String("hook"), Stdin: e.stdin, Mode: c.String("mode"), Remote: c.String("remote"),
+				Store: global(c, "store"), Recorded: c.String("default-store"), RecordedProject: c.String("default-project"), Env: os.Getenv,
 			}}
 			if c.Bool("paths") || c.Args().Present() {
 				if !c.Args().Present() {
@@ -88,6 +93,9 @@ func (o output) guardReport(rep service.GuardCheckResponse) {
 		what, verb = "push", "push"
 	case service.PreMergeCommit:
 		what, verb = "merge", "merge"
+	}
+	if rep.Also != nil {
+		fmt.Fprintf(w, "agentmail guard: %s\n", *rep.Also)
 	}
 	switch {
 	case rep.Note != nil:

@@ -64,6 +64,7 @@ func TestScripts(t *testing.T) {
 			"racestores":   cmdRaceStores,
 			"status":       cmdStatus,
 			"damagepages":  cmdDamagePages,
+			"sqlexec":      cmdSQLExec,
 			"nobody":       cmdNobody,
 			"hinted":       cmdHinted,
 			"prefix":       cmdPrefix,
@@ -376,6 +377,19 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// sqlexec FILE SQL runs one SQL statement on the SQLite database FILE
+// (an index, to take rows out of it behind agentmail's back).
+func cmdSQLExec(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sqlexec FILE SQL")
+	}
+	db, err := sql.Open("sqlite3", "file:"+ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(args[1])
+	ts.Check(err)
 }
 
 // damagepages FILE TABLE... overwrites the root pages of the named tables

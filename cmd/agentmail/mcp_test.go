@@ -11,13 +11,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// mcpcall [--agent NAME] [--overseer] TOOL [ARGUMENTS] calls one tool of
-// an `agentmail mcp` started for the call in the script's directory, as an
-// MCP client does, with ARGUMENTS as a JSON object. The structured content
-// goes to stdout as indented JSON; a tool error's text (the JSON error
-// document) to stderr, and fails the command unless it is negated.
+// mcpcall [--agent NAME] [--overseer] [--text] TOOL [ARGUMENTS] calls one
+// tool of an `agentmail mcp` started for the call in the script's
+// directory, as an MCP client does, with ARGUMENTS as a JSON object. The
+// structured content goes to stdout as indented JSON (with --text, the
+// text content instead); a tool error's text (the JSON error document) to
+// stderr, and fails the command unless it is negated.
 func cmdMCPCall(ts *testscript.TestScript, neg bool, args []string) {
 	var flags []string
+	text := false
 	env := scriptEnv(ts)
 	for len(args) > 0 && len(args[0]) > 2 && args[0][:2] == "--" {
 		switch {
@@ -27,12 +29,15 @@ func cmdMCPCall(ts *testscript.TestScript, neg bool, args []string) {
 		case args[0] == "--overseer":
 			flags = append(flags, args[0])
 			args = args[1:]
+		case args[0] == "--text":
+			text = true
+			args = args[1:]
 		default:
 			ts.Fatalf("mcpcall: unknown flag %s", args[0])
 		}
 	}
 	if len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: mcpcall [--agent NAME] [--overseer] TOOL [ARGUMENTS]")
+		ts.Fatalf("usage: mcpcall [--agent NAME] [--overseer] [--text] TOOL [ARGUMENTS]")
 	}
 	var arguments map[string]any
 	if len(args) == 2 {
@@ -61,6 +66,14 @@ func cmdMCPCall(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if neg {
 		ts.Fatalf("mcpcall %s succeeded, want a tool error", args[0])
+	}
+	if text {
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				fmt.Fprintln(ts.Stdout(), t.Text)
+			}
+		}
+		return
 	}
 	b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
 	ts.Check(err)

@@ -51,6 +51,7 @@ func runReserve(ctx context.Context, o *reserveOptions) error {
 	for _, w := range resp.Warnings {
 		fmt.Fprintln(o.Stderr, "warning: "+w)
 	}
+	o.warnHooks(resp.HooksWarning)
 	if o.JSON {
 		if perr := o.printJSON(resp); perr != nil {
 			return perr

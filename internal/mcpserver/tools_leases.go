@@ -34,7 +34,7 @@ func (s *Server) addLeaseTools() {
 		textLock("acquired"), s.acquireBuildSlot)
 	addTool(s, tool{name: "renew_build_slot", desc: "Extend your build slot by extend_seconds (from its expiry, or from now once expired)."}, textLock("renewed"), s.renewBuildSlot)
 	addTool(s, tool{name: "release_build_slot", desc: "Let go of your build slot."}, textLock("released"), s.releaseBuildSlot)
-	addTool(s, tool{name: "install_precommit_guard", desc: "Install the git hooks (pre-commit, pre-merge-commit, and pre-push on request) that stop a commit touching files another agent holds exclusively. An existing hook is kept and still runs first."},
+	addTool(s, tool{name: "install_precommit_guard", desc: "Install the git hooks (pre-commit, pre-merge-commit and pre-push, unless no_pre_push) that stop a commit touching files another agent holds exclusively. An existing hook is kept and still runs first."},
 		textGuard, s.installGuard)
 	addTool(s, tool{name: "uninstall_precommit_guard", desc: "Remove the guard's hooks, putting back exactly what was there before."},
 		textUnguard, s.uninstallGuard)
@@ -96,7 +96,20 @@ func textReserve(r service.ReserveResponse) string {
 	for _, w := range r.Warnings {
 		text += "\nwarning: " + w
 	}
+	if w := r.HooksWarning; w != nil {
+		text += "\nwarning: " + hooksWarning(w)
+	}
 	return text
+}
+
+// hooksWarning says that git does not run the guard's hooks in the
+// repository, and how an agent fixes it.
+func hooksWarning(w *service.HooksWarning) string {
+	fix := fmt.Sprintf("call install_precommit_guard with code_repo_path %q: it installs the hooks where git runs them, keeping the ones there", w.Repo)
+	if w.Global {
+		fix = "ask a human to unset the global core.hooksPath (git config --global --unset core.hooksPath), then call install_precommit_guard"
+	}
+	return w.Problem() + " (" + fix + ")"
 }
 
 type selectArgs struct {
@@ -411,8 +424,8 @@ type guardArgs struct {
 
 type installGuardArgs struct {
 	guardArgs
-	Mode    string `json:"mode,omitempty" jsonschema:"block (the default: a commit touching others' files fails) or warn (it says so and goes ahead)"`
-	PrePush bool   `json:"pre_push,omitempty" jsonschema:"also check every push"`
+	Mode      string `json:"mode,omitempty" jsonschema:"block (the default: a commit touching others' files fails) or warn (it says so and goes ahead)"`
+	NoPrePush bool   `json:"no_pre_push,omitempty" jsonschema:"leave out the pre-push hook, which checks what no commit hook sees (rebases, cherry-picks, amends, fast-forward merges)"`
 }
 
 // repo checks code_repo_path.
@@ -438,7 +451,7 @@ func (s *Server) installGuard(ctx context.Context, c *call, in installGuardArgs)
 	if err != nil {
 		return service.GuardInstallResponse{}, err
 	}
-	return c.svc.GuardInstall(ctx, sc, service.GuardInstallRequest{Repo: repo, Mode: in.Mode, PrePush: in.PrePush})
+	return c.svc.GuardInstall(ctx, sc, service.GuardInstallRequest{Repo: repo, Mode: in.Mode, NoPrePush: in.NoPrePush})
 }
 
 func hookLines(hooks []service.HookChange) []string {

@@ -30,7 +30,16 @@ type Repository struct {
 	OriginKey string // the key the origin URL normalizes to; "" without origin
 	LegacyKey string // the key agentmail gave the origin URL before local paths were resolved, when it differs
 	PathKey   string // the main worktree's canonical path, the key without origin
+	HooksPath string // core.hooksPath as the repository's own configuration sets it; "" when it does not
+	// GuardHooks is the hooks directory `agentmail guard install` last
+	// wrote into (GuardHooksKey); "" when none is recorded.
+	GuardHooks string
 }
+
+// GuardHooksKey is the git configuration key where guard install records
+// the hooks directory it wrote into, in the repository's own
+// configuration file.
+const GuardHooksKey = "agentmail.hooks"
 
 // FindRepository returns the git repository containing dir.
 func FindRepository(dir string) (*Repository, error) {
@@ -73,6 +82,8 @@ func readRepository(gitDir string) (*Repository, error) {
 			"git config --list --local shows where it is broken")
 	}
 	repo.Pinned = strings.TrimSpace(cfg.Section("agentmail").Option("project"))
+	repo.GuardHooks = lastOption(cfg.Section("agentmail").Options, "hooks")
+	repo.HooksPath = lastOption(cfg.Section("core").Options, "hooksPath")
 	// git fetches from the first of several URLs.
 	if urls := cfg.Section("remote").Subsection("origin").OptionAll("url"); len(urls) > 0 && strings.TrimSpace(urls[0]) != "" {
 		repo.OriginURL = urls[0]
@@ -82,6 +93,18 @@ func readRepository(gitDir string) (*Repository, error) {
 		}
 	}
 	return repo, nil
+}
+
+// lastOption returns the last value of a key among opts, as git reads a
+// key set more than once; keys compare ignoring case.
+func lastOption(opts gitconfig.Options, key string) string {
+	v := ""
+	for _, o := range opts {
+		if o.IsKey(key) {
+			v = o.Value
+		}
+	}
+	return v
 }
 
 // legacyRemoteKey is the key agentmail gave a local origin URL before it
@@ -125,6 +148,31 @@ func (p *Project) Pin(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// SetGuardHooks records dir as the hooks directory guard install wrote
+// into (GuardHooksKey); an empty dir removes the record.
+func (r *Repository) SetGuardHooks(ctx context.Context, dir string) error {
+	if strings.ContainsAny(dir, "\x00\n") {
+		return fmt.Errorf("%w: unusable hooks directory %q", ErrInvalidArgument, dir)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	args := []string{"config", "--file", r.Config, "--replace-all", "--", GuardHooksKey, dir}
+	if dir == "" {
+		args = []string{"config", "--file", r.Config, "--unset-all", "--", GuardHooksKey}
+	}
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		var ee *exec.ExitError
+		if dir == "" && errors.As(err, &ee) && ee.ExitCode() == 5 {
+			return nil // nothing was recorded
+		}
+		return fmt.Errorf("record the guard's hooks in %s: %w: %s", r.Config, err, strings.TrimSpace(string(out)))
+	}
+	r.GuardHooks = dir
+	return nil
 }
 
 // SetPin pins the repository to key, replacing any pin it had.

@@ -3,10 +3,13 @@ package service
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/store"
 )
 
@@ -119,6 +122,9 @@ type DoctorRequest struct {
 	// Progress, when set, is told how many messages the rebuild has
 	// indexed, out of a total (0 when unknown).
 	Progress func(done, total int) `json:"-"`
+	// Dir, when set, is a directory whose repository the check also
+	// looks at: whether git runs the guard's hooks there.
+	Dir string
 }
 
 // DoctorResponse is the document of doctor: the parts that ran.
@@ -130,8 +136,11 @@ type DoctorResponse struct {
 
 // DoctorCheck is what the check found.
 type DoctorCheck struct {
-	OK       bool     `json:"ok"`
+	Guard    *string  `json:"guard"` // git does not run the guard's hooks in the repository: HooksWarning.Problem
+	OK       bool     `json:"ok"`    // the index matches the archive
 	Problems []string `json:"problems"`
+
+	HooksWarning *HooksWarning `json:"-"`
 
 	Archive string `json:"-"` // the archive the index was compared with
 }
@@ -200,9 +209,25 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 			return resp, fault.WithHint(fmt.Errorf("%w: the index is behind the archive and cannot catch up: %v", store.ErrFull, full),
 				"free space on the store's disk: nothing is lost, the archive has every write, and the next command catches the index up")
 		}
+		if req.Dir != "" {
+			if p, err := project.ResolveProject(req.Dir); err == nil {
+				if w := GuardHooksWarning(p); w != nil {
+					resp.Check.HooksWarning, resp.Check.Guard = w, optString(w.Problem())
+				}
+			}
+		}
 		if len(problems) > 0 {
-			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", store.ErrCorrupt, len(problems), plural(len(problems), "problem", "problems")),
+			what := store.ErrIndexDiffers // the archive is sound: only the index is at fault
+			for _, p := range problems {
+				if !strings.HasPrefix(p, "index ") {
+					what = store.ErrCorrupt
+				}
+			}
+			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", what, len(problems), plural(len(problems), "problem", "problems")),
 				"run agentmail doctor --reindex to rebuild the index from the archive")
+		}
+		if w := resp.Check.HooksWarning; w != nil {
+			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())
 		}
 	}
 	return resp, nil

@@ -15,6 +15,8 @@ type AgentResponse struct {
 	Agent Agent `json:"agent"`
 
 	Project string `json:"-"` // the project's slug
+	// HooksWarning: git no longer runs the guard's hooks in the repository.
+	HooksWarning *HooksWarning `json:"-"`
 }
 
 // RegisterRequest is a new identity, or the acting agent's new profile.
@@ -105,6 +107,8 @@ type AgentsResponse struct {
 	Agents []Agent `json:"agents"`
 
 	Project string `json:"-"` // the project's slug
+	// HooksWarning: git no longer runs the guard's hooks in the repository.
+	HooksWarning *HooksWarning `json:"-"`
 }
 
 // Agents lists the project's agents by name, with their presence.
@@ -117,5 +121,5 @@ func (s *Service) Agents(ctx context.Context, sc Scope, req AgentsRequest) (Agen
 	if err != nil {
 		return AgentsResponse{}, err
 	}
-	return AgentsResponse{Agents: mapSlice(list, listedAgentDoc), Project: x.project().Slug}, nil
+	return AgentsResponse{Agents: mapSlice(list, listedAgentDoc), Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}, nil
 }

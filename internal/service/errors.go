@@ -140,6 +140,7 @@ var errorCodes = []struct {
 	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
 	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},
 	{guard.ErrBlocked, "GUARD_BLOCKED", ExitError, http.StatusConflict, "to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify"}, // design §7: a blocking hook exits 1
+	{guard.ErrNotRun, "GUARD_NOT_RUN", ExitError, http.StatusConflict, "run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"},
 	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", ExitError, http.StatusConflict, "pass --allow-global to install the hooks there anyway"},
 	{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", ExitError, http.StatusConflict, "move the file out of the way, or see agentmail guard status"},
 	{guard.ErrNoBinary, "NO_BINARY", ExitError, http.StatusInternalServerError, "put agentmail on $PATH, then install the hooks again"},
@@ -149,6 +150,7 @@ var errorCodes = []struct {
 	{archive.ErrUnreachable, "REMOTE_UNREACHABLE", ExitError, http.StatusBadGateway, "check the remote with git ls-remote URL"},
 	{ErrShuttingDown, "SHUTTING_DOWN", ExitError, http.StatusServiceUnavailable, "connect again once the server is back"},
 	{store.ErrBusy, "STORE_BUSY", ExitError, http.StatusServiceUnavailable, "another agentmail holds the store lock; try again in a moment"},
+	{store.ErrIndexDiffers, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --reindex to rebuild the index from the archive"},
 	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --check"},
 	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, "point --store or AGENTMAIL_HOME at a directory you can write"},
 	{store.ErrNotReadable, "STORE_NOT_READABLE", ExitError, http.StatusInternalServerError, "ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"},

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/guard"
@@ -44,7 +46,7 @@ func hookChangeDocs(chs []guard.HookChange) []HookChange {
 type GuardInstallRequest struct {
 	Repo        string // a directory in the repository; "" for the scope's
 	Mode        string // block ("") or warn, when the committer's environment does not say
-	PrePush     bool   // also check the commits of every push
+	NoPrePush   bool   // leave pre-push out (it checks what no commit hook sees: rebases, cherry-picks, amends, fast-forwards)
 	AllowGlobal bool   // install even into a core.hooksPath from global or system configuration
 }
 
@@ -54,7 +56,8 @@ type GuardInstallResponse struct {
 	Dir       string       `json:"dir"`       // the hooks directory
 	Hooks     []HookChange `json:"hooks"`
 	Mode      string       `json:"mode"`
-	Store     string       `json:"store"` // the store the hooks consult when the environment names none
+	Project   string       `json:"project"` // the project key the hooks always check
+	Store     string       `json:"store"`   // the store the hooks always check
 }
 
 // GuardInstall writes the guard's hooks into the repository, recording
@@ -77,12 +80,20 @@ func (s *Service) GuardInstall(ctx context.Context, sc Scope, req GuardInstallRe
 		return GuardInstallResponse{}, err
 	}
 	res, err := guard.Install(ctx, guard.InstallOptions{
-		Repo: cmp.Or(req.Repo, sc.Project.Dir), Mode: mode, PrePush: req.PrePush, AllowGlobal: req.AllowGlobal, Store: s.Dir(),
+		Repo: cmp.Or(req.Repo, sc.Project.Dir), Mode: mode, PrePush: !req.NoPrePush, AllowGlobal: req.AllowGlobal, Store: s.Dir(),
+		Project: x.project().Key,
 	})
 	if err != nil {
 		return GuardInstallResponse{}, err
 	}
-	return GuardInstallResponse{Agentmail: res.Binary, Dir: res.Dir, Hooks: hookChangeDocs(res.Hooks), Mode: string(res.Mode), Store: res.Store}, nil
+	// Record where the hooks went, so that every reserve, check and agents
+	// can tell when git stops running them (core.hooksPath set later).
+	if repo, rerr := project.FindRepository(cmp.Or(req.Repo, sc.Project.Dir)); rerr == nil {
+		if err := repo.SetGuardHooks(ctx, res.Dir); err != nil {
+			s.note(fmt.Sprintf("cannot record where the guard's hooks are, so a core.hooksPath set later will not be warned about: %v", err))
+		}
+	}
+	return GuardInstallResponse{Agentmail: res.Binary, Dir: res.Dir, Hooks: hookChangeDocs(res.Hooks), Mode: string(res.Mode), Store: res.Store, Project: res.Project}, nil
 }
 
 // GuardUninstallResponse is the document of guard uninstall.
@@ -99,6 +110,11 @@ func GuardUninstall(ctx context.Context, repo string) (GuardUninstallResponse, e
 	if err != nil {
 		return GuardUninstallResponse{}, err
 	}
+	if r, rerr := project.FindRepository(repo); rerr == nil && r.GuardHooks != "" {
+		if err := r.SetGuardHooks(ctx, ""); err != nil {
+			return GuardUninstallResponse{}, err
+		}
+	}
 	return GuardUninstallResponse{Dir: res.Dir, Hooks: hookChangeDocs(res.Hooks)}, nil
 }
 
@@ -111,15 +127,20 @@ type HookStatus struct {
 	Agentmail *string `json:"agentmail"`       // the binary our hook runs
 	Found     bool    `json:"agentmail_found"` // whether that binary exists
 	Store     *string `json:"store"`           // the store our hook records
+	Project   *string `json:"project"`         // the project key our hook records
 }
 
 // GuardStatusResponse is the document of guard status.
 type GuardStatusResponse struct {
-	Dir    string       `json:"dir"`
-	Global bool         `json:"global"` // core.hooksPath comes from outside the repository
-	Hooks  []HookStatus `json:"hooks"`
-	Mode   *string      `json:"mode"`  // the mode our pre-commit hook records
-	Store  *string      `json:"store"` // the store our pre-commit hook records
+	Dir     string       `json:"dir"`
+	Global  bool         `json:"global"` // core.hooksPath comes from outside the repository
+	Hooks   []HookStatus `json:"hooks"`
+	Mode    *string      `json:"mode"`    // the mode our pre-commit hook records
+	Project *string      `json:"project"` // the project key our pre-commit hook records
+	Store   *string      `json:"store"`   // the store our pre-commit hook records
+	Warning *string      `json:"warning"` // git does not run the guard's hooks, though they were installed: HooksWarning.Problem
+
+	HooksWarning *HooksWarning `json:"-"`
 }
 
 // GuardStatus says, for each hook the guard knows in the repository
@@ -131,9 +152,16 @@ func GuardStatus(ctx context.Context, repo string) (GuardStatusResponse, error) 
 		return GuardStatusResponse{}, err
 	}
 	hooks := mapSlice(res.Hooks, func(h guard.HookStatus) HookStatus {
-		return HookStatus{h.Hook, h.Path, h.State, optString(string(h.Mode)), optString(h.Agentmail), h.Found, optString(h.Store)}
+		return HookStatus{h.Hook, h.Path, h.State, optString(string(h.Mode)), optString(h.Agentmail), h.Found, optString(h.Store), optString(h.Project)}
 	})
-	return GuardStatusResponse{Dir: res.Dir, Global: res.GlobalPath, Hooks: hooks, Mode: optString(string(res.Mode)), Store: optString(res.Store)}, nil
+	resp := GuardStatusResponse{Dir: res.Dir, Global: res.GlobalPath, Hooks: hooks, Mode: optString(string(res.Mode)), Store: optString(res.Store), Project: optString(res.Project)}
+	if p, err := project.ResolveProject(repo); err == nil {
+		if w := GuardHooksWarning(p); w != nil {
+			resp.HooksWarning, resp.Warning = w, optString(w.Problem())
+			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())
+		}
+	}
+	return resp, nil
 }
 
 // GuardCheckRequest is what the hooks ask: whether the paths a commit (or
@@ -141,15 +169,21 @@ func GuardStatus(ctx context.Context, repo string) (GuardStatusResponse, error) 
 // (its Dir is where git runs, and where relative paths start) and the
 // committer.
 type GuardCheckRequest struct {
-	Hook  string    // guard.PreCommit (""), guard.PreMergeCommit or guard.PrePush
-	Paths []string  // check these paths (relative to the scope's directory) instead of asking git
-	Stdin io.Reader // pre-push's standard input: the refs being pushed
-	Mode  string    // block or warn; "" for the environment's, else block
+	Hook   string    // guard.PreCommit (""), guard.PreMergeCommit or guard.PrePush
+	Paths  []string  // check these paths (relative to the scope's directory) instead of asking git
+	Stdin  io.Reader // pre-push's standard input: the refs being pushed
+	Remote string    // pre-push: the remote pushed to; only its refs count as published ("" counts every remote's)
+	Mode   string    // block or warn; "" for the environment's, else block
 	// Store is the store to consult, when given (--store); else the
 	// environment's AGENTMAIL_HOME, else Recorded, else the default.
 	Store string
-	// Recorded is the store guard install recorded in the hooks.
-	Recorded string
+	// Recorded is the store guard install recorded in the hooks, and
+	// RecordedProject the project key: a hook always checks that project
+	// in that store, whatever the committer's environment says (the
+	// project of the scope, in the store Store or AGENTMAIL_HOME names,
+	// is checked as well when it is another).
+	Recorded        string
+	RecordedProject string
 	// Env is the committer's environment: AGENTMAIL_GUARD_MODE,
 	// AGENTMAIL_BYPASS and the store's location are read from it.
 	Env func(string) string `json:"-"`
@@ -171,6 +205,7 @@ type GuardConflict struct {
 
 // GuardCheckResponse is the document of guard check.
 type GuardCheckResponse struct {
+	Also      *string         `json:"also"`    // what the environment named that was checked besides what guard install recorded
 	Blocked   bool            `json:"blocked"` // conflicts in block mode: the commit is stopped
 	Bypassed  bool            `json:"bypassed"`
 	Conflicts []GuardConflict `json:"conflicts"`
@@ -202,6 +237,11 @@ type Opener func(dir string) (*Service, error)
 // closed. In warn mode neither is an error. The response says what was
 // found either way; its Hook is "" when no check could be made at all (a
 // bad mode, a path outside the repository).
+//
+// A hook records the store and project guard install was run for: those
+// are always checked. A store (AGENTMAIL_HOME) or project
+// (AGENTMAIL_PROJECT, the repository's pin) the committer's environment
+// names besides them is checked as well, and the response's Also says so.
 func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opener) (GuardCheckResponse, error) {
 	env := req.Env
 	if env == nil {
@@ -212,32 +252,46 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		return GuardCheckResponse{}, err
 	}
 	bypass := guard.BypassedIn(env)
-	var proj project.Project
-	var projErr error
+	var targets []guardTarget
 	if !bypass { // a bypassed check looks at nothing
-		proj, projErr = ResolveProject(sc.Project)
-	}
-	paths := req.Paths
-	if projErr == nil {
-		if paths, err = proj.RepoPaths(paths); err != nil {
+		if targets, err = guardTargets(sc, req, env); err != nil {
 			return GuardCheckResponse{}, err
 		}
 	}
-	unused := false
+	paths := req.Paths
+	for _, t := range targets { // paths are relative to the first usable project's working tree
+		if t.projErr == nil {
+			if paths, err = t.proj.RepoPaths(paths); err != nil {
+				return GuardCheckResponse{}, err
+			}
+			break
+		}
+	}
+	unused := 0 // targets in a repository never used with agentmail
 	source := func(ctx context.Context) ([]reservations.Reservation, error) {
 		if req.EnvErr != nil {
 			return nil, PlainUsage(req.EnvErr)
 		}
-		rs, err := guardReservations(ctx, sc, req, env, proj, projErr, open)
-		if neverUsed(proj, projErr, err) {
-			unused = true
-			return nil, nil
+		var all []reservations.Reservation
+		for i, t := range targets {
+			rs, err := guardReservations(ctx, sc, t, open)
+			if neverUsed(t.proj, t.projErr, err) {
+				unused++ // nothing can be reserved there
+				continue
+			}
+			if i > 0 && t.optional && err != nil {
+				continue
+			}
+			if err != nil {
+				return nil, PlainUsage(err)
+			}
+			all = append(all, rs...)
 		}
-		return rs, PlainUsage(err)
+		return all, nil
 	}
 	rep, err := guard.Check(ctx, guard.CheckOptions{
-		Dir: sc.Project.Dir, Hook: req.Hook, Paths: paths, Stdin: req.Stdin, Mode: mode, Bypass: bypass, Agent: sc.Agent, Reservations: source,
-		Now: req.Now,
+		Dir: sc.Project.Dir, Hook: req.Hook, Paths: paths, Stdin: req.Stdin, Remote: req.Remote, Mode: mode, Bypass: bypass, Agent: sc.Agent,
+		Reservations: source, Now: req.Now,
 	})
 	resp := GuardCheckResponse{Blocked: rep.Blocked, Bypassed: rep.Bypassed, Hook: rep.Hook, Mode: string(rep.Mode), Paths: rep.Paths, Now: rep.Now,
 		Conflicts: mapSlice(rep.Conflicts, func(k guard.Conflict) GuardConflict {
@@ -247,10 +301,100 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		resp.Unchecked = optString(rep.Unchecked.Error())
 		resp.UncheckedHint = fault.Hint(rep.Unchecked)
 	}
-	if unused {
+	if unused > 0 && unused == len(targets) {
 		resp.Note = optString(NoteNoProject)
 	}
+	if len(targets) > 1 {
+		resp.Also = optString(targets[1].also(targets[0]))
+	}
 	return resp, err
+}
+
+// guardTarget is a project in a store that a guard check consults.
+type guardTarget struct {
+	dir, from string // the store, as named, and what named it
+	abs       string // the store, absolute
+	proj      project.Project
+	projErr   error
+	projFrom  string // what named the project
+	// projRecorded: the project is the one the hook recorded
+	projRecorded bool
+	// optional: a project the environment derives from the repository
+	// (not named by AGENTMAIL_PROJECT or --project) beside a recorded
+	// one; a store that does not know it adds nothing.
+	optional bool
+}
+
+// also says, in one line, that t was checked besides the recorded one.
+func (t guardTarget) also(recorded guardTarget) string {
+	var what []string
+	if t.proj.Key != recorded.proj.Key {
+		what = append(what, fmt.Sprintf("project %s (%s)", t.proj.Key, t.projFrom))
+	}
+	if t.abs != recorded.abs {
+		what = append(what, fmt.Sprintf("store %s (%s)", t.dir, strings.TrimPrefix(t.from, "the store ")))
+	}
+	if !recorded.projRecorded {
+		return fmt.Sprintf("also checked %s, besides store %s that guard install recorded", strings.Join(what, " in "), recorded.dir)
+	}
+	return fmt.Sprintf("also checked %s, besides project %s in store %s that guard install recorded",
+		strings.Join(what, " in "), recorded.proj.Key, recorded.dir)
+}
+
+// guardTargets returns what a guard check consults: the project and store
+// the hook recorded (when it recorded them), then the ones the
+// environment names, when they are others.
+func guardTargets(sc Scope, req GuardCheckRequest, env func(string) string) ([]guardTarget, error) {
+	envT := guardTarget{projFrom: "the repository's"}
+	var err error
+	if envT.dir, envT.from, err = guardStoreDir(req, env); err != nil {
+		return nil, err
+	}
+	envT.abs = absIn(sc.Project.Dir, envT.dir)
+	envT.proj, envT.projErr = ResolveProject(sc.Project)
+	switch {
+	case sc.Project.Key != "" && sc.Project.KeySource == SourceEnv:
+		envT.projFrom = "AGENTMAIL_PROJECT"
+	case sc.Project.Key != "":
+		envT.projFrom = "--project"
+	}
+	if req.Recorded == "" && req.RecordedProject == "" {
+		return []guardTarget{envT}, nil // guard check by hand, or a hook from before
+	}
+	rec := guardTarget{dir: req.Recorded, from: "the store guard install recorded", projFrom: "recorded"}
+	if rec.dir == "" {
+		rec.dir, rec.from = envT.dir, envT.from
+	}
+	rec.abs = absIn(sc.Project.Dir, rec.dir)
+	rec.proj, rec.projErr = envT.proj, envT.projErr
+	if req.RecordedProject != "" {
+		rec.projRecorded = true
+		if rec.proj, rec.projErr = ProjectFromKeyIn(req.RecordedProject, sc.Project.Dir); rec.projErr == nil {
+			rec.proj.Source = project.SourcePinned // recorded: never pinned again, never "unused"
+		}
+	}
+	if envT.abs == rec.abs && (envT.projErr != nil || envT.proj.Key == rec.proj.Key) {
+		return []guardTarget{rec}, nil
+	}
+	if envT.projErr != nil {
+		envT.proj, envT.projErr = rec.proj, nil // another store, the recorded project
+	}
+	envT.optional = envT.projFrom == "the repository's" && envT.abs == rec.abs
+	return []guardTarget{rec, envT}, nil
+}
+
+// ProjectFromKeyIn is the project with key, with the working tree around
+// dir (when dir is not "").
+func ProjectFromKeyIn(key, dir string) (project.Project, error) {
+	return ResolveProject(ProjectRef{Key: key, Dir: dir})
+}
+
+// absIn returns dir made absolute against base.
+func absIn(base, dir string) string {
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(base, dir)
+	}
+	return filepath.Clean(dir)
 }
 
 // NoteNoProject is what a guard check says in a repository that has never
@@ -278,33 +422,24 @@ func neverUsed(proj project.Project, projErr, err error) bool {
 // which fails the commit in block mode and is warned about in warn mode:
 // the guard never lets a held path through for want of looking in the
 // right place.
-func guardReservations(ctx context.Context, sc Scope, req GuardCheckRequest, env func(string) string,
-	proj project.Project, projErr error, open Opener) ([]reservations.Reservation, error) {
-	dir, from, err := guardStoreDir(req, env)
-	if err != nil {
-		return nil, err
-	}
-	abs := dir
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(sc.Project.Dir, dir)
-	}
-	if guard.StoreAbsent(abs) {
-		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, dir, from),
+func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener) ([]reservations.Reservation, error) {
+	if guard.StoreAbsent(t.abs) {
+		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
 			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
 	}
-	if projErr != nil {
-		return nil, projErr
+	if t.projErr != nil {
+		return nil, t.projErr
 	}
-	svc, err := open(abs)
+	svc, err := open(t.abs)
 	if err != nil {
 		return nil, err
 	}
-	x, err := svc.unpinnedSession(ctx, proj, sc.Agent)
+	x, err := svc.unpinnedSession(ctx, t.proj, sc.Agent)
 	if err != nil {
 		return nil, err
 	}
 	if !x.mb.Known() {
-		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, proj.Slug, proj.Key, dir, from),
+		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
 			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
 	}
 	x.pin(ctx, svc) // a repository the store knows, used before keys were pinned
@@ -325,4 +460,54 @@ func guardStoreDir(req GuardCheckRequest, env func(string) string) (dir, from st
 	}
 	dir, err = store.DefaultDirIn(env)
 	return dir, "the default store", err
+}
+
+// HooksWarning says that git no longer runs the guard's hooks in a
+// repository where guard install put them (core.hooksPath set or changed
+// since, as husky's prepare script does, or the guard's pre-commit
+// replaced): its commits are not checked against reservations. Faces add
+// the way to fix it in their own terms.
+type HooksWarning struct {
+	Repo      string // the repository's working tree
+	Runs      string // the directory git runs hooks from
+	Source    string // the configuration file core.hooksPath comes from; "" for git's default directory
+	Global    bool   // core.hooksPath is set outside the repository
+	Installed string // where guard install put the guard's hooks
+}
+
+// Problem says what is wrong, in one line.
+func (w HooksWarning) Problem() string {
+	if w.Runs == w.Installed {
+		return fmt.Sprintf("the pre-commit hook in %s is no longer agentmail's guard: commits are not checked against reservations", w.Runs)
+	}
+	from := "git's default hooks directory"
+	if w.Source != "" {
+		from = "core.hooksPath in " + w.Source
+	}
+	return fmt.Sprintf("git runs the hooks in %s (%s), not the guard's in %s: commits are not checked against reservations", w.Runs, from, w.Installed)
+}
+
+// Fix says, in the command line's terms, how to make git run the guard's
+// hooks again.
+func (w HooksWarning) Fix() string {
+	if w.Global {
+		return "unset it (git config --global --unset core.hooksPath), or run agentmail guard install --allow-global to put the hooks there"
+	}
+	return "run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"
+}
+
+// GuardHooksWarning returns the warning for the repository of p, or nil
+// when git runs the guard's hooks there, the guard was never installed, or
+// p has no repository. It reads files only (no git process): it runs on
+// every reserve, check and agents.
+func GuardHooksWarning(p project.Project) *HooksWarning {
+	if p.Repo == nil || p.Root == "" {
+		return nil
+	}
+	common := filepath.Dir(p.Repo.Config)
+	d := guard.Diagnose(common, p.Root, p.Repo.HooksPath, p.Repo.GuardHooks, os.Getenv)
+	if d == nil {
+		return nil
+	}
+	return &HooksWarning{Repo: p.Root, Runs: d.Runs.Dir, Source: d.Runs.Source, Global: d.Runs.Global, Installed: d.Installed}
 }

@@ -42,11 +42,11 @@ func TestGuardInstallStatusUninstall(t *testing.T) {
 	_, err = f.svc.GuardInstall(ctx, in(repo, ""), GuardInstallRequest{Mode: "sideways"})
 	wantCode(t, "unknown mode", err, "INVALID_ARGUMENT")
 
-	resp, err := f.svc.GuardInstall(ctx, in(repo, ""), GuardInstallRequest{Mode: "warn", PrePush: true})
+	resp, err := f.svc.GuardInstall(ctx, in(repo, ""), GuardInstallRequest{Mode: "warn"})
 	if err != nil || resp.Mode != "warn" || resp.Store != f.svc.Dir() || resp.Agentmail == "" || len(resp.Hooks) != 3 {
 		t.Fatalf("install: %+v, %v", resp, err)
 	}
-	if got := keys(t, resp); !slices.Equal(got, []string{"agentmail", "dir", "hooks", "mode", "store"}) {
+	if got := keys(t, resp); !slices.Equal(got, []string{"agentmail", "dir", "hooks", "mode", "project", "store"}) {
 		t.Errorf("install document keys %q", got)
 	}
 	// The store now knows the project: a guard check finds it there.
@@ -59,7 +59,7 @@ func TestGuardInstallStatusUninstall(t *testing.T) {
 	if err != nil || status.Mode == nil || *status.Mode != "warn" || status.Store == nil || *status.Store != f.svc.Dir() || status.Hooks[0].State != "ours" {
 		t.Errorf("status: %+v, %v", status, err)
 	}
-	if got := keys(t, status); !slices.Equal(got, []string{"dir", "global", "hooks", "mode", "store"}) {
+	if got := keys(t, status); !slices.Equal(got, []string{"dir", "global", "hooks", "mode", "project", "store", "warning"}) {
 		t.Errorf("status document keys %q", got)
 	}
 
@@ -152,7 +152,7 @@ func TestGuardCheck(t *testing.T) {
 		})
 	}
 	resp, _ := GuardCheck(ctx, in(repo, ""), GuardCheckRequest{Store: store}, f.opener(new([]string)))
-	if got := keys(t, resp); !slices.Equal(got, []string{"blocked", "bypassed", "conflicts", "hook", "mode", "note", "paths", "unchecked"}) {
+	if got := keys(t, resp); !slices.Equal(got, []string{"also", "blocked", "bypassed", "conflicts", "hook", "mode", "note", "paths", "unchecked"}) {
 		t.Errorf("check document keys %q", got)
 	}
 }

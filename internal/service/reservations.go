@@ -68,6 +68,9 @@ type ReserveResponse struct {
 	Granted   []Reservation `json:"granted"`
 
 	Warnings []string `json:"-"` // about what was granted, such as a broad pattern
+	// HooksWarning: git no longer runs the guard's hooks in the
+	// repository, so the reservation stops no commit.
+	HooksWarning *HooksWarning `json:"-"`
 }
 
 // Reserve leases req.Patterns, all or none: when one overlaps another
@@ -96,7 +99,8 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 	if err != nil && !errors.Is(err, reservations.ErrConflict) {
 		return ReserveResponse{}, err
 	}
-	return ReserveResponse{Conflicts: mapSlice(res.Conflicts, conflictDoc), Granted: reservationDocs(res.Granted), Warnings: res.Warnings}, err
+	return ReserveResponse{Conflicts: mapSlice(res.Conflicts, conflictDoc), Granted: reservationDocs(res.Granted), Warnings: res.Warnings,
+		HooksWarning: GuardHooksWarning(x.project())}, err
 }
 
 // Selection picks the acting agent's own reservations: by pattern (given

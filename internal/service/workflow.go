@@ -25,6 +25,8 @@ type CheckResponse struct {
 	Urgent          int       `json:"urgent"` // unread and high or urgent
 
 	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	// HooksWarning: git no longer runs the guard's hooks in the repository.
+	HooksWarning *HooksWarning `json:"-"`
 }
 
 // Waiting reports whether unread mail or a contact request waits.
@@ -42,7 +44,7 @@ func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckR
 		return CheckResponse{}, err
 	}
 	resp := CheckResponse{AwaitingAck: sum.AwaitingAck, ContactRequests: sum.ContactRequests,
-		Messages: mapSlice(sum.Newest, messageDoc), Unread: sum.Unread, Urgent: sum.Urgent}
+		Messages: mapSlice(sum.Newest, messageDoc), Unread: sum.Unread, Urgent: sum.Urgent, HooksWarning: GuardHooksWarning(x.project())}
 	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(sum.Newest, messageID))
 	return resp, err
 }

@@ -59,6 +59,9 @@ var (
 	ErrNotWritable = errors.New("store is not writable")
 	// ErrCorrupt: the archive cannot be read.
 	ErrCorrupt = errors.New("archive is damaged")
+	// ErrIndexDiffers: doctor found the index damaged or apart from the
+	// archive, and the archive sound; the index is rebuilt from it.
+	ErrIndexDiffers = errors.New("index does not match the archive")
 	// ErrNotReadable: the user may not read the store.
 	ErrNotReadable = errors.New("store is not readable")
 )
