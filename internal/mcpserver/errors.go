@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 
@@ -110,6 +111,9 @@ var flagHints = map[string]bool{"REMOTE_UNREACHABLE": true}
 // errorDoc describes err as the error document.
 func errorDoc(err error) ErrorDoc {
 	f := service.Describe(err)
+	if f.Code == "ERROR" && errors.Is(err, context.Canceled) {
+		f.Code, f.Hint = "CANCELLED", "the call was cancelled: its client went away or closed its input; call again to try again"
+	}
 	doc := ErrorDoc{Code: f.Code, Message: f.Message, Hint: f.Hint, Type: mcpAgentMailTypes[f.Code]}
 	if h, ok := toolHints[f.Code]; ok && (flagHints[f.Code] || !ownHint(err)) {
 		doc.Hint = h

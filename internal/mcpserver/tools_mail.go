@@ -391,8 +391,8 @@ func (s *Server) waitForMail(ctx context.Context, req *mcp.CallToolRequest, in w
 		return Waited{}, err
 	}
 	var resp service.WaitResponse
-	err = s.unlocked(ctx, req, func(c *call) (service.Scope, error) { return c.scope(in.projectArgs, in.AgentName) },
-		func(svc *service.Service, sc service.Scope) error {
+	err = s.unlocked(ctx, req, timeout > 0, func(c *call) (service.Scope, error) { return c.scope(in.projectArgs, in.AgentName) },
+		func(ctx context.Context, svc *service.Service, sc service.Scope) error {
 			resp, err = svc.Wait(ctx, sc, service.WaitRequest{Timeout: min(timeout, maxWait), Thread: in.ThreadID, From: in.From, Urgent: in.UrgentOnly})
 			if errors.Is(err, service.ErrTimeout) {
 				return nil
