@@ -34,7 +34,7 @@ func (s *Server) sessionAgent() string {
 // bind makes agent the session's agent, if the session has none and the
 // server is not an overseer's.
 func (s *Server) bind(agent string) {
-	if agent == "" || s.cfg.Overseer || s.cfg.Agent != "" {
+	if agent == "" || s.cfg.Overseer || s.cfg.Stateless || s.cfg.Agent != "" {
 		return
 	}
 	s.boundMu.Lock()

@@ -108,6 +108,8 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 			res.SetError(err)
 			return &res, nil
 		}
+		ctx, cancel := s.callContext(ctx, req)
+		defer cancel()
 		out, err := h(ctx, req, in)
 		if err != nil {
 			res.SetError(failure(err))

@@ -47,6 +47,13 @@ type Config struct {
 	Overseer bool
 	// Version is the agentmail version the server reports.
 	Version string
+	// Stateless serves calls that stand alone (MCP over HTTP from protocol
+	// 2026-07-28 on, which has no sessions): each acts as the agent it
+	// names, and none binds the server to an agent.
+	Stateless bool
+	// HTTP, over HTTP, ties each call to the HTTP request carrying it: the
+	// call ends when its client goes away.
+	HTTP *HTTPCalls
 }
 
 // Server is the MCP server of one store.
@@ -130,7 +137,7 @@ func (s *Server) do(fn func(*service.Service) error) error {
 // unbound reports whether a call may still bind the session to an agent.
 // Once false it stays so: an agent once bound stays.
 func (s *Server) unbound() bool {
-	return !s.cfg.Overseer && s.sessionAgent() == ""
+	return !s.cfg.Overseer && !s.cfg.Stateless && s.sessionAgent() == ""
 }
 
 // unlocked runs a call that may block for long: its scope is resolved as
