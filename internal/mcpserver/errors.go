@@ -87,7 +87,7 @@ var mcpAgentMailTypes = map[string]string{
 // toolHints replace the command line's default hints, which name commands
 // and flags, for errors that carry no hint of their own.
 var toolHints = map[string]string{
-	"NO_PROJECT":        "pass project_key: the absolute path of your repository, or a project key",
+	"NO_PROJECT":        "pass project_key: the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one",
 	"NOT_REGISTERED":    "call register_agent (or macro_start_session) first, or pass your agent name",
 	"INVALID_NAME":      "agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one",
 	"NAME_TAKEN":        "choose another name, or leave the name out for a generated one",
