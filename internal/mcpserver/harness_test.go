@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -179,12 +180,17 @@ func (h *harness) ok(name string, a args) doc {
 		h.t.Fatalf("%s %v: %s", name, a, text(res))
 	}
 	record(name, false)
-	if text(res) == "" {
-		h.t.Errorf("%s: no text", name)
+	if text(res) == "" || len(res.Content) != 2 {
+		h.t.Errorf("%s: no text, or not after the JSON text: %d contents", name, len(res.Content))
 	}
 	m, ok := res.StructuredContent.(map[string]any)
 	if !ok {
 		h.t.Fatalf("%s: structured content %T", name, res.StructuredContent)
+	}
+	// content[0] is the structured content as JSON text.
+	var first map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &first); err != nil || !reflect.DeepEqual(first, m) {
+		h.t.Errorf("%s: content[0] is not the structured content: %v", name, err)
 	}
 	if err := outputSchema(name).Validate(m); err != nil {
 		h.t.Errorf("%s: the document does not fit the tool's output schema: %v\n%v", name, err, m)
@@ -244,11 +250,13 @@ func (h *harness) fail(name string, a args, code string) ErrorDoc {
 	return e.Error
 }
 
+// text is a result's last text: the text for the model of a success (the
+// first is its document as JSON), the JSON error document of a failure.
 func text(res *mcp.CallToolResult) string {
 	if len(res.Content) == 0 {
 		return ""
 	}
-	t, _ := res.Content[0].(*mcp.TextContent)
+	t, _ := res.Content[len(res.Content)-1].(*mcp.TextContent)
 	if t == nil {
 		return ""
 	}

@@ -104,8 +104,8 @@ type tool struct {
 
 // addTool registers a tool whose handler runs on the server's service (see
 // Server.do).
-// The handler's document is the structured content, text renders it for
-// the model; an error becomes a tool error carrying its JSON document, and
+// The handler's document is the structured content, and the first text
+// as JSON; text renders it for the model, as the second; an error becomes a tool error carrying its JSON document, and
 // the agent a successful call acted as becomes the session's when it has
 // none.
 func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, c *call, in In) (Out, error)) {
@@ -161,8 +161,18 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 			res.SetError(failure(err))
 			return &res, nil
 		}
-		res.StructuredContent = out
-		res.Content = []mcp.Content{&mcp.TextContent{Text: text(out)}}
+		// The document is marshalled once, for the structured content and
+		// for the first text, which carries it as JSON (as the
+		// specification asks of a tool with structured content, and as
+		// scripts reading content[0].text expect); the text for the model
+		// follows.
+		doc, err := json.Marshal(out)
+		if err != nil {
+			res.SetError(failure(err))
+			return &res, nil
+		}
+		res.StructuredContent = json.RawMessage(doc)
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(doc)}, &mcp.TextContent{Text: text(out)}}
 		return &res, nil
 	})
 }
