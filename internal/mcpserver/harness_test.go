@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -246,6 +247,7 @@ func (h *harness) fail(name string, a args, code string) ErrorDoc {
 	if e.Error.Message == "" || e.Error.Hint == "" {
 		h.t.Errorf("%s: error without message or hint: %+v", name, e.Error)
 	}
+	checkNoCLI(h.t, name, e.Error)
 	record(name, true)
 	return e.Error
 }
@@ -329,4 +331,19 @@ func (h *harness) env(extra ...string) []string {
 		return strings.HasPrefix(kv, "AGENTMAIL_") || strings.HasPrefix(kv, "AGENT_NAME=")
 	})
 	return append(env, append([]string{"AGENTMAIL_HOME=" + h.store, "AGENTMAIL_NOW=" + h.clock.Now().Format(time.RFC3339)}, extra...)...)
+}
+
+// cliVocabulary is the command line's vocabulary: a flag, or a command.
+var cliVocabulary = regexp.MustCompile(`(^|[^\w-])--[a-z]|\bagentmail [a-z]`)
+
+// checkNoCLI fails the test when an MCP error speaks the command line's
+// language: an agent over MCP has no flags to pass and no command to run.
+// Every error path the tests take goes through it.
+func checkNoCLI(t *testing.T, tool string, e ErrorDoc) {
+	t.Helper()
+	for _, s := range []string{e.Message, e.Hint} {
+		if cliVocabulary.MatchString(s) {
+			t.Errorf("%s: an MCP error with command-line text: %q", tool, s)
+		}
+	}
 }

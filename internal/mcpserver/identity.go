@@ -65,7 +65,7 @@ func (c *call) act(given string) (string, error) {
 		c.agent = me
 	default:
 		return "", fault.WithHint(fmt.Errorf("%w: this session acts as %s and cannot act as %s", service.ErrAuthenticationRequired, me, given),
-			fmt.Sprintf("leave the agent name out (you are %s), or start agentmail mcp --overseer to act for any agent", me))
+			fmt.Sprintf("leave the agent name out (you are %s): a session acts as its own agent only, and only an overseer's server acts for any agent", me))
 	}
 	return c.agent, nil
 }

@@ -18,7 +18,7 @@ func TestSessionActsAsItsAgent(t *testing.T) {
 	g.ok("fetch_inbox", args{"agent_name": "greencastle"}) // names ignore case
 
 	e := g.fail("fetch_inbox", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
-	if e.Type != "AUTHENTICATION_REQUIRED" || !strings.Contains(e.Hint, "--overseer") {
+	if e.Type != "AUTHENTICATION_REQUIRED" || !strings.Contains(e.Hint, "overseer") {
 		t.Errorf("acting as another: %+v", e)
 	}
 	g.fail("register_agent", args{"name": "BlueLake"}, "AUTHENTICATION_REQUIRED")

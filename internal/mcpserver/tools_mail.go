@@ -247,7 +247,7 @@ type searchArgs struct {
 func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (service.SearchResponse, error) {
 	if in.All && !s.cfg.Overseer {
 		return service.SearchResponse{}, fault.WithHint(fmt.Errorf("%w: searching the whole project's mail needs an overseer's session", service.ErrAuthenticationRequired),
-			"leave all out to search your own mail, or start agentmail mcp --overseer")
+			"leave all out to search your own mail; only an overseer's server searches the whole project")
 	}
 	sc, err := c.viewer(in.projectArgs, in.AgentName)
 	if err != nil {
