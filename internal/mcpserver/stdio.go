@@ -113,7 +113,7 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 
 // integerID is an id the SDK keeps as it came: an integer it can hold
 // exactly (it reads ids as float64 numbers).
-var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`)
+var integerID = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,14})$`)
 
 // checkMessage checks that line is one JSON-RPC 2.0 message the SDK can
 // take. If it is, key is the key of its id when it is a call ("" for a
