@@ -2,12 +2,12 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,8 +54,26 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 func TestMCPProtocolVersions(t *testing.T) {
 	h := startServer(t, Config{})
 	h.seed([]string{"BlueLake"})
+	// What server/discover advertises at 2026-07-28 includes it.
+	r := h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}`,
+		"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", statelessProtocol, "Mcp-Method", "server/discover")
+	var discovered struct {
+		Result struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		} `json:"result"`
+	}
+	body := string(r.body)
+	for _, line := range strings.Split(body, "\n") { // an event stream's data
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			body = d
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &discovered); err != nil || r.status != 200 || !slices.Contains(discovered.Result.SupportedVersions, statelessProtocol) {
+		t.Fatalf("server/discover: %d %s", r.status, r.body)
+	}
+	// Every version advertised is accepted, and the SDK's latest ("").
 	for _, path := range []string{"/mcp", "/mcp/"} {
-		for _, version := range []string{"", "2025-11-25", "2025-06-18", "2025-03-26"} {
+		for _, version := range append([]string{""}, discovered.Result.SupportedVersions...) {
 			cs := h.mcpClient(h.base+path, version)
 			got := cs.InitializeResult().ProtocolVersion
 			if version != "" && got != version || version == "" && got != statelessProtocol {
@@ -66,12 +84,6 @@ func TestMCPProtocolVersions(t *testing.T) {
 				t.Errorf("%s at %q: fetch_inbox answered %v", path, version, doc)
 			}
 		}
-	}
-	// What server/discover advertises at 2026-07-28 includes it.
-	r := h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}`,
-		"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", statelessProtocol, "Mcp-Method", "server/discover")
-	if r.status != 200 || !bytes.Contains(r.body, []byte(`"`+statelessProtocol+`"`)) {
-		t.Errorf("server/discover: %d %s", r.status, r.body)
 	}
 }
 
