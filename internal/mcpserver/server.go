@@ -116,6 +116,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // Close closes the store, unless the server was given its gate
 // (Config.Gate): then the gate's owner closes it.
 func (s *Server) Close() error {
+	s.interrupt()
 	if !s.own {
 		return nil
 	}
