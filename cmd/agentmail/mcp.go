@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/mcpserver"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -61,7 +59,7 @@ func newMCPCommand(e *env) *cli.Command {
 			mcpMemory.apply(os.Getenv)
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+			err = srv.ServeStdio(ctx, e.stdin, e.stdout)
 			if cerr := srv.Close(); err == nil {
 				err = cerr
 			}
@@ -104,8 +102,3 @@ func (e *env) mcpServer(c *cli.Context) (*mcpserver.Server, error) {
 	return mcpserver.New(mcpserver.Config{Store: cfg, Project: scope.Project, Agent: scope.Agent,
 		Overseer: c.Bool("overseer"), Version: readBuildInfo().Version}), nil
 }
-
-// nopWriteCloser is a writer the transport may close without closing it.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -53,7 +53,7 @@ func newServeCommand(e *env) *cli.Command {
 		Usage:     "serve the web UI, the JSON API and MCP over HTTP for the store",
 		ArgsUsage: " ",
 		Description: "One long-lived process: the web UI for the humans overseeing the agents at /mail/, the JSON API\n" +
-			"under /api/ (the --json documents), and agentmail mcp's tools over streamable HTTP at /mcp/.\n" +
+			"under /api/ (the --json documents), and agentmail mcp's tools over streamable HTTP at /mcp.\n" +
 			"It listens on loopback unless told otherwise, and refuses any other address without a token\n" +
 			"(--token-file, or AGENTMAIL_TOKEN): API and MCP requests then send Authorization: Bearer TOKEN,\n" +
 			"browsers open the printed link once. SIGINT or SIGTERM stops it: requests under way finish,\n" +
@@ -109,9 +109,9 @@ func (e *env) serve(c *cli.Context) error {
 	out := e.output(c)
 	base := "http://" + srv.Addr()
 	if out.JSON {
-		err = out.printJSON(serveDocument{Addr: srv.Addr(), URL: srv.URL(), API: base + "/api/", MCP: base + "/mcp/"})
+		err = out.printJSON(serveDocument{Addr: srv.Addr(), URL: srv.URL(), API: base + "/api/", MCP: base + "/mcp"})
 	} else {
-		_, err = fmt.Fprintf(out.Stdout, "agentmail serve: open %s (API %s/api/, MCP %s/mcp/; Ctrl-C stops)\n", srv.URL(), base, base)
+		_, err = fmt.Fprintf(out.Stdout, "agentmail serve: open %s (API %s/api/, MCP %s/mcp; Ctrl-C stops)\n", srv.URL(), base, base)
 	}
 	if err != nil {
 		_ = srv.Shutdown(context.Background())

@@ -42,6 +42,8 @@ func TestContacts(t *testing.T) {
 	g.fail("send_message", args{"to": "BlueLake", "subject": "hello", "body_md": ""}, "CONTACT_REQUIRED")
 
 	g.want(g.ok("request_contact", args{"to_agent": "BlueLake", "reason": "API handoff"}), "contact.state", "requested")
+	g.fail("request_contact", args{"to_agent": "BlueLake", "to_project": "github.com/acme/other"}, "NO_PROJECT")
+	g.ok("ensure_project", args{"human_key": "github.com/acme/other"})
 	g.fail("request_contact", args{"to_agent": "BlueLake", "to_project": "github.com/acme/other"}, "INVALID_ARGUMENT")
 	b.want(b.ok("list_contacts", args{}), "contacts.0.from", "GreenCastle")
 	b.fail("list_contacts", args{"agent_name": "GreenCastle"}, "AUTHENTICATION_REQUIRED")

@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
+	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
@@ -86,18 +89,20 @@ var mcpAgentMailTypes = map[string]string{
 // toolHints replace the command line's default hints, which name commands
 // and flags, for errors that carry no hint of their own.
 var toolHints = map[string]string{
-	"NO_PROJECT":        "pass project_key: the absolute path of your repository, or a project key",
-	"NOT_REGISTERED":    "call register_agent (or macro_start_session) first, or pass your agent name",
-	"INVALID_NAME":      "agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one",
-	"NAME_TAKEN":        "choose another name, or leave the name out for a generated one",
-	"UNKNOWN_RECIPIENT": "list_agents lists who is registered",
-	"NOT_FOUND":         "check the id or name: fetch_inbox lists your messages, list_agents the agents, list_locks the locks",
-	"INVALID_ARGUMENT":  "see the tool's input schema",
-	"USAGE":             "see the tool's input schema",
-	"TIMEOUT":           "wait again, or look at fetch_inbox",
-	"CONTACT_REQUIRED":  "ask first: request_contact with to_agent and a reason, then wait for the approval",
-	"CONTACT_BLOCKED":   "the recipient takes no mail; ask a human to pass it on",
-	"LOCK_HELD":         "wait for it (wait_seconds), or ask the holder with send_message",
+	"NO_PROJECT":              "pass project_key: the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one",
+	"NOT_REGISTERED":          "call register_agent (or macro_start_session) first, or pass your agent name",
+	"INVALID_NAME":            "agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one",
+	"NAME_TAKEN":              "choose another name, or leave the name out for a generated one",
+	"UNKNOWN_RECIPIENT":       "list_agents lists who is registered",
+	"NOT_FOUND":               "check the id or name: fetch_inbox lists your messages, list_agents the agents, list_contacts the contact requests, check_file_reservations who holds a path, list_locks the locks",
+	"INVALID_ARGUMENT":        "see the tool's input schema",
+	"USAGE":                   "see the tool's input schema",
+	"NO_REMOTE":               "the project has no remote to sync through: leave offline out",
+	"AUTHENTICATION_REQUIRED": "act as the agent this session acts as (leave the agent name out); only an overseer's server acts for any agent",
+	"TIMEOUT":                 "wait again, or look at fetch_inbox",
+	"CONTACT_REQUIRED":        "ask first: request_contact with to_agent and a reason, then wait for the approval",
+	"CONTACT_BLOCKED":         "the recipient takes no mail; ask a human to pass it on",
+	"LOCK_HELD":               "wait for it (wait_seconds), or ask the holder with send_message",
 	// The command line's hint names --offline; only tools that grant
 	// leases reach the remote.
 	"REMOTE_UNREACHABLE": "the project syncs through this remote: check that it is up, or call again with offline: true to grant here only, unconfirmed until a sync decides it",
@@ -107,13 +112,49 @@ var toolHints = map[string]string{
 // that a tool's hint replaces even an error's own.
 var flagHints = map[string]bool{"REMOTE_UNREACHABLE": true}
 
-// errorDoc describes err as the error document.
+// cliText finds the command line's vocabulary in a text: a flag, or a
+// command to run. An MCP client has neither.
+var cliText = regexp.MustCompile(`(^|[^\w-])--[a-z]|\bagentmail [a-z]`)
+
+// toolWords says, in the tools' arguments, what the domain's errors say
+// in the command line's flags (until errors are data a face words itself).
+var toolWords = strings.NewReplacer(
+	"omit --name", "leave name out", "--name", "name",
+	"--limit", "limit", "--subject", "subject", "--body", "body_md",
+	"--ttl", "ttl_seconds", "--reason", "reason", "--thread", "thread_id",
+	"--importance", "importance", "--category", "category",
+	"--shared", "exclusive: false", "--allow-conflicts", "allow_conflicts", "--wait", "wait_seconds",
+)
+
+// mcpText words an error's text for an MCP client: flags become the
+// tools' arguments; a text that still names a command or flag is replaced
+// by instead.
+func mcpText(s, instead string) string {
+	if !cliText.MatchString(s) {
+		return s
+	}
+	if s = toolWords.Replace(s); cliText.MatchString(s) {
+		return instead
+	}
+	return s
+}
+
+// errorDoc describes err as the error document, in the tools' terms.
 func errorDoc(err error) ErrorDoc {
 	f := service.Describe(err)
+	if f.Code == "ERROR" && errors.Is(err, context.Canceled) {
+		f.Code, f.Hint = "CANCELLED", "the call was cancelled: its client went away or closed its input; call again to try again"
+	}
 	doc := ErrorDoc{Code: f.Code, Message: f.Message, Hint: f.Hint, Type: mcpAgentMailTypes[f.Code]}
 	if h, ok := toolHints[f.Code]; ok && (flagHints[f.Code] || !ownHint(err)) {
 		doc.Hint = h
 	}
+	fallback, ok := toolHints[f.Code]
+	if !ok {
+		fallback = "see the tool's description and input schema (tools/list)"
+	}
+	doc.Hint = mcpText(doc.Hint, fallback)
+	doc.Message = mcpText(doc.Message, f.Code+": see the hint")
 	var d *details
 	if errors.As(err, &d) {
 		doc.Conflicts, doc.Lock = d.conflicts, d.lock

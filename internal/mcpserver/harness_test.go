@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -179,12 +181,17 @@ func (h *harness) ok(name string, a args) doc {
 		h.t.Fatalf("%s %v: %s", name, a, text(res))
 	}
 	record(name, false)
-	if text(res) == "" {
-		h.t.Errorf("%s: no text", name)
+	if text(res) == "" || len(res.Content) != 2 {
+		h.t.Errorf("%s: no text, or not after the JSON text: %d contents", name, len(res.Content))
 	}
 	m, ok := res.StructuredContent.(map[string]any)
 	if !ok {
 		h.t.Fatalf("%s: structured content %T", name, res.StructuredContent)
+	}
+	// content[0] is the structured content as JSON text.
+	var first map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &first); err != nil || !reflect.DeepEqual(first, m) {
+		h.t.Errorf("%s: content[0] is not the structured content: %v", name, err)
 	}
 	if err := outputSchema(name).Validate(m); err != nil {
 		h.t.Errorf("%s: the document does not fit the tool's output schema: %v\n%v", name, err, m)
@@ -240,15 +247,18 @@ func (h *harness) fail(name string, a args, code string) ErrorDoc {
 	if e.Error.Message == "" || e.Error.Hint == "" {
 		h.t.Errorf("%s: error without message or hint: %+v", name, e.Error)
 	}
+	checkNoCLI(h.t, name, e.Error)
 	record(name, true)
 	return e.Error
 }
 
+// text is a result's last text: the text for the model of a success (the
+// first is its document as JSON), the JSON error document of a failure.
 func text(res *mcp.CallToolResult) string {
 	if len(res.Content) == 0 {
 		return ""
 	}
-	t, _ := res.Content[0].(*mcp.TextContent)
+	t, _ := res.Content[len(res.Content)-1].(*mcp.TextContent)
 	if t == nil {
 		return ""
 	}
@@ -321,4 +331,19 @@ func (h *harness) env(extra ...string) []string {
 		return strings.HasPrefix(kv, "AGENTMAIL_") || strings.HasPrefix(kv, "AGENT_NAME=")
 	})
 	return append(env, append([]string{"AGENTMAIL_HOME=" + h.store, "AGENTMAIL_NOW=" + h.clock.Now().Format(time.RFC3339)}, extra...)...)
+}
+
+// cliVocabulary is the command line's vocabulary: a flag, or a command.
+var cliVocabulary = regexp.MustCompile(`(^|[^\w-])--[a-z]|\bagentmail [a-z]`)
+
+// checkNoCLI fails the test when an MCP error speaks the command line's
+// language: an agent over MCP has no flags to pass and no command to run.
+// Every error path the tests take goes through it.
+func checkNoCLI(t *testing.T, tool string, e ErrorDoc) {
+	t.Helper()
+	for _, s := range []string{e.Message, e.Hint} {
+		if cliVocabulary.MatchString(s) {
+			t.Errorf("%s: an MCP error with command-line text: %q", tool, s)
+		}
+	}
 }

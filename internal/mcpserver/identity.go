@@ -1,12 +1,15 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -34,7 +37,7 @@ func (s *Server) sessionAgent() string {
 // bind makes agent the session's agent, if the session has none and the
 // server is not an overseer's.
 func (s *Server) bind(agent string) {
-	if agent == "" || s.cfg.Overseer || s.cfg.Agent != "" {
+	if agent == "" || s.cfg.Overseer || s.cfg.Stateless || s.cfg.Agent != "" {
 		return
 	}
 	s.boundMu.Lock()
@@ -62,7 +65,7 @@ func (c *call) act(given string) (string, error) {
 		c.agent = me
 	default:
 		return "", fault.WithHint(fmt.Errorf("%w: this session acts as %s and cannot act as %s", service.ErrAuthenticationRequired, me, given),
-			fmt.Sprintf("leave the agent name out (you are %s), or start agentmail mcp --overseer to act for any agent", me))
+			fmt.Sprintf("leave the agent name out (you are %s): a session acts as its own agent only, and only an overseer's server acts for any agent", me))
 	}
 	return c.agent, nil
 }
@@ -96,7 +99,7 @@ func (c *call) project(p projectArgs, agent string) (service.Scope, error) {
 	if err := p.check(); err != nil {
 		return service.Scope{}, err
 	}
-	ref, err := c.s.projectRef(p.ProjectKey)
+	ref, err := c.projectRef(p.ProjectKey, false)
 	return service.Scope{Project: ref, Agent: agent}, err
 }
 
@@ -122,25 +125,57 @@ func (p projectArgs) check() error {
 	return nil
 }
 
-// projectRef resolves a project_key argument: an absolute path of a
-// directory (the project of the git repository around it, as the command
-// line would resolve it there; a directory outside any repository is taken
-// as a key), a project key, or "" for the server's project.
-func (s *Server) projectRef(key string) (service.ProjectRef, error) {
+// projectRef resolves a project_key argument: "" for the server's
+// project; an absolute path of a directory in a git repository (the
+// project of that repository, as the command line would resolve it
+// there); else the key, slug or slug prefix of a project the store knows
+// (service.FindProject), or of the server's own project. Anything else
+// (a placeholder copied from an example, a bare word, a path outside any
+// repository) is refused with the known projects: a team that mistyped
+// its key would otherwise split across two projects without knowing.
+// With create (ensure_project), a key that is no placeholder names a new
+// project.
+func (c *call) projectRef(key string, create bool) (service.ProjectRef, error) {
 	key = strings.TrimSpace(key)
 	switch {
 	case key == "":
-		return s.cfg.Project, nil
+		return c.s.cfg.Project, nil
 	case key == "." || key == ".." || strings.HasPrefix(key, "./") || strings.HasPrefix(key, "../") || strings.HasPrefix(key, "~"):
 		return service.ProjectRef{}, fault.WithHint(fmt.Errorf("%w: project_key %q is a relative path", service.ErrInvalidArgument, key),
 			"pass the absolute path of your repository (or of any directory in it), or a project key such as github.com/acme/shop")
 	case filepath.IsAbs(key):
-		if fi, err := os.Stat(key); err == nil && fi.IsDir() {
+		fi, err := os.Stat(key)
+		if err == nil && fi.IsDir() {
 			dir := service.ProjectRef{Dir: filepath.Clean(key)}
 			if _, err := service.ResolveProject(dir); err == nil {
 				return dir, nil
 			}
+		} else if create {
+			return service.ProjectRef{}, fault.WithHint(fmt.Errorf("%w: no directory %s", project.ErrNoProject, key),
+				"pass the absolute path of your repository as it is on this machine, or a project key such as github.com/acme/shop")
 		}
 	}
-	return service.ProjectRef{Key: key, KeySource: service.SourceFlag}, nil
+	if placeholder(key) {
+		_, err := c.svc.FindProject(context.Background(), key)
+		return service.ProjectRef{}, fault.WithHint(fmt.Errorf("project_key %q is a placeholder from an example: %w", key, err),
+			"pass the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one")
+	}
+	if create {
+		return service.ProjectRef{Key: key, KeySource: service.SourceFlag}, nil
+	}
+	if own, err := service.ResolveProject(c.s.cfg.Project); err == nil && (own.Key == key || own.Slug == key) {
+		return c.s.cfg.Project, nil
+	}
+	found, err := c.svc.FindProject(context.Background(), key)
+	if err != nil {
+		return service.ProjectRef{}, err
+	}
+	return service.ProjectRef{Key: found.Key, KeySource: service.SourceFlag}, nil
 }
+
+// placeholders are what the examples of mcp_agent_mail's documentation
+// and of tutorials put where a project's key goes.
+var placeholders = regexp.MustCompile(`(?i)^(your[-_ ]?(project|repo)\w*|project[-_ ]?key|my[-_ ]?project|<.*>|\{.*\}|\$\w+)$|/path/to/|(^|/)abs(olute)?/path`)
+
+// placeholder reports whether key is a placeholder from an example.
+func placeholder(key string) bool { return placeholders.MatchString(key) }

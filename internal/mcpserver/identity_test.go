@@ -18,7 +18,7 @@ func TestSessionActsAsItsAgent(t *testing.T) {
 	g.ok("fetch_inbox", args{"agent_name": "greencastle"}) // names ignore case
 
 	e := g.fail("fetch_inbox", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
-	if e.Type != "AUTHENTICATION_REQUIRED" || !strings.Contains(e.Hint, "--overseer") {
+	if e.Type != "AUTHENTICATION_REQUIRED" || !strings.Contains(e.Hint, "overseer") {
 		t.Errorf("acting as another: %+v", e)
 	}
 	g.fail("register_agent", args{"name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
@@ -79,6 +79,26 @@ func TestProjectKey(t *testing.T) {
 
 	// Paths are relative to project_key's directory, as in git.
 	g.want(g.ok("file_reservation_paths", args{"project_key": sub, "paths": []string{"*.go"}}), "granted.0.pattern", "src/api/*.go")
+
+	// A slug, or a prefix of one reaching into its hash, names its
+	// project, as in mcp_agent_mail.
+	slug := g.ok("health_check", args{}).str("project.slug")
+	b.want(b.ok("fetch_inbox", args{"project_key": slug}), "messages.0.subject", "from a subdirectory")
+	b.want(b.ok("fetch_inbox", args{"project_key": slug[:len(slug)-3]}), "messages.0.subject", "from a subdirectory")
+
+	// A key no project has, a bare word, a placeholder from an example, a
+	// path outside any repository: refused, with the projects there are,
+	// not taken as a new project. ensure_project makes a new one.
+	name, _, _ := strings.Cut(slug, "-")
+	for _, key := range []string{"github.com/acme/other", name, "YOUR_PROJECT", "/abs/path/to/project", "/path/to/your/repo", "<project_key>"} {
+		e := b.fail("fetch_inbox", args{"project_key": key}, "NO_PROJECT")
+		if !strings.Contains(e.Message, slug) || !strings.Contains(e.Hint, "ensure_project") {
+			t.Errorf("project_key %q: %+v", key, e)
+		}
+	}
+	g.fail("ensure_project", args{"human_key": "YOUR_PROJECT"}, "NO_PROJECT")
+	g.fail("ensure_project", args{"human_key": "/abs/path/to/project"}, "NO_PROJECT")
+	g.want(g.ok("ensure_project", args{"human_key": "github.com/acme/other"}), "project.key", "github.com/acme/other")
 
 	// A key names another project, where nobody is registered.
 	b.fail("fetch_inbox", args{"project_key": "github.com/acme/other"}, "NOT_REGISTERED")

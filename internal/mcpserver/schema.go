@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -42,13 +43,57 @@ var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonsc
 }}
 
 // schemaFor infers the schema of T; the types are the package's own, so a
-// type it cannot describe is a programming error.
-func schemaFor[T any]() *jsonschema.Schema {
+// type it cannot describe is a programming error. The schema is written
+// for the clients that read a `type` as one string (see portable): input
+// says whether it describes arguments.
+func schemaFor[T any](input bool) *jsonschema.Schema {
 	s, err := jsonschema.For[T](schemaOptions)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of %v: %v", reflect.TypeFor[T](), err))
 	}
+	s = s.CloneSchemas() // the option's schemas are shared
+	portable(s, input)
 	return s
+}
+
+// portable rewrites every type list of s (["null","integer"], which many
+// clients and MCP Inspector's schema checks cannot read) as one type: an
+// argument that may be null is an optional one of its type (a null
+// argument is taken as left out, see decodeArgs); elsewhere the types
+// become anyOf branches of one type each.
+func portable(s *jsonschema.Schema, input bool) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) > 1 {
+		types := s.Types
+		if input {
+			types = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
+		}
+		if len(types) == 1 {
+			s.Type, s.Types = types[0], nil
+		} else if s.AnyOf == nil {
+			s.Types = nil
+			for _, t := range types {
+				s.AnyOf = append(s.AnyOf, &jsonschema.Schema{Type: t})
+			}
+		}
+	}
+	for _, sub := range s.Properties {
+		portable(sub, input)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf, s.PrefixItems} {
+		for _, sub := range list {
+			portable(sub, input)
+		}
+	}
+	for _, defs := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions} {
+		for _, sub := range defs {
+			portable(sub, input)
+		}
+	}
+	portable(s.Items, input)
+	portable(s.AdditionalProperties, input)
 }
 
 // tool describes a tool: its name and what it does, for the model.
@@ -59,8 +104,8 @@ type tool struct {
 
 // addTool registers a tool whose handler runs on the server's service (see
 // Server.do).
-// The handler's document is the structured content, text renders it for
-// the model; an error becomes a tool error carrying its JSON document, and
+// The handler's document is the structured content, and the first text
+// as JSON; text renders it for the model, as the second; an error becomes a tool error carrying its JSON document, and
 // the agent a successful call acted as becomes the session's when it has
 // none.
 func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, c *call, in In) (Out, error)) {
@@ -93,16 +138,17 @@ var beforeCall func(tool string)
 // more than the operation, and without marshalling it first ourselves,
 // which the SDK would then copy and compact.
 func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) {
-	in := schemaFor[In]()
+	in := schemaFor[In](true)
 	args, err := in.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", t.name, err))
 	}
+	shape := argShape(t.name, in)
 	mt := &mcp.Tool{
 		Name:         t.name,
 		Description:  t.desc,
 		InputSchema:  in,
-		OutputSchema: schemaFor[Out](),
+		OutputSchema: schemaFor[Out](false),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: new(bool)},
 	}
 	s.mcp.AddTool(mt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -110,26 +156,42 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 			beforeCall(t.name)
 		}
 		var res mcp.CallToolResult
-		in, err := decodeArgs[In](req.Params.Arguments, args)
+		in, err := decodeArgs[In](req.Params.Arguments, args, shape)
 		if err != nil {
 			res.SetError(err)
 			return &res, nil
 		}
+		ctx, cancel := s.callContext(ctx, req)
+		defer cancel()
 		out, err := h(ctx, req, in)
 		if err != nil {
 			res.SetError(failure(err))
 			return &res, nil
 		}
-		res.StructuredContent = out
-		res.Content = []mcp.Content{&mcp.TextContent{Text: text(out)}}
+		// The document is marshalled once, for the structured content and
+		// for the first text, which carries it as JSON (as the
+		// specification asks of a tool with structured content, and as
+		// scripts reading content[0].text expect); the text for the model
+		// follows.
+		doc, err := json.Marshal(out)
+		if err != nil {
+			res.SetError(failure(err))
+			return &res, nil
+		}
+		res.StructuredContent = json.RawMessage(doc)
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(doc)}, &mcp.TextContent{Text: text(out)}}
 		return &res, nil
 	})
 }
 
 // decodeArgs validates a call's arguments against the tool's input schema
 // and decodes them. Arguments that do not fit fail as every other failure
-// does, with the JSON error document (INVALID_ARGUMENT).
-func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+// does, with the JSON error document (INVALID_ARGUMENT). Before that, the
+// arguments are taken as models send them (shape.loosen): a null is an
+// argument left out, a number or a boolean may come as a string, and a
+// list as a string of JSON; and an argument the tool does not take is
+// named with the one meant, when it is a known other spelling of it.
+func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved, shape *argsShape) (In, error) {
 	var in In
 	fields := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
@@ -137,8 +199,17 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 			return in, badArguments(fmt.Errorf("the arguments are not a JSON object: %w", err))
 		}
 	}
+	changed, err := shape.loosen(fields)
+	if err != nil {
+		return in, err
+	}
 	if err := schema.Validate(fields); err != nil {
 		return in, badArguments(err)
+	}
+	if changed {
+		if raw, err = json.Marshal(fields); err != nil {
+			return in, badArguments(err)
+		}
 	}
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &in); err != nil {

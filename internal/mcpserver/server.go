@@ -47,6 +47,13 @@ type Config struct {
 	Overseer bool
 	// Version is the agentmail version the server reports.
 	Version string
+	// Stateless serves calls that stand alone (MCP over HTTP from protocol
+	// 2026-07-28 on, which has no sessions): each acts as the agent it
+	// names, and none binds the server to an agent.
+	Stateless bool
+	// HTTP, over HTTP, ties each call to the HTTP request carrying it: the
+	// call ends when its client goes away.
+	HTTP *HTTPCalls
 }
 
 // Server is the MCP server of one store.
@@ -66,6 +73,11 @@ type Server struct {
 	// progressEvery is how often a client that asked for progress hears
 	// from a call that blocks.
 	progressEvery time.Duration
+
+	// stopped ends when the client's input ended (interrupt): calls that
+	// block end with it.
+	stopped   context.Context
+	interrupt context.CancelFunc
 }
 
 // New returns the server cfg describes, with every tool and resource
@@ -76,6 +88,7 @@ func New(cfg Config) *Server {
 		gate, own = service.NewGate(cfg.Store), true
 	}
 	s := &Server{cfg: cfg, gate: gate, own: own, progressEvery: 15 * time.Second}
+	s.stopped, s.interrupt = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "agentmail", Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
@@ -130,6 +143,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // Close closes the store, unless the server was given its gate
 // (Config.Gate): then the gate's owner closes it.
 func (s *Server) Close() error {
+	s.interrupt()
 	if !s.own {
 		return nil
 	}
@@ -151,7 +165,7 @@ func (s *Server) do(fn func(*service.Service) error) error {
 // unbound reports whether a call may still bind the session to an agent.
 // Once false it stays so: an agent once bound stays.
 func (s *Server) unbound() bool {
-	return !s.cfg.Overseer && s.sessionAgent() == ""
+	return !s.cfg.Overseer && !s.cfg.Stateless && s.sessionAgent() == ""
 }
 
 // unlocked runs a call that may block for long: its scope is resolved as
@@ -159,8 +173,9 @@ func (s *Server) unbound() bool {
 // still to bind (other calls go on meanwhile), and the session takes on
 // the agent the call acted as once op succeeded. While op runs, a client
 // that asked for progress hears of it every progressEvery, so that it does
-// not give up on the call.
-func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, prep func(*call) (service.Scope, error), op func(*service.Service, service.Scope) error) error {
+// not give up on the call. op's context ends with the call's, and, when
+// the call blocks, when the client's input ends (ServeStdio).
+func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, blocks bool, prep func(*call) (service.Scope, error), op func(context.Context, *service.Service, service.Scope) error) error {
 	c := &call{s: s}
 	var sc service.Scope
 	if err := s.do(func(svc *service.Service) (err error) {
@@ -170,8 +185,13 @@ func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, prep fu
 	}); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if blocks {
+		defer context.AfterFunc(s.stopped, cancel)()
+	}
 	stop := s.reportProgress(ctx, req)
-	err := s.gate.Blocking(func(svc *service.Service) error { return op(svc, sc) })
+	err := s.gate.Blocking(func(svc *service.Service) error { return op(ctx, svc, sc) })
 	stop()
 	if err == nil {
 		s.bind(c.agent)

@@ -79,14 +79,15 @@ type ensureArgs struct {
 }
 
 func (s *Server) ensureProject(ctx context.Context, c *call, in ensureArgs) (service.InitResponse, error) {
-	sc, err := c.project(projectArgs{ProjectKey: in.HumanKey, Format: in.Format}, "")
+	if err := (projectArgs{Format: in.Format}).check(); err != nil {
+		return service.InitResponse{}, err
+	}
+	ref, err := c.projectRef(in.HumanKey, true)
 	if err != nil {
 		return service.InitResponse{}, err
 	}
-	if _, err := service.ResolveProject(sc.Project); err != nil {
-		return service.InitResponse{}, err
-	}
-	return c.svc.Init(ctx, sc)
+	sc := service.Scope{Project: ref}
+	return c.svc.EnsureProject(ctx, sc)
 }
 
 func textInit(r service.InitResponse) string {
@@ -202,11 +203,11 @@ type requestContactArgs struct {
 }
 
 // sameProject refuses a to_project that is not the call's project.
-func (s *Server) sameProject(sc service.Scope, other string) error {
+func (s *Server) sameProject(c *call, sc service.Scope, other string) error {
 	if strings.TrimSpace(other) == "" {
 		return nil
 	}
-	ref, err := s.projectRef(other)
+	ref, err := c.projectRef(other, false)
 	if err != nil {
 		return err
 	}
@@ -230,7 +231,7 @@ func (s *Server) requestContact(ctx context.Context, c *call, in requestContactA
 	if err != nil {
 		return service.ContactResponse{}, err
 	}
-	if err := s.sameProject(sc, in.ToProject); err != nil {
+	if err := s.sameProject(c, sc, in.ToProject); err != nil {
 		return service.ContactResponse{}, err
 	}
 	return c.svc.RequestContact(ctx, sc, service.ContactRequest{To: in.ToAgent, Reason: in.Reason})

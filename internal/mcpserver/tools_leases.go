@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -262,9 +263,16 @@ func (s *Server) acquire(ctx context.Context, req *mcp.CallToolRequest, p projec
 		return service.LockResponse{}, err
 	}
 	var resp service.LockResponse
-	err = s.unlocked(ctx, req, func(c *call) (service.Scope, error) { return c.scope(p, agent) },
-		func(svc *service.Service, sc service.Scope) error {
+	err = s.unlocked(ctx, req, lr.Wait > 0, func(c *call) (service.Scope, error) { return c.scope(p, agent) },
+		func(ctx context.Context, svc *service.Service, sc service.Scope) error {
 			resp, err = svc.AcquireLock(ctx, sc, lr)
+			if err == nil && ctx.Err() != nil {
+				// Granted as the call ended: its client is gone (or closed
+				// its input) and will never hear of the lock, which must
+				// not stand for nobody.
+				_, rerr := svc.ReleaseLock(context.WithoutCancel(ctx), sc, lr.Key)
+				return errors.Join(ctx.Err(), rerr)
+			}
 			return lockHeldHint(err, resp)
 		})
 	return resp, err

@@ -263,7 +263,7 @@ type searchArgs struct {
 func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (service.SearchResponse, error) {
 	if in.All && !s.cfg.Overseer {
 		return service.SearchResponse{}, fault.WithHint(fmt.Errorf("%w: searching the whole project's mail needs an overseer's session", service.ErrAuthenticationRequired),
-			"leave all out to search your own mail, or start agentmail mcp --overseer")
+			"leave all out to search your own mail; only an overseer's server searches the whole project")
 	}
 	sc, err := c.viewer(in.projectArgs, in.AgentName)
 	if err != nil {
@@ -407,8 +407,8 @@ func (s *Server) waitForMail(ctx context.Context, req *mcp.CallToolRequest, in w
 		return Waited{}, err
 	}
 	var resp service.WaitResponse
-	err = s.unlocked(ctx, req, func(c *call) (service.Scope, error) { return c.scope(in.projectArgs, in.AgentName) },
-		func(svc *service.Service, sc service.Scope) error {
+	err = s.unlocked(ctx, req, timeout > 0, func(c *call) (service.Scope, error) { return c.scope(in.projectArgs, in.AgentName) },
+		func(ctx context.Context, svc *service.Service, sc service.Scope) error {
 			resp, err = svc.Wait(ctx, sc, service.WaitRequest{Timeout: min(timeout, maxWait), Thread: in.ThreadID, From: in.From, Urgent: in.UrgentOnly})
 			if errors.Is(err, service.ErrTimeout) {
 				return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,5 +108,77 @@ func TestBadArguments(t *testing.T) {
 		if !res.IsError || !strings.Contains(text(res), `"code":"INVALID_ARGUMENT"`) {
 			t.Errorf("send_message %v: %s", a, text(res))
 		}
+	}
+}
+
+// The spellings of widely copied tutorials hear, in their first error,
+// the name of every argument they meant.
+func TestOtherSpellings(t *testing.T) {
+	g, _ := twoAgents(t)
+	e := g.fail("send_message", args{"from_agent": "GreenCastle", "to_agents": []string{"BlueLake"}, "subject": "hi", "body": "x"}, "INVALID_ARGUMENT")
+	for _, want := range []string{"from_agent: did you mean sender_name?", "to_agents: did you mean to?", "body: did you mean body_md?"} {
+		if !strings.Contains(e.Message, want) {
+			t.Errorf("send_message in a tutorial's spelling: %q does not say %q", e.Message, want)
+		}
+	}
+	e = g.fail("register_agent", args{"agent_name": "GreenCastle"}, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Message, "agent_name: did you mean name?") {
+		t.Errorf("register_agent(agent_name): %q", e.Message)
+	}
+	e = g.fail("ensure_project", args{"project_key": g.repo}, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Message, "project_key: did you mean human_key?") {
+		t.Errorf("ensure_project(project_key): %q", e.Message)
+	}
+	// An argument nobody spells so is named, with the tool's arguments.
+	e = g.fail("fetch_inbox", args{"nonsense": 1}, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Message, "fetch_inbox does not take nonsense") || !strings.Contains(e.Hint, "include_bodies") {
+		t.Errorf("fetch_inbox(nonsense): %+v", e)
+	}
+	// A tool that takes from_agent takes it.
+	g.fail("respond_contact", args{"from_agent": "RedFox", "accept": true}, "NOT_FOUND")
+}
+
+// Arguments as models send them: a number as a string, a list as a
+// string of JSON, a null for an argument left out.
+func TestArgumentsAsModelsSendThem(t *testing.T) {
+	g, b := twoAgents(t)
+	for i := range 3 {
+		g.ok("send_message", args{"to": `["BlueLake"]`, "subject": fmt.Sprint("s", i), "body_md": "", "thread_id": nil})
+	}
+	in := b.ok("fetch_inbox", args{"limit": "2", "include_bodies": "true", "since_ts": nil})
+	if n := len(in.list("messages")); n != 2 {
+		t.Errorf("fetch_inbox(limit: \"2\"): %d messages", n)
+	}
+	b.want(in, "messages.0.to.0", "BlueLake")
+	b.fail("fetch_inbox", args{"limit": "two"}, "INVALID_ARGUMENT")
+	g.fail("send_message", args{"to": `["BlueLake"`, "subject": "x", "body_md": ""}, "UNKNOWN_RECIPIENT")
+}
+
+// No input or output schema has a list for a type, which many clients
+// (and MCP Inspector's checks) cannot read.
+func TestSchemasPortable(t *testing.T) {
+	srv := New(Config{Store: service.Config{Dir: t.TempDir()}})
+	defer srv.Close()
+	var walk func(tool string, v any)
+	walk = func(tool string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["type"].([]any); ok {
+				t.Errorf("%s: a type list: %v", tool, v)
+			}
+			for _, x := range v {
+				walk(tool, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(tool, x)
+			}
+		}
+	}
+	for _, tl := range listTools(context.Background(), srv) {
+		b, _ := json.Marshal(tl)
+		var m any
+		json.Unmarshal(b, &m)
+		walk(tl.Name, m)
 	}
 }

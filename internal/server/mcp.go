@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -17,28 +18,58 @@ import (
 // so.
 const mcpSessionTimeout = time.Hour
 
+// statelessProtocol is the first MCP protocol version without sessions
+// (SEP-2575): every request carries its version and stands alone.
+const statelessProtocol = "2026-07-28"
+
 // mcpHandler is the MCP endpoint: the tools and resources of agentmail
 // mcp over streamable HTTP. Each HTTP session is what one agentmail mcp
 // process is on stdio: it acts as the first agent a call registers or
 // names (docs/mcp-tools.md, "Over HTTP"); every session shares the
 // server's gate.
+//
+// The SDK serves protocol 2026-07-28, which has no sessions, only on a
+// stateless handler, and the sessions of the earlier versions only on a
+// stateful one: a request is routed by the version its
+// MCP-Protocol-Version header names, so that every version the server
+// advertises (server/discover, initialize) is accepted. A stateless
+// request is a session of its own: each call acts as the agent it names.
+//
+// The legacy HTTP+SSE transport's handshake (a GET for an event stream
+// with no session) is answered with an error that says what to configure.
 func (s *Server) mcpHandler() http.Handler {
-	cfg := mcpserver.Config{Gate: s.gate, Project: s.cfg.Project, Version: s.cfg.Version}
+	calls := mcpserver.NewHTTPCalls()
+	cfg := mcpserver.Config{Gate: s.gate, Project: s.cfg.Project, Version: s.cfg.Version, HTTP: calls}
 	// The SDK asks for a server on every request (to check the protocol
 	// version); only a request without a session starts one.
 	shared := mcpserver.New(cfg).MCP()
 	limit := service.RequestLimit(s.maxBody())
-	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	stateful := calls.Handler(mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		if r.Header.Get("Mcp-Session-Id") != "" {
 			return shared
 		}
 		return mcpserver.New(cfg).MCP()
-	}, &mcp.StreamableHTTPOptions{SessionTimeout: mcpSessionTimeout, MaxRequestBodyBytes: limit + 1})
+	}, &mcp.StreamableHTTPOptions{SessionTimeout: mcpSessionTimeout, MaxRequestBodyBytes: limit + 1}))
+	aloneCfg := cfg
+	aloneCfg.Stateless = true
+	alone := mcpserver.New(aloneCfg).MCP()
+	stateless := calls.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
+		return alone
+	}, &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true, MaxRequestBodyBytes: limit + 1}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && !s.bodyFits(w, r, limit) {
 			return
 		}
-		h.ServeHTTP(w, r)
+		switch {
+		case r.Header.Get("Mcp-Protocol-Version") >= statelessProtocol:
+			stateless.ServeHTTP(w, r)
+		case r.Method == http.MethodGet && r.Header.Get("Mcp-Session-Id") == "" && strings.Contains(r.Header.Get("Accept"), "text/event-stream"):
+			w.Header().Set("Allow", "POST, GET, DELETE")
+			http.Error(w, "agentmail serves MCP over streamable HTTP (protocol 2025-03-26 and later), not the older HTTP+SSE transport: "+
+				"configure the client for streamable HTTP (\"type\": \"http\") at this URL, /mcp", http.StatusMethodNotAllowed)
+		default:
+			stateful.ServeHTTP(w, r)
+		}
 	})
 }
 

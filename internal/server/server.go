@@ -4,7 +4,7 @@
 // the safe markdown, the embedded assets) with internal/service (every
 // operation, written once) and internal/mcpserver (the MCP tools, here
 // over streamable HTTP): the web UI under /mail/, the JSON API under
-// /api/, MCP under /mcp/.
+// /api/, MCP at /mcp (and /mcp/).
 //
 // One Server serves one store. Its handlers share one service.Gate, whose
 // Service serves them all at once.

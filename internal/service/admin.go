@@ -75,6 +75,24 @@ func (s *Service) Health(ctx context.Context) (HealthResponse, error) {
 	return h, nil
 }
 
+// EnsureProject is Init that also records the scope's project in the
+// store, if it is not there yet: from then on it is a known project
+// (FindProject), as mcp_agent_mail's ensure_project makes one.
+func (s *Service) EnsureProject(ctx context.Context, sc Scope) (InitResponse, error) {
+	proj, err := ResolveProject(sc.Project)
+	if err != nil {
+		return InitResponse{}, err
+	}
+	x, err := s.sessionFor(ctx, proj, "")
+	if err != nil {
+		return InitResponse{}, err
+	}
+	if err := x.mb.EnsureProject(ctx); err != nil {
+		return InitResponse{}, err
+	}
+	return s.Init(ctx, sc)
+}
+
 // ArchivePathResponse is the document of archive path.
 type ArchivePathResponse struct {
 	Path string `json:"path"`

@@ -2,8 +2,11 @@ package service
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -154,4 +157,46 @@ func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (Project
 		resp.Previous = &PreviousProject{Holds: holdingsDoc(holds), Key: old.Key, Slug: old.Slug}
 	}
 	return resp, nil
+}
+
+// FindProject returns the project of the store that name names: its key,
+// its slug, or a prefix of one slug only that reaches into its hash
+// ("shop-fe4a" for shop-fe4abaed; not "shop", which names no project but
+// could be any), as mcp_agent_mail takes a slug for a project. A name that
+// matches none, or several, is ErrNoProject, its message listing the
+// store's projects.
+func (s *Service) FindProject(ctx context.Context, name string) (ProjectKey, error) {
+	st, err := s.store()
+	if err != nil {
+		return ProjectKey{}, err
+	}
+	if err := st.Fresh(ctx); err != nil {
+		return ProjectKey{}, err
+	}
+	rows, err := store.ListProjects(ctx, st.Index())
+	if err != nil {
+		return ProjectKey{}, err
+	}
+	var prefixed []ProjectKey
+	known := make([]string, 0, len(rows))
+	for _, r := range rows {
+		if r.Key == name || r.Slug == name {
+			return ProjectKey{r.Key, r.Slug}, nil
+		}
+		if strings.HasPrefix(r.Slug, name) && len(name) > strings.LastIndex(r.Slug, "-")+1 {
+			prefixed = append(prefixed, ProjectKey{r.Key, r.Slug})
+		}
+		known = append(known, fmt.Sprintf("%s (%s)", r.Key, r.Slug))
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0], nil
+	}
+	list := "the store has no project yet"
+	if len(known) > 0 {
+		list = "known projects: " + strings.Join(known, ", ")
+	}
+	if len(prefixed) > 1 {
+		return ProjectKey{}, fmt.Errorf("%w: %q is the beginning of several projects' slugs; %s", project.ErrNoProject, name, list)
+	}
+	return ProjectKey{}, fmt.Errorf("%w named %q; %s", project.ErrNoProject, name, list)
 }

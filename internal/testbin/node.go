@@ -34,3 +34,22 @@ func NodeClient(t testing.TB, what string) (node, dir string) {
 	}
 	return node, dir
 }
+
+// InspectorCLI returns the path of MCP Inspector's command
+// (@modelcontextprotocol/inspector, pinned in testdata/mcp-node's lock
+// file beside the SDK, so that the same npm ci installs it), to run as
+// `mcp-inspector --cli ...`. Without it, it fails the test in CI and skips
+// it loudly elsewhere, as NodeClient does.
+func InspectorCLI(t testing.TB) string {
+	t.Helper()
+	_, dir := NodeClient(t, "MCP Inspector's CLI")
+	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
+	if _, err := os.Stat(bin); err != nil {
+		missing := "MCP Inspector is not installed: run npm ci --prefix testdata/mcp-node"
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("MCP Inspector's CLI cannot run in CI: %s", missing)
+		}
+		t.Skipf("SKIPPED, NOT TESTED: MCP Inspector's CLI (%s)", missing)
+	}
+	return bin
+}
