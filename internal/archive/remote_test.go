@@ -87,7 +87,7 @@ func TestFetchRunsNoMaintenance(t *testing.T) {
 	a, remote := syncedProject(t, 2)
 	trace := filepath.Join(t.TempDir(), "trace2.json")
 	t.Setenv("GIT_TRACE2_EVENT", trace)
-	if _, err := a.Fetch(remote, "p"); err != nil {
+	if _, _, err := a.Fetch(remote, "p"); err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
 	started := trace2Events(t, trace, "child_start")
@@ -114,7 +114,7 @@ func TestFetchNegotiatesInOneRound(t *testing.T) {
 
 	trace := filepath.Join(t.TempDir(), "trace2.json")
 	t.Setenv("GIT_TRACE2_EVENT", trace)
-	got, err := a.Fetch(remote, "p")
+	got, _, err := a.Fetch(remote, "p")
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
@@ -208,7 +208,7 @@ func TestFetchFromAnotherRemote(t *testing.T) {
 		t.Fatalf("Tracking = %s after ForgetTracking", seen)
 	}
 	before := objectCount(t, a)
-	got, err := a.Fetch(other, "p")
+	got, _, err := a.Fetch(other, "p")
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}

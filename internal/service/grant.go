@@ -91,7 +91,7 @@ func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 			case !errors.Is(err, archive.ErrPushRejected):
 				return notGranted(remote, err)
 			}
-			if theirs, err = pull(ctx, st, slug, remote); err != nil {
+			if theirs, err = s.pull(ctx, st, slug, remote); err != nil {
 				return notGranted(remote, err)
 			}
 			merged = true
