@@ -44,7 +44,9 @@ func newWorldOpts(t testing.TB, opts store.Options) *world {
 	w.st = st
 	err = st.Update(context.Background(), func(tx *store.Tx) error {
 		tx.Put(&record.Project{Key: "k", Slug: "shop-00000000", Created: w.clock})
-		for _, a := range []string{"GreenCastle", "BlueLake"} {
+		// Registered: the index keeps no lease of an agent that is not
+		// (see mailbox's Admit).
+		for _, a := range []string{"GreenCastle", "BlueLake", "RedFox"} {
 			tx.Put(&record.Agent{Project: "shop-00000000", Name: a, Registered: w.clock, Updated: w.clock})
 		}
 		return nil

@@ -101,6 +101,10 @@ type DoctorResponse struct {
 type DoctorCheck struct {
 	OK       bool     `json:"ok"`
 	Problems []string `json:"problems"`
+	// Notes are what the index keeps out of the archive on purpose: the
+	// records another store wrote that no command here would have
+	// written (see store.Admitter).
+	Notes []string `json:"notes"`
 
 	Archive string `json:"-"` // the archive the index was compared with
 }
@@ -155,7 +159,12 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 		if err != nil {
 			return resp, err
 		}
-		resp.Check = &DoctorCheck{OK: len(problems) == 0, Problems: append([]string{}, problems...), Archive: st.ArchiveDir()}
+		refused, err := st.Refused(ctx)
+		if err != nil {
+			return resp, err
+		}
+		resp.Check = &DoctorCheck{OK: len(problems) == 0, Problems: append([]string{}, problems...),
+			Notes: append([]string{}, refused...), Archive: st.ArchiveDir()}
 		if len(problems) > 0 {
 			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", store.ErrCorrupt, len(problems), plural(len(problems), "problem", "problems")),
 				"run agentmail doctor --reindex to rebuild the index from the archive")
