@@ -352,6 +352,28 @@ func (l layout) admit(w *Writer, rec record.Record) (bool, error) {
 	return true, nil
 }
 
+// Refusal returns why the index would keep rec out (see Admitter), ""
+// when it would keep it, changing nothing: for what acts on a record
+// read from the archive rather than from the index, such as a remote's
+// lock that sync makes a holding here yield to.
+func (s *Store) Refusal(ctx context.Context, rec record.Record) (string, error) {
+	_, rdb := s.pools()
+	tx, err := rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return "", fmt.Errorf("judge %T: %w", rec, err)
+	}
+	defer tx.Rollback()
+	w := newWriter(tx)
+	for _, p := range s.proj {
+		if a, ok := p.(Admitter); ok {
+			if _, why, err := a.Admit(w, rec); err != nil || why != "" {
+				return why, err
+			}
+		}
+	}
+	return "", nil
+}
+
 // refuse keeps rec out of the index: each Dropper drops what an earlier
 // version left, and the refused table says why.
 func (l layout) refuse(w *Writer, rec record.Record, why string) error {
