@@ -132,6 +132,35 @@ func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 	return err
 }
 
+// Admit keeps out of the index a lease or lock whose holder is not
+// registered in its project (see store.Admitter): no command here grants
+// one, but a broken or hostile remote may hold it. A project's agents
+// come before its reservations and locks in the archive's order, so a
+// rebuild finds the holder as a live write did.
+func (projection) Admit(w *store.Writer, rec record.Record) (bool, string, error) {
+	var slug, agent, what string
+	switch r := rec.(type) {
+	case *record.Reservation:
+		slug, agent, what = r.Project, r.Agent, "lease "+r.ID+" of "+r.Pattern
+	case *record.Lock:
+		slug, agent, what = r.Project, r.Holder, "lock "+r.Key
+	default:
+		return false, "", nil
+	}
+	pid, err := w.ProjectID(slug)
+	if err != nil {
+		return true, "", err
+	}
+	var known bool
+	if err := w.QueryRow(`SELECT EXISTS(SELECT 1 FROM agents WHERE project_id = ? AND fold = ?)`, pid, strings.ToLower(agent)).Scan(&known); err != nil {
+		return true, "", fmt.Errorf("look up agent %s: %w", agent, err)
+	}
+	if !known {
+		return true, fmt.Sprintf("the %s is held by %s, who is not registered in project %s", what, agent, slug), nil
+	}
+	return true, "", nil
+}
+
 // applyMessage adds a message and its recipients, unless it is there
 // already.
 func applyMessage(w *store.Writer, pid int64, r *record.Message, p prepared) error {

@@ -2,6 +2,7 @@ package reservations
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -18,8 +19,50 @@ type projection struct{}
 
 // Name changes with the tables, and with what they derive from records:
 // the dir column is literalDir of the pattern, which rivals looks the
-// active reservations up by.
-func (projection) Name() string { return "reservations4" }
+// active reservations up by; a lease Admit refuses is not there.
+func (projection) Name() string { return "reservations5" }
+
+// Admit keeps out of the index a lease that reserve would not have
+// granted: an invalid pattern, or one that lasts longer than MaxTTL from
+// its grant (see store.Admitter). That its agent is registered in the
+// project is mailbox's to check, which keeps the agents.
+func (projection) Admit(_ *store.Writer, rec record.Record) (bool, string, error) {
+	r, ok := rec.(*record.Reservation)
+	if !ok {
+		return false, "", nil
+	}
+	return true, leaseRefusal(r), nil
+}
+
+// leaseRefusal says why reserve would not have granted the lease r, ""
+// when it would have.
+func leaseRefusal(r *record.Reservation) string {
+	if _, err := NormalizePattern(r.Pattern, nil); err != nil {
+		return fmt.Sprintf("%s's lease %s has an invalid pattern: %v", r.Agent, r.ID, err)
+	}
+	if life := r.Expires.Sub(r.Created); life > MaxTTL {
+		return fmt.Sprintf("%s's lease %s of %s expires %s, %dh after it was granted; a lease lasts at most %s",
+			r.Agent, r.ID, r.Pattern, record.FormatTime(r.Expires), int64(life.Hours()), maxTTLText)
+	}
+	return ""
+}
+
+// Drop removes the row of a lease or lock that an Admitter refused.
+func (projection) Drop(w *store.Writer, rec record.Record) error {
+	switch r := rec.(type) {
+	case *record.Reservation:
+		_, err := w.Exec(`DELETE FROM reservations WHERE id = ?`, r.ID)
+		return err
+	case *record.Lock:
+		pid, err := w.ProjectID(r.Project)
+		if err != nil {
+			return err
+		}
+		_, err = w.Exec(`DELETE FROM locks WHERE project_id = ? AND key = ?`, pid, r.Key)
+		return err
+	}
+	return nil
+}
 
 func (projection) Tables() []store.Table {
 	return []store.Table{

@@ -333,8 +333,8 @@ func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
 // lock against the index, so two agents racing for one pattern cannot both
 // win.
 func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Result, error) {
-	if o.TTL <= 0 {
-		return Result{}, fault.WithHint(fmt.Errorf("%w: --ttl must be positive, got %s", ErrInvalidArgument, o.TTL), "pass a duration such as --ttl 1h")
+	if o.TTL <= 0 || o.TTL > MaxTTL {
+		return Result{}, fault.WithHint(fmt.Errorf("%w: --ttl must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, o.TTL), "pass a duration such as --ttl 1h")
 	}
 	if err := store.CheckKey(o.IdempotencyKey); err != nil {
 		return Result{}, err
@@ -377,7 +377,7 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 			}
 			r.Reason = o.Reason
 			r.Unconfirmed = s.unconfirmed(r.Unconfirmed, o.Unconfirmed)
-			r.Expires = latest(r.Expires, now.Add(o.TTL))
+			r.Expires = latest(r.Expires, lastExpiry(r, now.Add(o.TTL)))
 			res.Granted = append(res.Granted, r)
 			tx.Put(&r)
 		}
@@ -418,6 +418,29 @@ func (e *ConflictError) Hint() string {
 		hint += ", pass --shared if you only need to read"
 	}
 	return hint + ", or pass --allow-conflicts to take it anyway"
+}
+
+// MaxTTL is the longest a lease lasts from its grant: reserve's TTL and
+// renew's extension are at most that, and a renewal ends there. A lease
+// of another store's that lasts longer (a broken or hostile remote's, on
+// ** until 2099) is kept out of the index (see projection.Admit). It is a
+// bound against absurd times, not a policy: long enough for every lease
+// earlier versions granted in their fixtures (10000h, renewed by 10000h)
+// and for the leases imported from mcp_agent_mail (expiring 2030).
+// Changing it changes what the index keeps: change the projection's Name
+// with it.
+const MaxTTL = 10 * 365 * 24 * time.Hour
+
+// maxTTLText is MaxTTL as messages say it.
+const maxTTLText = "87600h (10 years)"
+
+// lastExpiry returns expires, or the end of r's life (MaxTTL after its
+// grant) when that comes first.
+func lastExpiry(r Reservation, expires time.Time) time.Time {
+	if end := r.Created.Add(MaxTTL); expires.After(end) {
+		return end
+	}
+	return expires
 }
 
 func latest(a, b time.Time) time.Time {
@@ -580,8 +603,8 @@ const idNeighbours = `SELECT j.value,
 // An expired reservation cannot be renewed: it may already be someone
 // else's.
 func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration) ([]Reservation, error) {
-	if extend <= 0 {
-		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive, got %s", ErrInvalidArgument, extend), "pass a duration such as --extend 30m")
+	if extend <= 0 || extend > MaxTTL {
+		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, extend), "pass a duration such as --extend 30m")
 	}
 	sel, err := sel.normalize(s.isDir)
 	if err != nil {
@@ -601,7 +624,7 @@ func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration)
 			return err
 		}
 		for _, r := range chosen {
-			r.Expires = r.Expires.Add(extend)
+			r.Expires = lastExpiry(r, r.Expires.Add(extend))
 			r.Unconfirmed = s.unconfirmed(r.Unconfirmed, s.offline)
 			out = append(out, r)
 			tx.Put(&r)

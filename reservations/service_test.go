@@ -44,7 +44,9 @@ func newWorldOpts(t testing.TB, opts store.Options) *world {
 	w.st = st
 	err = st.Update(context.Background(), func(tx *store.Tx) error {
 		tx.Put(&record.Project{Key: "k", Slug: "shop-00000000", Created: w.clock})
-		for _, a := range []string{"GreenCastle", "BlueLake"} {
+		// Registered: the index keeps no lease of an agent that is not
+		// (see mailbox's Admit).
+		for _, a := range []string{"GreenCastle", "BlueLake", "RedFox"} {
 			tx.Put(&record.Agent{Project: "shop-00000000", Name: a, Registered: w.clock, Updated: w.clock})
 		}
 		return nil
@@ -189,6 +191,118 @@ func TestTTLRenewAndExpiry(t *testing.T) {
 	if _, err := g.Reserve(ctx, []string{"../x"}, Options{TTL: time.Hour}); !errors.Is(err, ErrInvalidPattern) {
 		t.Fatalf("bad pattern: %v", err)
 	}
+}
+
+// A lease lasts at most MaxTTL from its grant: reserve and renew take no
+// more, and a renewal (or a reserve again) ends there, so that every lease
+// granted here is one the index admits (see TestAdmission).
+func TestMaxTTL(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	g := w.as("GreenCastle")
+	if _, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: MaxTTL + time.Second}); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), "at most 87600h (10 years)") {
+		t.Fatalf("TTL over MaxTTL: %v, want ErrInvalidArgument naming the bound", err)
+	}
+	res, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: MaxTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := res.Granted[0].Created.Add(MaxTTL)
+	if _, err := g.Renew(ctx, Selector{}, MaxTTL+time.Second); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("extension over MaxTTL: %v, want ErrInvalidArgument", err)
+	}
+	w.advance(time.Hour)
+	renewed, err := g.Renew(ctx, Selector{}, time.Hour)
+	if err != nil || !renewed[0].Expires.Equal(end) {
+		t.Fatalf("renew past the end: %+v, %v; want it to end at %s", renewed, err, end)
+	}
+	again, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: MaxTTL})
+	if err != nil || again.Granted[0].ID != res.Granted[0].ID || !again.Granted[0].Expires.Equal(end) {
+		t.Fatalf("reserve again past the end: %+v, %v; want %s until %s", again, err, res.Granted[0].ID, end)
+	}
+	held, err := g.List(ctx, Filter{})
+	if err != nil || len(held) != 1 {
+		t.Fatalf("held: %+v, %v", held, err)
+	}
+}
+
+// The index keeps out a lease no command here would have granted, which
+// another store wrote (a live write applies the same rule, which the
+// records below go through): of an agent not registered, lasting longer
+// than MaxTTL, on an invalid pattern. A later version that is refused
+// drops the row an earlier one made; one admitted after a refusal is no
+// longer listed. After each step the index is the one a rebuild makes
+// (Check), and Refused lists what is kept out.
+func TestAdmission(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	now := w.now()
+	lease := func(id, agent, pattern string, expires time.Time) *record.Reservation {
+		return &record.Reservation{Project: "shop-00000000", ID: id, Agent: agent, Pattern: pattern, Exclusive: true,
+			Created: now, Expires: expires}
+	}
+	put := func(recs ...record.Record) {
+		t.Helper()
+		if err := w.st.Update(ctx, func(tx *store.Tx) error {
+			for _, r := range recs {
+				tx.Put(r)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(step string, active []string, refused ...string) {
+		t.Helper()
+		if problems, err := w.st.Check(ctx); err != nil || len(problems) > 0 {
+			t.Fatalf("%s: check: %v %v", step, problems, err)
+		}
+		held, err := w.as("").List(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range held {
+			ids = append(ids, r.ID)
+		}
+		slices.Sort(ids)
+		if !slices.Equal(ids, active) {
+			t.Errorf("%s: active %v, want %v", step, ids, active)
+		}
+		lines, err := w.st.Refused(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lines) != len(refused) {
+			t.Fatalf("%s: refused %q, want %d lines", step, lines, len(refused))
+		}
+		for i, want := range refused {
+			if !strings.Contains(lines[i], want) {
+				t.Errorf("%s: refused %q, want %q", step, lines[i], want)
+			}
+		}
+	}
+	ids := []string{"01M81B5H80AAAAAAAAAAAAAAA1", "01M81B5H80AAAAAAAAAAAAAAA2", "01M81B5H80AAAAAAAAAAAAAAA3"}
+	put(lease(ids[0], "Ghost", "**", now.Add(time.Hour)),
+		lease(ids[1], "GreenCastle", "**", now.Add(MaxTTL+time.Second)),
+		lease(ids[2], "BlueLake", "../etc/**", now.Add(time.Hour)))
+	check("hostile", nil, "held by Ghost, who is not registered", "lasts at most 87600h", "invalid pattern")
+
+	// A valid version of the long one is admitted, and no longer listed.
+	put(lease(ids[1], "GreenCastle", "**", now.Add(time.Hour)))
+	check("admitted", []string{ids[1]}, "Ghost", "invalid pattern")
+	// A version stretched to 2099 takes its row away.
+	put(lease(ids[1], "GreenCastle", "**", time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)))
+	check("stretched", nil, "Ghost", "expires 2099-01-01T00:00:00Z", "invalid pattern")
+	if _, err := w.st.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("reindexed", nil, "Ghost", "expires 2099-01-01T00:00:00Z", "invalid pattern")
+	// Once Ghost registers, a new version of its lease is admitted.
+	put(&record.Agent{Project: "shop-00000000", Name: "Ghost", Registered: now, Updated: now},
+		lease(ids[0], "Ghost", "**", now.Add(2*time.Hour)))
+	check("registered", []string{ids[0]}, "expires 2099", "invalid pattern")
 }
 
 // TestRenewAfterAnExpiredTwin: an expired, never released reservation of

@@ -63,6 +63,9 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		for _, p := range c.Problems {
 			fmt.Fprintln(o.Stdout, "problem: "+p)
 		}
+		for _, n := range c.Notes {
+			fmt.Fprintln(o.Stdout, "note: "+n)
+		}
 		if c.OK {
 			fmt.Fprintf(o.Stdout, "ok: index matches archive %s\n", filepath.Base(c.Archive))
 		}

@@ -31,8 +31,13 @@ func trackingRef(slug string) string { return "refs/agentmail/remotes/" + slug +
 
 // Fetch fetches the project slug's branch from url with the system git
 // (so that the user's ssh keys, credential helpers and insteadOf apply)
-// and returns its commit, "" when the remote has none yet.
-func (a *Archive) Fetch(url, slug string) (string, error) {
+// and returns its commit, "" when the remote has none. The tracking ref
+// is what the remote holds afterwards, absent when it holds nothing: a
+// remote whose branch went away since it was last seen (a git push
+// --mirror from a plain clone deletes it, as does update-ref -d) is seen
+// as one that has none, and lost is the commit last seen there ("" when
+// nothing went away), for the caller to push what it has again.
+func (a *Archive) Fetch(url, slug string) (theirs, lost string, err error) {
 	seen := a.Tracking(slug)
 	args := fetchArgs(url, slug, seen)
 	_, stderr, err := a.run(args...)
@@ -41,14 +46,14 @@ func (a *Archive) Fetch(url, slug string) (string, error) {
 		_, stderr, err = a.run(args...)
 	}
 	if err != nil {
-		return "", fault.WithHint(fmt.Errorf("%w: git fetch %s: %s", ErrUnreachable, url, lastLine(stderr)),
+		return "", "", fault.WithHint(fmt.Errorf("%w: git fetch %s: %s", ErrUnreachable, url, gitError(stderr)),
 			"check the remote with git ls-remote "+url+", or sync with another: agentmail sync --remote URL")
 	}
 	h, err := a.readRef(trackingRef(slug))
 	if errors.Is(err, ErrNoHead) && !a.refFileExists(trackingRef(slug)) {
-		return "", nil
+		return "", seen, nil
 	}
-	return h, err
+	return h, "", err
 }
 
 // retryFetch reports whether a fetch from the commit last seen (seen)
@@ -82,8 +87,12 @@ func retryFetch(stderr, seen string) bool {
 func fetchArgs(url, slug, seen string) []string {
 	// A glob refspec matches nothing, without an error, on a remote that
 	// has no branch of the project yet.
+	//
+	// --prune deletes the tracking ref when the remote no longer has the
+	// branch: the next push then expects it absent, as it is, instead of
+	// expecting what was last seen, which no push could ever match.
 	spec := "+refs/agentmail/projects/" + slug + "/*:refs/agentmail/remotes/" + slug + "/*"
-	args := []string{"-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head"}
+	args := []string{"-c", "maintenance.auto=false", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune"}
 	if seen != "" {
 		args = append(args, "--negotiation-tip="+seen)
 	}
@@ -106,7 +115,7 @@ func (a *Archive) Push(url, slug, h, expected string) error {
 	if strings.Contains(stderr, "rejected") || strings.Contains(stderr, "stale info") || strings.Contains(stderr, "fetch first") {
 		return ErrPushRejected
 	}
-	return fault.WithHint(fmt.Errorf("%w: git push %s: %s", ErrUnreachable, url, lastLine(stderr)),
+	return fault.WithHint(fmt.Errorf("%w: git push %s: %s", ErrUnreachable, url, gitError(stderr)),
 		"check that you may push to "+url+" (git push works there?), or sync with another: agentmail sync --remote URL")
 }
 
@@ -291,6 +300,21 @@ func (a *Archive) run(args ...string) (stdout, stderr string, err error) {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
 	return out.String(), errOut.String() + out.String(), err
+}
+
+// gitError returns the line of git's stderr that says what went wrong: its
+// first "fatal:" line (git follows it with advice such as "Please make sure
+// you have the correct access rights\nand the repository exists."), else
+// its first "error:" line, else its last line.
+func gitError(stderr string) string {
+	for _, prefix := range []string{"fatal:", "error:"} {
+		for _, line := range strings.Split(stderr, "\n") {
+			if line = strings.TrimSpace(line); strings.HasPrefix(line, prefix) {
+				return line
+			}
+		}
+	}
+	return lastLine(stderr)
 }
 
 func lastLine(s string) string {

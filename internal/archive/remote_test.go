@@ -87,7 +87,7 @@ func TestFetchRunsNoMaintenance(t *testing.T) {
 	a, remote := syncedProject(t, 2)
 	trace := filepath.Join(t.TempDir(), "trace2.json")
 	t.Setenv("GIT_TRACE2_EVENT", trace)
-	if _, err := a.Fetch(remote, "p"); err != nil {
+	if _, _, err := a.Fetch(remote, "p"); err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
 	started := trace2Events(t, trace, "child_start")
@@ -114,7 +114,7 @@ func TestFetchNegotiatesInOneRound(t *testing.T) {
 
 	trace := filepath.Join(t.TempDir(), "trace2.json")
 	t.Setenv("GIT_TRACE2_EVENT", trace)
-	got, err := a.Fetch(remote, "p")
+	got, _, err := a.Fetch(remote, "p")
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
@@ -208,7 +208,7 @@ func TestFetchFromAnotherRemote(t *testing.T) {
 		t.Fatalf("Tracking = %s after ForgetTracking", seen)
 	}
 	before := objectCount(t, a)
-	got, err := a.Fetch(other, "p")
+	got, _, err := a.Fetch(other, "p")
 	if err != nil {
 		t.Fatalf("Fetch: %v", err)
 	}
@@ -236,4 +236,51 @@ func objectCount(t *testing.T, a *Archive) int {
 		}
 	}
 	return sum
+}
+
+// A remote that lost the branch since it was last seen (a git push
+// --mirror from a plain clone, an update-ref -d) is one that has none:
+// Fetch says what was lost and forgets it, so that the next push expects
+// the ref absent, as it is, and seeds it again; with what was last seen
+// as its lease, no push could ever land.
+func TestFetchFromARemoteThatLostTheBranch(t *testing.T) {
+	a, remote := syncedProject(t, 3)
+	seen := a.Tracking("p")
+	if seen == "" {
+		t.Fatal("nothing seen after a push")
+	}
+	runGit(t, remote, "update-ref", "-d", RemoteRef("p"))
+	theirs, lost, err := a.Fetch(remote, "p")
+	if err != nil || theirs != "" || lost != seen {
+		t.Fatalf("Fetch = %q, lost %q, %v; want none, lost %s", theirs, lost, err, seen)
+	}
+	if got := a.Tracking("p"); got != "" {
+		t.Fatalf("Tracking = %s after the remote lost the branch", got)
+	}
+	head := runGit(t, a.Dir(), "rev-parse", ProjectRef("p"))
+	if err := a.Push(remote, "p", head, ""); err != nil {
+		t.Fatalf("Push expecting none: %v", err)
+	}
+	if got := runGit(t, remote, "rev-parse", RemoteRef("p")); got != head {
+		t.Fatalf("remote at %s, want %s", got, head)
+	}
+	if _, lost, err := a.Fetch(remote, "p"); err != nil || lost != "" {
+		t.Fatalf("Fetch after the seed: lost %q, %v", lost, err)
+	}
+}
+
+// An unreachable remote's error is git's own fatal line, not the advice
+// git prints after it.
+func TestUnreachableSaysGitsReason(t *testing.T) {
+	a, _ := syncedProject(t, 1)
+	missing := filepath.Join(t.TempDir(), "typo.git")
+	_, _, err := a.Fetch(missing, "p")
+	if err == nil || !strings.Contains(err.Error(), "fatal: '"+missing+"' does not appear to be a git repository") ||
+		strings.Contains(err.Error(), "repository exists") {
+		t.Fatalf("Fetch from a missing remote: %v", err)
+	}
+	err = a.Push(missing, "p", a.Tracking("p"), "")
+	if err == nil || !strings.Contains(err.Error(), "fatal: '"+missing+"' does not appear to be a git repository") {
+		t.Fatalf("Push to a missing remote: %v", err)
+	}
 }

@@ -157,6 +157,10 @@ type DoctorCheck struct {
 	Guard    *string  `json:"guard"` // git does not run the guard's hooks in the repository: HooksWarning.Problem
 	OK       bool     `json:"ok"`    // the index matches the archive
 	Problems []string `json:"problems"`
+	// Notes are what the index keeps out of the archive on purpose: the
+	// records another store wrote that no command here would have
+	// written (see store.Admitter).
+	Notes []string `json:"notes"`
 
 	HooksWarning *HooksWarning `json:"-"`
 
@@ -222,7 +226,12 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 		if err != nil {
 			return resp, err
 		}
-		resp.Check = &DoctorCheck{OK: len(problems) == 0, Problems: append([]string{}, problems...), Archive: st.ArchiveDir()}
+		refused, err := st.Refused(ctx)
+		if err != nil {
+			return resp, err
+		}
+		resp.Check = &DoctorCheck{OK: len(problems) == 0, Problems: append([]string{}, problems...),
+			Notes: append([]string{}, refused...), Archive: st.ArchiveDir()}
 		if len(problems) > 0 && full != nil {
 			return resp, fault.WithHint(fmt.Errorf("%w: the index is behind the archive and cannot catch up: %v", store.ErrFull, full),
 				"free space on the store's disk: nothing is lost, the archive has every write, and the next command catches the index up")

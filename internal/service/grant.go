@@ -91,7 +91,7 @@ func (s *Service) pushFirst(x *session, remote string) reservations.Writer {
 			case !errors.Is(err, archive.ErrPushRejected):
 				return notGranted(remote, err)
 			}
-			if theirs, err = pull(ctx, st, slug, remote); err != nil {
+			if theirs, err = s.pull(ctx, st, slug, remote); err != nil {
 				return notGranted(remote, err)
 			}
 			merged = true
@@ -274,7 +274,9 @@ func (s *Service) endLost(ctx context.Context, x *session, all *reservations.Ser
 // keepRemoteLocks makes each lock the remote (commit theirs) has held win
 // over another holding of it here that the merge kept: the remote's ref
 // decided it (the merge rule alone keeps the later acquisition, which a
-// lock taken here and never pushed would win).
+// lock taken here and never pushed would win). A holding the index would
+// keep out (a holder not registered here: see store.Admitter) wins
+// nothing.
 func keepRemoteLocks(ctx context.Context, st *store.Store, slug, theirs string) error {
 	rs := reservations.New(st, slug, "", nil)
 	held, err := rs.Locks(ctx, "")
@@ -287,6 +289,12 @@ func keepRemoteLocks(ctx context.Context, st *store.Store, slug, theirs string) 
 			return err
 		}
 		if first != nil && first.Held(st.Now()) && !reservations.SameHolding(*first, l) {
+			if why, err := st.Refusal(ctx, first); err != nil || why != "" {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if err := rs.Yield(ctx, l, *first); err != nil {
 				return fmt.Errorf("keep the remote's lock %s: %w", l.Key, err)
 			}

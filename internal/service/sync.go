@@ -61,18 +61,41 @@ func (s *Service) Sync(ctx context.Context, sc Scope, req SyncRequest) (SyncResp
 		return SyncResponse{}, err
 	}
 	resp := SyncResponse{Project: slug, Remote: remote, Ref: archive.RemoteRef(slug)}
+	// What was last seen on the remote synced with before may not be on
+	// another (it is where a fetch starts negotiating, and what status
+	// counts from).
+	other := false
+	if req.Remote != "" {
+		before, _ := syncRemote(arc, x.project(), "")
+		other = remote != before
+	}
+	if req.Status && other {
+		return syncStatus(x.st, slug, "", resp)
+	}
 	if !req.Status {
+		if other {
+			if err := arc.ForgetTracking(slug); err != nil {
+				return SyncResponse{}, err
+			}
+		}
 		if _, err := x.mb.PublishPresence(ctx, s.presenceEvery()); err != nil {
 			return SyncResponse{}, err
 		}
 		if err := s.syncOnce(ctx, x.st, slug, remote, &resp, s.settler(ctx, x)); err != nil {
 			return SyncResponse{}, err
 		}
+		// Only a remote synced with is remembered: a mistyped --remote
+		// must not become the remote of every later sync and grant.
+		if req.Remote != "" {
+			if err := arc.SetConfig(syncKey(slug, "remote"), remote); err != nil {
+				return SyncResponse{}, err
+			}
+		}
 		if err := arc.SetConfig(syncKey(slug, "lastsync"), s.Now().Format(time.RFC3339)); err != nil {
 			return SyncResponse{}, err
 		}
 	}
-	return syncStatus(x.st, slug, resp)
+	return syncStatus(x.st, slug, arc.Tracking(slug), resp)
 }
 
 // presenceEvery is how much later than the archive says an agent must
@@ -93,7 +116,7 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 		if err != nil {
 			return err
 		}
-		theirs, err := pull(ctx, st, slug, remote)
+		theirs, err := s.pull(ctx, st, slug, remote)
 		if err != nil {
 			return err
 		}
@@ -167,9 +190,14 @@ func confirmation(ctx context.Context, st *store.Store, slug, after string) (*st
 // pull fetches the project slug's branch from remote and merges it into
 // the one here, a lock the remote holds winning over another holding of it
 // here (see keepRemoteLocks). It returns the remote's commit, "" when it
-// has none.
-func pull(ctx context.Context, st *store.Store, slug, remote string) (string, error) {
-	theirs, err := st.Archive().Fetch(remote, slug)
+// has none: when it had one and lost it, the push that follows seeds it
+// again with the whole branch here, which a note says.
+func (s *Service) pull(ctx context.Context, st *store.Store, slug, remote string) (string, error) {
+	theirs, lost, err := st.Archive().Fetch(remote, slug)
+	if lost != "" {
+		s.note(fmt.Sprintf("%s no longer has %s (it was at %.12s; a git push --mirror or update-ref -d deletes it): "+
+			"pushing this store's branch there again, which holds all of it that this store had seen", remote, archive.RemoteRef(slug), lost))
+	}
 	if err != nil || theirs == "" {
 		return theirs, err
 	}
@@ -180,15 +208,14 @@ func pull(ctx context.Context, st *store.Store, slug, remote string) (string, er
 }
 
 // syncStatus fills in resp from what the archive knows, without the
-// network.
-func syncStatus(st *store.Store, slug string, resp SyncResponse) (SyncResponse, error) {
+// network, seen being what was last seen on the remote ("" for nothing).
+func syncStatus(st *store.Store, slug, seen string, resp SyncResponse) (SyncResponse, error) {
 	arc := st.Archive()
 	head, err := st.ProjectHead(slug)
 	if err != nil {
 		return resp, err
 	}
 	resp.Head = head
-	seen := arc.Tracking(slug)
 	if resp.Ahead, err = arc.Count(seen, head); err != nil {
 		return resp, err
 	}
@@ -205,22 +232,16 @@ func syncStatus(st *store.Store, slug string, resp SyncResponse) (SyncResponse, 
 	return resp, nil
 }
 
-// syncRemote returns the remote to sync the project with: url, which it
-// remembers, else the remembered one, else the project's origin. What was
-// last seen on another remote remembered before is forgotten: the new one
-// may not have it.
+// syncRemote returns the remote to sync the project with: url (a
+// relative path made absolute), else the remembered one, else the
+// project's origin. Sync remembers url once a sync with it succeeded.
 func syncRemote(arc *archive.Archive, proj project.Project, url string) (string, error) {
 	key := syncKey(proj.Slug, "remote")
 	if url != "" {
 		if abs := localPath(url, ""); abs != "" {
 			url = abs
 		}
-		if old := arc.Config(key); old != "" && old != url {
-			if err := arc.ForgetTracking(proj.Slug); err != nil {
-				return "", err
-			}
-		}
-		return url, arc.SetConfig(key, url)
+		return url, nil
 	}
 	if url = arc.Config(key); url != "" {
 		return url, nil

@@ -12,10 +12,11 @@ import (
 	"time"
 )
 
-// Syncing with another remote forgets what was last seen on the one before,
-// which the new one may not have: sync --status then counts every commit
-// as ahead, none being known there yet (and the next fetch negotiates from
-// the branch's history, not from that commit).
+// What was last seen on one remote says nothing of another, which may not
+// have it: sync --status with another remote counts every commit as ahead,
+// none being known there yet (and a sync with it forgets that commit, so
+// that its fetch negotiates from the branch's history). Status remembers
+// no remote: the next status is the first remote's again.
 func TestSyncAnotherRemoteForgetsLastSeen(t *testing.T) {
 	gitEnv(t)
 	f := newFixture(t)
@@ -45,6 +46,10 @@ func TestSyncAnotherRemoteForgetsLastSeen(t *testing.T) {
 	if st.Remote != second || st.Ahead != all || st.Behind != 0 {
 		t.Errorf("status with another remote: %s ahead %d behind %d; want %s ahead %d (every commit) behind 0",
 			st.Remote, st.Ahead, st.Behind, second, all)
+	}
+	st, err = f.svc.Sync(ctx, as("GreenCastle"), SyncRequest{Status: true})
+	if err != nil || st.Remote != first || st.Ahead != 1 {
+		t.Fatalf("status after a status with another remote: %s ahead %d, %v; want %s ahead 1", st.Remote, st.Ahead, err, first)
 	}
 }
 

@@ -322,7 +322,7 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.ingest(tx, "", head, head, nil); err != nil {
+	if _, err := s.ingest(tx, "", head, head, nil, true); err != nil {
 		tx.Rollback()
 		return nil, err
 	}

@@ -41,6 +41,31 @@ type Projection interface {
 	Apply(w *Writer, rec record.Record, prepared any) error
 }
 
+// An Admitter is a Projection that checks the records it is given as the
+// commands that write them check their input: a record another store
+// wrote, which sync brought here, passed no check of this one (a broken or
+// hostile remote may hold a lease on ** expiring in 2099, of an agent
+// nobody registered). Before any projection applies a record, the store
+// asks every Admitter: a record one refuses is kept out of the index, what
+// an earlier version of it left there is dropped (see Dropper), and the
+// refusal is kept for doctor (Store.Refused). Every ingestion path (a live
+// write, a catch-up, a rebuild) goes through it, so a refusal must depend
+// only on the record and the records before it in the archive's order
+// (a project's agents come before its reservations): a rebuild then
+// refuses the same.
+type Admitter interface {
+	// Admit returns why the index must not keep rec, "" to keep it;
+	// checked reports whether it judged rec at all (false for the kinds
+	// of record it does not check).
+	Admit(w *Writer, rec record.Record) (checked bool, refusal string, err error)
+}
+
+// A Dropper is a Projection that holds rows of records an Admitter may
+// refuse: Drop removes what an earlier version of rec left in its tables.
+type Dropper interface {
+	Drop(w *Writer, rec record.Record) error
+}
+
 // Table is a table of the index and how the store treats it.
 type Table struct {
 	Name    string   // its name in SQL
@@ -69,6 +94,8 @@ type Writer struct {
 	tx       *sql.Tx
 	projects map[string]int64 // slug -> row id
 	messages int              // messages applied
+	refused  []string         // what was kept out of the index, a line each
+	anyKept  *bool            // whether the refused table has rows; nil: not read yet
 }
 
 func newWriter(tx *sql.Tx) *Writer {
@@ -78,6 +105,13 @@ func newWriter(tx *sql.Tx) *Writer {
 // Exec runs a statement.
 func (w *Writer) Exec(query string, args ...any) (sql.Result, error) {
 	return w.tx.Exec(query, args...)
+}
+
+// QueryRow runs a query that returns at most one row, in the transaction,
+// for a projection that reads its own tables (or, for Admit, another's
+// through what that package exports) before it writes.
+func (w *Writer) QueryRow(query string, args ...any) *sql.Row {
+	return w.tx.QueryRow(query, args...)
 }
 
 // ProjectID returns the row id the index knows the project with slug by,
@@ -109,7 +143,9 @@ func (w *Writer) ProjectID(slug string) (int64, error) {
 // row id (Writer.ProjectID).
 type projects struct{}
 
-func (projects) Name() string { return "projects2" }
+// Name is bumped whenever the tables change, so that an index made by
+// another version is rebuilt.
+func (projects) Name() string { return "projects3" }
 
 func (projects) Tables() []Table {
 	return []Table{{
@@ -123,6 +159,10 @@ func (projects) Tables() []Table {
 		Name: "idempotency",
 		Create: `CREATE TABLE idempotency(project_id INTEGER NOT NULL, agent TEXT NOT NULL, key TEXT NOT NULL,
 			op TEXT NOT NULL, created TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY(project_id, agent, key)) WITHOUT ROWID`,
+	}, {
+		// The records an Admitter kept out of the index, by path, with why.
+		Name:   "refused",
+		Create: `CREATE TABLE refused(path TEXT PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID`,
 	}}
 }
 
@@ -267,10 +307,13 @@ func (l layout) prepare(rec record.Record) []any {
 }
 
 // apply writes one record into every projection, with what prepare
-// returned for it.
+// returned for it, unless an Admitter refuses it.
 func (l layout) apply(w *Writer, rec record.Record, prepared []any) error {
 	if _, ok := rec.(*record.Message); ok {
 		w.messages++
+	}
+	if checked, err := l.admit(w, rec); err != nil || !checked {
+		return err
 	}
 	for i, p := range l {
 		if err := p.Apply(w, rec, prepared[i]); err != nil {
@@ -278,6 +321,114 @@ func (l layout) apply(w *Writer, rec record.Record, prepared []any) error {
 		}
 	}
 	return nil
+}
+
+// admit asks every Admitter about rec. It returns false when one refused
+// it, after keeping it out of the index; a record admitted after an
+// earlier version of it was refused is no longer listed as refused.
+func (l layout) admit(w *Writer, rec record.Record) (bool, error) {
+	judged := false
+	for _, p := range l {
+		a, ok := p.(Admitter)
+		if !ok {
+			continue
+		}
+		checked, why, err := a.Admit(w, rec)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+		judged = judged || checked
+		if why != "" {
+			return false, l.refuse(w, rec, why)
+		}
+	}
+	if !judged {
+		return true, nil
+	}
+	if w.anyKept == nil {
+		var has bool
+		if err := w.tx.QueryRow(`SELECT EXISTS(SELECT 1 FROM refused)`).Scan(&has); err != nil {
+			return false, fmt.Errorf("read refused records: %w", err)
+		}
+		w.anyKept = &has
+	}
+	if *w.anyKept {
+		for _, f := range rec.Files() {
+			if _, err := w.tx.Exec(`DELETE FROM refused WHERE path = ?`, f.Path); err != nil {
+				return false, fmt.Errorf("admit %s: %w", f.Path, err)
+			}
+		}
+	}
+	return true, nil
+}
+
+// Refusal returns why the index would keep rec out (see Admitter), ""
+// when it would keep it, changing nothing: for what acts on a record
+// read from the archive rather than from the index, such as a remote's
+// lock that sync makes a holding here yield to.
+func (s *Store) Refusal(ctx context.Context, rec record.Record) (string, error) {
+	_, rdb := s.pools()
+	tx, err := rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return "", fmt.Errorf("judge %T: %w", rec, err)
+	}
+	defer tx.Rollback()
+	w := newWriter(tx)
+	for _, p := range s.proj {
+		if a, ok := p.(Admitter); ok {
+			if _, why, err := a.Admit(w, rec); err != nil || why != "" {
+				return why, err
+			}
+		}
+	}
+	return "", nil
+}
+
+// refuse keeps rec out of the index: each Dropper drops what an earlier
+// version left, and the refused table says why.
+func (l layout) refuse(w *Writer, rec record.Record, why string) error {
+	for _, p := range l {
+		if d, ok := p.(Dropper); ok {
+			if err := d.Drop(w, rec); err != nil {
+				return fmt.Errorf("%s: %w", p.Name(), err)
+			}
+		}
+	}
+	for _, f := range rec.Files() {
+		if _, err := w.tx.Exec(`INSERT OR REPLACE INTO refused(path, reason) VALUES (?, ?)`, f.Path, why); err != nil {
+			return fmt.Errorf("refuse %s: %w", f.Path, err)
+		}
+		w.refused = append(w.refused, refusedLine(f.Path, why))
+	}
+	kept := true
+	w.anyKept = &kept
+	return nil
+}
+
+// refusedLine says that the record at path was kept out of the index, and
+// why.
+func refusedLine(path, why string) string {
+	return fmt.Sprintf("kept %s out of the index: %s (another store wrote it and sync brought it here; "+
+		"the archive keeps it, nothing here acts on it)", path, why)
+}
+
+// Refused returns a line for each record of the archive that the index
+// keeps out (see Admitter), by path.
+func (s *Store) Refused(ctx context.Context) ([]string, error) {
+	rows, err := s.Index().QueryContext(ctx, `SELECT path, reason FROM refused ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("read refused records: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var path, why string
+		if err := rows.Scan(&path, &why); err != nil {
+			return nil, fmt.Errorf("read refused records: %w", err)
+		}
+		out = append(out, refusedLine(path, why))
+	}
+	return out, rows.Err()
 }
 
 // indexName returns the name of the index a CREATE INDEX statement makes.

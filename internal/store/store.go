@@ -593,7 +593,7 @@ func (s *Store) catchUp(ctx context.Context) error {
 		}
 		return tx.Commit()
 	}
-	if _, err := s.ingest(tx, idx, head, head, nil); err != nil {
+	if _, err := s.ingest(tx, idx, head, head, nil, false); err != nil {
 		// The index's commit may be gone (an archive replaced by hand):
 		// start over from nothing.
 		if _, err := s.ingestAll(tx, head, nil); err != nil {
@@ -644,7 +644,7 @@ func (s *Store) catchUpProject(ctx context.Context, slug string) error {
 		from[slug] = have[slug]
 	}
 	have[slug] = st[slug]
-	if _, err := s.ingest(tx, from.String(), to.String(), have.String(), nil); err != nil {
+	if _, err := s.ingest(tx, from.String(), to.String(), have.String(), nil, false); err != nil {
 		return fmt.Errorf("%w: %v", errStartOver, err)
 	}
 	return tx.Commit()
@@ -652,11 +652,12 @@ func (s *Store) catchUpProject(ctx context.Context, slug string) error {
 
 // ingest applies every record changed between commits from and to, and
 // records head as the index's head; indexed, when not nil, is told the
-// number of messages indexed so far after each one. Three goroutines share
+// number of messages indexed so far after each one. The records kept out
+// of the index (see Admitter) are noted, unless quiet. Three goroutines share
 // the work, each feeding the next in order: reading the archive (inflating
 // objects), decoding and preparing records (front matter, plain text, FTS
 // tokens), and the SQL inserts, which must stay on one connection.
-func (s *Store) ingest(tx *sql.Tx, from, to, head string, indexed func(int)) (int, error) {
+func (s *Store) ingest(tx *sql.Tx, from, to, head string, indexed func(int), quiet bool) (int, error) {
 	type file struct {
 		path string
 		data []byte
@@ -727,6 +728,11 @@ func (s *Store) ingest(tx *sql.Tx, from, to, head string, indexed func(int)) (in
 	if applyErr != nil {
 		return 0, applyErr
 	}
+	for _, line := range w.refused {
+		if !quiet {
+			s.note(line)
+		}
+	}
 	if walkErr != nil {
 		return 0, fmt.Errorf("%w: %v", ErrCorrupt, walkErr)
 	}
@@ -745,7 +751,7 @@ func (s *Store) ingestAll(tx *sql.Tx, head string, indexed func(int)) (int, erro
 	if err := s.proj.clear(tx); err != nil {
 		return 0, fmt.Errorf("clear the index: %w", err)
 	}
-	n, err := s.ingest(tx, "", head, head, indexed)
+	n, err := s.ingest(tx, "", head, head, indexed, false)
 	if err != nil {
 		return 0, err
 	}
