@@ -806,6 +806,79 @@ func (s *Service) List(ctx context.Context, f Filter) ([]Reservation, error) {
 	return rs, err
 }
 
+// AnyExclusive reports whether the project has an active exclusive
+// reservation of an agent other than except ("" for nobody; names compare
+// ignoring ASCII case): when it has none, nothing can stop except's
+// commit, and a guard check need not know what the commit touches.
+func (s *Service) AnyExclusive(ctx context.Context, except string) (bool, error) {
+	sc, err := s.scope(ctx, s.st.Index())
+	if err != nil {
+		return false, err
+	}
+	var any bool
+	err = sc.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM reservations WHERE project_id = ? AND `+activeWhere+` AND exclusive AND lower(agent) != lower(?))`,
+		sc.pid, record.FormatTime(s.st.Now()), except).Scan(&any)
+	if err != nil {
+		return false, fmt.Errorf("read reservations: %w", err)
+	}
+	return any, nil
+}
+
+// Covering returns, oldest first, the active exclusive reservations that
+// may cover one of paths, as written or ignoring case: every one that
+// does, and perhaps a few more (the caller matches them). With thousands
+// of active reservations it reads the rows of those whose literal
+// directory is one of the paths or contains one (nearby), found in the
+// index of active reservations by literal directory, compared ignoring
+// ASCII case; a directory with other than ASCII in it is always read, as
+// its case folds in ways SQLite's lower does not know. The reservations
+// it returns have the columns a guard check uses: ID, Agent, Pattern,
+// Exclusive, Created and Expires.
+func (s *Service) Covering(ctx context.Context, paths []string) ([]Reservation, error) {
+	sc, err := s.scope(ctx, s.st.Index())
+	if err != nil {
+		return nil, err
+	}
+	lower := make([]string, len(paths))
+	for i, p := range paths {
+		lower[i] = strings.ToLower(strings.TrimPrefix(p, "./"))
+	}
+	rows, err := sc.q.QueryContext(ctx, coveringQuery, sc.pid, record.FormatTime(s.st.Now()), jsonArray(nearby(lower)))
+	if err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	defer rows.Close()
+	var out []Reservation
+	for rows.Next() {
+		r := Reservation{Project: s.slug, Exclusive: true}
+		var created, expires string
+		if err := rows.Scan(&r.ID, &r.Agent, &r.Pattern, &created, &expires); err != nil {
+			return nil, fmt.Errorf("read reservations: %w", err)
+		}
+		r.Created, _ = record.ParseTime(created)
+		r.Expires, _ = record.ParseTime(expires)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read reservations: %w", err)
+	}
+	return out, nil
+}
+
+// coveringQuery selects the id, agent, pattern, created and expires of the
+// exclusive reservations of project ?1 active at ?2 whose literal
+// directory, lower-cased, is one of the JSON array ?3 (lower-cased
+// already), or holds a byte beyond ASCII. The rows are chosen from the
+// index of active reservations by directory alone (it holds dir), and
+// only those are read.
+const coveringQuery = `SELECT id, agent, pattern, created, expires FROM reservations WHERE +project_id = +?1
+	AND +released IS NULL AND +expires > +?2 AND exclusive
+	AND rowid IN (
+		SELECT rowid FROM reservations INDEXED BY reservations_dir
+			WHERE project_id = ?1 AND released IS NULL
+			AND (lower(dir) IN (SELECT value FROM json_each(?3)) OR dir GLOB '*[^' || char(1) || '-' || char(127) || ']*'))
+	ORDER BY id`
+
 // PathHolders is who holds one path.
 type PathHolders struct {
 	Path    string
