@@ -868,7 +868,8 @@ func (s *Service) Covering(ctx context.Context, paths []string) ([]Reservation, 
 // coveringQuery selects the id, agent, pattern, created and expires of the
 // exclusive reservations of project ?1 active at ?2 whose literal
 // directory, lower-cased, is one of the JSON array ?3 (lower-cased
-// already), or holds a byte beyond ASCII. The rows are chosen from the
+// already), or holds a character beyond ASCII (more bytes than
+// characters: cheaper than a GLOB with a class). The rows are chosen from the
 // index of active reservations by directory alone (it holds dir), and
 // only those are read.
 const coveringQuery = `SELECT id, agent, pattern, created, expires FROM reservations WHERE +project_id = +?1
@@ -876,7 +877,7 @@ const coveringQuery = `SELECT id, agent, pattern, created, expires FROM reservat
 	AND rowid IN (
 		SELECT rowid FROM reservations INDEXED BY reservations_dir
 			WHERE project_id = ?1 AND released IS NULL
-			AND (lower(dir) IN (SELECT value FROM json_each(?3)) OR dir GLOB '*[^' || char(1) || '-' || char(127) || ']*'))
+			AND (lower(dir) IN (SELECT value FROM json_each(?3)) OR length(CAST(dir AS BLOB)) != length(dir)))
 	ORDER BY id`
 
 // PathHolders is who holds one path.
