@@ -258,7 +258,7 @@ func TestCoveringByDirectory(t *testing.T) {
 		for i := range paths {
 			paths[i] = name(1) + []string{"", "/x.go", "/X.md", "/a.go"}[rng.IntN(4)]
 		}
-		got, err := g.Covering(ctx, paths)
+		got, err := g.Covering(ctx, "GreenCastle", func() ([]string, error) { return paths, nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +286,7 @@ func TestCoveringByDirectory(t *testing.T) {
 	if _, err := w.as("SilverFalcon").Reserve(ctx, many, Options{TTL: time.Hour, AllowConflicts: true}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := g.Covering(ctx, []string{"FAR/D7/x.go"})
+	got, err := g.Covering(ctx, "", func() ([]string, error) { return []string{"FAR/D7/x.go"}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,16 +301,18 @@ func TestCoveringByDirectory(t *testing.T) {
 	}
 }
 
-// AnyExclusive says whether someone other than the agent holds anything
-// exclusively.
-func TestAnyExclusive(t *testing.T) {
+// Covering asks for the paths only when an agent other than the one
+// named holds something exclusively, and fails when they cannot be known.
+func TestCoveringAsksOnlyWhenHeld(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	g := w.as("GreenCastle")
 	check := func(except string, want bool) {
 		t.Helper()
-		if got, err := g.AnyExclusive(ctx, except); err != nil || got != want {
-			t.Errorf("AnyExclusive(%q) = %v, %v; want %v", except, got, err, want)
+		asked := false
+		rs, err := g.Covering(ctx, except, func() ([]string, error) { asked = true; return []string{"b/x"}, nil })
+		if err != nil || asked != want || !want && len(rs) != 0 {
+			t.Errorf("Covering(%q): asked %v, %d reservations, %v; want asked %v", except, asked, len(rs), err, want)
 		}
 	}
 	check("", false)
@@ -324,6 +326,9 @@ func TestAnyExclusive(t *testing.T) {
 	check("", true)
 	check("bluelake", false)
 	check("GreenCastle", true)
+	if _, err := g.Covering(ctx, "", func() ([]string, error) { return nil, errors.New("git failed") }); err == nil || err.Error() != "git failed" {
+		t.Errorf("Covering when the paths cannot be known: %v, want git's error", err)
+	}
 	w.advance(2 * time.Minute)
 	check("GreenCastle", false) // expired
 }

@@ -453,15 +453,7 @@ func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener
 			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
 	}
 	x.pin(ctx, svc) // a repository the store knows, used before keys were pinned
-	leases := x.overview()
-	if held, err := leases.AnyExclusive(ctx, sc.Agent); err != nil || !held {
-		return nil, err
-	}
-	ps, err := paths()
-	if err != nil {
-		return nil, err
-	}
-	return leases.Covering(ctx, ps)
+	return x.overview().Covering(ctx, sc.Agent, paths)
 }
 
 // guardStoreDir returns the store a guard check consults, and what named
