@@ -22,10 +22,15 @@ const (
 	PrePush        = "pre-push"
 )
 
-// Source returns the project's active reservations. It must not create
-// the store or the project: when either is missing it returns an error
-// wrapping ErrNoStore or ErrUnknownProject, and the check is not made.
-type Source func(ctx context.Context) ([]reservations.Reservation, error)
+// Source returns the project's active reservations that may cover the
+// paths the commit touches: every one that covers one of them (as written
+// or ignoring case), and any others it likes. It calls paths, which waits
+// for git's answer, only when it needs them: while git works it opens the
+// store, and when nobody holds anything exclusively it need not wait at
+// all. It must not create the store or the project: when either is
+// missing it returns an error wrapping ErrNoStore or ErrUnknownProject,
+// and the check is not made.
+type Source func(ctx context.Context, paths func() ([]string, error)) ([]reservations.Reservation, error)
 
 // StoreAbsent reports whether there is no store at dir: nothing there, or
 // a directory without an archive. A check must not open such a store,
@@ -116,9 +121,10 @@ func Check(ctx context.Context, o CheckOptions) (Report, error) {
 }
 
 func check(ctx context.Context, o CheckOptions, rep *Report) error {
-	// Ask git while the reservations load: each takes a few milliseconds.
-	// When nobody else holds anything exclusively git's answer is not
-	// needed, and it is stopped.
+	// Ask git while the store opens: each takes a few milliseconds. The
+	// source waits for git's answer to look up only the reservations that
+	// may cover its paths; when nobody holds anything exclusively it is
+	// not needed, and git is stopped.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type answer struct {
@@ -130,19 +136,32 @@ func check(ctx context.Context, o CheckOptions, rep *Report) error {
 		paths, err := touchedPaths(ctx, o)
 		touched <- answer{paths, err}
 	}()
-	rs, err := o.Reservations(ctx)
+	var a *answer
+	wait := func() ([]string, error) {
+		if a == nil {
+			got := <-touched
+			a = &got
+		}
+		return a.paths, a.err
+	}
+	rs, err := o.Reservations(ctx, wait)
+	if a != nil && a.err != nil {
+		return a.err // git's failure, as the source may have wrapped it
+	}
 	if err != nil {
 		return err
+	}
+	if a != nil {
+		rep.Paths = len(a.paths) // asked for: someone else holds something
 	}
 	blocking := Blocking(rs, o.Agent, rep.Now)
 	if len(blocking) == 0 {
 		return nil
 	}
-	a := <-touched
-	if a.err != nil {
-		return a.err
+	paths, err := wait()
+	if err != nil {
+		return err
 	}
-	paths := a.paths
 	rep.Paths = len(paths)
 	// Matching ignoring case finds a superset, in the same pass; only when
 	// it finds more does core.ignorecase matter, and only then is git

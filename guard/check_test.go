@@ -14,7 +14,7 @@ import (
 )
 
 func source(rs ...reservations.Reservation) Source {
-	return func(context.Context) ([]reservations.Reservation, error) { return rs, nil }
+	return func(context.Context, func() ([]string, error)) ([]reservations.Reservation, error) { return rs, nil }
 }
 
 func TestCheck(t *testing.T) {
@@ -71,7 +71,7 @@ func TestCheck(t *testing.T) {
 	}
 
 	// An unreadable store: closed in block mode, a report in warn mode.
-	broken := func(context.Context) ([]reservations.Reservation, error) {
+	broken := func(context.Context, func() ([]string, error)) ([]reservations.Reservation, error) {
 		return nil, errors.New("archive is damaged")
 	}
 	rep, err = Check(ctx, CheckOptions{Dir: dir, Reservations: broken})

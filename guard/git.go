@@ -120,8 +120,11 @@ func Paths(changes []Change) []string {
 // merge brings in.
 func StagedPaths(ctx context.Context, dir string) ([]string, error) {
 	// Plumbing, not `git diff`: no user configuration (colour, external
-	// diff drivers) reaches the output.
-	args := []string{"diff-index", "--cached", "-z", "--name-status", "-M", "-C", "--ignore-submodules=none"}
+	// diff drivers) reaches the output. No rename or copy detection (-M,
+	// -C): a rename is then a deletion and an addition, the same two
+	// paths, and -C only finds copies of files the same commit modifies,
+	// which are listed anyway; finding them cost git 1.5 ms of the 3.
+	args := []string{"diff-index", "--cached", "-z", "--name-status", "--no-renames", "--ignore-submodules=none"}
 	out, err := git(ctx, dir, nil, append(args, "HEAD", "--")...)
 	if err != nil {
 		if _, herr := git(ctx, dir, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); herr == nil || exitCode(herr) != 1 {

@@ -829,6 +829,118 @@ func (s *Service) List(ctx context.Context, f Filter) ([]Reservation, error) {
 	return rs, err
 }
 
+// Covering returns, oldest first, the active exclusive reservations that
+// may cover one of the paths that paths returns, as written or ignoring
+// case: every one that does, and perhaps a few more (the caller matches
+// them). It calls paths (which may wait for git) only when an agent other
+// than except ("" for nobody; names compare ignoring ASCII case) holds
+// something exclusively, and returns nothing otherwise. It reads one
+// snapshot of the index. With thousands of active reservations it reads
+// the rows of only those whose literal directory is one of the paths or
+// contains one (nearby), ignoring case, looked up in the index of active
+// reservations by directory: before calling paths, it lists the few
+// directories that lower-casing changes (capitals, letters beyond ASCII),
+// which are then compared lower-cased here; every other directory is
+// lower-case already. The reservations have the columns a guard check
+// uses: ID, Agent, Pattern, Exclusive, Created and Expires.
+func (s *Service) Covering(ctx context.Context, except string, paths func() ([]string, error)) ([]Reservation, error) {
+	var out []Reservation
+	err := s.st.Snapshot(ctx, func(q store.Querier) error {
+		sc, err := s.scope(ctx, q)
+		if err != nil {
+			return err
+		}
+		now := record.FormatTime(s.st.Now())
+		var held bool
+		if err := q.QueryRowContext(ctx, anyExclusiveQuery, sc.pid, now, except).Scan(&held); err != nil || !held {
+			return readErr(err)
+		}
+		var cased []string // the directories lower-casing changes
+		if err := scanAll(ctx, q, casedDirsQuery, []any{sc.pid}, func(rows *sql.Rows) error {
+			var d string
+			err := rows.Scan(&d)
+			cased = append(cased, d)
+			return err
+		}); err != nil {
+			return readErr(err)
+		}
+		ps, err := paths()
+		if err != nil {
+			return err
+		}
+		lower := make([]string, len(ps))
+		for i, p := range ps {
+			lower[i] = strings.ToLower(strings.TrimPrefix(p, "./"))
+		}
+		keys := nearby(lower)
+		near := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			near[k] = true
+		}
+		for _, d := range cased {
+			if near[strings.ToLower(d)] {
+				keys = append(keys, d)
+			}
+		}
+		return readErr(scanAll(ctx, q, coveringQuery, []any{sc.pid, now, jsonArray(keys)}, func(rows *sql.Rows) error {
+			r := Reservation{Project: s.slug, Exclusive: true}
+			var created, expires string
+			if err := rows.Scan(&r.ID, &r.Agent, &r.Pattern, &created, &expires); err != nil {
+				return err
+			}
+			r.Created, _ = record.ParseTime(created)
+			r.Expires, _ = record.ParseTime(expires)
+			out = append(out, r)
+			return nil
+		}))
+	})
+	return out, err
+}
+
+// readErr says that err, if any, is a failure to read reservations.
+func readErr(err error) error {
+	if err != nil {
+		return fmt.Errorf("read reservations: %w", err)
+	}
+	return nil
+}
+
+// scanAll runs query with args on q and calls fn on each row.
+func scanAll(ctx context.Context, q store.Querier, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// anyExclusiveQuery says whether project ?1 has a reservation active at ?2
+// held exclusively by an agent other than ?3.
+const anyExclusiveQuery = `SELECT EXISTS (SELECT 1 FROM reservations WHERE project_id = ?1 AND released IS NULL
+	AND expires > ?2 AND exclusive AND lower(agent) != lower(?3))`
+
+// casedDirsQuery selects the literal directories of the unreleased
+// reservations of project ? that lower-casing may change: with capitals,
+// or with more bytes than characters (beyond ASCII, which SQLite's lower
+// leaves alone). It reads the index by directory only.
+const casedDirsQuery = `SELECT DISTINCT dir FROM reservations INDEXED BY reservations_dir
+	WHERE project_id = ? AND released IS NULL AND (dir != lower(dir) OR length(CAST(dir AS BLOB)) != length(dir))`
+
+// coveringQuery selects the id, agent, pattern, created and expires of the
+// exclusive reservations of project ?1 active at ?2 whose literal
+// directory is one of the JSON array ?3, looked up in the index by
+// directory, oldest first.
+const coveringQuery = `SELECT id, agent, pattern, created, expires FROM reservations INDEXED BY reservations_dir
+	WHERE project_id = ?1 AND released IS NULL AND dir IN (SELECT value FROM json_each(?3))
+	AND expires > ?2 AND exclusive
+	ORDER BY id`
+
 // PathHolders is who holds one path.
 type PathHolders struct {
 	Path    string

@@ -268,13 +268,22 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		}
 	}
 	unused := 0 // targets in a repository never used with agentmail
-	source := func(ctx context.Context) ([]reservations.Reservation, error) {
+	source := func(ctx context.Context, touched func() ([]string, error)) ([]reservations.Reservation, error) {
 		if req.EnvErr != nil {
 			return nil, PlainUsage(req.EnvErr)
 		}
+		var gitErr error // what the paths could not be known for fails the check, whatever the target
+		paths := func() ([]string, error) {
+			ps, err := touched()
+			gitErr = err
+			return ps, err
+		}
 		var all []reservations.Reservation
 		for i, t := range targets {
-			rs, err := guardReservations(ctx, sc, t, open)
+			rs, err := guardReservations(ctx, sc, t, open, paths)
+			if gitErr != nil {
+				return nil, gitErr
+			}
 			if neverUsed(t.proj, t.projErr, err) {
 				unused++ // nothing can be reserved there
 				continue
@@ -415,14 +424,15 @@ func neverUsed(proj project.Project, projErr, err error) bool {
 	return errors.Is(err, guard.ErrNoStore) || errors.Is(err, guard.ErrUnknownProject)
 }
 
-// guardReservations loads the project's active reservations for a guard
-// check, without creating a store or a project: a commit must not have
-// that side effect. A check that cannot know what is reserved (no store,
+// guardReservations loads the project's active exclusive reservations
+// that may cover the paths the commit touches (asked of paths only when
+// there are any), without creating a store or a project: a commit must
+// not have that side effect. A check that cannot know what is reserved (no store,
 // no project, a store that holds nothing of the project) is an error,
 // which fails the commit in block mode and is warned about in warn mode:
 // the guard never lets a held path through for want of looking in the
 // right place.
-func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener) ([]reservations.Reservation, error) {
+func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener, paths func() ([]string, error)) ([]reservations.Reservation, error) {
 	if guard.StoreAbsent(t.abs) {
 		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
 			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
@@ -443,7 +453,7 @@ func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener
 			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
 	}
 	x.pin(ctx, svc) // a repository the store knows, used before keys were pinned
-	return x.overview().List(ctx, reservations.Filter{})
+	return x.overview().Covering(ctx, sc.Agent, paths)
 }
 
 // guardStoreDir returns the store a guard check consults, and what named
