@@ -46,7 +46,7 @@ func newWorldOpts(t testing.TB, opts store.Options) *world {
 		tx.Put(&record.Project{Key: "k", Slug: "shop-00000000", Created: w.clock})
 		// Registered: the index keeps no lease of an agent that is not
 		// (see mailbox's Admit).
-		for _, a := range []string{"GreenCastle", "BlueLake", "RedFox"} {
+		for _, a := range []string{"GreenCastle", "BlueLake", "RedFox", "SilverFalcon"} {
 			tx.Put(&record.Agent{Project: "shop-00000000", Name: a, Registered: w.clock, Updated: w.clock})
 		}
 		return nil
