@@ -31,16 +31,23 @@ type ProjectsResponse struct {
 	Projects []ProjectSummary `json:"projects"`
 }
 
-// Projects lists every project of the store.
-func (s *Service) Projects(ctx context.Context) (ProjectsResponse, error) {
+// storedProjects opens the store, brings its index up to date and lists
+// its projects.
+func (s *Service) storedProjects(ctx context.Context) (*store.Store, []store.ProjectRow, error) {
 	st, err := s.store()
 	if err != nil {
-		return ProjectsResponse{}, err
+		return nil, nil, err
 	}
 	if err := st.Fresh(ctx); err != nil {
-		return ProjectsResponse{}, err
+		return nil, nil, err
 	}
-	found, err := store.ListProjects(ctx, st.Index())
+	rows, err := store.ListProjects(ctx, st.Index())
+	return st, rows, err
+}
+
+// Projects lists every project of the store.
+func (s *Service) Projects(ctx context.Context) (ProjectsResponse, error) {
+	st, found, err := s.storedProjects(ctx)
 	if err != nil {
 		return ProjectsResponse{}, err
 	}

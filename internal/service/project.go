@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/project"
-	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
 
@@ -166,14 +165,7 @@ func (s *Service) SetProject(ctx context.Context, sc Scope, key string) (Project
 // matches none, or several, is ErrNoProject, its message listing the
 // store's projects.
 func (s *Service) FindProject(ctx context.Context, name string) (ProjectKey, error) {
-	st, err := s.store()
-	if err != nil {
-		return ProjectKey{}, err
-	}
-	if err := st.Fresh(ctx); err != nil {
-		return ProjectKey{}, err
-	}
-	rows, err := store.ListProjects(ctx, st.Index())
+	_, rows, err := s.storedProjects(ctx)
 	if err != nil {
 		return ProjectKey{}, err
 	}
