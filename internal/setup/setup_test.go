@@ -187,6 +187,17 @@ func TestHookInAGroup(t *testing.T) {
           }
         ]
       }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write|MultiEdit|NotebookEdit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/bin/agentmail guard edit"
+          }
+        ]
+      }
     ]
   }
 }
