@@ -44,6 +44,9 @@ var (
 	ErrNotFound = mailbox.ErrNotFound
 	// ErrLockHeld: another holds the lock (the response names it).
 	ErrLockHeld = reservations.ErrLockHeld
+	// ErrPortHeld: another agent holds the port name here (the response
+	// names the claim).
+	ErrPortHeld = ports.ErrHeld
 )
 
 // ErrAuthenticationRequired: a caller bound to one agent asked to act as
