@@ -113,7 +113,7 @@ func (r GuardEditResponse) Denied() bool { return r.Decision == "deny" }
 
 // GuardEdit decides a file-writing tool call the way the commit guard
 // decides a commit, before the file is written: its paths inside the
-// repository around the call's cwd are checked by GuardCheck against other
+// repository around the file (else the call's cwd) are checked by GuardCheck against other
 // agents' active exclusive reservations, in the store and project guard
 // install recorded in the repository's hooks (and those the environment
 // names), in the mode recorded there unless AGENTMAIL_GUARD_MODE says
@@ -140,7 +140,19 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = sc.Project.Dir
 	}
+	for i, path := range paths {
+		if !filepath.IsAbs(path) {
+			paths[i] = filepath.Join(cwd, path)
+		}
+	}
+	// The repository is the file's (the agent may work in a directory
+	// above it); cwd's when the file's is unknown.
 	p := project.Project{}.In(cwd)
+	if len(paths) > 0 {
+		if q := (project.Project{}).In(existingDir(filepath.Dir(paths[0]))); q.Root != "" {
+			p = q
+		}
+	}
 	rec := recordedGuard(p, env)
 	mode, merr := guard.ModeIn(env, "")
 	if env(guard.EnvMode) == "" && env(guard.EnvModeAlt) == "" && rec.Mode != "" {
@@ -171,9 +183,6 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	}
 	var inside []string
 	for _, path := range paths {
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(cwd, path)
-		}
 		rel, err := project.RepoPath(p.Root, p.Dir, path, false)
 		if err != nil {
 			continue // outside the repository: nothing there can be reserved
@@ -205,6 +214,21 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 		resp.Decision = "deny"
 	}
 	return resp, nil
+}
+
+// existingDir returns dir, or its nearest ancestor that exists: a file a
+// Write creates may be in directories it creates too.
+func existingDir(dir string) string {
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
+	}
 }
 
 // recordedGuard returns what guard install recorded in the pre-commit
