@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/agentmail/agentmail/guard"
@@ -34,17 +33,6 @@ var editTools = map[string][]string{
 	"Write":        {"file_path"},
 	"MultiEdit":    {"file_path"},
 	"NotebookEdit": {"notebook_path"},
-}
-
-// EditTools returns the names of the tools the edit guard checks, sorted:
-// the matcher setup installs.
-func EditTools() []string {
-	names := make([]string, 0, len(editTools))
-	for n := range editTools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // ParseToolCall reads a pre-tool hook's payload.
