@@ -46,7 +46,7 @@ bench: build
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS)
 
 # Whole command line processes (--version, check, inbox, show, search,
-# guard check, send) in turns with a cgo program that does nothing, the
+# guard check, guard edit, send) in turns with a cgo program that does nothing, the
 # floor, and with BENCH_BASE when set (another agentmail binary, e.g. the
 # one before a change): medians, over the floor and against the base.
 BENCH_BASE ?=

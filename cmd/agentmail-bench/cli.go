@@ -16,6 +16,10 @@ type cliOp struct {
 	target time.Duration // over the floor; 0: none
 	dir    string        // the directory it runs in, "" for any
 	args   func(i int) []string
+	stdin  string // its standard input
+	// over names another operation whose median this one's is compared
+	// with (target is then the goal for the difference).
+	over string
 }
 
 // measureCLI times whole agentmail processes, as agents and hooks run them,
@@ -51,6 +55,13 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 			return []string{"search", "--agent", agentName(1), vocabulary[10]}
 		}},
 		{name: "guard check", target: 3 * time.Millisecond, dir: repo, args: func(int) []string { return []string{"guard", "check"} }},
+		// Claude Code's PreToolUse hook: an edit of a file the acting agent
+		// holds itself (allowed, after matching it against the 1,000 active
+		// leases), and one another agent holds (denied), against --version.
+		{name: "guard edit (allow)", target: 3 * time.Millisecond, over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit"} },
+			stdin: editPayload(repo, "area-0/pkg-0/x.go")},
+		{name: "guard edit (deny)", target: 3 * time.Millisecond, over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit"} },
+			stdin: editPayload(repo, "area-1/pkg-1/x.go")},
 		{name: "send", target: 6 * time.Millisecond, args: func(i int) []string {
 			return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench cli %d", i), "--body", "Benchmark body with a little **markdown**."}
 		}},
@@ -68,6 +79,8 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 	}
 	fmt.Printf(", a cgo program doing nothing (the floor); medians\n")
 	fmt.Printf("%-20s %9s %9s %9s %9s %9s %9s %9s\n", "operation", "floor", "agentmail", "−floor", "base", "÷base", "cpu", "base cpu")
+	medians := map[string]time.Duration{}
+	var after []string // the lines comparing one operation with another
 	for _, op := range ops {
 		times := make([][]time.Duration, len(bins)+1) // bins..., floor
 		cpus := make([][]time.Duration, len(bins))
@@ -77,9 +90,9 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 				j := (i + k) % (len(bins) + 1)
 				var d, cpu time.Duration
 				if j == len(bins) {
-					d, _, err = timeProcess(floorBin, nil, "", nil)
+					d, _, err = timeProcess(floorBin, nil, "", nil, "")
 				} else {
-					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, b.env)
+					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, b.env, op.stdin)
 					cpus[j] = append(cpus[j], cpu)
 				}
 				if err != nil {
@@ -104,12 +117,27 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		} else {
 			line += fmt.Sprintf(" %9s %9s %9s %9s", "-", "-", ms(median(cpus[0])), "-")
 		}
-		if op.target != 0 {
+		medians[op.name] = median(times[0])
+		switch {
+		case op.over != "":
+			d := medians[op.name] - medians[op.over]
+			after = append(after, fmt.Sprintf("%s − %s: %s   goal <= %s %s", op.name, op.over, ms(d), ms(op.target), verdict(d <= op.target)))
+		case op.target != 0:
 			line += fmt.Sprintf("   goal −floor <= %s %s", ms(op.target), verdict(median(over) <= op.target))
 		}
 		fmt.Println(line)
 	}
+	for _, l := range after {
+		fmt.Println(l)
+	}
 	return nil
+}
+
+// editPayload is Claude Code's PreToolUse input for an Edit of path (in
+// the repository repo).
+func editPayload(repo, path string) string {
+	return fmt.Sprintf(`{"session_id":"bench","transcript_path":"/tmp/bench.jsonl","cwd":%q,"permission_mode":"default","hook_event_name":"PreToolUse",`+
+		`"tool_name":"Edit","tool_input":{"file_path":%q,"old_string":"a","new_string":"b"},"tool_use_id":"toolu_bench"}`, repo, filepath.Join(repo, path))
 }
 
 // guardRepo makes a git repository of the benchmark's project, in dir,
@@ -144,11 +172,13 @@ func guardRepo(dir string) (string, error) {
 	return repo, git(repo, "add", "-A")
 }
 
-// timeProcess runs bin with args in dir (nil env: the bench's own) and
-// returns its wall-clock time and its cpu time, user and system.
-func timeProcess(bin string, args []string, dir string, env []string) (wall, cpu time.Duration, err error) {
+// timeProcess runs bin with args in dir (nil env: the bench's own), stdin
+// on its standard input, and returns its wall-clock time and its cpu
+// time, user and system.
+func timeProcess(bin string, args []string, dir string, env []string, stdin string) (wall, cpu time.Duration, err error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
 	if env != nil {
 		cmd.Env = append(slices.Clip(env), "AGENTMAIL_AGENT="+agentName(0))
 	}

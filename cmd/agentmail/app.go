@@ -194,6 +194,7 @@ func newApp(e *env) *cli.App {
 			newPolicyCommand(e), newContactsCommand(e),
 			newReserveCommand(e), newRenewCommand(e), newReleaseCommand(e), newReservationsCommand(e),
 			newLockCommand(e),
+			newPortCommand(e),
 			newGuardCommand(e),
 			newRegisterCommand(e), newWhoamiCommand(e), newAgentsCommand(e),
 			newImportCommand(e),

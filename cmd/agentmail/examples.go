@@ -171,6 +171,10 @@ var examples = map[string][]string{
 		"agentmail guard check --paths src/api/routes.py docs/index.md",
 		"AGENTMAIL_AGENT=BlueLake agentmail guard check --mode warn",
 	},
+	"guard edit": {
+		"agentmail guard edit < payload.json   # what the PreToolUse hook of setup claude-code --hooks runs",
+		"agentmail guard edit --json < payload.json",
+	},
 
 	"register": {
 		"agentmail register",

@@ -20,7 +20,7 @@ func newGuardCommand(e *env) *cli.Command {
 			"or only warned about (warn mode). An existing hook is kept and still runs first. Skip the check once\n" +
 			"with AGENTMAIL_BYPASS=1 or git commit --no-verify; AGENTMAIL_GUARD_MODE=block|warn overrides the mode.",
 		Subcommands: []*cli.Command{
-			newGuardInstallCommand(e), newGuardUninstallCommand(e), newGuardStatusCommand(e), newGuardCheckCommand(e),
+			newGuardInstallCommand(e), newGuardUninstallCommand(e), newGuardStatusCommand(e), newGuardCheckCommand(e), newGuardEditCommand(e),
 		},
 	}
 }

@@ -167,7 +167,7 @@ func runLockRun(ctx context.Context, o *lockRunOptions) error {
 	if err != nil {
 		return o.held(resp, err)
 	}
-	code, runErr := o.runHolding(ctx, lr)
+	code, runErr := o.runHolding(ctx, o.argv, nil, "lock", lr.Key(), lr)
 	if err := lr.Release(ctx); err != nil {
 		fmt.Fprintf(o.Stderr, "agentmail: could not release %s (it lapses after --ttl): %v\n", lr.Key(), err)
 	}
@@ -180,13 +180,22 @@ func runLockRun(ctx context.Context, o *lockRunOptions) error {
 	return nil
 }
 
-// runHolding runs the command while the run's lock is kept alive, passing
-// signals on to it, and returns its exit status.
-func (o *lockRunOptions) runHolding(ctx context.Context, lr *service.LockRun) (int, error) {
-	cmd := exec.Command(o.argv[0], o.argv[1:]...)
+// keeper is what a run holds while its command runs: a lock, a port.
+type keeper interface {
+	KeepAlive(ctx context.Context, failed func(error))
+}
+
+// runHolding runs the command argv (with env added to the environment)
+// while what the run holds (a kind, lock or port, named what) is kept alive, passing signals on
+// to it, and returns its exit status.
+func (o output) runHolding(ctx context.Context, argv, env []string, kind, what string, lr keeper) (int, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if err := cmd.Start(); err != nil {
-		return 0, startError(o.argv[0], err)
+		return 0, startError(argv[0], kind, err)
 	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -197,7 +206,7 @@ func (o *lockRunOptions) runHolding(ctx context.Context, lr *service.LockRun) (i
 	kept := make(chan struct{})
 	go func() {
 		defer close(kept)
-		lr.KeepAlive(keep, func(err error) { fmt.Fprintf(o.Stderr, "agentmail: could not renew %s: %v\n", lr.Key(), err) })
+		lr.KeepAlive(keep, func(err error) { fmt.Fprintf(o.Stderr, "agentmail: could not renew %s: %v\n", what, err) })
 	}()
 	defer func() { stop(); <-kept }()
 	for {
@@ -217,14 +226,15 @@ func (o *lockRunOptions) runHolding(ctx context.Context, lr *service.LockRun) (i
 	}
 }
 
-// startError is the error of a command lock run could not start: exit 127
+// startError is the error of a command lock run (or port run: held names
+// what the run held) could not start: exit 127
 // when it was not found, 126 when it could not be executed, as a shell
 // does.
-func startError(name string, err error) error {
+func startError(name, held string, err error) error {
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 		return &service.CannotRunError{Err: fault.WithHint(fmt.Errorf("cannot run %s: command not found", name),
-			"check the command's name and $PATH; the lock was released"), Exit: 127}
+			"check the command's name and $PATH; the "+held+" was released"), Exit: 127}
 	}
 	return &service.CannotRunError{Err: fault.WithHint(fmt.Errorf("cannot run %s: %v", name, unwrapPath(err)),
-		"check that it is an executable file you may run; the lock was released"), Exit: 126}
+		"check that it is an executable file you may run; the "+held+" was released"), Exit: 126}
 }

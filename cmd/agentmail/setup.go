@@ -20,7 +20,7 @@ import (
 // command list is all app.go knows of it.
 func init() {
 	examples["setup"] = []string{
-		"agentmail setup claude-code --hooks          # .mcp.json and a hook in .claude/settings.json",
+		"agentmail setup claude-code --hooks          # .mcp.json and hooks in .claude/settings.json",
 		"agentmail setup codex --user --agent GreenCastle --dry-run",
 		"agentmail setup cursor --command /usr/local/bin/agentmail",
 		"agentmail setup gemini --uninstall",
@@ -46,7 +46,7 @@ func newSetupCommand(e *env) *cli.Command {
 			"is the default one: clients give servers little of your environment.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "your configuration, for every project, instead of the project's"},
-			&cli.BoolFlag{Name: "hooks", Usage: "claude-code: also a UserPromptSubmit hook running agentmail check, so new mail reaches the agent with each prompt"},
+			&cli.BoolFlag{Name: "hooks", Usage: "claude-code: also a UserPromptSubmit hook running agentmail check, so new mail reaches the agent with each prompt, and a PreToolUse hook running agentmail guard edit, which denies an edit of a file another agent holds"},
 			&cli.BoolFlag{Name: "uninstall", Usage: "take out what setup added (the server, and the hook)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the change as a diff and write nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an agentmail entry that differs from the one setup writes"},
@@ -86,7 +86,7 @@ func runSetup(ctx context.Context, o *setupOptions) error {
 
 func setupWhat(what string) string {
 	if what == "hook" {
-		return "check hook"
+		return "check and guard edit hooks"
 	}
 	return "MCP server"
 }

@@ -103,6 +103,8 @@ var toolHints = map[string]string{
 	"CONTACT_REQUIRED":        "ask first: request_contact with to_agent and a reason, then wait for the approval",
 	"CONTACT_BLOCKED":         "the recipient takes no mail; ask a human to pass it on",
 	"LOCK_HELD":               "wait for it (wait_seconds), or ask the holder with send_message",
+	"PORT_HELD":               "use the holder's port (get_port), claim another name, or ask the holder with send_message",
+	"NO_FREE_PORT":            "release the ports you no longer use (list_ports shows them)",
 	// The command line's hint names --offline; only tools that grant
 	// leases reach the remote.
 	"REMOTE_UNREACHABLE": "the project syncs through this remote: check that it is up, or call again with offline: true to grant here only, unconfirmed until a sync decides it",

@@ -233,5 +233,6 @@ func (s *Server) addTools() {
 	s.addAgentTools()
 	s.addMailTools()
 	s.addLeaseTools()
+	s.addPortTools()
 	s.addMacroTools()
 }

@@ -42,8 +42,8 @@ func TestStdioServer(t *testing.T) {
 		}
 		n++
 	}
-	if n != 37 {
-		t.Errorf("%d tools listed, want 37", n)
+	if n != 41 {
+		t.Errorf("%d tools listed, want 41", n)
 	}
 	call := func(cs *mcp.ClientSession, name string, a args) doc {
 		t.Helper()

@@ -18,6 +18,8 @@ import (
 //   - a lock keeps its latest acquisition; one acquisition keeps its latest
 //     expiry and its earliest release, and is confirmed once either side
 //     confirmed it;
+//   - a port claim, like a lock, keeps its latest claim; one claim keeps
+//     its latest expiry and its earliest release;
 //   - a profile keeps its latest update, a presence its latest time, an
 //     idempotency key its latest use (an earlier one is past its window);
 //   - a contact merges by who may write which field: the requester writes
@@ -75,6 +77,14 @@ func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err e
 		l.Expires, l.Released = latest(x.Expires, y.Expires), earliest(x.Released, y.Released)
 		l.Unconfirmed = x.Unconfirmed && y.Unconfirmed
 		m = &l
+	case *Port:
+		y := rb.(*Port)
+		if !x.Created.Equal(y.Created) || x.Holder != y.Holder || x.Port != y.Port {
+			return later(a, b, x.Created, y.Created), false, nil
+		}
+		p := *x
+		p.Expires, p.Released = latest(x.Expires, y.Expires), earliest(x.Released, y.Released)
+		m = &p
 	case *Agent:
 		y := rb.(*Agent)
 		return later(a, b, x.Updated, y.Updated), false, nil

@@ -36,6 +36,10 @@ func variants(r *rand.Rand) map[string]func() File {
 			return (&Lock{Project: "p", Key: "deploy", Holder: []string{"A", "B"}[r.Intn(2)], Created: mt0.Add(time.Duration(r.Intn(2)) * time.Minute),
 				Expires: mt0.Add(time.Duration(1+r.Intn(3)) * time.Hour), Released: someTime(r), Unconfirmed: r.Intn(2) == 0}).Files()[0]
 		},
+		"port": func() File {
+			return (&Port{Project: "p", Host: "build-1", Name: "shop:api", Port: []int{20001, 20002}[r.Intn(2)], Holder: []string{"A", "B"}[r.Intn(2)],
+				Created: mt0.Add(time.Duration(r.Intn(2)) * time.Minute), Expires: mt0.Add(time.Duration(1+r.Intn(3)) * time.Hour), Released: someTime(r)}).Files()[0]
+		},
 		"agent": func() File {
 			return (&Agent{Project: "p", Name: "GreenCastle", Program: "claude-code", Task: []string{"a", "b", "c"}[r.Intn(3)],
 				Registered: mt0, Updated: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]

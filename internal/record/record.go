@@ -182,6 +182,8 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodeReservation(slug, data) // the flat layout of earlier versions, or ReservationFile's
 	case len(rest) == 2 && rest[0] == "locks":
 		rec, err = decodeLock(slug, data)
+	case len(rest) == 3 && rest[0] == PortsDir:
+		rec, err = decodePort(slug, data)
 	case len(rest) == 2 && rest[0] == "contacts":
 		rec, err = decodeContact(slug, data)
 	case len(rest) == 3 && rest[0] == IdempotencyDir:

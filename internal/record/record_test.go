@@ -141,6 +141,12 @@ func TestRoundTrip(t *testing.T) {
 		{"lock taken offline", &Lock{Project: "backend-3fa1c2d9", Key: "build/x", Holder: "GreenCastle",
 			Created: created, Expires: created.Add(5 * time.Minute), Unconfirmed: true},
 			"projects/backend-3fa1c2d9/locks/build~x.json"},
+		{"port claim", &Port{Project: "backend-3fa1c2d9", Host: "build-1.local", Name: "shop:api", Port: 20417, Holder: "GreenCastle",
+			Created: created, Expires: created.Add(time.Hour)},
+			"projects/backend-3fa1c2d9/ports/build-1.local/shop:api.json"},
+		{"port released", &Port{Project: "backend-3fa1c2d9", Host: "build-1.local", Name: "web/dev server", Port: 20418, Holder: "BlueLake",
+			Created: created, Expires: created.Add(time.Hour), Released: created.Add(time.Minute)},
+			"projects/backend-3fa1c2d9/ports/build-1.local/web%2Fdev%20server.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

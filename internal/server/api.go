@@ -29,6 +29,7 @@ const (
 	defaultReserveTTL = time.Hour
 	defaultExtend     = 30 * time.Minute
 	defaultLockTTL    = 5 * time.Minute
+	defaultPortTTL    = time.Hour
 )
 
 // apiRoutes mounts the JSON API.
@@ -56,6 +57,10 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+p+"/locks/acquire", apiPost(s, apiAcquire))
 	mux.HandleFunc("POST "+p+"/locks/renew", apiPost(s, apiRenewLock))
 	mux.HandleFunc("POST "+p+"/locks/release", apiPost(s, apiReleaseLock))
+	mux.HandleFunc("GET "+p+"/ports", s.api(apiPorts))
+	mux.HandleFunc("GET "+p+"/ports/{name}", s.api(apiGetPort))
+	mux.HandleFunc("POST "+p+"/ports/claim", apiPost(s, apiClaimPort))
+	mux.HandleFunc("POST "+p+"/ports/release", apiPost(s, apiReleasePort))
 	mux.HandleFunc("POST "+p+"/contacts/request", apiPost(s, apiRequestContact))
 	mux.HandleFunc("POST "+p+"/contacts/respond", apiPost(s, apiRespondContact))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -507,6 +512,48 @@ func apiReleaseLock(ctx context.Context, c *apiCall, in lockBody) (any, error) {
 		return nil, invalid(`"ttl" is for acquire and renew`, `leave "ttl" out of a release`)
 	}
 	return c.svc.ReleaseLock(ctx, sc, in.Key)
+}
+
+func apiPorts(ctx context.Context, c *apiCall) (any, error) {
+	return c.svc.Ports(ctx, c.watch(""))
+}
+
+func apiGetPort(ctx context.Context, c *apiCall) (any, error) {
+	return c.svc.GetPort(ctx, c.watch(""), c.r.PathValue("name"))
+}
+
+// portBody names a port claim (of the server's machine).
+type portBody struct {
+	Agent string `json:"agent"`
+	Name  string `json:"name"`
+	TTL   string `json:"ttl"`
+}
+
+func apiClaimPort(ctx context.Context, c *apiCall, in portBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	ttl, err := duration("ttl", in.TTL, defaultPortTTL)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.svc.ClaimPort(ctx, sc, service.PortRequest{Name: in.Name, TTL: ttl})
+	if errors.Is(err, service.ErrPortHeld) {
+		return beside{resp}, err
+	}
+	return resp, err
+}
+
+func apiReleasePort(ctx context.Context, c *apiCall, in portBody) (any, error) {
+	sc, err := c.as(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if in.TTL != "" {
+		return nil, invalid(`"ttl" is for claim`, `leave "ttl" out of a release`)
+	}
+	return c.svc.ReleasePort(ctx, sc, in.Name)
 }
 
 type contactBody struct {

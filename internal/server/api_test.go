@@ -153,6 +153,26 @@ func TestAPI(t *testing.T) {
 		{"renew", "POST", p + "/reservations/renew", map[string]any{"agent": "GreenCastle", "extend": "2h"}, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "renewed", 1) }},
 		{"release", "POST", p + "/reservations/release", map[string]any{"agent": "GreenCastle", "all": true}, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "released", 1) }},
 		{"reservations, expired too", "GET", p + "/reservations?expired=true", nil, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "reservations", 1) }},
+		{"claim a port", "POST", p + "/ports/claim", map[string]any{"agent": "GreenCastle", "name": "shop:api", "ttl": "10m"}, 200, "", func(t *testing.T, d map[string]any) {
+			if l := d["port"].(map[string]any); l["holder"] != "GreenCastle" || l["here"] != true || l["port"].(float64) < 20000 {
+				t.Errorf("port: %v", l)
+			}
+		}},
+		{"a port held", "POST", p + "/ports/claim", map[string]any{"agent": "BlueLake", "name": "shop:api"}, 409, "PORT_HELD", func(t *testing.T, d map[string]any) {
+			if l := d["port"].(map[string]any); l["holder"] != "GreenCastle" {
+				t.Errorf("port: %v", l)
+			}
+		}},
+		{"a bad port name", "POST", p + "/ports/claim", map[string]any{"agent": "BlueLake", "name": "a b"}, 400, "INVALID_ARGUMENT", nil},
+		{"ports", "GET", p + "/ports", nil, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "ports", 1) }},
+		{"get a port", "GET", p + "/ports/shop:api", nil, 200, "", func(t *testing.T, d map[string]any) {
+			if l := d["port"].(map[string]any); l["name"] != "shop:api" {
+				t.Errorf("port: %v", l)
+			}
+		}},
+		{"release a port not held", "POST", p + "/ports/release", map[string]any{"agent": "BlueLake", "name": "shop:api"}, 404, "NOT_FOUND", nil},
+		{"release a port", "POST", p + "/ports/release", map[string]any{"agent": "GreenCastle", "name": "shop:api"}, 200, "", nil},
+		{"get a released port", "GET", p + "/ports/shop:api", nil, 404, "NOT_FOUND", nil},
 		{"lock", "POST", p + "/locks/acquire", map[string]any{"agent": "GreenCastle", "key": "deploy/staging", "ttl": "10m"}, 200, "", func(t *testing.T, d map[string]any) {
 			if l := d["lock"].(map[string]any); l["holder"] != "GreenCastle" {
 				t.Errorf("lock: %v", l)

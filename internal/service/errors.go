@@ -15,6 +15,7 @@ import (
 	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -43,6 +44,9 @@ var (
 	ErrNotFound = mailbox.ErrNotFound
 	// ErrLockHeld: another holds the lock (the response names it).
 	ErrLockHeld = reservations.ErrLockHeld
+	// ErrPortHeld: another agent holds the port name here (the response
+	// names the claim).
+	ErrPortHeld = ports.ErrHeld
 )
 
 // ErrAuthenticationRequired: a caller bound to one agent asked to act as
@@ -136,6 +140,8 @@ var errorCodes = []struct {
 	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", ExitError, http.StatusForbidden, "the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"},
 	{reservations.ErrConflict, "RESERVATION_CONFLICT", ExitConflict, http.StatusConflict, "wait for the holder's reservation to expire, ask the holder (agentmail send --to HOLDER), or pass --shared or --allow-conflicts"},
 	{reservations.ErrLockHeld, "LOCK_HELD", ExitConflict, http.StatusConflict, "wait for it (--wait 5m), or ask the holder (agentmail send --to HOLDER)"},
+	{ports.ErrHeld, "PORT_HELD", ExitConflict, http.StatusConflict, "use it (agentmail port get NAME), claim another name, or ask the holder (agentmail send --to HOLDER)"},
+	{ports.ErrNoFreePort, "NO_FREE_PORT", ExitError, http.StatusServiceUnavailable, "release ports you no longer use: agentmail port list"},
 	{reservations.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "agentmail reservations --mine and agentmail lock list show what you hold"},
 	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
 	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},

@@ -15,6 +15,7 @@ import (
 	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -43,6 +44,8 @@ func TestDescribe(t *testing.T) {
 		{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", 1, http.StatusForbidden},
 		{reservations.ErrConflict, "RESERVATION_CONFLICT", 3, http.StatusConflict},
 		{reservations.ErrLockHeld, "LOCK_HELD", 3, http.StatusConflict},
+		{ports.ErrHeld, "PORT_HELD", 3, http.StatusConflict},
+		{ports.ErrNoFreePort, "NO_FREE_PORT", 1, http.StatusServiceUnavailable},
 		{reservations.ErrNotFound, "NOT_FOUND", 1, http.StatusNotFound},
 		{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", 1, http.StatusBadRequest},

@@ -149,16 +149,34 @@ func HasHooks(name string) bool {
 	return clients[name].hooksFile != nil
 }
 
-// checkCommand is the shell command of the hook: agentmail check --hook,
-// with the environment the server entry passes (the hook has no
+// checkCommand is the shell command of the prompt hook: agentmail check
+// --hook, with the environment the server entry passes (the hook has no
 // environment of its own to set). --hook keeps it from exiting 2, which
 // makes Claude Code block the prompt: mail must never stop one.
-func checkCommand(o Options) string {
+func checkCommand(o Options) string { return hookCommandLine(o, "check", "--hook") }
+
+// editCommand is the shell command of the pre-tool hook: agentmail guard
+// edit, with the same environment.
+func editCommand(o Options) string { return hookCommandLine(o, "guard", "edit") }
+
+func hookCommandLine(o Options, args ...string) string {
 	var words []string
 	for _, k := range slices.Sorted(maps.Keys(o.Env)) {
 		words = append(words, k+"="+shellQuote(o.Env[k]))
 	}
-	return strings.Join(append(words, shellQuote(o.Command), "check", "--hook"), " ")
+	return strings.Join(append(append(words, shellQuote(o.Command)), args...), " ")
+}
+
+// EditToolsMatcher is the matcher of the pre-tool hook: Claude Code's
+// tools that write files.
+const EditToolsMatcher = "Edit|Write|MultiEdit|NotebookEdit"
+
+// claudeHooksFor returns the hooks setup adds to Claude Code's settings.
+func claudeHooksFor(o Options) claudeHooks {
+	return claudeHooks{
+		{event: "UserPromptSubmit", sub: []string{"check"}, command: checkCommand(o), bin: o.Command},
+		{event: "PreToolUse", matcher: EditToolsMatcher, sub: []string{"guard", "edit"}, command: editCommand(o), bin: o.Command},
+	}
 }
 
 // shellQuote returns s as one shell word: as it is when that is safe,
@@ -220,12 +238,17 @@ func shellWords(s string) []string {
 
 // isCheckCommand reports whether a hook's command runs agentmail check:
 // bin, or any binary named agentmail, after any VAR=value assignments.
-func isCheckCommand(cmd, bin string) bool {
+func isCheckCommand(cmd, bin string) bool { return isAgentmailCommand(cmd, bin, "check") }
+
+// isAgentmailCommand reports whether a hook's command runs the agentmail
+// subcommand sub: bin, or any binary named agentmail, after any VAR=value
+// assignments.
+func isAgentmailCommand(cmd, bin string, sub ...string) bool {
 	words := shellWords(cmd)
 	for len(words) > 0 && isAssignment(words[0]) {
 		words = words[1:]
 	}
-	return len(words) >= 2 && (words[0] == bin || filepath.Base(words[0]) == "agentmail") && words[1] == "check"
+	return len(words) > len(sub) && (words[0] == bin || filepath.Base(words[0]) == "agentmail") && slices.Equal(words[1:1+len(sub)], sub)
 }
 
 // isAssignment reports whether a shell word is NAME=value.

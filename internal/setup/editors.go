@@ -184,13 +184,19 @@ func (s tomlServer) verify(out []byte, present bool) error {
 	return nil
 }
 
-// claudeHook is Claude Code's UserPromptSubmit hook running agentmail
-// check: a group of one command hook in hooks.UserPromptSubmit of a
-// settings.json. What Claude Code's hook prints on exit 0 is added to the
-// agent's context, so new mail reaches the agent at its next prompt.
+// claudeHook is one of Claude Code's command hooks running agentmail: a
+// group of one command hook in hooks.EVENT of a settings.json. The
+// UserPromptSubmit hook runs agentmail check (what it prints on exit 0 is
+// added to the agent's context, so new mail reaches the agent at its next
+// prompt); the PreToolUse hook, matched to the file-writing tools, runs
+// agentmail guard edit, which denies an edit of a path another agent
+// holds.
 type claudeHook struct {
-	command string // the hook's command line
-	bin     string // the agentmail in it
+	event   string   // UserPromptSubmit or PreToolUse
+	matcher string   // the tools it runs for ("" for every prompt)
+	sub     []string // the agentmail subcommand it runs: check, or guard edit
+	command string   // the hook's command line
+	bin     string   // the agentmail in it
 }
 
 type hookCommand struct {
@@ -199,24 +205,26 @@ type hookCommand struct {
 }
 
 type hookGroup struct {
-	Hooks []hookCommand `json:"hooks"`
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []hookCommand `json:"hooks"`
 }
 
-var hookPath = []string{"hooks", "UserPromptSubmit"}
+func (h claudeHook) path() []string { return []string{"hooks", h.event} }
 
-func (h claudeHook) what() string { return "an agentmail check hook" }
+func (h claudeHook) what() string { return "an agentmail " + strings.Join(h.sub, " ") + " hook" }
 
 func (h claudeHook) group() hookGroup {
-	return hookGroup{Hooks: []hookCommand{{Type: "command", Command: h.command}}}
+	return hookGroup{Matcher: h.matcher, Hooks: []hookCommand{{Type: "command", Command: h.command}}}
 }
 
-// hookRef is an agentmail check hook: element hook of the hooks of the
-// group-th element of the UserPromptSubmit list.
+// hookRef is one of our hooks: element hook of the hooks of the
+// group-th element of the event's list.
 type hookRef struct{ group, hook int }
 
-// find returns the UserPromptSubmit list (nil when there is none) and the
-// agentmail check hooks in it.
+// find returns the event's list (nil when there is none) and our hooks in
+// it.
 func (h claudeHook) find(f *jsonFile) (*container, []hookRef, error) {
+	hookPath := h.path()
 	v, err := f.lookup(hookPath)
 	if errors.Is(err, errNotFound) {
 		return nil, nil, nil
@@ -237,7 +245,7 @@ func (h claudeHook) find(f *jsonFile) (*container, []hookRef, error) {
 		}
 		for i, hk := range compositeOf(hooks).items {
 			var cmd hookCommand
-			if json.Unmarshal(mustJSON(decode(hk.value)), &cmd) == nil && cmd.Type == "command" && isCheckCommand(cmd.Command, h.bin) {
+			if json.Unmarshal(mustJSON(decode(hk.value)), &cmd) == nil && cmd.Type == "command" && isAgentmailCommand(cmd.Command, h.bin, h.sub...) {
 				refs = append(refs, hookRef{g, i})
 			}
 		}
@@ -263,7 +271,7 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// parse parses a settings file and finds the agentmail check hooks in it.
+// parse parses a settings file and finds our hooks in it.
 func (h claudeHook) parse(src []byte) (*jsonFile, *container, []hookRef, error) {
 	f, err := parseJSON(src, plainJSON)
 	if err != nil {
@@ -276,14 +284,14 @@ func (h claudeHook) parse(src []byte) (*jsonFile, *container, []hookRef, error) 
 func (h claudeHook) add(src []byte, force bool) ([]byte, error) {
 	if blank(src) {
 		f := &jsonFile{unit: "  "}
-		return []byte(f.render(nest([]hookGroup{h.group()}, hookPath...), "") + "\n"), nil
+		return []byte(f.render(nest([]hookGroup{h.group()}, h.path()...), "") + "\n"), nil
 	}
 	f, list, refs, err := h.parse(src)
 	switch {
 	case err != nil:
 		return nil, err
 	case list == nil:
-		out, err := f.setMember(hookPath, []hookGroup{h.group()})
+		out, err := f.setMember(h.path(), []hookGroup{h.group()})
 		if err != nil {
 			return nil, err
 		}
@@ -317,9 +325,9 @@ func (h claudeHook) remove(src []byte) ([]byte, error) {
 		case len(refs) == 0 && before < 0:
 			return src, nil
 		case len(refs) == 0:
-			return pruneEmpty(src, plainJSON, hookPath)
+			return pruneEmpty(src, plainJSON, h.path())
 		case before >= 0 && len(refs) >= before:
-			return nil, fmt.Errorf("%w: the agentmail check hook could not be taken out", ErrCannotEdit)
+			return nil, fmt.Errorf("%w: %s could not be taken out", ErrCannotEdit, h.what())
 		}
 		before = len(refs)
 		src = h.removeOne(f, list, refs[0]).apply(src)
@@ -339,7 +347,33 @@ func (h claudeHook) removeOne(f *jsonFile, list *container, r hookRef) splice {
 func (h claudeHook) verify(out []byte) error {
 	_, list, refs, err := h.parse(out)
 	if err != nil || len(refs) != 1 || !sameJSON(list.items[refs[0].group].value, h.group()) {
-		return fmt.Errorf("%w: after the edit, %s does not hold the hook", ErrCannotEdit, strings.Join(hookPath, "."))
+		return fmt.Errorf("%w: after the edit, %s does not hold the hook", ErrCannotEdit, strings.Join(h.path(), "."))
 	}
 	return nil
 }
+
+// claudeHooks are the hooks setup adds to one settings file, edited in
+// turn: what one adds, the next finds there.
+type claudeHooks []claudeHook
+
+func (hs claudeHooks) add(src []byte, force bool) ([]byte, error) {
+	for _, h := range hs {
+		var err error
+		if src, err = h.add(src, force); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
+
+func (hs claudeHooks) remove(src []byte) ([]byte, error) {
+	for i := len(hs) - 1; i >= 0; i-- {
+		var err error
+		if src, err = hs[i].remove(src); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
+
+func (hs claudeHooks) what() string { return "agentmail hooks" }

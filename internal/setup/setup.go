@@ -104,7 +104,7 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 	}
 	targets := []target{{c.file(o), "server", c.server(o)}}
 	if c.hooksFile != nil && (o.Hooks || uninstall) {
-		targets = append(targets, target{c.hooksFile(o), "hook", claudeHook{checkCommand(o), o.Command}})
+		targets = append(targets, target{c.hooksFile(o), "hook", claudeHooksFor(o)})
 	}
 	for _, t := range targets {
 		ch, err := planFile(t.path, t.what, t.ed, o, uninstall)

@@ -187,6 +187,17 @@ func TestHookInAGroup(t *testing.T) {
           }
         ]
       }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write|MultiEdit|NotebookEdit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/bin/agentmail guard edit"
+          }
+        ]
+      }
     ]
   }
 }
@@ -243,5 +254,59 @@ func TestHookOfABinaryNamedOtherwise(t *testing.T) {
 		if ch.Action != "unchanged" {
 			t.Errorf("setup again: %s %s", ch.Action, ch.Path)
 		}
+	}
+}
+
+// A settings file an earlier setup --hooks gave the prompt hook alone gets
+// the PreToolUse hook beside it; uninstall gives back the bytes from
+// before the first setup. A PreToolUse hook running another agentmail's
+// guard edit differs, and --force replaces it.
+func TestHooksUpgrade(t *testing.T) {
+	o := testOptions(t, "claude-code")
+	o.Hooks = true
+	path := filepath.Join(o.Project, ".claude", "settings.json")
+	before := "{\n  \"model\": \"opus\"\n}\n"
+	put(t, path, before)
+	old := o
+	old.Command = "/opt/bin/agentmail"
+	// What an earlier version wrote: the prompt hook alone.
+	p, err := Install(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Changes {
+		if p.Changes[i].What == "hook" {
+			only := claudeHooksFor(old)[:1]
+			out, err := only.add([]byte(before), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Changes[i].After = out
+			p.Changes[i].record = newRecord(path, []byte(before), true, out, nil)
+		}
+	}
+	if err := p.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, path); strings.Contains(got, "PreToolUse") || !strings.Contains(got, "check --hook") {
+		t.Fatalf("the earlier setup:\n%s", got)
+	}
+	run(t, o, false)
+	got := readFile(t, path)
+	if !strings.Contains(got, `"matcher": "Edit|Write|MultiEdit|NotebookEdit"`) || !strings.Contains(got, `"command": "/opt/bin/agentmail guard edit"`) || !strings.Contains(got, "check --hook") {
+		t.Fatalf("after setup --hooks:\n%s", got)
+	}
+	o.Command = "/elsewhere/agentmail"
+	if _, err := Install(o); !errors.Is(err, ErrEntryDiffers) {
+		t.Fatalf("another agentmail: %v, want ErrEntryDiffers", err)
+	}
+	o.Force = true
+	run(t, o, false)
+	if got := readFile(t, path); strings.Contains(got, "/opt/bin/agentmail") || strings.Count(got, "/elsewhere/agentmail") != 2 {
+		t.Fatalf("after --force:\n%s", got)
+	}
+	run(t, o, true)
+	if got := readFile(t, path); got != before {
+		t.Errorf("after uninstall:\n%s\nwant:\n%s", got, before)
 	}
 }

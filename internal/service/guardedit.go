@@ -1,0 +1,236 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/hooks"
+	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/project"
+)
+
+// ToolCall is what a coding agent's pre-tool hook receives on standard
+// input (Claude Code's PreToolUse payload): the tool about to run and its
+// arguments. Fields it does not need are ignored.
+type ToolCall struct {
+	HookEventName string          `json:"hook_event_name"`
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+}
+
+// editTools maps the file-writing tools the edit guard knows to the
+// fields of their input that name the file written. Claude Code's Edit,
+// Write and MultiEdit take file_path, NotebookEdit notebook_path.
+var editTools = map[string][]string{
+	"Edit":         {"file_path"},
+	"Write":        {"file_path"},
+	"MultiEdit":    {"file_path"},
+	"NotebookEdit": {"notebook_path"},
+}
+
+// ParseToolCall reads a pre-tool hook's payload.
+func ParseToolCall(data []byte) (ToolCall, error) {
+	var c ToolCall
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fault.WithHint(fmt.Errorf("%w: the hook's input is not a tool call: %v", ErrInvalidArgument, err),
+			"guard edit reads the JSON a PreToolUse hook receives on standard input")
+	}
+	return c, nil
+}
+
+// EditPaths returns the files the call writes (as given, absolute or
+// relative to its cwd), and whether the tool is one the edit guard checks.
+func (c ToolCall) EditPaths() ([]string, bool, error) {
+	fields, ok := editTools[c.ToolName]
+	if !ok {
+		return nil, false, nil
+	}
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(c.ToolInput, &in); err != nil {
+		return nil, true, fmt.Errorf("%w: %s's tool_input is not an object: %v", ErrInvalidArgument, c.ToolName, err)
+	}
+	var paths []string
+	for _, f := range fields {
+		var p string
+		if raw, ok := in[f]; ok && json.Unmarshal(raw, &p) == nil && p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, true, fmt.Errorf("%w: %s's tool_input has no %s", ErrInvalidArgument, c.ToolName, fields[0])
+	}
+	return paths, true, nil
+}
+
+// GuardEditRequest is a pre-tool hook asking whether the agent of the
+// scope may run a tool call. The scope's project directory is ignored:
+// the call's cwd is where the agent works.
+type GuardEditRequest struct {
+	Payload []byte // the hook's standard input: a ToolCall
+	Store   string // --store, when given
+	// Env is the agent's environment: AGENTMAIL_GUARD_MODE,
+	// AGENTMAIL_BYPASS and the store's location are read from it.
+	Env    func(string) string `json:"-"`
+	Now    func() time.Time    `json:"-"`
+	EnvErr error               `json:"-"` // a bad AGENTMAIL_NOW: the check cannot be made
+}
+
+// GuardEditResponse is the document of guard edit.
+type GuardEditResponse struct {
+	Decision  string          `json:"decision"` // allow or deny
+	Tool      string          `json:"tool"`
+	Paths     []string        `json:"paths"` // the repository paths checked
+	Mode      string          `json:"mode"`
+	Bypassed  bool            `json:"bypassed"`
+	Conflicts []GuardConflict `json:"conflicts"`
+	Unchecked *string         `json:"unchecked"` // why the check could not be made
+
+	UncheckedHint string    `json:"-"`
+	Now           time.Time `json:"-"`
+}
+
+// Denied reports whether the call is stopped.
+func (r GuardEditResponse) Denied() bool { return r.Decision == "deny" }
+
+// GuardEdit decides a file-writing tool call the way the commit guard
+// decides a commit, before the file is written: its paths inside the
+// repository around the file (else the call's cwd) are checked by GuardCheck against other
+// agents' active exclusive reservations, in the store and project guard
+// install recorded in the repository's hooks (and those the environment
+// names), in the mode recorded there unless AGENTMAIL_GUARD_MODE says
+// otherwise. Tools that write no file, and paths outside the repository,
+// are allowed. A check that cannot be made denies in block mode (the
+// response's Unchecked says why) and allows in warn mode. The error is
+// for requests that are not tool calls at all.
+func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener) (GuardEditResponse, error) {
+	env := req.Env
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	resp := GuardEditResponse{Decision: "allow", Paths: []string{}, Conflicts: []GuardConflict{}}
+	call, perr := ParseToolCall(req.Payload)
+	var paths []string
+	if perr == nil {
+		var ok bool
+		if paths, ok, perr = call.EditPaths(); !ok {
+			return resp, nil // not a tool that writes files
+		}
+	}
+	resp.Tool = call.ToolName
+	cwd := call.Cwd
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		cwd = sc.Project.Dir
+	}
+	for i, path := range paths {
+		if !filepath.IsAbs(path) {
+			paths[i] = filepath.Join(cwd, path)
+		}
+	}
+	// The repository is the file's (the agent may work in a directory
+	// above it); cwd's when the file's is unknown.
+	p := project.Project{}.In(cwd)
+	if len(paths) > 0 {
+		if q := (project.Project{}).In(existingDir(filepath.Dir(paths[0]))); q.Root != "" {
+			p = q
+		}
+	}
+	rec := recordedGuard(p, env)
+	mode, merr := guard.ModeIn(env, "")
+	if env(guard.EnvMode) == "" && env(guard.EnvModeAlt) == "" && rec.Mode != "" {
+		mode, merr = guard.ParseMode(rec.Mode)
+	}
+	if merr != nil {
+		mode = guard.Block // a mode the guard cannot read fails closed
+	}
+	resp.Mode = string(mode)
+	unchecked := func(err error) (GuardEditResponse, error) {
+		resp.Unchecked, resp.UncheckedHint = optString(err.Error()), fault.Hint(err)
+		if mode == guard.Block {
+			resp.Decision = "deny"
+		}
+		return resp, nil
+	}
+	if guard.BypassedIn(env) {
+		resp.Bypassed = true
+		return resp, nil
+	}
+	switch {
+	case merr != nil:
+		return unchecked(merr)
+	case perr != nil:
+		return unchecked(perr)
+	case p.Root == "":
+		return resp, nil // no repository: nothing there can be reserved
+	}
+	var inside []string
+	for _, path := range paths {
+		rel, err := project.RepoPath(p.Root, p.Dir, path, false)
+		if err != nil {
+			continue // outside the repository: nothing there can be reserved
+		}
+		inside = append(inside, path)
+		resp.Paths = append(resp.Paths, rel)
+	}
+	if len(inside) == 0 {
+		return resp, nil
+	}
+	sc.Project.Dir = p.Dir
+	rep, err := GuardCheck(ctx, sc, GuardCheckRequest{
+		Hook: PreCommit, Paths: inside, Mode: string(mode), Store: req.Store, Recorded: rec.Store, RecordedProject: rec.Project,
+		Env: env, Now: req.Now, EnvErr: req.EnvErr,
+	}, open)
+	resp.Now, resp.Conflicts = rep.Now, rep.Conflicts
+	if resp.Conflicts == nil {
+		resp.Conflicts = []GuardConflict{}
+	}
+	switch {
+	case rep.Hook == "":
+		return unchecked(err)
+	case rep.Unchecked != nil:
+		resp.Unchecked, resp.UncheckedHint = rep.Unchecked, rep.UncheckedHint
+		if rep.Mode == string(guard.Block) {
+			resp.Decision = "deny"
+		}
+	case rep.Blocked:
+		resp.Decision = "deny"
+	}
+	return resp, nil
+}
+
+// existingDir returns dir, or its nearest ancestor that exists: a file a
+// Write creates may be in directories it creates too.
+func existingDir(dir string) string {
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
+	}
+}
+
+// recordedGuard returns what guard install recorded in the pre-commit
+// hook git runs in p's repository (store, project, mode), the zero value
+// when the guard is not installed there. It reads files only.
+func recordedGuard(p project.Project, env func(string) string) hooks.Settings {
+	if p.Repo == nil || p.Root == "" {
+		return hooks.Settings{}
+	}
+	dir := guard.HooksIn(filepath.Dir(p.Repo.Config), p.Root, p.Repo.HooksPath, env).Dir
+	b, err := os.ReadFile(filepath.Join(dir, hooks.Names[0]))
+	if err != nil {
+		return hooks.Settings{}
+	}
+	s, _ := hooks.Parse(b)
+	return s
+}
