@@ -369,10 +369,13 @@ func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Re
 				own[h.Pattern] = h
 			}
 		}
+		// One write's new leases share their id's time, so they share one
+		// directory of the archive (and their short ids most of a prefix).
+		idTime := ulid.Timestamp(s.st.Clock())
 		for _, p := range pats {
 			r, ok := own[p]
 			if !ok || r.Exclusive != !o.Shared {
-				r = Reservation{Project: s.slug, ID: ulid.MustNew(ulid.Timestamp(s.st.Clock()), ulid.DefaultEntropy()).String(),
+				r = Reservation{Project: s.slug, ID: ulid.MustNew(idTime, ulid.DefaultEntropy()).String(),
 					Agent: s.agent, Pattern: p, Exclusive: !o.Shared, Created: now}
 			}
 			r.Reason = o.Reason

@@ -27,6 +27,7 @@ type world struct {
 	st    *store.Store
 	mu    sync.Mutex
 	clock time.Time
+	tick  time.Duration // the clock moves on by this at every reading
 }
 
 func newWorld(t testing.TB) *world { return newWorldOpts(t, store.Options{}) }
@@ -60,7 +61,28 @@ func newWorldOpts(t testing.TB, opts store.Options) *world {
 func (w *world) now() time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.clock = w.clock.Add(w.tick)
 	return w.clock
+}
+
+// The leases one reserve makes share their id's time, however long the
+// write takes: one directory of the archive, and short ids that share
+// most of a prefix.
+func TestReserveIDsShareTheirTime(t *testing.T) {
+	w := newWorld(t)
+	w.tick = time.Millisecond
+	res, err := w.as("GreenCastle").Reserve(context.Background(), []string{"src/a", "src/b", "src/c"}, Options{TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Granted) != 3 {
+		t.Fatalf("granted %+v", res.Granted)
+	}
+	for _, r := range res.Granted[1:] {
+		if r.ID[:10] != res.Granted[0].ID[:10] || r.ID == res.Granted[0].ID {
+			t.Errorf("ids %s and %s: not one time, or not distinct", res.Granted[0].ID, r.ID)
+		}
+	}
 }
 
 func (w *world) advance(d time.Duration) {
