@@ -20,6 +20,8 @@ type cliOp struct {
 	// over names another operation whose median this one's is compared
 	// with (target is then the goal for the difference).
 	over string
+	// added: the base binary has no such command, and is not asked.
+	added bool
 }
 
 // measureCLI times whole agentmail processes, as agents and hooks run them,
@@ -59,19 +61,32 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		// holds itself (allowed, after matching it against the 1,000 active
 		// leases), and one another agent holds (denied), against --version.
 		{name: "guard edit (allow)", target: 3 * time.Millisecond, over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit"} },
-			stdin: editPayload(repo, "area-0/pkg-0/x.go")},
+			stdin: editPayload(repo, "area-0/pkg-0/x.go"), added: true},
 		{name: "guard edit (deny)", target: 3 * time.Millisecond, over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit"} },
-			stdin: editPayload(repo, "area-1/pkg-1/x.go")},
+			stdin: editPayload(repo, "area-1/pkg-1/x.go"), added: true},
 		{name: "send", target: 6 * time.Millisecond, args: func(i int) []string {
 			return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench cli %d", i), "--body", "Benchmark body with a little **markdown**."}
 		}},
 	}
-	bins := []string{b.bin}
+	bins, envs := []string{b.bin}, [][]string{b.env}
 	if base != "" {
 		if base, err = filepath.Abs(base); err != nil {
 			return err
 		}
-		bins = append(bins, base)
+		// The base runs on a copy of the store: two versions whose index
+		// differs would each rebuild it for the other on every run.
+		baseEnv, cleanup, err := storeCopy(b.env, dir)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		bins, envs = append(bins, base), append(envs, baseEnv)
+	}
+	// A first run of each brings its index up to date, untimed.
+	for j, bin := range bins {
+		if _, _, err := timeProcess(bin, []string{"check", "--agent", agentName(1)}, "", envs[j], ""); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("%d turns each of: %s", runs, filepath.Base(b.bin))
 	if base != "" {
@@ -89,10 +104,13 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 			for k := range len(bins) + 1 {
 				j := (i + k) % (len(bins) + 1)
 				var d, cpu time.Duration
-				if j == len(bins) {
+				switch {
+				case j == len(bins):
 					d, _, err = timeProcess(floorBin, nil, "", nil, "")
-				} else {
-					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, b.env, op.stdin)
+				case j > 0 && op.added:
+					continue
+				default:
+					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, envs[j], op.stdin)
 					cpus[j] = append(cpus[j], cpu)
 				}
 				if err != nil {
@@ -107,7 +125,7 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 			over[i] = times[0][i] - floor[i]
 		}
 		line := fmt.Sprintf("%-20s %9s %9s %9s", op.name, ms(median(floor)), ms(median(times[0])), ms(median(over)))
-		if base != "" {
+		if base != "" && !op.added {
 			ratios := make([]float64, runs)
 			for i := range ratios {
 				ratios[i] = float64(times[0][i]) / float64(times[1][i])
@@ -131,6 +149,29 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		fmt.Println(l)
 	}
 	return nil
+}
+
+// storeCopy copies the store dir that env names (AGENTMAIL_HOME) to a
+// temporary directory and returns env naming the copy instead, and the
+// function that removes it.
+func storeCopy(env []string, dir string) ([]string, func(), error) {
+	tmp, err := os.MkdirTemp("", "agentmail-bench-base-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	copied := filepath.Join(tmp, "store")
+	if out, err := exec.Command("cp", "-a", dir, copied).CombinedOutput(); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("copy the store for the base: %v: %s", err, out)
+	}
+	out := slices.Clone(env)
+	for i, kv := range out {
+		if strings.HasPrefix(kv, "AGENTMAIL_HOME=") {
+			out[i] = "AGENTMAIL_HOME=" + copied
+		}
+	}
+	return out, cleanup, nil
 }
 
 // editPayload is Claude Code's PreToolUse input for an Edit of path (in
