@@ -135,13 +135,18 @@ func scan(row interface{ Scan(...any) error }, slug string) (Port, error) {
 	return p, nil
 }
 
-// claim reads the claim of name on the service's host; ok says there is one.
-func (s *Service) claim(ctx context.Context, q store.Querier, pid int64, name string) (Port, bool, error) {
-	p, err := scan(q.QueryRowContext(ctx, `SELECT `+columns+` FROM ports WHERE project_id = ? AND host = ? AND name = ?`, pid, s.host, name), s.slug)
-	if errors.Is(err, sql.ErrNoRows) {
-		return p, false, nil
+// claim reads the claim of name on the service's host, and the project's
+// row id; ok says there is one.
+func (s *Service) claim(ctx context.Context, q store.Querier, name string) (pid int64, cur Port, ok bool, err error) {
+	proj, _, err := store.LookupProject(ctx, q, s.slug)
+	if err != nil {
+		return 0, Port{}, false, err
 	}
-	return p, err == nil, err
+	cur, err = scan(q.QueryRowContext(ctx, `SELECT `+columns+` FROM ports WHERE project_id = ? AND host = ? AND name = ?`, proj.ID, s.host, name), s.slug)
+	if errors.Is(err, sql.ErrNoRows) {
+		return proj.ID, cur, false, nil
+	}
+	return proj.ID, cur, err == nil, err
 }
 
 // taken returns the ports held at now on the service's host under names
@@ -205,11 +210,7 @@ func (s *Service) Claim(ctx context.Context, name string, ttl time.Duration) (Po
 	var out Port
 	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		now := s.st.Now()
-		p, _, err := store.LookupProject(ctx, tx, s.slug)
-		if err != nil {
-			return err
-		}
-		cur, ok, err := s.claim(ctx, tx, p.ID, name)
+		pid, cur, ok, err := s.claim(ctx, tx, name)
 		if err != nil {
 			return err
 		}
@@ -224,7 +225,7 @@ func (s *Service) Claim(ctx context.Context, name string, ttl time.Duration) (Po
 			tx.Describe(s.agent, fmt.Sprintf("port: %s renews %s (%d on %s)", s.agent, name, out.Port, s.host))
 			return nil
 		}
-		taken, err := s.taken(ctx, tx, p.ID, name, now)
+		taken, err := s.taken(ctx, tx, pid, name, now)
 		if err != nil {
 			return err
 		}
@@ -251,11 +252,7 @@ func (s *Service) Release(ctx context.Context, name string) (Port, error) {
 	var out Port
 	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
 		now := s.st.Now()
-		p, _, err := store.LookupProject(ctx, tx, s.slug)
-		if err != nil {
-			return err
-		}
-		cur, ok, err := s.claim(ctx, tx, p.ID, name)
+		_, cur, ok, err := s.claim(ctx, tx, name)
 		switch {
 		case err != nil:
 			return err
@@ -276,12 +273,7 @@ func (s *Service) Get(ctx context.Context, name string) (Port, error) {
 	if err := CheckName(name); err != nil {
 		return Port{}, err
 	}
-	q := s.st.Index()
-	p, _, err := store.LookupProject(ctx, q, s.slug)
-	if err != nil {
-		return Port{}, err
-	}
-	cur, ok, err := s.claim(ctx, q, p.ID, name)
+	_, cur, ok, err := s.claim(ctx, s.st.Index(), name)
 	if err != nil {
 		return Port{}, err
 	}
