@@ -129,14 +129,20 @@ func (r *LockRun) Renew(ctx context.Context) error {
 // second) until ctx is done, telling failed, when set, of each renewal
 // that failed. It returns when ctx is done.
 func (r *LockRun) KeepAlive(ctx context.Context, failed func(error)) {
-	tick := time.NewTicker(max(r.ttl/3, time.Second))
+	keepAlive(ctx, r.ttl, r.Renew, failed)
+}
+
+// keepAlive calls renew every third of ttl (at most every second) until
+// ctx is done, telling failed, when set, of each renewal that failed.
+func keepAlive(ctx context.Context, ttl time.Duration, renew func(context.Context) error, failed func(error)) {
+	tick := time.NewTicker(max(ttl/3, time.Second))
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if err := r.Renew(ctx); err != nil && ctx.Err() == nil && failed != nil {
+			if err := renew(ctx); err != nil && ctx.Err() == nil && failed != nil {
 				failed(err)
 			}
 		}

@@ -151,18 +151,10 @@ func (r *PortRun) Port() int { return r.port.Port }
 // every second), which extends it on the same port, until ctx is done,
 // telling failed, when set, of each renewal that failed.
 func (r *PortRun) KeepAlive(ctx context.Context, failed func(error)) {
-	tick := time.NewTicker(max(r.ttl/3, time.Second))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if _, err := r.ps.Claim(ctx, r.port.Name, r.ttl); err != nil && ctx.Err() == nil && failed != nil {
-				failed(err)
-			}
-		}
-	}
+	keepAlive(ctx, r.ttl, func(ctx context.Context) error {
+		_, err := r.ps.Claim(ctx, r.port.Name, r.ttl)
+		return err
+	}, failed)
 }
 
 // Release ends the run's claim.
