@@ -57,9 +57,11 @@ func (s *Service) attachments(x *session, req SendRequest) ([]mailbox.Attachment
 	}
 	max := s.MaxBody()
 	total := int64(len(req.Body))
-	over := func(atLeast bool) error {
-		return fmt.Errorf("%w: the body and attachments are %s%d bytes, the limit is %s (%d bytes)",
-			ErrMessageTooLarge, map[bool]string{true: "more than "}[atLeast], total, FormatSize(max), max)
+	over := func(partly bool) error {
+		if partly { // the last file was read up to the limit only
+			return fmt.Errorf("%w: the body and attachments are more than %d bytes, the limit is %s", ErrMessageTooLarge, max, FormatSize(max))
+		}
+		return fmt.Errorf("%w: the body and attachments are %d bytes, the limit is %s (%d bytes)", ErrMessageTooLarge, total, FormatSize(max), max)
 	}
 	var out []mailbox.AttachmentInput
 	for _, u := range req.Attachments {

@@ -30,8 +30,8 @@ func TestTopics(t *testing.T) {
 		req  SendRequest
 		code string
 	}{
-		{SendRequest{Subject: "s", Body: "b"}, "INVALID_ARGUMENT"},                                     // no recipients, no topic
-		{SendRequest{Subject: "s", Body: "b", Topic: "no spaces"}, "INVALID_TOPIC"},                    // a topic is one word
+		{SendRequest{Subject: "s", Body: "b"}, "INVALID_ARGUMENT"},                                        // no recipients, no topic
+		{SendRequest{Subject: "s", Body: "b", Topic: "no spaces"}, "INVALID_TOPIC"},                       // a topic is one word
 		{SendRequest{To: []string{"BlueLake"}, Subject: "s", Body: "b", Topic: "-flag"}, "INVALID_TOPIC"}, // not a flag
 	} {
 		_, err := f.svc.Send(ctx, as("GreenCastle"), tt.req)
