@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"github.com/agentmail/agentmail/internal/service"
 	"hash/fnv"
 	"html"
 	"html/template"
@@ -38,6 +39,8 @@ func funcs(md *Markdown) template.FuncMap {
 		"threadURL":       ThreadURL,
 		"searchURL":       SearchURL,
 		"archiveURL":      ArchiveURL,
+		"attachmentURL":   AttachmentURL,
+		"size":            func(n int64) string { return service.FormatSize(int(n)) },
 		"sectionURL":      func(project, section string) string { return mailURL(project, section) },
 		"importances":     func() []string { return Importances },
 		"categories":      func() []string { return Categories },
