@@ -33,7 +33,7 @@ func TestTopicsAndAttachments(t *testing.T) {
 	post := g.ok("send_message", args{"to": []string{}, "subject": "release cut", "body_md": "v1.2", "topic": "ui-bugs"})
 	g.want(post, "message.to", []any{})
 
-	g.fail("send_message", args{"to": []string{}, "subject": "x", "body_md": ""}, "INVALID_ARGUMENT")
+	checkNoCLI(t, "send_message", g.fail("send_message", args{"to": []string{}, "subject": "x", "body_md": ""}, "INVALID_ARGUMENT"))
 	e := g.fail("send_message", args{"to": "BlueLake", "subject": "x", "body_md": "", "topic": "ui bugs"}, "INVALID_TOPIC")
 	checkNoCLI(t, "send_message", e)
 	e = g.fail("send_message", args{"to": "BlueLake", "subject": "x", "body_md": "", "attachment_paths": []string{"../outside.png"}}, "INVALID_ARGUMENT")
