@@ -170,6 +170,14 @@ func TestMessageAttachments(t *testing.T) {
 	if err := activeMarkup(page); err != "" {
 		t.Error(err)
 	}
+	// The thread page lists them too.
+	thread := render(t, p, ThreadView{Page: v.Page, Thread: v.Message.Thread, Agent: "BlueLake", Messages: []FullMessage{v.Message}})
+	if strings.Count(thread, "<img ") != 1 || strings.Count(thread, `download="`) != 3 || !strings.Contains(visibleText(t, thread), "#ui-bugs") {
+		t.Errorf("the thread page does not list the attachments and topic:\n%s", visibleText(t, thread))
+	}
+	if err := activeMarkup(thread); err != "" {
+		t.Error(err)
+	}
 }
 
 // TestServeAttachment: what an attachment is served as.

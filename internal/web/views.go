@@ -69,6 +69,13 @@ type Attachment struct {
 	MediaType string
 }
 
+// AttachmentList is what the attachments of a message are shown with: the
+// message's project and id, and the agent whose view the page is.
+type AttachmentList struct {
+	Project, Message, Agent string
+	Attachments             []Attachment
+}
+
 // Inline reports whether the page shows the attachment as an image: a
 // raster image type that browsers render without running anything (SVG,
 // which may hold scripts, is a download).
