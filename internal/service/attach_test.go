@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/record"
 )
@@ -182,4 +183,12 @@ func TestAttachments(t *testing.T) {
 	_, err = f.svc.Send(ctx, Scope{Project: ProjectRef{Key: "github.com/acme/shop"}, Agent: "GreenCastle"},
 		SendRequest{To: []string{"BlueLake"}, Subject: "s", AttachmentPaths: []string{"notes.txt"}})
 	wantCode(t, "by key", err, "INVALID_ARGUMENT")
+}
+
+func TestSendAndWaitRefusesAPost(t *testing.T) {
+	f := newFixture(t)
+	f.register("GreenCastle")
+	_, err := f.svc.SendAndWait(context.Background(), as("GreenCastle"), SendAndWaitRequest{
+		SendRequest: SendRequest{Subject: "s", Body: "b", Topic: "builds"}, Wait: time.Second})
+	wantCode(t, "send --wait a post", err, "USAGE")
 }

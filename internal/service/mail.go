@@ -143,6 +143,10 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	if err := s.checkBody(req.Body); err != nil {
 		return SendAndWaitResponse{}, err
 	}
+	if len(req.To)+len(req.Cc)+len(req.Bcc) == 0 && req.Topic != "" {
+		return SendAndWaitResponse{}, Usagef("name the agents whose reply to wait for as recipients, or send the post without waiting",
+			"a post to a topic has no recipients to wait for a reply from")
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return SendAndWaitResponse{}, err
