@@ -4,8 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/agentmail/agentmail/internal/ids"
+	"io"
 	"os"
+	"slices"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
@@ -97,9 +102,29 @@ func runTopic(ctx context.Context, o *topicOptions) error {
 			return nil
 		}
 		received := mapSlice(resp.Messages, func(m service.InboxMessage) service.Received { return o.esc.received(m.Received) })
-		messageTable(o.Stdout, received, resp.Short, o.now(), true)
+		topicTable(o.Stdout, received, resp.Short, o.now(), o.Scope.Agent)
 		return nil
 	})
+}
+
+// topicTable lists a topic's messages: sender and recipients ("post" for
+// a post, which has none), "*" marking those the viewer received and has
+// not read.
+func topicTable(w io.Writer, msgs []service.Received, short ids.Short, now time.Time, viewer string) {
+	rows := make([][]string, 0, len(msgs))
+	for _, m := range msgs {
+		mark := " "
+		all := append(append(append([]string{}, m.To...), m.Cc...), m.Bcc...)
+		if m.ReadAt.IsZero() && viewer != "" && slices.Contains(all, viewer) {
+			mark = "*"
+		}
+		to := truncate(strings.Join(append(append([]string{}, m.To...), m.Cc...), ","), 30)
+		if len(all) == 0 {
+			to = "post"
+		}
+		rows = append(rows, []string{mark + short.Of(m.ID), m.From, to, truncate(m.Subject, 50), ago(m.Created.Time, now), flags(m)})
+	}
+	table(w, " ID\tFROM\tTO\tSUBJECT\tWHEN\tFLAGS", rows)
 }
 
 func newAttachmentCommand(e *env) *cli.Command {
