@@ -14,6 +14,7 @@ var (
 	ErrInvalidName      = names.ErrInvalid
 	ErrNameTaken        = errors.New("name taken")
 	ErrUnknownRecipient = errors.New("unknown recipient")
+	ErrInvalidTopic     = errors.New("invalid topic")
 	ErrNotFound         = fault.ErrNotFound        // shared with every package
 	ErrAmbiguousID      = fault.ErrAmbiguousID     // shared with every package
 	ErrInvalidArgument  = fault.ErrInvalidArgument // shared with every package

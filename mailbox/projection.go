@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -18,7 +19,7 @@ func Projection() store.Projection { return projection{} }
 type projection struct{}
 
 // Name changes with the tables.
-func (projection) Name() string { return "mailbox2" }
+func (projection) Name() string { return "mailbox3" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
@@ -41,8 +42,11 @@ func (projection) Tables() []store.Table {
 			to_list TEXT NOT NULL, cc_list TEXT NOT NULL, bcc_list TEXT NOT NULL,
 			subject TEXT NOT NULL, importance TEXT NOT NULL, ack_required INTEGER NOT NULL,
 			category TEXT NOT NULL, reply_to TEXT NOT NULL, created TEXT NOT NULL, hold_ms INTEGER NOT NULL DEFAULT 0,
-			path TEXT NOT NULL, body TEXT NOT NULL)`,
+			path TEXT NOT NULL, body TEXT NOT NULL, topic TEXT NOT NULL DEFAULT '', attachments TEXT NOT NULL DEFAULT '')`,
 			Indexes: []string{
+				// A topic's messages, newest first (fetch_topic, topic show),
+				// and the list of topics.
+				`CREATE INDEX messages_topic ON messages(project_id, topic, id) WHERE topic != ''`,
 				`CREATE INDEX messages_project ON messages(project_id, id)`,
 				`CREATE INDEX messages_thread ON messages(project_id, thread, id)`,
 				`CREATE INDEX messages_sender ON messages(project_id, sender, id)`,
@@ -70,15 +74,15 @@ func (projection) Tables() []store.Table {
 }
 
 // prepared is what Prepare works out of a message for its row: its
-// recipient lists joined, and its file's path.
-type prepared struct{ to, cc, bcc, path string }
+// recipient lists joined, its file's path, and its attachments as JSON.
+type prepared struct{ to, cc, bcc, path, attachments string }
 
 // Prepare works out a message's row, off the goroutine that writes the
 // index: the path of its file, made of its subject, costs as much as
 // writing the row.
 func (projection) Prepare(rec record.Record) any {
 	if m, ok := rec.(*record.Message); ok {
-		return prepared{strings.Join(m.To, ","), strings.Join(m.Cc, ","), strings.Join(m.Bcc, ","), m.Path()}
+		return prepared{strings.Join(m.To, ","), strings.Join(m.Cc, ","), strings.Join(m.Bcc, ","), m.Path(), attachmentsJSON(m.Attachments)}
 	}
 	return nil
 }
@@ -161,14 +165,28 @@ func (projection) Admit(w *store.Writer, rec record.Record) (bool, string, error
 	return true, "", nil
 }
 
+// attachmentsJSON is the attachments column of a message: its list as
+// JSON, "" for none.
+func attachmentsJSON(list []record.Attachment) string {
+	if len(list) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		panic(err) // strings and numbers
+	}
+	return string(b)
+}
+
 // applyMessage adds a message and its recipients, unless it is there
 // already.
 func applyMessage(w *store.Writer, pid int64, r *record.Message, p prepared) error {
 	res, err := w.Exec(`INSERT INTO messages(id, project_id, thread, named_thread, sender, to_list, cc_list, bcc_list,
-		subject, importance, ack_required, category, reply_to, created, hold_ms, path, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+		subject, importance, ack_required, category, reply_to, created, hold_ms, path, body, topic, attachments)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
 		r.ID, pid, r.ThreadID(), r.Thread, r.From, p.to, p.cc, p.bcc,
-		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Hold.Milliseconds(), p.path, r.Body)
+		r.Subject, r.Importance, r.AckRequired, r.Category, r.ReplyTo, record.FormatTime(r.Created), r.Hold.Milliseconds(), p.path, r.Body,
+		r.Topic, p.attachments)
 	if err != nil {
 		return fmt.Errorf("message %s: %w", r.ID, err)
 	}

@@ -75,7 +75,7 @@ func timePtr(t time.Time) *time.Time {
 // messageColumns are read by scanMessage; r is the viewer's recipients row
 // (LEFT JOINed, so NULL for a non-recipient).
 const messageColumns = `m.id, m.named_thread, m.sender, m.to_list, m.cc_list, m.bcc_list, m.subject, m.importance,
-	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, m.path, r.kind, r.read_at, r.acked_at`
+	m.ack_required, m.category, m.reply_to, m.created, m.hold_ms, m.body, m.path, m.topic, m.attachments, r.kind, r.read_at, r.acked_at`
 
 // headerColumns are messageColumns with the body left out (read as ""):
 // what a list without bodies reads.
@@ -84,26 +84,33 @@ var headerColumns = strings.Replace(messageColumns, "m.body", "''", 1)
 type viewed struct {
 	Message
 	kind string // the viewer's recipient kind, "" if not a recipient
+	post bool   // a post to a channel (isPost), judged before the bcc list is cut
 }
 
 func (m *Mailbox) scanMessage(sc interface{ Scan(...any) error }, viewer string) (viewed, error) {
 	var (
 		r                     record.Message
 		to, cc, bcc, created  string
-		path                  string
+		path, atts            string
 		holdMS                int64
 		kind, readAt, ackedAt sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.Thread, &r.From, &to, &cc, &bcc, &r.Subject, &r.Importance,
-		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &holdMS, &r.Body, &path, &kind, &readAt, &ackedAt); err != nil {
+		&r.AckRequired, &r.Category, &r.ReplyTo, &created, &holdMS, &r.Body, &path, &r.Topic, &atts, &kind, &readAt, &ackedAt); err != nil {
 		return viewed{}, err
+	}
+	if atts != "" {
+		if err := json.Unmarshal([]byte(atts), &r.Attachments); err != nil {
+			return viewed{}, fmt.Errorf("message %s: attachments: %w", r.ID, err)
+		}
 	}
 	r.Project = m.proj.Slug
 	r.To, r.Cc, r.Bcc = split(to), split(cc), split(bcc)
 	r.Created, _ = record.ParseTime(created)
 	r.Hold = time.Duration(holdMS) * time.Millisecond
 	r.SetPath(path) // the file's name as written, by whatever rule then held
-	return viewed{viewOf(&r, path, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String}, nil
+	post := r.Topic != "" && to == "" && cc == "" && bcc == ""
+	return viewed{viewOf(&r, path, viewer, kind.String, parseNull(readAt), parseNull(ackedAt)), kind.String, post}, nil
 }
 
 func parseNull(s sql.NullString) *time.Time {
@@ -144,7 +151,7 @@ func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer strin
 // it ("": any message). Its parameters are written +? (see joinParam),
 // the limit too, which the planner also looks at.
 const idMatches = `SELECT m.id,
-	CASE WHEN NOT (?4 = '' OR m.sender = +?4 OR EXISTS (SELECT 1 FROM recipients r
+	CASE WHEN NOT (?4 = '' OR m.sender = +?4 OR ` + isPost + ` OR EXISTS (SELECT 1 FROM recipients r
 		WHERE r.project_id = m.project_id AND r.agent = +?4 AND r.message_id = m.id)) THEN 'not your mail'
 	WHEN length(m.subject) > 40 THEN substr(m.subject, 1, 39) || '…'
 	ELSE m.subject END
@@ -179,8 +186,20 @@ func firstIDAt(t time.Time) string {
 	return ulid.MustNew(ulid.Timestamp(t), nil).String()[:10]
 }
 
-// visibleMessage loads a message the viewer sent or received ("" viewer:
-// any message of the project).
+// isPost is true of a message m that is a post to a channel: a topic and
+// no recipients. Every agent of the project may read one.
+const isPost = `(m.topic != '' AND m.to_list = '' AND m.cc_list = '' AND m.bcc_list = '')`
+
+// Post reports whether the message is a post to a channel: it has a topic
+// and no recipients, and every agent of the project may read it. (A
+// viewer shown no bcc list may take a message with a topic and only bcc
+// recipients for one: such a viewer is not shown the message at all.)
+func (m *Message) Post() bool {
+	return m.Topic != "" && len(m.Message.To)+len(m.Message.Cc)+len(m.Message.Bcc) == 0
+}
+
+// visibleMessage loads a message the viewer sent or received, or a post
+// ("" viewer: any message of the project).
 func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer string) (viewed, error) {
 	id, err := m.resolveID(ctx, q, prefix, viewer)
 	if err != nil {
@@ -190,7 +209,7 @@ func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer 
 	if err != nil {
 		return viewed{}, err
 	}
-	if viewer != "" && v.kind == "" && v.From != viewer {
+	if viewer != "" && v.kind == "" && v.From != viewer && !v.post {
 		return viewed{}, fault.WithHint(fmt.Errorf("%w: message %s was neither sent to nor by %s", ErrNotFound, id, viewer),
 			"agents see only their own mail; check the id with agentmail inbox")
 	}
@@ -264,6 +283,8 @@ type InboxQuery struct {
 	Before string
 	// Bodies reads each message's body; without it Body is "".
 	Bodies bool
+	// Topic keeps the messages of one topic (record.NormalTopic).
+	Topic string
 }
 
 // Inbox lists the acting agent's received messages (or the human
@@ -280,6 +301,13 @@ func (m *Mailbox) Inbox(ctx context.Context, q InboxQuery) ([]Message, error) {
 			return nil, err
 		}
 		q.Category = d.Category
+	}
+	if q.Topic != "" {
+		d := Draft{Topic: q.Topic}
+		if err := d.validateTopic(); err != nil {
+			return nil, err
+		}
+		q.Topic = d.Topic
 	}
 	return m.inbox(ctx, m.st.Index(), me.Name, q)
 }
@@ -303,6 +331,10 @@ func inboxQuery(pid int64, agent string, q InboxQuery) (string, []any) {
 	if q.Category != "" {
 		where = append(where, "m.category = "+joinParam)
 		args = append(args, q.Category)
+	}
+	if q.Topic != "" {
+		where = append(where, "m.topic = "+joinParam)
+		args = append(args, q.Topic)
 	}
 	if !q.Since.IsZero() {
 		where = append(where, "m.created >= ?")
@@ -407,7 +439,7 @@ func (m *Mailbox) Thread(ctx context.Context, ref string) (string, []Message, er
 // the viewer's recipients row; threadArgs are its arguments.
 const threadRows = ` FROM messages m
 	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ` + joinParam + `
-	WHERE m.project_id = ` + joinParam + ` AND m.thread = ` + joinParam + ` AND (? = '' OR m.sender = ` + joinParam + ` OR r.agent IS NOT NULL)`
+	WHERE m.project_id = ` + joinParam + ` AND m.thread = ` + joinParam + ` AND (? = '' OR m.sender = ` + joinParam + ` OR r.agent IS NOT NULL OR ` + isPost + `)`
 
 // threadBefore and threadFrom are threadRows before a message id, newest
 // first, and from it on, oldest first, at most a number of them (the

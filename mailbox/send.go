@@ -41,6 +41,13 @@ type Draft struct {
 	ReplyTo     string        // set by Reply
 	Hold        time.Duration // set by Reply
 	AsHuman     bool          // from the human overseer (HumanSender): needs no agent, passes every policy
+	// Topic is the channel the message is posted to ("" none; see
+	// record.NormalTopic). A message with a topic may have no recipients:
+	// a post to the channel, which every agent of the project may read.
+	Topic string
+	// Attachments are files stored beside the message, each once per
+	// project however many messages carry it.
+	Attachments []AttachmentInput
 	// IdempotencyKey, when set, makes a retry of the same send (the same
 	// key from the same sender within store.KeyWindow) return the message
 	// the first one sent, and write nothing.
@@ -79,10 +86,35 @@ func (d *Draft) validate() error {
 	if d.Category == "HANDOFF" || d.Category == "BLOCKED" {
 		d.AckRequired = true
 	}
-	if len(d.To)+len(d.Cc)+len(d.Bcc) == 0 {
-		return invalid("no recipients", "pass --to NAME[,NAME...] (agentmail agents lists who is registered)")
+	if err := d.validateTopic(); err != nil {
+		return err
+	}
+	if err := validateAttachments(d.Attachments); err != nil {
+		return err
+	}
+	if len(d.To)+len(d.Cc)+len(d.Bcc) == 0 && d.Topic == "" {
+		return invalid("no recipients", "pass --to NAME[,NAME...] (agentmail agents lists who is registered), or --topic NAME to post to a channel")
 	}
 	return nil
+}
+
+func (d *Draft) validateTopic() error {
+	if strings.TrimSpace(d.Topic) == "" {
+		d.Topic = ""
+		return nil
+	}
+	t, ok := record.NormalTopic(d.Topic)
+	if !ok {
+		return invalidTopic(d.Topic)
+	}
+	d.Topic = t
+	return nil
+}
+
+// invalidTopic is the error of a topic that is none.
+func invalidTopic(topic string) error {
+	return fault.WithHint(fmt.Errorf("%w: %q is not a topic", ErrInvalidTopic, topic),
+		"a topic is 1 to 64 letters, digits, '_', '.' and '-', starting with a letter, digit or '_' (such as builds or team-api)")
 }
 
 func (d *Draft) validateCategory() error {
@@ -129,6 +161,7 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 			return err
 		}
 		out = make([]Message, 0, len(drafts))
+		stored := map[string]bool{} // attachments put in this commit, by hash
 		if len(drafts) == 1 {
 			if sent, ok, err := m.replay(ctx, tx, from.Name, drafts[0].IdempotencyKey, "send"); err != nil || ok {
 				out = append(out, sent)
@@ -150,7 +183,10 @@ func (m *Mailbox) SendBatch(ctx context.Context, drafts []Draft) ([]Message, err
 			if err != nil {
 				return err
 			}
+			var files []*record.AttachmentFile
+			msg.Attachments, files = attachmentRecords(m.proj.Slug, d.Attachments)
 			tx.Put(msg)
+			putAttachments(tx, files, stored)
 			out = append(out, viewOf(msg, msg.Path(), from.Name, "", nil, nil))
 			if len(drafts) == 1 {
 				tx.Describe(from.Name, commitSubject(msg))
@@ -208,7 +244,7 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 	if err != nil {
 		return nil, err
 	}
-	if len(to)+len(cc)+len(bcc) == 0 {
+	if len(to)+len(cc)+len(bcc) == 0 && d.Topic == "" {
 		return nil, invalid("no recipients", "pass --to NAME[,NAME...] (agentmail agents lists who is registered)")
 	}
 	clock := m.st.Clock()
@@ -218,6 +254,7 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 		Thread: d.Thread, From: from, To: to, Cc: cc, Bcc: bcc,
 		Subject: d.Subject, Importance: d.Importance, AckRequired: d.AckRequired,
 		Category: d.Category, ReplyTo: d.ReplyTo, Created: now, Hold: d.Hold, Body: d.Body,
+		Topic: d.Topic,
 	}, nil
 }
 
@@ -289,7 +326,11 @@ func commitSubject(msg *record.Message) string {
 	if utf8.RuneCountInString(subject) > 72 {
 		subject = string([]rune(subject)[:71]) + "…"
 	}
-	return fmt.Sprintf("mail: %s -> %s | %s", msg.From, strings.Join(append(append([]string{}, msg.To...), msg.Cc...), ", "), subject)
+	to := strings.Join(append(append([]string{}, msg.To...), msg.Cc...), ", ")
+	if msg.Topic != "" {
+		to = strings.TrimPrefix(to+", #"+msg.Topic, ", ")
+	}
+	return fmt.Sprintf("mail: %s -> %s | %s", msg.From, to, subject)
 }
 
 // ReplyDraft is a reply's own content; everything else comes from the
@@ -377,7 +418,7 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 			subject = string([]rune(subject)[:MaxSubject])
 		}
 		d := Draft{To: to, Cc: cc, Subject: subject, Body: r.Body, Thread: orig.Thread,
-			Importance: orig.Importance, ReplyTo: orig.ID, Hold: r.Hold}
+			Importance: orig.Importance, ReplyTo: orig.ID, Hold: r.Hold, Topic: orig.Topic}
 		if err := d.validate(); err != nil {
 			return err
 		}

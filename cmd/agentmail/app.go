@@ -188,7 +188,7 @@ func newApp(e *env) *cli.App {
 		OnUsageError:   e.usageError,
 		Commands: []*cli.Command{
 			newSendCommand(e), newReplyCommand(e), newInboxCommand(e), newOutboxCommand(e), newShowCommand(e),
-			newMarkCommand(e, false), newMarkCommand(e, true), newThreadCommand(e),
+			newMarkCommand(e, false), newMarkCommand(e, true), newThreadCommand(e), newTopicCommand(e), newAttachmentCommand(e),
 			newSearchCommand(e),
 			newCheckCommand(e), newWaitCommand(e), newAcksCommand(e),
 			newPolicyCommand(e), newContactsCommand(e),

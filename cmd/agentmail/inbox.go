@@ -24,6 +24,7 @@ func newInboxCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "unread", Aliases: []string{"u"}, Usage: "only unread messages"},
 			&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent messages"},
 			&cli.StringFlag{Name: "category", Usage: "only messages of this category"},
+			&cli.StringFlag{Name: "topic", Usage: "only messages of topic `NAME` (posts to it are no inbox's: agentmail topic show NAME lists them)"},
 			&cli.StringFlag{Name: "since", Usage: "only messages since `WHEN`: a date (2026-11-01), RFC 3339 time, or duration ago (2h, 3d)"},
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
 			&cli.BoolFlag{Name: "bodies", Usage: "include bodies"},
@@ -31,7 +32,7 @@ func newInboxCommand(e *env) *cli.Command {
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *inboxOptions {
 			return &inboxOptions{req: service.InboxRequest{
 				Unread: c.Bool("unread"), Urgent: c.Bool("urgent"), Category: c.String("category"),
-				Since: c.String("since"), Limit: c.Int("limit"), Bodies: c.Bool("bodies"),
+				Since: c.String("since"), Limit: c.Int("limit"), Bodies: c.Bool("bodies"), Topic: c.String("topic"),
 			}}
 		}), runInbox),
 	}

@@ -132,6 +132,7 @@ func (o output) printMessage(m service.FullMessage, now time.Time) {
 	line("Subject", m.Subject)
 	line("Date", record.FormatTime(m.Created.Time)+" ("+ago(m.Created.Time, now)+")")
 	line("Thread", m.Thread)
+	line("Topic", m.Topic)
 	if m.ReplyTo != nil {
 		line("Reply-To", *m.ReplyTo)
 	}
@@ -139,11 +140,20 @@ func (o output) printMessage(m service.FullMessage, now time.Time) {
 	if !m.ReadAt.IsZero() {
 		line("Read", ago(m.ReadAt.Time, now))
 	}
+	for _, a := range m.Attachments {
+		line("Attached", attachmentLine(a))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, m.Body)
 	if m.Body != "" && !strings.HasSuffix(m.Body, "\n") {
 		fmt.Fprintln(w)
 	}
+}
+
+// attachmentLine describes an attachment in one line: its name, media
+// type, size and the start of its hash.
+func attachmentLine(a service.Attachment) string {
+	return fmt.Sprintf("%s (%s, %s, sha256 %s)", a.Name, a.MediaType, service.FormatSize(int(a.Size)), a.SHA256[:12])
 }
 
 // printMessages prints messages one after another, with a rule between

@@ -45,7 +45,10 @@ func newSendCommand(e *env) *cli.Command {
 			"inbox --agent Human or agentmail serve's Your mail). A recipient's contact policy may ask for a contact first\n" +
 			"(CONTACT_REQUIRED: agentmail contacts request NAME; see agentmail policy --help). The body is\n" +
 			"--body TEXT, --body-file FILE, or --body-file - (standard input, never read otherwise). --thread takes a\n" +
-			"thread name, or a message id (or unique prefix) to join that message's thread.",
+			"thread name, or a message id (or unique prefix) to join that message's thread. --topic files the message\n" +
+			"under a topic (a channel: agentmail topic show NAME lists it); with --topic and no --to it is a post every\n" +
+			"agent of the project reads. --attach FILE (repeatable) stores a file of the repository beside the message;\n" +
+			"the body and the files together are at most AGENTMAIL_MAX_BODY (1 MiB).",
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "to", Usage: "recipient `NAME`s"},
 			&cli.StringSliceFlag{Name: "cc", Usage: "copy `NAME`s"},
@@ -56,6 +59,8 @@ func newSendCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "ack", Usage: "ask the recipients to acknowledge"},
 			&cli.StringFlag{Name: "category", Usage: "HANDOFF, BLOCKED (both imply --ack), DECISION or INFO"},
 			&cli.BoolFlag{Name: "as-human", Usage: "send as the human overseer (sender Human): no agent needed, every contact policy passes"},
+			&cli.StringFlag{Name: "topic", Usage: "file the message under topic `NAME` (letters, digits, _ . -); without --to it is a post to that channel"},
+			&cli.StringSliceFlag{Name: "attach", Usage: "attach `FILE` of the repository (repeatable); agentmail attachment get gives it back"},
 			&cli.DurationFlag{Name: "wait", Usage: "then wait this long (a bare --wait: 2m) for the first reply in the thread; exit 4 on timeout"},
 			idempotencyFlag(),
 		}, bodyFlags()...),
@@ -63,7 +68,11 @@ func newSendCommand(e *env) *cli.Command {
 			if err := noArgs(c); err != nil {
 				return nil, err
 			}
-			if err := requireFlags(c, "to", "subject"); err != nil {
+			required := []string{"to", "subject"}
+			if c.IsSet("topic") {
+				required = required[1:] // a post to the topic
+			}
+			if err := requireFlags(c, required...); err != nil {
 				return nil, err
 			}
 			body, err := e.readBody(c)
@@ -75,6 +84,7 @@ func newSendCommand(e *env) *cli.Command {
 				Subject: c.String("subject"), Body: body, Thread: c.String("thread"),
 				Importance: c.String("importance"), Ack: c.Bool("ack"), Category: c.String("category"),
 				AsHuman: c.Bool("as-human"), IdempotencyKey: c.String("idempotency-key"),
+				Topic: c.String("topic"), AttachmentPaths: c.StringSlice("attach"),
 			}, wait: c.IsSet("wait"), waitFor: c.Duration("wait")}, nil
 		}, runSend),
 	}
@@ -131,7 +141,13 @@ func (o output) sent(m service.Message) error {
 	if len(m.Bcc) > 0 {
 		to += " (bcc " + strings.Join(m.Bcc, ", ") + ")"
 	}
+	if m.Topic != "" {
+		to = strings.TrimPrefix(to+", #"+m.Topic, ", ")
+	}
 	fmt.Fprintf(o.Stdout, "sent %s to %s\nthread %s\n", m.ID, to, m.Thread)
+	for _, a := range m.Attachments {
+		fmt.Fprintf(o.Stdout, "attached %s (%s, %s)\n", o.esc.line(a.Name), a.MediaType, service.FormatSize(int(a.Size)))
+	}
 	return nil
 }
 

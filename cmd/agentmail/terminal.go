@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -52,6 +53,13 @@ func (x escaper) message(m service.Message) service.Message {
 	m.Thread, m.From, m.Subject, m.Path = x.line(m.Thread), x.line(m.From), x.line(m.Subject), x.line(m.Path)
 	m.Category, m.ReplyTo = x.optLine(m.Category), x.optLine(m.ReplyTo)
 	m.To, m.Cc, m.Bcc = x.lines(m.To), x.lines(m.Cc), x.lines(m.Bcc)
+	if len(m.Attachments) > 0 {
+		atts := slices.Clone(m.Attachments)
+		for i := range atts {
+			atts[i].Name, atts[i].MediaType = x.line(atts[i].Name), x.line(atts[i].MediaType)
+		}
+		m.Attachments = atts
+	}
 	return m
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -412,7 +413,7 @@ func TestOwnWritesAsReadBack(t *testing.T) {
 
 	m := f.send("GreenCastle", []string{"BlueLake"}, "plan")
 	must(t)(f.svc.Send(ctx, as("BlueLake"), service.SendRequest{To: []string{"GreenCastle"}, Cc: []string{"RedFox"},
-		Bcc: []string{"BlueLake"}, Subject: "copies", Body: "x"}))
+		Bcc: []string{"BlueLake"}, Subject: "copies", Body: "x", Topic: "ops", Attachments: []service.Upload{{Name: "a.txt", Data: []byte("a")}}}))
 	var wg sync.WaitGroup // at once: commits of several writes each
 	for i := range 6 {
 		wg.Add(1)
@@ -441,6 +442,8 @@ func TestOwnWritesAsReadBack(t *testing.T) {
 	}
 	if g, w := eventsJSON(t, got), eventsJSON(t, want); g != w {
 		t.Errorf("from the files written:\n%s\nread back:\n%s", g, w)
+	} else if !regexp.MustCompile(`"topic": ?"ops"`).MatchString(g) || !regexp.MustCompile(`"name": ?"a.txt"`).MatchString(g) {
+		t.Errorf("no message event carries the topic and the attachment:\n%s", g)
 	}
 	if n := f.feed.readBack.Load() - readBack; n != 0 {
 		t.Errorf("%d commits of the service read back", n)

@@ -124,7 +124,7 @@ var toolWords = strings.NewReplacer(
 	"omit --name", "leave name out", "--name", "name",
 	"--limit", "limit", "--subject", "subject", "--body", "body_md",
 	"--ttl", "ttl_seconds", "--reason", "reason", "--thread", "thread_id",
-	"--importance", "importance", "--category", "category",
+	"--importance", "importance", "--category", "category", "--topic NAME", "topic", "--topic", "topic", "--attach", "attachment_paths",
 	"--shared", "exclusive: false", "--allow-conflicts", "allow_conflicts", "--wait", "wait_seconds",
 )
 

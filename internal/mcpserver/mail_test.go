@@ -27,7 +27,7 @@ func TestMessages(t *testing.T) {
 	if e.Type != "RECIPIENT_NOT_FOUND" || !strings.Contains(e.Message, "PurpleRain") {
 		t.Errorf("unknown recipient: %+v", e)
 	}
-	g.fail("send_message", args{"to": "BlueLake", "subject": "x", "body_md": "", "attachment_paths": []string{"a.png"}}, "INVALID_ARGUMENT")
+	g.fail("send_message", args{"to": "BlueLake", "subject": "x", "body_md": "", "attachment_paths": []string{"missing.png"}}, "INVALID_ARGUMENT")
 
 	box := b.ok("fetch_inbox", args{"include_bodies": true})
 	b.want(box, "messages.0.id", id)

@@ -43,7 +43,12 @@ func names(list []string) string {
 // a listing is paid for on both sides of the connection.
 func header(m service.Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s from %s to %s", m.ID, stamp(m.Created), m.From, names(m.To))
+	post := m.Topic != "" && len(m.To)+len(m.Cc)+len(m.Bcc) == 0
+	to := names(m.To)
+	if post {
+		to = "#" + m.Topic + " (a post)"
+	}
+	fmt.Fprintf(&b, "%s %s from %s to %s", m.ID, stamp(m.Created), m.From, to)
 	if len(m.Cc) > 0 {
 		fmt.Fprintf(&b, " cc %s", names(m.Cc))
 	}
@@ -63,6 +68,12 @@ func header(m service.Message) string {
 	}
 	if m.AckRequired {
 		about = append(about, "ack required")
+	}
+	if m.Topic != "" && !post {
+		about = append(about, "topic "+m.Topic)
+	}
+	for _, a := range m.Attachments {
+		about = append(about, fmt.Sprintf("attached %s (%s, %d bytes)", a.Name, a.MediaType, a.Size))
 	}
 	if len(about) > 0 {
 		b.WriteString(" (" + strings.Join(about, ", ") + ")")

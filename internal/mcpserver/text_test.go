@@ -26,6 +26,17 @@ func TestHeader(t *testing.T) {
 		{"in a named thread", msg("release-2", "", false, nil), head + " (thread release-2)"},
 		{"starts its thread, stands out", msg(id, "urgent", true, &handoff), head + " (urgent, HANDOFF, ack required)"},
 		{"in another's thread, stands out", msg(first, "high", false, nil), head + " (thread " + first + ", high)"},
+		{"a post with a file", func() service.Message {
+			m := msg(id, "normal", false, nil)
+			m.To, m.Topic = []string{}, "builds"
+			m.Attachments = []service.Attachment{{Name: "log.txt", MediaType: "text/plain", Size: 12}}
+			return m
+		}(), id + ` 2026-11-25T05:48:38Z from AmberFox to #builds (a post): "Say \"hi\"" (attached log.txt (text/plain, 12 bytes))`},
+		{"mail under a topic", func() service.Message {
+			m := msg(id, "normal", false, nil)
+			m.Topic = "builds"
+			return m
+		}(), head + " (topic builds)"},
 	} {
 		if got := header(tt.m); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)

@@ -1,11 +1,14 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
@@ -56,6 +59,10 @@ func (s *Server) addMailTools() {
 		textSend, s.replyMessage)
 	addTool(s, tool{name: "fetch_inbox", desc: "List the messages you received, newest first, without marking them read. Bodies only with include_bodies.", readOnly: true},
 		textInbox, s.fetchInbox)
+	addTool(s, tool{name: "fetch_topic", desc: "List the messages of a topic, newest first, whoever they were sent to: every post to it (a message with a topic and no recipients) and the topic's mail you sent or received. Bodies unless include_bodies is false.", readOnly: true},
+		textTopic, s.fetchTopic)
+	addTool(s, tool{name: "get_attachment", desc: "Get a file attached to a message you sent or received (or a post): its name, media type, size, sha256 and content, base64 (and as text when it is UTF-8 text).", readOnly: true},
+		textAttachment, s.getAttachment)
 	addTool(s, tool{name: "mark_message_read", desc: "Mark messages read (the first time is kept). Returns them with their bodies."},
 		textMark("marked read"), s.markRead)
 	addTool(s, tool{name: "acknowledge_message", desc: "Acknowledge messages (and mark them read): what a sender who set ack_required waits for."},
@@ -93,25 +100,22 @@ type sendArgs struct {
 	AckRequired          bool     `json:"ack_required,omitempty" jsonschema:"ask the recipients to acknowledge (acknowledge_message)"`
 	Category             string   `json:"category,omitempty" jsonschema:"HANDOFF, BLOCKED, DECISION or INFO; HANDOFF and BLOCKED imply ack_required"`
 	Broadcast            bool     `json:"broadcast,omitempty" jsonschema:"with an empty to: send to every other agent of the project, as to [\"all\"]"`
-	AttachmentPaths      []string `json:"attachment_paths,omitempty" jsonschema:"not supported: put the path in the body instead (a non-empty list is refused)"`
-	ConvertImages        *bool    `json:"convert_images,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	Topic                string   `json:"topic,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	AttachmentPaths      []string `json:"attachment_paths,omitempty" jsonschema:"files of the repository to attach, relative to the project's directory (or absolute inside it); stored once each beside the message; get_attachment returns them. The body and files together are at most the message size limit (1 MiB unless configured)"`
+	ConvertImages        *bool    `json:"convert_images,omitempty" jsonschema:"accepted for mcp_agent_mail clients: images are stored as attached, never converted"`
+	Topic                string   `json:"topic,omitempty" jsonschema:"file the message under this topic (1-64 letters, digits, _ . -; case-insensitive); with a topic, to may be empty: a post every agent of the project reads with fetch_topic"`
 	AutoContactIfBlocked *bool    `json:"auto_contact_if_blocked,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: on CONTACT_REQUIRED call request_contact"`
 	SenderToken          string   `json:"sender_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 }
 
 // request is the send request in a.
 func (a sendArgs) request() (service.SendRequest, error) {
-	if len(a.AttachmentPaths) > 0 {
-		return service.SendRequest{}, fault.WithHint(fmt.Errorf("%w: attachments are not supported", service.ErrInvalidArgument),
-			"name the files in body_md instead (they are in the repository)")
-	}
 	to := []string(a.To)
 	if len(to) == 0 && a.Broadcast {
 		to = []string{service.Broadcast}
 	}
 	return service.SendRequest{To: to, Cc: a.Cc, Bcc: a.Bcc, Subject: a.Subject, Body: a.BodyMD, Thread: a.ThreadID,
-		Importance: a.Importance, Ack: a.AckRequired, Category: a.Category, IdempotencyKey: a.IdempotencyKey}, nil
+		Importance: a.Importance, Ack: a.AckRequired, Category: a.Category, IdempotencyKey: a.IdempotencyKey,
+		Topic: a.Topic, AttachmentPaths: a.AttachmentPaths}, nil
 }
 
 func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (service.SendResponse, error) {
@@ -169,7 +173,7 @@ type inboxArgs struct {
 	SinceTS       string `json:"since_ts,omitempty" jsonschema:"only messages created strictly after this time: RFC 3339 (2026-11-22T10:00:00Z; without a zone it is UTC), a date (2026-11-01), or a duration ago (2h, 3d)"`
 	UnreadOnly    bool   `json:"unread_only,omitempty" jsonschema:"only messages you have not marked read"`
 	Category      string `json:"category,omitempty" jsonschema:"only messages of this category: HANDOFF, BLOCKED, DECISION or INFO"`
-	Topic         string `json:"topic,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+	Topic         string `json:"topic,omitempty" jsonschema:"only messages of this topic (posts to a topic are in no inbox: fetch_topic lists them)"`
 }
 
 // after turns since_ts into the inbox's inclusive Since: mcp_agent_mail's
@@ -204,7 +208,7 @@ func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (service
 		return service.InboxResponse{}, err
 	}
 	return s.inbox(ctx, c, in.projectArgs, in.AgentName, service.InboxRequest{Unread: in.UnreadOnly, Urgent: in.UrgentOnly,
-		Category: in.Category, Since: since, Limit: intOr(in.Limit, defaultLimit), Bodies: in.IncludeBodies})
+		Category: in.Category, Since: since, Limit: intOr(in.Limit, defaultLimit), Bodies: in.IncludeBodies, Topic: in.Topic})
 }
 
 func textInbox(r service.InboxResponse) string {
@@ -214,6 +218,115 @@ func textInbox(r service.InboxResponse) string {
 		}
 		return withBody(receivedHeader(m.Received), *m.Body)
 	}))
+}
+
+type topicArgs struct {
+	agentArgs
+	TopicName     string `json:"topic_name" jsonschema:"the topic (case-insensitive)"`
+	Limit         *int   `json:"limit,omitempty" jsonschema:"at most this many messages, newest first; default 50, 0 for all"`
+	IncludeBodies *bool  `json:"include_bodies,omitempty" jsonschema:"include each message's markdown body; default true"`
+	SinceTS       string `json:"since_ts,omitempty" jsonschema:"only messages created strictly after this time: RFC 3339, a date (2026-11-01), or a duration ago (2h, 3d)"`
+}
+
+// topicResult is fetch_topic's document: ours (topic, messages) and
+// mcp_agent_mail's list of messages (result).
+type topicResult struct {
+	service.TopicResponse
+	Result []mcpMessage `json:"result"`
+}
+
+// mcpMessage is a message as mcp_agent_mail's fetch_topic lists it, ids
+// as strings.
+type mcpMessage struct {
+	ID          string               `json:"id"`
+	ThreadID    string               `json:"thread_id"`
+	Topic       string               `json:"topic"`
+	Subject     string               `json:"subject"`
+	From        string               `json:"from"`
+	Importance  string               `json:"importance"`
+	AckRequired bool                 `json:"ack_required"`
+	CreatedTS   string               `json:"created_ts"`
+	Attachments []service.Attachment `json:"attachments"`
+	BodyMD      *string              `json:"body_md,omitempty"`
+}
+
+func (s *Server) fetchTopic(ctx context.Context, c *call, in topicArgs) (topicResult, error) {
+	if strings.TrimSpace(in.TopicName) == "" {
+		return topicResult{}, service.Usagef("pass topic_name, such as builds", "topic_name is empty")
+	}
+	since, err := after(in.SinceTS, c.svc.Now())
+	if err != nil {
+		return topicResult{}, err
+	}
+	sc, err := c.viewer(in.projectArgs, in.AgentName)
+	if err != nil {
+		return topicResult{}, err
+	}
+	resp, err := c.svc.Topic(ctx, sc, service.TopicRequest{Topic: in.TopicName, Since: since, Limit: intOr(in.Limit, 50), Bodies: boolOr(in.IncludeBodies, true)})
+	if err != nil {
+		return topicResult{}, err
+	}
+	out := topicResult{TopicResponse: resp, Result: make([]mcpMessage, len(resp.Messages))}
+	for i, m := range resp.Messages {
+		out.Result[i] = mcpMessage{ID: m.ID, ThreadID: m.Thread, Topic: m.Topic, Subject: m.Subject, From: m.From, Importance: m.Importance,
+			AckRequired: m.AckRequired, CreatedTS: m.Created.Time.Format(time.RFC3339), Attachments: nonNilAttachments(m.Attachments), BodyMD: m.Body}
+	}
+	return out, nil
+}
+
+func nonNilAttachments(a []service.Attachment) []service.Attachment {
+	if a == nil {
+		return []service.Attachment{}
+	}
+	return a
+}
+
+func textTopic(r topicResult) string {
+	return listing("topic "+r.Topic+": "+count(len(r.Messages), "message", "messages")+", newest first", lines(r.Messages, func(m service.InboxMessage) string {
+		if m.Body == nil {
+			return receivedHeader(m.Received)
+		}
+		return withBody(receivedHeader(m.Received), *m.Body)
+	}))
+}
+
+type attachmentArgs struct {
+	agentArgs
+	MessageID string `json:"message_id" jsonschema:"the message: its id as fetch_inbox returns it, or a unique prefix of 6+ characters"`
+	Name      string `json:"name" jsonschema:"the attachment's name, as the message's attachments list it"`
+}
+
+// attachmentResult is get_attachment's document: the attachment, its
+// content in base64, and as text when it is valid UTF-8 without NULs.
+type attachmentResult struct {
+	service.AttachmentResponse
+	ContentBase64 string  `json:"content_base64"`
+	Text          *string `json:"text,omitempty"`
+}
+
+func (s *Server) getAttachment(ctx context.Context, c *call, in attachmentArgs) (attachmentResult, error) {
+	if strings.TrimSpace(in.MessageID) == "" || in.Name == "" {
+		return attachmentResult{}, service.Usagef("pass message_id and name, as a message's attachments list them", "message_id and name are required")
+	}
+	sc, err := c.viewer(in.projectArgs, in.AgentName)
+	if err != nil {
+		return attachmentResult{}, err
+	}
+	resp, err := c.svc.Attachment(ctx, sc, in.MessageID, in.Name)
+	if err != nil {
+		return attachmentResult{}, err
+	}
+	out := attachmentResult{AttachmentResponse: resp, ContentBase64: base64.StdEncoding.EncodeToString(resp.Data)}
+	if utf8.Valid(resp.Data) && !bytes.ContainsRune(resp.Data, 0) {
+		t := string(resp.Data)
+		out.Text = &t
+	}
+	return out, nil
+}
+
+func textAttachment(r attachmentResult) string {
+	a := r.Attachment
+	return fmt.Sprintf("attachment %s of message %s: %s, %d bytes, sha256 %s", a.Name, r.Message, a.MediaType, a.Size, a.SHA256)
 }
 
 type markArgs struct {

@@ -30,6 +30,8 @@ type Message struct {
 	ReplyTo     string
 	Created     time.Time
 	Hold        time.Duration // a reply asking a waiting sender to wait this much longer
+	Topic       string        // the channel the message is posted to (see ValidTopic); "" for none
+	Attachments []Attachment  // files stored beside it (see AttachmentFile)
 	Body        string
 
 	// file is where the canonical file was found, when that is not where
@@ -127,12 +129,18 @@ func (m *Message) Encode() []byte {
 	if m.Category != "" {
 		field("category", m.Category)
 	}
+	if m.Topic != "" {
+		field("topic", m.Topic)
+	}
 	if m.ReplyTo != "" {
 		field("reply_to", m.ReplyTo)
 	}
 	field("created", FormatTime(m.Created))
 	if m.Hold > 0 {
 		field("hold", m.Hold.String())
+	}
+	if len(m.Attachments) > 0 {
+		field("attachments", encodeAttachments(m.Attachments))
 	}
 	b.WriteString("---\n\n")
 	b.WriteString(m.Body)
@@ -198,6 +206,13 @@ func DecodeMessage(slug string, data []byte) (*Message, error) {
 			m.Created, err = ParseTime(v)
 		case "hold":
 			m.Hold, err = time.ParseDuration(v)
+		case "topic":
+			var ok bool
+			if m.Topic, ok = NormalTopic(v); !ok {
+				err = fmt.Errorf("%q is no topic", v)
+			}
+		case "attachments":
+			m.Attachments, err = decodeAttachments(v)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("front matter %s: %v", k, err)

@@ -249,9 +249,13 @@ func decodeReceipt(slug string, data []byte) (*Receipt, error) {
 }
 
 // SkipCopies reports whether an archive directory holds only copies of
-// records stored elsewhere (the per-agent inbox and outbox folders), which
-// the index never needs to read.
+// records stored elsewhere (the per-agent inbox and outbox folders), or
+// the content of attachments (AttachmentsDir), which the index never needs
+// to read.
 func SkipCopies(dir string) bool {
 	parts := strings.Split(dir, "/")
+	if len(parts) == 3 && parts[0] == "projects" && parts[2] == AttachmentsDir {
+		return true
+	}
 	return len(parts) == 5 && parts[0] == "projects" && parts[2] == "agents" && (parts[4] == "inbox" || parts[4] == "outbox")
 }

@@ -83,6 +83,15 @@ func TestRoundTrip(t *testing.T) {
 	full.AckRequired = true
 	full.Category = "HANDOFF"
 	full.ReplyTo = newID(created.Add(-time.Hour), 3)
+	full.Topic = "team-api"
+	_, shot := NewAttachment("p", "shot 1.png", "image/png", []byte("\x89PNG..."))
+	_, notes := NewAttachment("p", "notes-ünï.txt", "text/plain; charset=utf-8", nil)
+	full.Attachments = []Attachment{shot, notes}
+
+	post := baseMessage()
+	post.ID = newID(created, 6)
+	post.To = nil
+	post.Topic = "builds"
 
 	bccOnly := baseMessage()
 	bccOnly.ID = newID(created, 4)
@@ -125,6 +134,8 @@ func TestRoundTrip(t *testing.T) {
 			"projects/backend-3fa1c2d9/messages/2026/11/22/" + bccOnly.ID + "-auth-api-ready.md"},
 		{"message without subject", noSubject,
 			"projects/backend-3fa1c2d9/messages/2026/11/22/" + noSubject.ID + "-message.md"},
+		{"post to a topic", post,
+			"projects/backend-3fa1c2d9/messages/2026/11/22/" + post.ID + "-auth-api-ready.md"},
 		{"reservation granted offline", &Reservation{Project: "backend-3fa1c2d9", ID: "01JD0000000000000000000001", Agent: "GreenCastle",
 			Pattern: "src/**", Exclusive: true, Created: created, Expires: created.Add(time.Hour), Unconfirmed: true},
 			"projects/backend-3fa1c2d9/reservations/2024/11/18/15/59/22/112/01JD0000000000000000000001.json"},
@@ -316,7 +327,10 @@ func TestFrontMatterKeys(t *testing.T) {
 			[]string{"id", "from", "to", "subject", "importance", "ack_required", "created"}},
 		{"all optional keys", func(m *Message) {
 			m.Thread, m.Cc, m.Bcc, m.Category, m.ReplyTo = "t", []string{"A"}, []string{"B"}, "INFO", newID(created, 7)
-		}, []string{"id", "thread", "from", "to", "cc", "bcc", "subject", "importance", "ack_required", "category", "reply_to", "created"}},
+			m.Topic, m.Hold = "builds", time.Minute
+			_, a := NewAttachment(m.Project, "a.txt", "text/plain", []byte("a"))
+			m.Attachments = []Attachment{a}
+		}, []string{"id", "thread", "from", "to", "cc", "bcc", "subject", "importance", "ack_required", "category", "topic", "reply_to", "created", "hold", "attachments"}},
 		{"thread and reply only", func(m *Message) { m.Thread, m.ReplyTo = "t", newID(created, 7) },
 			[]string{"id", "thread", "from", "to", "subject", "importance", "ack_required", "reply_to", "created"}},
 		{"cc and category only", func(m *Message) { m.Cc, m.Category = []string{"A"}, "BLOCKED" },
@@ -592,6 +606,8 @@ func TestSkipCopies(t *testing.T) {
 		{"projects/p/receipts", false},
 		{"projects/p/agents/BlueLake/inbox/2026", false},
 		{"projects/p/other/BlueLake/inbox", false},
+		{"projects/p/attachments", true},
+		{"projects/p/attachments/ab", false},
 		{"projects", false},
 		{"", false},
 	}
@@ -613,6 +629,7 @@ func TestDecodeIgnoresUnknownPaths(t *testing.T) {
 		"projects/p/agents/BlueLake/notes.txt",
 		"projects/p/agents/BlueLake/inbox/2026/11/22/x.md",
 		"projects/p/agents/BlueLake/outbox/2026/11/22/x.md",
+		"projects/p/attachments/2c/2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
 	} {
 		rec, err := Decode(p, []byte("not a record at all"))
 		if rec != nil || err != nil {
@@ -650,6 +667,11 @@ func TestDecodeMalformed(t *testing.T) {
 		{"message bare subject", msgPath, strings.Replace(good, `subject: "Auth API ready"`, `subject: Auth API ready`, 1)},
 		{"message bad list", msgPath, strings.Replace(good, "to: [BlueLake]", "to: BlueLake", 1)},
 		{"message line without key", msgPath, strings.Replace(good, "from: GreenCastle", "from:GreenCastle", 1)},
+		{"message bad topic", msgPath, strings.Replace(good, "created:", "topic: ../x\ncreated:", 1)},
+		{"message attachments not json", msgPath, strings.Replace(good, "created:", "attachments: [a.png]\ncreated:", 1)},
+		{"message attachment path in name", msgPath, strings.Replace(good, "created:", `attachments: [{"name":"../a","sha256":"`+strings.Repeat("a", 64)+`","size":1}]`+"\ncreated:", 1)},
+		{"message attachment bad sha", msgPath, strings.Replace(good, "created:", `attachments: [{"name":"a","sha256":"../../x","size":1}]`+"\ncreated:", 1)},
+		{"message attachment twice", msgPath, strings.Replace(good, "created:", `attachments: [{"name":"a","sha256":"`+strings.Repeat("a", 64)+`"},{"name":"a","sha256":"`+strings.Repeat("a", 64)+`"}]`+"\ncreated:", 1)},
 		{"project bad json", projPath, `{"key": "k", "slug": `},
 		{"project bad time", projPath, `{"key": "k", "slug": "p", "created": "22/11/2026"}`},
 		{"project not an object", projPath, `["k"]`},
@@ -789,6 +811,53 @@ func TestReservationFileAsMarshalled(t *testing.T) {
 			optTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed})
 		if got := r.Files()[0].Data; !bytes.Equal(got, want) {
 			t.Errorf("file of %+v:\n%s\nwant (json.MarshalIndent):\n%s", r, got, want)
+		}
+	}
+}
+
+func TestAttachmentFile(t *testing.T) {
+	data := []byte("foo")
+	f, a := NewAttachment("p", "foo.txt", "text/plain", data)
+	const sum = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+	want := Attachment{Name: "foo.txt", SHA256: sum, Size: 3, MediaType: "text/plain"}
+	if a != want {
+		t.Errorf("entry = %+v, want %+v", a, want)
+	}
+	files := f.Files()
+	if len(files) != 1 || files[0].Path != "projects/p/attachments/2c/"+sum || string(files[0].Data) != "foo" {
+		t.Errorf("Files() = %+v", files)
+	}
+	if rec, err := Decode(files[0].Path, files[0].Data); rec != nil || err != nil {
+		t.Errorf("Decode(attachment) = %v, %v; want nil, nil: the index keeps nothing of it", rec, err)
+	}
+	if !SkipCopies(path.Dir(path.Dir(files[0].Path))) {
+		t.Error("the index reads the attachments' directory")
+	}
+}
+
+func TestNormalTopic(t *testing.T) {
+	for in, want := range map[string]string{"builds": "builds", " Team-API ": "team-api", "release_2.1": "release_2.1", "_x": "_x",
+		strings.Repeat("a", 64): strings.Repeat("a", 64)} {
+		if got, ok := NormalTopic(in); !ok || got != want {
+			t.Errorf("NormalTopic(%q) = %q, %v; want %q, true", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", " ", "-x", ".x", "a b", "a/b", "a\nb", "café", strings.Repeat("a", 65), "#builds"} {
+		if got, ok := NormalTopic(in); ok {
+			t.Errorf("NormalTopic(%q) = %q, true; want it refused", in, got)
+		}
+	}
+}
+
+func TestValidAttachmentName(t *testing.T) {
+	for _, ok := range []string{"a.png", "shot 1.png", "ünï.txt", ".env", strings.Repeat("x", 255)} {
+		if why := ValidAttachmentName(ok); why != "" {
+			t.Errorf("ValidAttachmentName(%q) = %q, want it valid", ok, why)
+		}
+	}
+	for _, bad := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "a\nb", "\xff", strings.Repeat("x", 256)} {
+		if ValidAttachmentName(bad) == "" {
+			t.Errorf("ValidAttachmentName(%q) accepted it", bad)
 		}
 	}
 }

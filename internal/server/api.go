@@ -41,6 +41,9 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+p+"/agents/{agent}/inbox", s.api(apiInbox))
 	mux.HandleFunc("GET "+p+"/agents/{agent}/outbox", s.api(apiOutbox))
 	mux.HandleFunc("GET "+p+"/messages/{id}", s.api(apiShow))
+	mux.HandleFunc("GET "+p+"/messages/{id}/attachments/{name}", s.apiAttachment)
+	mux.HandleFunc("GET "+p+"/topics", s.api(apiTopics))
+	mux.HandleFunc("GET "+p+"/topics/{topic}", s.api(apiTopic))
 	mux.HandleFunc("GET "+p+"/threads/{thread}", s.api(apiThread))
 	mux.HandleFunc("GET "+p+"/search", s.api(apiSearch))
 	mux.HandleFunc("GET "+p+"/acks", s.api(apiAcks))
@@ -283,7 +286,7 @@ func apiAgents(ctx context.Context, c *apiCall) (any, error) {
 }
 
 func apiInbox(ctx context.Context, c *apiCall) (any, error) {
-	req := service.InboxRequest{Category: c.query("category"), Since: c.query("since"), Before: c.query("before")}
+	req := service.InboxRequest{Category: c.query("category"), Since: c.query("since"), Before: c.query("before"), Topic: c.query("topic")}
 	var err error
 	for _, f := range []struct {
 		key string
@@ -305,6 +308,45 @@ func apiOutbox(ctx context.Context, c *apiCall) (any, error) {
 		return nil, err
 	}
 	return c.svc.Outbox(ctx, c.watch(c.r.PathValue("agent")), service.OutboxRequest{Limit: limit, Before: c.query("before")})
+}
+
+// apiTopics lists the project's topics, as ?agent= sees them (without:
+// every message).
+func apiTopics(ctx context.Context, c *apiCall) (any, error) {
+	return c.svc.Topics(ctx, c.watch(c.query("agent")))
+}
+
+// apiTopic lists a topic's messages, newest first, as ?agent= sees them.
+func apiTopic(ctx context.Context, c *apiCall) (any, error) {
+	req := service.TopicRequest{Topic: c.r.PathValue("topic"), Since: c.query("since")}
+	var err error
+	if req.Bodies, err = c.flag("bodies"); err != nil {
+		return nil, err
+	}
+	if req.Limit, err = c.number("limit", 20); err != nil {
+		return nil, err
+	}
+	return c.svc.Topic(ctx, c.watch(c.query("agent")), req)
+}
+
+// apiAttachment answers the content of an attachment, as ?agent= sees the
+// message, always as a download (web.ServeAttachment); errors are JSON.
+func (s *Server) apiAttachment(w http.ResponseWriter, r *http.Request) {
+	var resp service.AttachmentResponse
+	err := s.gate.Do(func(svc *service.Service) error {
+		ref, err := svc.ProjectBySlug(r.Context(), r.PathValue("project"))
+		if err != nil {
+			return err
+		}
+		c := &apiCall{r: r, svc: svc, project: ref}
+		resp, err = svc.Attachment(r.Context(), c.watch(c.query("agent")), r.PathValue("id"), r.PathValue("name"))
+		return err
+	})
+	if err != nil {
+		writeError(w, nil, err)
+		return
+	}
+	web.ServeAttachment(w, resp.Attachment.Name, resp.Attachment.MediaType, resp.Data, false)
 }
 
 func apiShow(ctx context.Context, c *apiCall) (any, error) {
@@ -367,6 +409,11 @@ type sendBody struct {
 	Importance string   `json:"importance"`
 	Ack        bool     `json:"ack"`
 	Category   string   `json:"category"`
+	// Topic files the message under a topic; with one, "to" may be empty
+	// (a post to the channel).
+	Topic string `json:"topic"`
+	// Attachments are files sent by content: {"name", "content_base64"}.
+	Attachments []service.Upload `json:"attachments"`
 	// IdempotencyKey: the same key from the same agent within 24 hours
 	// returns the first call's result and writes nothing.
 	IdempotencyKey string `json:"idempotency_key"`
@@ -375,7 +422,7 @@ type sendBody struct {
 func apiSend(ctx context.Context, c *apiCall, in sendBody) (any, error) {
 	req := service.SendRequest{To: in.To, Cc: in.Cc, Bcc: in.Bcc, Subject: in.Subject, Body: in.Body, Thread: in.Thread,
 		Importance: in.Importance, Ack: in.Ack, Category: in.Category, AsHuman: strings.TrimSpace(in.Agent) == "",
-		IdempotencyKey: in.IdempotencyKey}
+		IdempotencyKey: in.IdempotencyKey, Topic: in.Topic, Attachments: in.Attachments}
 	return c.svc.Send(ctx, service.Scope{Project: c.project, Agent: in.Agent}, req)
 }
 

@@ -32,6 +32,7 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteCompose, s.page(s.composePage))
 	mux.HandleFunc(web.RouteSend, s.page(s.sendPage))
 	mux.HandleFunc(web.RouteArchive, s.archiveFile)
+	mux.HandleFunc(web.RouteAttachment, s.attachmentFile)
 	// Any other address of a project: the not-found page, with the
 	// project's navigation.
 	mux.HandleFunc("GET /mail/{project}/{rest...}", s.page(func(_ context.Context, p *pageRequest) (web.View, error) {
@@ -433,4 +434,27 @@ func (s *Server) archiveFile(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write(data)
+}
+
+// attachmentFile answers an attachment of a message, as ?agent= sees it
+// (without: any message of the project), through web.ServeAttachment: a
+// download, or with ?inline=1 an image the message page shows.
+func (s *Server) attachmentFile(w http.ResponseWriter, r *http.Request) {
+	var resp service.AttachmentResponse
+	var page *web.Page
+	err := s.gate.Do(func(svc *service.Service) error {
+		ref, err := svc.ProjectBySlug(r.Context(), r.PathValue("project"))
+		if err != nil {
+			return err
+		}
+		page = &web.Page{Project: &web.Project{Key: ref.Key, Slug: r.PathValue("project")}, Now: svc.Now()}
+		agent := r.URL.Query().Get("agent")
+		resp, err = svc.Attachment(r.Context(), service.Scope{Project: ref, Agent: agent, Watching: agent != ""}, r.PathValue("id"), r.PathValue("name"))
+		return err
+	})
+	if err != nil {
+		s.errorPage(w, r, err, page)
+		return
+	}
+	web.ServeAttachment(w, resp.Attachment.Name, resp.Attachment.MediaType, resp.Data, r.URL.Query().Get("inline") == "1")
 }

@@ -24,7 +24,10 @@ func agentView(a service.Agent) web.Agent {
 func messageView(m service.Message) web.Message {
 	return web.Message{ID: m.ID, Thread: m.Thread, From: m.From, To: m.To, Cc: m.Cc, Bcc: m.Bcc, Subject: m.Subject,
 		Importance: m.Importance, AckRequired: m.AckRequired, Category: m.Category, ReplyTo: m.ReplyTo,
-		Created: m.Created.Time, Path: m.Path}
+		Created: m.Created.Time, Path: m.Path, Topic: m.Topic,
+		Attachments: mapSlice(m.Attachments, func(a service.Attachment) web.Attachment {
+			return web.Attachment{Name: a.Name, SHA256: a.SHA256, Size: a.Size, MediaType: a.MediaType}
+		})}
 }
 
 func receivedView(m service.Received) web.Received {

@@ -102,6 +102,10 @@ type Message struct {
 	ReplyTo     *string  `json:"reply_to"`
 	Created     Time     `json:"created"`
 	Path        string   `json:"path"` // the canonical file in the archive
+	// Topic is the channel the message was posted to; omitted when none.
+	Topic string `json:"topic,omitempty"`
+	// Attachments are the files stored beside it; omitted when none.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // Received is a message with the viewer's receipt.
@@ -122,6 +126,7 @@ func messageDoc(m mailbox.Message) Message {
 		ID: m.ID, Thread: m.Thread, From: m.From, To: m.To, Cc: m.Cc, Bcc: m.Bcc,
 		Subject: m.Subject, Importance: m.Importance, AckRequired: m.AckRequired,
 		Category: optString(m.Category), ReplyTo: optString(m.ReplyTo), Created: Time{m.Created}, Path: m.Path,
+		Topic: m.Topic, Attachments: attachmentDocs(m.Project, m.Attachments),
 	}
 }
 

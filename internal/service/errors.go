@@ -33,6 +33,8 @@ const (
 var (
 	// ErrInvalidArgument: an input the operation cannot use.
 	ErrInvalidArgument = mailbox.ErrInvalidArgument
+	// ErrInvalidTopic: a topic that is none (INVALID_TOPIC).
+	ErrInvalidTopic = mailbox.ErrInvalidTopic
 	// ErrTimeout: nothing arrived in time (Wait, SendAndWait).
 	ErrTimeout = mailbox.ErrTimeout
 	// ErrConflict: a pattern overlaps another agent's reservation.
@@ -135,6 +137,7 @@ var errorCodes = []struct {
 	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
 	{ErrMessageTooLarge, "MESSAGE_TOO_LARGE", ExitError, http.StatusRequestEntityTooLarge, tooLargeHint},
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
+	{mailbox.ErrInvalidTopic, "INVALID_TOPIC", ExitError, http.StatusBadRequest, "a topic is 1 to 64 letters, digits, '_', '.' and '-', such as builds or team-api"},
 	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, "wait again, or check agentmail inbox"},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, "ask first: agentmail contacts request NAME --reason \"...\""},
 	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", ExitError, http.StatusForbidden, "the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"},

@@ -39,6 +39,7 @@ func TestDescribe(t *testing.T) {
 		{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", 1, http.StatusBadRequest},
 		{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", 1, http.StatusBadRequest},
 		{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
+		{mailbox.ErrInvalidTopic, "INVALID_TOPIC", 1, http.StatusBadRequest},
 		{mailbox.ErrTimeout, "TIMEOUT", 4, http.StatusRequestTimeout},
 		{mailbox.ErrContactRequired, "CONTACT_REQUIRED", 1, http.StatusForbidden},
 		{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", 1, http.StatusForbidden},

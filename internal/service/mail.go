@@ -49,16 +49,30 @@ type SendRequest struct {
 	Ack         bool   // ask the recipients to acknowledge
 	Category    string // HANDOFF, BLOCKED (both imply Ack), DECISION or INFO
 	AsHuman     bool   // from mailbox.HumanSender: needs no agent, passes every contact policy
+	// Topic is the channel the message is posted to; with a topic the
+	// recipients may be left out (a post every agent of the project reads).
+	Topic string
+	// AttachmentPaths are files of the project's working tree to attach,
+	// relative to Scope.Project.Dir (or absolute, inside the tree).
+	AttachmentPaths []string
+	// Attachments are files to attach sent by content (the HTTP API).
+	Attachments []Upload
 	// IdempotencyKey, when set, makes a retry (the same key from the same
 	// sender within 24 hours) return the message the first call sent, and
 	// send nothing.
 	IdempotencyKey string
 }
 
-func (r SendRequest) draft() mailbox.Draft {
+// draft is the mailbox's draft of r, its attachments read (see
+// attachments): the body and the attachments together within MaxBody.
+func (s *Service) draft(x *session, r SendRequest) (mailbox.Draft, error) {
+	atts, err := s.attachments(x, r)
+	if err != nil {
+		return mailbox.Draft{}, err
+	}
 	return mailbox.Draft{To: r.To, Cc: r.Cc, Bcc: r.Bcc, Subject: r.Subject, Body: r.Body, Thread: r.Thread,
 		Importance: r.Importance, AckRequired: r.Ack, Category: r.Category, AsHuman: r.AsHuman,
-		IdempotencyKey: r.IdempotencyKey}
+		Topic: r.Topic, Attachments: atts, IdempotencyKey: r.IdempotencyKey}, nil
 }
 
 // SendResponse is the document of send and reply: {"message": message}.
@@ -75,7 +89,11 @@ func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResp
 	if err != nil {
 		return SendResponse{}, err
 	}
-	m, err := x.mb.Send(ctx, req.draft())
+	d, err := s.draft(x, req)
+	if err != nil {
+		return SendResponse{}, err
+	}
+	m, err := x.mb.Send(ctx, d)
 	if err != nil {
 		return SendResponse{}, err
 	}
@@ -125,11 +143,19 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	if err := s.checkBody(req.Body); err != nil {
 		return SendAndWaitResponse{}, err
 	}
+	if len(req.To)+len(req.Cc)+len(req.Bcc) == 0 && req.Topic != "" {
+		return SendAndWaitResponse{}, Usagef("name the agents whose reply to wait for as recipients, or send the post without waiting",
+			"a post to a topic has no recipients to wait for a reply from")
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return SendAndWaitResponse{}, err
 	}
-	sent, err := x.mb.Send(ctx, req.draft())
+	d, err := s.draft(x, req.SendRequest)
+	if err != nil {
+		return SendAndWaitResponse{}, err
+	}
+	sent, err := x.mb.Send(ctx, d)
 	if err != nil {
 		return SendAndWaitResponse{}, err
 	}
@@ -207,6 +233,8 @@ type InboxRequest struct {
 	Before string
 	// Abbreviate fills the response's Short, for display.
 	Abbreviate bool
+	// Topic keeps the messages of one topic.
+	Topic string
 }
 
 // InboxMessage is a received message, with its body when asked for.
@@ -239,7 +267,7 @@ func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxR
 	}
 	msgs, err := x.mb.Inbox(ctx, mailbox.InboxQuery{
 		Unread: req.Unread, Urgent: req.Urgent, Category: req.Category, Since: since, Limit: req.Limit, Before: req.Before,
-		Bodies: req.Bodies,
+		Bodies: req.Bodies, Topic: req.Topic,
 	})
 	if err != nil {
 		return InboxResponse{}, err

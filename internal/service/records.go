@@ -26,6 +26,7 @@ func MessageRecordDoc(m *record.Message, viewer string) Message {
 		ID: m.ID, Thread: m.ThreadID(), From: m.From, To: nonNil(m.To), Cc: nonNil(m.Cc), Bcc: bcc,
 		Subject: m.Subject, Importance: m.Importance, AckRequired: m.AckRequired,
 		Category: optString(m.Category), ReplyTo: optString(m.ReplyTo), Created: Time{m.Created}, Path: m.Path(),
+		Topic: m.Topic, Attachments: attachmentDocs(m.Project, m.Attachments),
 	}
 }
 

@@ -51,7 +51,7 @@ func testProjectionsConform(t *testing.T, seed uint64) {
 	snapshotIndex(t, filepath.Join(dir, "index.db"), older)
 	h.run(200)
 
-	for _, op := range []string{"register", "send", "send batch", "reply", "mark", "mark all", "request contact", "decide contact",
+	for _, op := range []string{"register", "send", "post", "send batch", "reply", "mark", "mark all", "request contact", "decide contact",
 		"policy", "retire", "reserve", "renew or release", "force release", "lock", "import"} {
 		if n := h.done[op]; n < 2 {
 			t.Errorf("the history did %q %d times: too few to mean much", op, n)
@@ -61,6 +61,13 @@ func testProjectionsConform(t *testing.T, seed uint64) {
 		t.Fatalf("operations done: %v", h.done)
 	}
 	live := contents(t, h.st)
+	// Topics (lowercase in the index) and attachments are among what is
+	// compared.
+	for _, want := range []string{"team-api", `"sha256":`} {
+		if !slices.ContainsFunc(live["messages"], func(row string) bool { return strings.Contains(row, want) }) {
+			t.Errorf("no message row holds %q", want)
+		}
+	}
 
 	if _, err := h.st.Reindex(ctx); err != nil {
 		t.Fatal(err)
@@ -232,7 +239,7 @@ func (h *history) run(n int) {
 		weight int
 		do     func()
 	}{
-		{3, h.register}, {10, h.send}, {2, h.sendBatch}, {4, h.reply}, {6, h.mark}, {2, h.contact},
+		{3, h.register}, {10, h.send}, {2, h.post}, {2, h.sendBatch}, {4, h.reply}, {6, h.mark}, {2, h.contact},
 		{1, h.policy}, {1, h.retire}, {6, h.reserve}, {3, h.renewOrRelease}, {3, h.forceRelease},
 		{4, h.lock}, {1, h.importBatch}, {4, h.advance},
 	}
@@ -295,7 +302,34 @@ func (h *history) draft() mailbox.Draft {
 	}
 	d.AckRequired = h.rng.IntN(3) == 0
 	d.AsHuman = h.rng.IntN(10) == 0
+	if h.rng.IntN(4) == 0 {
+		d.Topic = topics[h.rng.IntN(len(topics))]
+	}
+	if h.rng.IntN(5) == 0 {
+		// A few contents over and over: the archive stores each once.
+		for i := range 1 + h.rng.IntN(2) {
+			w := h.pick(words)
+			d.Attachments = append(d.Attachments, mailbox.AttachmentInput{Name: fmt.Sprintf("%d-%s.txt", i, w), Data: []byte("notes on " + w + "\n")})
+		}
+	}
 	return d
+}
+
+// topics are the topics of the history's messages, in the spellings
+// senders use.
+var topics = []string{"builds", "Team-API", "release_2.1"}
+
+// post sends a message with a topic and no recipients: a post to the
+// channel.
+func (h *history) post() {
+	d := h.draft()
+	d.To, d.Cc, d.Bcc = nil, nil, nil
+	d.Topic = topics[h.rng.IntN(len(topics))]
+	m, err := h.mailbox(h.agent()).Send(context.Background(), d)
+	h.check("post", err)
+	if err == nil {
+		h.sent[h.proj.Key] = append(h.sent[h.proj.Key], m.ID)
+	}
 }
 
 func (h *history) send() {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/fts"
@@ -223,6 +224,8 @@ func fixtureViews() map[string]View {
 			Messages: []Received{thread[2].Received, thread[0].Received}},
 		"message": MessageView{Page: page, Agent: "BlueLake", Message: thread[0], Thread: threadReceived, ThreadSize: len(threadReceived),
 			Commit: "9f1c2e3d4b5a69788796a5b4c3d2e1f0a9b8c7d6"},
+		"message-attachments": MessageView{Page: page, Agent: "BlueLake", Message: withAttachments(thread[0]), Thread: threadReceived,
+			ThreadSize: len(threadReceived), Commit: "9f1c2e3d4b5a69788796a5b4c3d2e1f0a9b8c7d6"},
 		"message-hostile": MessageView{Page: page, Agent: "BlueLake", Message: hostileMessage,
 			Thread: []Received{hostileMessage.Received, thread[1].Received}, ThreadSize: 2, Commit: "9f1c2e3d4b5a69788796a5b4c3d2e1f0a9b8c7d6"},
 		"thread":         ThreadView{Page: page, Thread: thread[0].Thread, Agent: "BlueLake", Messages: thread},
@@ -244,4 +247,16 @@ func fixtureViews() map[string]View {
 			Error: "invalid form: the subject is empty", Hint: "write a subject"},
 		"error": ErrorView{Status: 404, Code: "NOT_FOUND", Message: "no message " + payload, Hint: "check the id"},
 	}
+}
+
+// withAttachments is m filed under a topic with three attachments: an
+// image, an SVG and a text file with a hostile name.
+func withAttachments(m FullMessage) FullMessage {
+	m.Topic = "ui-bugs"
+	m.Attachments = []Attachment{
+		{Name: "shot.png", SHA256: strings.Repeat("a", 64), Size: 2048, MediaType: "image/png"},
+		{Name: "diagram.svg", SHA256: strings.Repeat("b", 64), Size: 300, MediaType: "image/svg+xml"},
+		{Name: "<script>alert(1)</script>.txt", SHA256: strings.Repeat("c", 64), Size: 15, MediaType: "text/plain; charset=utf-8"},
+	}
+	return m
 }

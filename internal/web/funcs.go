@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"github.com/agentmail/agentmail/internal/service"
 	"hash/fnv"
 	"html"
 	"html/template"
@@ -16,28 +17,33 @@ import (
 // funcs are the templates' helpers.
 func funcs(md *Markdown) template.FuncMap {
 	return template.FuncMap{
-		"markdown":        md.Render,
-		"when":            when,
-		"snippet":         snippet,
-		"initials":        initials,
-		"hue":             hue,
-		"shortID":         shortID,
-		"join":            strings.Join,
-		"deref":           deref,
-		"leaseState":      leaseState,
-		"lockState":       lockState,
-		"isUnread":        func(m Received) bool { return m.ReadAt.IsZero() },
-		"awaitsAck":       func(m Received) bool { return m.AckRequired && m.AckedAt.IsZero() },
-		"heldBy":          heldBy,
-		"plural":          plural,
-		"static":          StaticURL,
-		"projectURL":      ProjectURL,
-		"inboxURL":        InboxURL,
-		"outboxURL":       OutboxURL,
-		"messageURL":      MessageURL,
-		"threadURL":       ThreadURL,
-		"searchURL":       SearchURL,
-		"archiveURL":      ArchiveURL,
+		"markdown":      md.Render,
+		"when":          when,
+		"snippet":       snippet,
+		"initials":      initials,
+		"hue":           hue,
+		"shortID":       shortID,
+		"join":          strings.Join,
+		"deref":         deref,
+		"leaseState":    leaseState,
+		"lockState":     lockState,
+		"isUnread":      func(m Received) bool { return m.ReadAt.IsZero() },
+		"awaitsAck":     func(m Received) bool { return m.AckRequired && m.AckedAt.IsZero() },
+		"heldBy":        heldBy,
+		"plural":        plural,
+		"static":        StaticURL,
+		"projectURL":    ProjectURL,
+		"inboxURL":      InboxURL,
+		"outboxURL":     OutboxURL,
+		"messageURL":    MessageURL,
+		"threadURL":     ThreadURL,
+		"searchURL":     SearchURL,
+		"archiveURL":    ArchiveURL,
+		"attachmentURL": AttachmentURL,
+		"attachmentList": func(project, id, agent string, list []Attachment) AttachmentList {
+			return AttachmentList{project, id, agent, list}
+		},
+		"size":            func(n int64) string { return service.FormatSize(int(n)) },
 		"sectionURL":      func(project, section string) string { return mailURL(project, section) },
 		"importances":     func() []string { return Importances },
 		"categories":      func() []string { return Categories },

@@ -126,6 +126,85 @@ func TestPagesShowData(t *testing.T) {
 	}
 }
 
+// TestMessageAttachments: the message page shows its topic and lists its
+// attachments, raster images inline (an <img> from this server) and every
+// one as a download link; an SVG (which may hold scripts) and a hostile
+// name are never shown as images or markup.
+func TestMessageAttachments(t *testing.T) {
+	p := newTestPages(t)
+	v := fixtureViews()["message-attachments"].(MessageView)
+	page := render(t, p, v)
+	id := v.Message.ID
+	imgs := 0
+	z := xhtml.NewTokenizer(strings.NewReader(page))
+	var downloads []string
+	for tt := z.Next(); tt != xhtml.ErrorToken; tt = z.Next() {
+		tok := z.Token()
+		switch {
+		case tok.Data == "img" && tt != xhtml.EndTagToken:
+			imgs++
+			if want := "/mail/shop-3fa1c2d9/message/" + id + "/attachment/shot.png?agent=BlueLake&inline=1"; attr(tok, "src") != want || attr(tok, "alt") != "shot.png" {
+				t.Errorf("img src %q alt %q, want %q", attr(tok, "src"), attr(tok, "alt"), want)
+			}
+		case tok.Data == "a" && attr(tok, "download") != "":
+			downloads = append(downloads, attr(tok, "href"))
+		}
+	}
+	if imgs != 1 {
+		t.Errorf("%d images, want 1 (shot.png; not the SVG)", imgs)
+	}
+	want := []string{
+		"/mail/shop-3fa1c2d9/message/" + id + "/attachment/shot.png?agent=BlueLake",
+		"/mail/shop-3fa1c2d9/message/" + id + "/attachment/diagram.svg?agent=BlueLake",
+		"/mail/shop-3fa1c2d9/message/" + id + "/attachment/%3Cscript%3Ealert%281%29%3C%2Fscript%3E.txt?agent=BlueLake",
+	}
+	if strings.Join(downloads, "\n") != strings.Join(want, "\n") {
+		t.Errorf("download links\n%s\nwant\n%s", strings.Join(downloads, "\n"), strings.Join(want, "\n"))
+	}
+	text := visibleText(t, page)
+	for _, w := range []string{"#ui-bugs", "Attachments", "shot.png", "image/png · 2 KiB", "diagram.svg", "<script>alert(1)</script>.txt", "text/plain; charset=utf-8 · 15 bytes"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the page does not show %q:\n%s", w, text)
+		}
+	}
+	if err := activeMarkup(page); err != "" {
+		t.Error(err)
+	}
+	// The thread page lists them too.
+	thread := render(t, p, ThreadView{Page: v.Page, Thread: v.Message.Thread, Agent: "BlueLake", Messages: []FullMessage{v.Message}})
+	if strings.Count(thread, "<img ") != 1 || strings.Count(thread, `download="`) != 3 || !strings.Contains(visibleText(t, thread), "#ui-bugs") {
+		t.Errorf("the thread page does not list the attachments and topic:\n%s", visibleText(t, thread))
+	}
+	if err := activeMarkup(thread); err != "" {
+		t.Error(err)
+	}
+}
+
+// TestServeAttachment: what an attachment is served as.
+func TestServeAttachment(t *testing.T) {
+	for _, tt := range []struct {
+		name, mediaType string
+		inline          bool
+		ctype, disp     string
+	}{
+		{"shot.png", "image/png", true, "image/png", `inline; filename=shot.png`},
+		{"shot.png", "image/png", false, "image/png", `attachment; filename=shot.png`},
+		{"page.html", "text/html; charset=utf-8", true, "application/octet-stream", `attachment; filename=page.html`},
+		{"d.svg", "image/svg+xml", true, "application/octet-stream", `attachment; filename=d.svg`},
+		{"notes.txt", "text/plain; charset=utf-8", false, "text/plain; charset=utf-8", `attachment; filename=notes.txt`},
+		{"résumé \"x\".pdf", "application/pdf", false, "application/pdf", `attachment; filename*=utf-8''r%C3%A9sum%C3%A9%20%22x%22.pdf`},
+		{"odd", "not a type", false, "application/octet-stream", `attachment; filename=odd`},
+	} {
+		w := httptest.NewRecorder()
+		ServeAttachment(w, tt.name, tt.mediaType, []byte("data"), tt.inline)
+		h := w.Result().Header
+		if h.Get("Content-Type") != tt.ctype || h.Get("Content-Disposition") != tt.disp || h.Get("X-Content-Type-Options") != "nosniff" || w.Body.String() != "data" {
+			t.Errorf("%s %s inline %v: type %q disposition %q nosniff %q body %q; want %q %q", tt.name, tt.mediaType, tt.inline,
+				h.Get("Content-Type"), h.Get("Content-Disposition"), h.Get("X-Content-Type-Options"), w.Body.String(), tt.ctype, tt.disp)
+		}
+	}
+}
+
 // TestMailboxPager checks the cursor links of a mailbox page.
 func TestMailboxPager(t *testing.T) {
 	p := newTestPages(t)
@@ -203,7 +282,12 @@ func activeMarkup(page string) string {
 		}
 		tok := z.Token()
 		switch tok.Data {
-		case "iframe", "frame", "object", "embed", "img", "base", "style", "svg", "math", "video", "audio", "source", "picture":
+		case "img":
+			// An attachment shown in the message page, from this server.
+			if src := attr(tok, "src"); !strings.HasPrefix(src, "/mail/") || !strings.Contains(src, "/attachment/") || !strings.Contains(src, "inline=1") {
+				return "has an <img> element that is no attachment: " + src
+			}
+		case "iframe", "frame", "object", "embed", "base", "style", "svg", "math", "video", "audio", "source", "picture":
 			return "has a <" + tok.Data + "> element"
 		case "script":
 			if attr(tok, "src") != StaticURL("live.js") {

@@ -27,7 +27,26 @@ const (
 	RouteCompose      = "GET /mail/{project}/compose"
 	RouteSend         = "POST /mail/{project}/compose"
 	RouteArchive      = "GET /mail/{project}/archive/{commit}/{path...}"
+	RouteAttachment   = "GET /mail/{project}/message/{id}/attachment/{name}"
 )
+
+// AttachmentURL is the address of an attachment of a message, as agent
+// (if set) sees it; inline asks for an image to show in the page rather
+// than a download.
+func AttachmentURL(project, id, name, agent string, inline bool) string {
+	q := url.Values{}
+	if agent != "" {
+		q.Set("agent", agent)
+	}
+	if inline {
+		q.Set("inline", "1")
+	}
+	u := mailURL(project, "message", id, "attachment", name)
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
 
 // mailURL joins path segments under /mail/, escaping each.
 func mailURL(segments ...string) string {

@@ -56,7 +56,30 @@ type Message struct {
 	ReplyTo     *string
 	Created     time.Time
 	Path        string // the canonical file in the archive
+	Topic       string // the channel it was posted to; "" for none
+	Attachments []Attachment
 }
+
+// Attachment is a file attached to a message, as the message's document
+// lists it.
+type Attachment struct {
+	Name      string
+	SHA256    string
+	Size      int64
+	MediaType string
+}
+
+// AttachmentList is what the attachments of a message are shown with: the
+// message's project and id, and the agent whose view the page is.
+type AttachmentList struct {
+	Project, Message, Agent string
+	Attachments             []Attachment
+}
+
+// Inline reports whether the page shows the attachment as an image: a
+// raster image type that browsers render without running anything (SVG,
+// which may hold scripts, is a download).
+func (a Attachment) Inline() bool { return InlineImage(a.MediaType) }
 
 // Received is a message with its receipt, as the viewing agent has it.
 type Received struct {

@@ -1,0 +1,84 @@
+package mcpserver
+
+import (
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTopicsAndAttachments(t *testing.T) {
+	g, b := twoAgents(t)
+	png := "\x89PNG\r\n\x1a\n\x00\x01"
+	if err := os.MkdirAll(filepath.Join(g.repo, "shots"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"shots/a.png": png, "notes.md": "# notes\n"} {
+		if err := os.WriteFile(filepath.Join(g.repo, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	sent := g.ok("send_message", args{"to": "BlueLake", "subject": "Layout", "body_md": "see", "topic": "UI-Bugs",
+		"attachment_paths": []string{"shots/a.png", "notes.md"}, "convert_images": true})
+	id := sent.str("message.id")
+	g.want(sent, "message.topic", "ui-bugs")
+	g.want(sent, "message.attachments.0.name", "a.png")
+	g.want(sent, "message.attachments.0.media_type", "image/png")
+	g.want(sent, "message.attachments.0.type", "file")
+	g.want(sent, "message.attachments.0.bytes", float64(len(png)))
+	g.want(sent, "message.attachments.1.name", "notes.md")
+	// A post: a topic and no recipients.
+	post := g.ok("send_message", args{"to": []string{}, "subject": "release cut", "body_md": "v1.2", "topic": "ui-bugs"})
+	g.want(post, "message.to", []any{})
+
+	checkNoCLI(t, "send_message", g.fail("send_message", args{"to": []string{}, "subject": "x", "body_md": ""}, "INVALID_ARGUMENT"))
+	e := g.fail("send_message", args{"to": "BlueLake", "subject": "x", "body_md": "", "topic": "ui bugs"}, "INVALID_TOPIC")
+	checkNoCLI(t, "send_message", e)
+	e = g.fail("send_message", args{"to": "BlueLake", "subject": "x", "body_md": "", "attachment_paths": []string{"../outside.png"}}, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Message, "outside the repository") {
+		t.Errorf("outside: %+v", e)
+	}
+	checkNoCLI(t, "send_message", e)
+
+	// fetch_inbox(topic) filters; the post is in no inbox.
+	box := b.ok("fetch_inbox", args{"topic": "ui-bugs"})
+	if n := len(box.list("messages")); n != 1 {
+		t.Errorf("fetch_inbox topic: %d messages, want 1", n)
+	}
+	b.want(box, "messages.0.attachments.1.name", "notes.md")
+	if n := len(b.ok("fetch_inbox", args{"topic": "other"}).list("messages")); n != 0 {
+		t.Errorf("fetch_inbox other topic: %d messages", n)
+	}
+	// fetch_topic: mcp_agent_mail's fields in result, ours in messages;
+	// bodies by default.
+	topic := b.ok("fetch_topic", args{"topic_name": "UI-BUGS"})
+	b.want(topic, "topic", "ui-bugs")
+	b.want(topic, "result.0.id", post.str("message.id"))
+	b.want(topic, "result.0.body_md", "v1.2")
+	b.want(topic, "result.0.topic", "ui-bugs")
+	b.want(topic, "result.1.id", id)
+	b.want(topic, "result.1.from", "GreenCastle")
+	b.want(topic, "messages.1.attachments.0.name", "a.png")
+	if topic.str("result.1.created_ts") == "" || topic.str("result.1.thread_id") == "" {
+		t.Errorf("fetch_topic result: %v", topic.get("result.1"))
+	}
+	if n := len(b.ok("fetch_topic", args{"topic_name": "ui-bugs", "limit": 1, "include_bodies": false}).list("result")); n != 1 {
+		t.Errorf("limit 1: %d", n)
+	}
+	b.fail("fetch_topic", args{"topic_name": ""}, "USAGE")
+	b.fail("fetch_topic", args{"topic_name": "a/b"}, "INVALID_TOPIC")
+
+	// get_attachment: byte for byte, text when it is text.
+	att := b.ok("get_attachment", args{"message_id": id, "name": "a.png"})
+	raw, err := base64.StdEncoding.DecodeString(att.str("content_base64"))
+	if err != nil || string(raw) != png || att.get("text") != nil {
+		t.Errorf("a.png: %q %v text %v", raw, err, att.get("text"))
+	}
+	b.want(att, "attachment.media_type", "image/png")
+	md := b.ok("get_attachment", args{"message_id": id, "name": "notes.md"})
+	b.want(md, "text", "# notes\n")
+	b.fail("get_attachment", args{"message_id": id, "name": "nope"}, "NOT_FOUND")
+	b.fail("get_attachment", args{"message_id": id, "name": ""}, "USAGE")
+}
