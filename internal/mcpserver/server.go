@@ -235,4 +235,5 @@ func (s *Server) addTools() {
 	s.addLeaseTools()
 	s.addPortTools()
 	s.addMacroTools()
+	s.addMoreTools()
 }

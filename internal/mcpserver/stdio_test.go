@@ -42,8 +42,8 @@ func TestStdioServer(t *testing.T) {
 		}
 		n++
 	}
-	if n != 41 {
-		t.Errorf("%d tools listed, want 41", n)
+	if n != 51 {
+		t.Errorf("%d tools listed, want 51", n)
 	}
 	call := func(cs *mcp.ClientSession, name string, a args) doc {
 		t.Helper()
