@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -281,4 +283,24 @@ func (s *Service) ProductThread(ctx context.Context, agent, product, ref string)
 	slices.SortStableFunc(resp.Messages, func(a, b ProductThreadMessage) int { return strings.Compare(a.ID, b.ID) })
 	resp.Summary = Summarize(mapSlice(resp.Messages, func(m ProductThreadMessage) FullMessage { return m.FullMessage }))
 	return resp, nil
+}
+
+// ProjectNamed returns the ref of the project name names: a directory in a
+// git repository (that repository's project), else a project of the store
+// by key, slug or slug prefix (FindProject).
+func (s *Service) ProjectNamed(ctx context.Context, name string) (ProjectRef, error) {
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		dir, err := filepath.Abs(name)
+		if err != nil {
+			return ProjectRef{}, err
+		}
+		if _, err := ResolveProject(ProjectRef{Dir: dir}); err == nil {
+			return ProjectRef{Dir: dir}, nil
+		}
+	}
+	p, err := s.FindProject(ctx, name)
+	if err != nil {
+		return ProjectRef{}, err
+	}
+	return ProjectRef{Key: p.Key, KeySource: SourceFlag}, nil
 }
