@@ -114,11 +114,12 @@ func Find(ctx context.Context, q store.Querier, name string) (Product, error) {
 		}
 		known = append(known, p.Key)
 	}
-	hint := "no product exists yet: create one with ensure_product"
+	list := "no product exists yet"
 	if len(known) > 0 {
-		hint = "known products: " + strings.Join(known, ", ")
+		list = "known products: " + strings.Join(known, ", ")
 	}
-	return Product{}, fault.WithHint(fmt.Errorf("%w %q", ErrNotFound, name), hint)
+	return Product{}, fault.WithHint(fmt.Errorf("%w %q (%s)", ErrNotFound, name, list),
+		"agentmail product ensure NAME makes one, with the current project in it")
 }
 
 func list(ctx context.Context, q store.Querier, key string) ([]Product, error) {

@@ -62,7 +62,9 @@ func TestProducts(t *testing.T) {
 	b.ok("register_agent", args{"program": "codex", "model": "gpt"})
 	b.ok("register_agent", args{"project_key": other, "program": "codex", "model": "gpt"})
 
-	g.fail("products_link", args{"product_key": "shop"}, "NOT_FOUND")
+	if e := g.fail("products_link", args{"product_key": "shop"}, "NOT_FOUND"); !strings.Contains(e.Hint, "ensure_product") || !strings.Contains(e.Message, "no product exists yet") {
+		t.Errorf("products_link of no product: %+v", e)
+	}
 	e := g.ok("ensure_product", args{"name": "Shop Platform"})
 	g.want(e, "key", "shop-platform")
 	g.want(e, "name", "Shop Platform")

@@ -80,7 +80,8 @@ func (s *Server) readProduct(ctx context.Context, c *call, key string, q url.Val
 	if key == "" {
 		return nil, service.Usagef("read resource://product/KEY", "name one product after the resource's name")
 	}
-	return c.svc.GetProduct(ctx, key)
+	p, err := c.svc.GetProduct(ctx, key)
+	return p, productHint(err)
 }
 
 // View is the document of the views and of the mailbox and outbox

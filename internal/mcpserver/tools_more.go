@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/products"
 )
 
 // The rest of mcp_agent_mail's vocabulary (issue 24 §3): recent-mail
@@ -170,7 +172,16 @@ func (s *Server) productsLink(ctx context.Context, c *call, in productsLinkArgs)
 	if err != nil {
 		return service.ProductResponse{}, err
 	}
-	return c.svc.LinkProduct(ctx, sc, in.ProductKey, false)
+	r, err := c.svc.LinkProduct(ctx, sc, in.ProductKey, false)
+	return r, productHint(err)
+}
+
+// productHint words the hint of a product not found in the tools' terms.
+func productHint(err error) error {
+	if errors.Is(err, products.ErrNotFound) {
+		return fault.WithHint(err, "ensure_product makes a product (product_key or name), with the project of the call in it; products_link adds others")
+	}
+	return err
 }
 
 func textProduct(r service.ProductResponse) string {
@@ -231,7 +242,7 @@ func (s *Server) searchProduct(ctx context.Context, c *call, in productSearchArg
 	}
 	r, err := c.svc.ProductSearch(ctx, agent, in.ProductKey, service.SearchRequest{Query: in.Query, Limit: intOr(in.Limit, defaultLimit)})
 	if err != nil {
-		return ProductSearch{}, err
+		return ProductSearch{}, productHint(err)
 	}
 	out := ProductSearch{Product: r.Product, Result: make([]ProductHit, len(r.Results)), Notes: r.Notes}
 	for i, h := range r.Results {
@@ -277,7 +288,7 @@ func (s *Server) fetchInboxProduct(ctx context.Context, c *call, in productInbox
 	}
 	r, err := c.svc.ProductInbox(ctx, agent, in.ProductKey, service.InboxRequest{Urgent: in.UrgentOnly, Since: since,
 		Limit: intOr(in.Limit, defaultLimit), Bodies: in.IncludeBodies})
-	return ProductInbox{ProductInboxResponse: r, Result: r.Messages}, err
+	return ProductInbox{ProductInboxResponse: r, Result: r.Messages}, productHint(err)
 }
 
 func textProductInbox(r ProductInbox) string {
@@ -313,7 +324,7 @@ func (s *Server) summarizeThreadProduct(ctx context.Context, c *call, in product
 	}
 	r, err := c.svc.ProductThread(ctx, agent, in.ProductKey, in.ThreadID)
 	if err != nil {
-		return ProductThread{}, err
+		return ProductThread{}, productHint(err)
 	}
 	if limit > 0 && len(r.Messages) > limit {
 		r.Messages = r.Messages[:limit]
