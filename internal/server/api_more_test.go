@@ -55,6 +55,7 @@ func TestAPIProductsReceiptsConflicts(t *testing.T) {
 		{"link", "POST", "/api/projects/" + billingSlug + "/products", map[string]any{"product": "shop", "agent": "GreenCastle"}, 200, "", func(t *testing.T, d map[string]any) {
 			wantLen(t, d, "projects", 2)
 		}},
+		{"link as nobody registered", "POST", p + "/products", map[string]any{"product": "shop", "agent": "NoSuchAgent"}, 403, "NOT_REGISTERED", nil},
 		{"products", "GET", "/api/products", nil, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "products", 1) }},
 		{"product search", "GET", "/api/products/shop/search?q=pelican&agent=BlueLake", nil, 200, "", func(t *testing.T, d map[string]any) {
 			wantLen(t, d, "results", 2)

@@ -67,6 +67,11 @@ func (s *Service) LinkProduct(ctx context.Context, sc Scope, name string, create
 	if err != nil {
 		return ProductResponse{}, err
 	}
+	if sc.Agent != "" { // who links it is recorded: a registered agent
+		if _, err := x.mb.Whoami(ctx); err != nil {
+			return ProductResponse{}, err
+		}
+	}
 	existed := true
 	if _, err := products.Find(ctx, x.st.Index(), name); errors.Is(err, products.ErrNotFound) {
 		if !create {
