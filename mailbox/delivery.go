@@ -161,21 +161,33 @@ func (m *Mailbox) InboxEvents(ctx context.Context, q EventsQuery) (EventsPage, e
 			return EventsPage{}, fmt.Errorf("read the inbox cursor: %w", err)
 		}
 	}
-	if err := db.QueryRowContext(ctx, `SELECT COALESCE((SELECT m.id FROM recipients r JOIN messages m ON m.id = r.message_id
-		WHERE r.project_id = `+joinParam+` AND r.agent = `+joinParam+` ORDER BY m.seq DESC LIMIT 1), '')`, m.pid, me.Name).Scan(&page.Tail); err != nil {
+	// Deliveries are walked in the order of the messages table (seq, its
+	// row id): from the cursor on, each message is looked up among the
+	// agent's recipients rows, so a call costs what arrived since the
+	// cursor, not what the agent ever received.
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE((SELECT m.id FROM messages m CROSS JOIN recipients r
+		ON r.project_id = m.project_id AND r.agent = `+joinParam+` AND r.message_id = m.id
+		WHERE +m.project_id = `+joinParam+` ORDER BY m.seq DESC LIMIT 1), '')`, me.Name, m.pid).Scan(&page.Tail); err != nil {
 		return EventsPage{}, fmt.Errorf("read the inbox's newest delivery: %w", err)
 	}
 	page.Next = page.Stored
 	if q.PositionNow {
 		page.Next = page.Tail
 	} else if m.pid != 0 {
-		// The cursor's place: its message's seq, or the last seq of a
-		// message whose id is not after it.
-		rows, err := db.QueryContext(ctx, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
-			WHERE r.project_id = `+joinParam+` AND r.agent = `+joinParam+` AND m.seq > COALESCE(
-				(SELECT seq FROM messages WHERE id = ?3),
-				(SELECT max(seq) FROM messages WHERE project_id = `+joinParam+` AND id <= ?3), 0)
-			ORDER BY m.seq LIMIT `+joinParam, m.pid, me.Name, page.Stored, m.pid, q.Limit+1)
+		// The cursor's place: its message's seq, or, when it names none
+		// any more, the last seq of a message whose id is not after it.
+		// (Plain parameters: with the unary plus of joinParam SQLite would
+		// not look the id up in its index, and each poll would scan the
+		// messages, 27 ms at 10,000 against 0.05.)
+		var from int64
+		if err := db.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM messages WHERE id = ?),
+			(SELECT max(seq) FROM messages WHERE project_id = ? AND id <= ?), 0)`,
+			page.Stored, m.pid, page.Stored).Scan(&from); err != nil {
+			return EventsPage{}, fmt.Errorf("read the inbox cursor's place: %w", err)
+		}
+		rows, err := db.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages m CROSS JOIN recipients r
+			ON r.project_id = m.project_id AND r.agent = `+joinParam+` AND r.message_id = m.id
+			WHERE m.seq > `+joinParam+` AND +m.project_id = `+joinParam+` ORDER BY m.seq LIMIT `+joinParam, me.Name, from, m.pid, q.Limit+1)
 		if err != nil {
 			return EventsPage{}, fmt.Errorf("read inbox events: %w", err)
 		}

@@ -103,6 +103,13 @@ func TestInboxEventsCursorKept(t *testing.T) {
 	if err != nil || len(p.Events) != 2 || p.Events[0].MessageID != ids[1] || p.HasMore || *p.ResumedFrom != ids[0] {
 		t.Fatalf("after a restart and a rebuild: %+v %v", p, err)
 	}
+	// A cursor that names no message is taken as the time its id holds.
+	if p, err := svc.InboxEvents(ctx, as("BlueLake"), InboxEventsRequest{After: "00000000000000000000000000", Limit: 10}); err != nil || len(p.Events) != 3 {
+		t.Errorf("after the beginning of time: %+v %v", p, err)
+	}
+	if p, err := svc.InboxEvents(ctx, as("BlueLake"), InboxEventsRequest{After: "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", Limit: 10}); err != nil || len(p.Events) != 0 || *p.NextCursor != "7ZZZZZZZZZZZZZZZZZZZZZZZZZ" {
+		t.Errorf("after the end of time: %+v %v", p, err)
+	}
 	// Each agent has its own cursor; GreenCastle received nothing.
 	if p, err := svc.InboxEvents(ctx, as("GreenCastle"), InboxEventsRequest{Limit: 10}); err != nil || len(p.Events) != 0 || p.NextCursor != nil {
 		t.Errorf("GreenCastle: %+v %v", p, err)
