@@ -188,3 +188,18 @@ func BenchmarkInboxEvents(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkRecent is the cost of reading the last hour's mail (none) of a
+// project of 1,000 and 10,000 messages, for summarize_recent: it must not
+// grow with the project.
+func BenchmarkRecent(b *testing.B) {
+	bySize(b, []int{1000, 10000}, func(b *testing.B, f *fixture) {
+		ctx := context.Background()
+		mb := f.as("BlueLake")
+		for b.Loop() {
+			if msgs, _, err := mb.Recent(ctx, f.now().Add(-time.Hour), 500); err != nil || len(msgs) != 0 {
+				b.Fatal(len(msgs), err)
+			}
+		}
+	})
+}

@@ -69,9 +69,11 @@ func (m *Mailbox) Recent(ctx context.Context, since time.Time, limit int) (msgs 
 	}
 	query := `SELECT ` + messageColumns + ` FROM messages m
 		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ` + joinParam + `
-		WHERE m.project_id = ` + joinParam + ` AND m.created >= ` + joinParam + `
+		WHERE m.project_id = ` + joinParam + ` AND m.id >= ` + joinParam + ` AND m.created >= ` + joinParam + `
 		AND (` + joinParam + ` = '' OR m.sender = ` + joinParam + ` OR r.agent IS NOT NULL) ORDER BY m.id DESC`
-	args := []any{viewer, m.pid, record.FormatTime(since), viewer, viewer}
+	// The ids bound the range read (an id holds its message's time), as
+	// relatedQuery's do: the window's messages, not the project's.
+	args := []any{viewer, m.pid, firstIDAt(since), record.FormatTime(since), viewer, viewer}
 	if limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", limit+1)
 	}
