@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,21 +124,28 @@ func Find(ctx context.Context, q store.Querier, name string) (Product, error) {
 }
 
 func list(ctx context.Context, q store.Querier, key string) ([]Product, error) {
-	rows, err := q.QueryContext(ctx, `SELECT l.key, l.name, l.created, p.id, p.key, p.slug, p.created FROM product_links l
-		JOIN projects p ON p.id = l.project_id WHERE ? = '' OR l.key = ? ORDER BY l.key, p.slug`, key, key)
+	projects, err := store.ListProjects(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]store.ProjectRow, len(projects))
+	for _, p := range projects {
+		byID[p.ID] = p
+	}
+	rows, err := q.QueryContext(ctx, `SELECT key, name, created, project_id FROM product_links
+		WHERE ? = '' OR key = ? ORDER BY key`, key, key)
 	if err != nil {
 		return nil, fmt.Errorf("list products: %w", err)
 	}
 	defer rows.Close()
 	var out []Product
 	for rows.Next() {
-		var key, name, created, pcreated string
-		var p store.ProjectRow
-		if err := rows.Scan(&key, &name, &created, &p.ID, &p.Key, &p.Slug, &pcreated); err != nil {
+		var key, name, created string
+		var pid int64
+		if err := rows.Scan(&key, &name, &created, &pid); err != nil {
 			return nil, fmt.Errorf("list products: %w", err)
 		}
 		t, _ := record.ParseTime(created)
-		p.Created, _ = record.ParseTime(pcreated)
 		if n := len(out); n == 0 || out[n-1].Key != key {
 			out = append(out, Product{Key: key, Name: name, Created: t})
 		}
@@ -145,9 +153,17 @@ func list(ctx context.Context, q store.Querier, key string) ([]Product, error) {
 		if t.Before(last.Created) {
 			last.Created, last.Name = t, name
 		}
-		last.Projects = append(last.Projects, p)
+		if p, ok := byID[pid]; ok {
+			last.Projects = append(last.Projects, p)
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		slices.SortFunc(out[i].Projects, func(a, b store.ProjectRow) int { return strings.Compare(a.Slug, b.Slug) })
+	}
+	return out, nil
 }
 
 // Link makes project slug (which the store must hold) a member of the

@@ -187,7 +187,7 @@ func newApp(e *env) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   e.usageError,
 		Commands: []*cli.Command{
-			newSendCommand(e), newReplyCommand(e), newInboxCommand(e), newOutboxCommand(e), newShowCommand(e),
+			newSendCommand(e), newReplyCommand(e), newInboxCommand(e), newOutboxCommand(e), newShowCommand(e), newReceiptCommand(e),
 			newMarkCommand(e, false), newMarkCommand(e, true), newThreadCommand(e),
 			newSearchCommand(e),
 			newCheckCommand(e), newWaitCommand(e), newAcksCommand(e),
