@@ -67,6 +67,7 @@ func TestProducts(t *testing.T) {
 	}
 	e := g.ok("ensure_product", args{"name": "Shop Platform"})
 	g.want(e, "key", "shop-platform")
+	g.want(e, "id", "shop-platform")
 	g.want(e, "name", "Shop Platform")
 	g.want(e, "created", true)
 	if len(e.str("product_uid")) != 20 || len(e.list("projects")) != 1 {
@@ -90,11 +91,22 @@ func TestProducts(t *testing.T) {
 	if res := s.list("result"); len(res) != 2 || s.str("result.0.project") == s.str("result.1.project") {
 		t.Errorf("product search: a hit in each project wanted: %v", s)
 	}
+	// mcp_agent_mail's fields of a hit.
+	for _, f := range []string{"id", "subject", "importance", "ack_required", "created_ts", "thread_id", "project_id", "from"} {
+		if s.get("result.0."+f) == nil {
+			t.Errorf("a product search hit without %s: %v", f, s.get("result.0"))
+		}
+	}
 	g.fail("search_messages_product", args{"product_key": "nope", "query": "pelican"}, "NOT_FOUND")
 
 	in := g.ok("fetch_inbox_product", args{"product_key": "shop-platform", "include_bodies": true})
 	g.want(in, "messages.0.subject", "Billing flow") // newest first
 	g.want(in, "result.1.subject", "Checkout flow")
+	g.want(in, "result.0.thread_id", "pelican")
+	g.want(in, "result.0.body_md", "the pelican queue drains")
+	if in.str("result.0.created_ts") == "" || in.str("result.0.project_id") == "" {
+		t.Errorf("fetch_inbox_product without mcp_agent_mail's fields: %v", in.get("result.0"))
+	}
 	g.fail("fetch_inbox_product", args{"product_key": "shop-platform", "agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
 
 	th := g.ok("summarize_thread_product", args{"product_key": "shop-platform", "thread_id": "pelican", "include_examples": true})
@@ -180,6 +192,7 @@ func TestCheckFileReservationConflicts(t *testing.T) {
 	b.want(r, "own_active.0.pattern", "docs/*.md")
 	b.want(r, "total_conflicting_reservations", 1)
 	b.want(r, "read_only", true)
+	b.want(r, "authoritative_source", "index")
 	// Nothing was reserved.
 	if n := len(b.ok("check_file_reservations", args{"paths": []string{"src/web/x.go"}}).list("paths.0.holders")); n != 0 {
 		t.Errorf("the check reserved: %d holders", n)

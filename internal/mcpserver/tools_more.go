@@ -268,10 +268,20 @@ type productInboxArgs struct {
 }
 
 // ProductInbox is the document of fetch_inbox_product: the messages
-// under result (mcp_agent_mail's list) and under messages (ours).
+// under result (mcp_agent_mail's list, with its field names beside ours)
+// and under messages (ours).
 type ProductInbox struct {
 	service.ProductInboxResponse
-	Result []service.ProductInboxMessage `json:"result"`
+	Result []ProductInboxItem `json:"result"`
+}
+
+// ProductInboxItem is a message of fetch_inbox_product's result.
+type ProductInboxItem struct {
+	service.ProductInboxMessage
+	ThreadID  string       `json:"thread_id"`
+	CreatedTS service.Time `json:"created_ts"`
+	ProjectID string       `json:"project_id"`
+	BodyMD    *string      `json:"body_md,omitempty"`
 }
 
 func (s *Server) fetchInboxProduct(ctx context.Context, c *call, in productInboxArgs) (ProductInbox, error) {
@@ -288,7 +298,11 @@ func (s *Server) fetchInboxProduct(ctx context.Context, c *call, in productInbox
 	}
 	r, err := c.svc.ProductInbox(ctx, agent, in.ProductKey, service.InboxRequest{Urgent: in.UrgentOnly, Since: since,
 		Limit: intOr(in.Limit, defaultLimit), Bodies: in.IncludeBodies})
-	return ProductInbox{ProductInboxResponse: r, Result: r.Messages}, productHint(err)
+	out := ProductInbox{ProductInboxResponse: r, Result: make([]ProductInboxItem, len(r.Messages))}
+	for i, m := range r.Messages {
+		out.Result[i] = ProductInboxItem{m, m.Thread, m.Created, m.Project, m.Body}
+	}
+	return out, productHint(err)
 }
 
 func textProductInbox(r ProductInbox) string {

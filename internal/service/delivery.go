@@ -138,6 +138,9 @@ type ConflictCheckResponse struct {
 	Project         string        `json:"project"`
 	SnapshotTS      Time          `json:"snapshot_ts"`
 	ReadOnly        bool          `json:"read_only"`
+	// Source is what the answer was read from: the index, caught up
+	// with the archive.
+	Source string `json:"authoritative_source"`
 }
 
 // CheckConflicts reports what reserving patterns (relative to the scope's
@@ -160,7 +163,8 @@ func (s *Service) CheckConflicts(ctx context.Context, sc Scope, patterns []strin
 		return ConflictCheckResponse{}, err
 	}
 	resp := ConflictCheckResponse{ConflictFree: len(conflicts) == 0, Conflicts: mapSlice(conflicts, conflictDoc), OwnActive: reservationDocs(own),
-		ClearPaths: []string{}, CheckedPaths: pats, Project: x.project().Slug, SnapshotTS: Time{s.Now()}, ReadOnly: true}
+		ClearPaths: []string{}, CheckedPaths: pats, Project: x.project().Slug, SnapshotTS: Time{s.Now()}, ReadOnly: true,
+		Source: "index"}
 	blocked, holders := map[string]bool{}, map[string]bool{}
 	for _, k := range conflicts {
 		blocked[k.Pattern] = true

@@ -16,6 +16,7 @@ import (
 
 // ProductProject is a project a product groups.
 type ProductProject struct {
+	ID       string `json:"id"` // the slug, under mcp_agent_mail's name
 	Slug     string `json:"slug"`
 	Key      string `json:"key"`
 	HumanKey string `json:"human_key"` // the key, under mcp_agent_mail's name
@@ -25,6 +26,7 @@ type ProductProject struct {
 // Product is a product as every face shows it: mcp_agent_mail's fields
 // (product_uid, name, created_at) and the projects it groups.
 type Product struct {
+	ID       string           `json:"id"` // the key, under mcp_agent_mail's name
 	Key      string           `json:"key"`
 	UID      string           `json:"product_uid"`
 	Name     string           `json:"name"`
@@ -33,9 +35,9 @@ type Product struct {
 }
 
 func productDoc(p products.Product) Product {
-	doc := Product{Key: p.Key, UID: products.UID(p.Key), Name: p.Name, Created: Time{p.Created}, Projects: []ProductProject{}}
+	doc := Product{ID: p.Key, Key: p.Key, UID: products.UID(p.Key), Name: p.Name, Created: Time{p.Created}, Projects: []ProductProject{}}
 	for _, r := range p.Projects {
-		doc.Projects = append(doc.Projects, ProductProject{r.Slug, r.Key, r.Key, Time{r.Created}})
+		doc.Projects = append(doc.Projects, ProductProject{r.Slug, r.Slug, r.Key, r.Key, Time{r.Created}})
 	}
 	return doc
 }
@@ -138,7 +140,7 @@ func (s *Service) eachMember(ctx context.Context, name, agent string, fn func(sc
 	ran := false
 	for _, m := range p.Projects {
 		sc := Scope{Project: ProjectRef{Key: m.Key, KeySource: SourceFlag}, Agent: agent}
-		err := fn(sc, ProductProject{m.Slug, m.Key, m.Key, Time{m.Created}})
+		err := fn(sc, ProductProject{m.Slug, m.Slug, m.Key, m.Key, Time{m.Created}})
 		if errors.Is(err, ErrNotRegistered) && agent != "" {
 			continue
 		}
@@ -154,10 +156,14 @@ func (s *Service) eachMember(ctx context.Context, name, agent string, fn func(sc
 	return p, nil
 }
 
-// ProductHit is a search result of a product: the hit and its project.
+// ProductHit is a search result of a product: the hit, its project, and
+// the message's importance and ack request (mcp_agent_mail's hits have
+// them).
 type ProductHit struct {
 	SearchHit
-	Project string `json:"project"`
+	Project     string `json:"project"`
+	Importance  string `json:"importance"`
+	AckRequired bool   `json:"ack_required"`
 }
 
 // ProductSearchResponse is the document of search --product: the hits of
@@ -176,7 +182,7 @@ func (s *Service) ProductSearch(ctx context.Context, agent, product string, req 
 	p, err := s.eachMember(ctx, product, agent, func(sc Scope, m ProductProject) error {
 		r, err := s.Search(ctx, sc, req)
 		for _, h := range r.Results {
-			resp.Results = append(resp.Results, ProductHit{h, m.Slug})
+			resp.Results = append(resp.Results, ProductHit{h, m.Slug, h.importance, h.ack})
 		}
 		for _, n := range r.Notes {
 			if !slices.Contains(resp.Notes, n) {
