@@ -167,3 +167,39 @@ func BenchmarkShortIDs(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkInboxEvents is the cost of polling for inbox events with
+// nothing new, and of reading the last 20, in projects of 1,000 and
+// 10,000 messages (AGENTMAIL_BENCH_LARGE: 100,000): it must not grow with
+// the inbox.
+func BenchmarkInboxEvents(b *testing.B) {
+	bySize(b, []int{1000, 10000}, func(b *testing.B, f *fixture) {
+		ctx := context.Background()
+		mb := f.as("BlueLake")
+		if _, err := mb.InboxEvents(ctx, EventsQuery{PositionNow: true, Limit: 1}); err != nil {
+			b.Fatal(err)
+		}
+		b.Run("nothing new", func(b *testing.B) {
+			for b.Loop() {
+				if p, err := mb.InboxEvents(ctx, EventsQuery{Limit: 100}); err != nil || len(p.Events) != 0 {
+					b.Fatal(p, err)
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkRecent is the cost of reading the last hour's mail (none) of a
+// project of 1,000 and 10,000 messages, for summarize_recent: it must not
+// grow with the project.
+func BenchmarkRecent(b *testing.B) {
+	bySize(b, []int{1000, 10000}, func(b *testing.B, f *fixture) {
+		ctx := context.Background()
+		mb := f.as("BlueLake")
+		for b.Loop() {
+			if msgs, _, err := mb.Recent(ctx, f.now().Add(-time.Hour), 500); err != nil || len(msgs) != 0 {
+				b.Fatal(len(msgs), err)
+			}
+		}
+	})
+}

@@ -1064,3 +1064,40 @@ func (s *Service) exists(ctx context.Context, q store.Querier, id string) (bool,
 	}
 	return err == nil, err
 }
+
+// WouldConflict reports, without reserving anything, what a reservation
+// of patterns (shared or exclusive) would meet: the conflicts with other
+// agents' active reservations that Reserve would refuse it for, and the
+// acting agent's own active reservations among those near the patterns
+// (which Reserve would extend). It returns the patterns as normalized.
+func (s *Service) WouldConflict(ctx context.Context, patterns []string, shared bool) ([]string, []Conflict, []Reservation, error) {
+	pats, globs, _, err := s.normalize(patterns)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, err := s.scope(ctx, s.st.Index())
+	if err != nil {
+		return nil, nil, nil, readErr(err)
+	}
+	held, err := s.near(ctx, sc, s.st.Now(), literalDirs(pats))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	own := []Reservation{}
+	for _, h := range held {
+		if h.Agent != s.agent {
+			continue
+		}
+		hg, err := Compile(h.Pattern)
+		if err != nil {
+			continue
+		}
+		for _, g := range globs {
+			if g.Overlaps(hg) {
+				own = append(own, h)
+				break
+			}
+		}
+	}
+	return pats, s.conflicts(pats, globs, held, shared), own, nil
+}

@@ -187,7 +187,7 @@ func newApp(e *env) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   e.usageError,
 		Commands: []*cli.Command{
-			newSendCommand(e), newReplyCommand(e), newInboxCommand(e), newOutboxCommand(e), newShowCommand(e),
+			newSendCommand(e), newReplyCommand(e), newInboxCommand(e), newOutboxCommand(e), newShowCommand(e), newReceiptCommand(e),
 			newMarkCommand(e, false), newMarkCommand(e, true), newThreadCommand(e), newTopicCommand(e), newAttachmentCommand(e),
 			newSearchCommand(e),
 			newCheckCommand(e), newWaitCommand(e), newAcksCommand(e),
@@ -195,6 +195,7 @@ func newApp(e *env) *cli.App {
 			newReserveCommand(e), newRenewCommand(e), newReleaseCommand(e), newReservationsCommand(e),
 			newLockCommand(e),
 			newPortCommand(e),
+			newProductCommand(e),
 			newGuardCommand(e),
 			newRegisterCommand(e), newWhoamiCommand(e), newAgentsCommand(e),
 			newImportCommand(e),

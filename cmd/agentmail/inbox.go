@@ -10,7 +10,8 @@ import (
 
 type inboxOptions struct {
 	scoped
-	req service.InboxRequest
+	req     service.InboxRequest
+	product string
 }
 
 func newInboxCommand(e *env) *cli.Command {
@@ -28,17 +29,39 @@ func newInboxCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "only messages since `WHEN`: a date (2026-11-01), RFC 3339 time, or duration ago (2h, 3d)"},
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
 			&cli.BoolFlag{Name: "bodies", Usage: "include bodies"},
+			&cli.StringFlag{Name: "product", Usage: "your mail in every project of product `NAME` where you are registered"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *inboxOptions {
 			return &inboxOptions{req: service.InboxRequest{
 				Unread: c.Bool("unread"), Urgent: c.Bool("urgent"), Category: c.String("category"),
 				Since: c.String("since"), Limit: c.Int("limit"), Bodies: c.Bool("bodies"), Topic: c.String("topic"),
-			}}
+			}, product: c.String("product")}
 		}), runInbox),
 	}
 }
 
 func runInbox(ctx context.Context, o *inboxOptions) error {
+	if o.product != "" {
+		resp, err := o.Service.ProductInbox(ctx, o.Scope.Agent, o.product, o.req)
+		return o.render(resp, err, func() error {
+			if len(resp.Messages) == 0 {
+				fmt.Fprintln(o.Stdout, "no messages")
+				return nil
+			}
+			now := o.now()
+			for _, m := range resp.Messages {
+				unread := " "
+				if m.ReadAt.IsZero() {
+					unread = "*"
+				}
+				fmt.Fprintf(o.Stdout, "%s %s  %s  %-14s %s  (%s)\n", unread, o.esc.line(m.Project), m.ID, o.esc.line(m.From), o.esc.line(m.Subject), ago(m.Created.Time, now))
+				if m.Body != nil {
+					fmt.Fprintln(o.Stdout, o.esc.text(*m.Body))
+				}
+			}
+			return nil
+		})
+	}
 	o.req.Abbreviate = !o.JSON && !o.req.Bodies
 	resp, err := o.Service.Inbox(ctx, o.Scope, o.req)
 	return o.render(resp, err, func() error {

@@ -28,7 +28,7 @@ func newReservationsCommand(e *env) *cli.Command {
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *reservationsOptions {
 			return &reservationsOptions{req: service.ReservationsRequest{Mine: c.Bool("mine"), Holder: c.String("holder"), Expired: c.Bool("expired")}}
 		}), runReservations),
-		Subcommands: []*cli.Command{newReservationsCheckCommand(e)},
+		Subcommands: []*cli.Command{newReservationsCheckCommand(e), newReservationsConflictsCommand(e)},
 	}
 }
 
@@ -88,4 +88,58 @@ func runReservationsCheck(ctx context.Context, o *reservationsCheckOptions) erro
 			}
 		})
 	})
+}
+
+type reservationsConflictsOptions struct {
+	scoped
+	patterns []string
+	shared   bool
+}
+
+func newReservationsConflictsCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "conflicts",
+		Usage:     "say what reserving PATTERN... would conflict with, reserving nothing (exit 3 when something would)",
+		ArgsUsage: "PATTERN...",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "shared", Usage: "check as for a shared reservation, which only exclusive ones conflict with"}},
+		Action: scopedAction(e, func(c *cli.Context) (*reservationsConflictsOptions, error) {
+			return &reservationsConflictsOptions{patterns: c.Args().Slice(), shared: c.Bool("shared")}, nil
+		}, runReservationsConflicts),
+	}
+}
+
+func runReservationsConflicts(ctx context.Context, o *reservationsConflictsOptions) error {
+	resp, err := o.Service.CheckConflicts(ctx, o.Scope, o.patterns, o.shared)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := o.printJSON(resp); err != nil {
+			return err
+		}
+	} else {
+		now := o.now()
+		err = o.buffered(func(w io.Writer) {
+			for _, k := range resp.Conflicts {
+				fmt.Fprintf(w, "%s: %s holds %s (%s, expires %s)\n", o.esc.line(k.Pattern), o.esc.line(k.Holder), o.esc.line(k.HolderPattern), kind(k.Exclusive), ago(k.Expires.Time, now))
+			}
+			for _, p := range resp.ClearPaths {
+				fmt.Fprintf(w, "%s: free\n", o.esc.line(p))
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if !resp.ConflictFree {
+		return exitStatus(3)
+	}
+	return nil
+}
+
+func init() {
+	examples["reservations conflicts"] = []string{
+		"agentmail reservations conflicts 'src/api/**' docs/",
+		"agentmail reservations conflicts src/api/routes.py --shared --json",
+	}
 }

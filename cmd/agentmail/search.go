@@ -12,7 +12,8 @@ import (
 
 type searchOptions struct {
 	scoped
-	req service.SearchRequest
+	req     service.SearchRequest
+	product string
 }
 
 func newSearchCommand(e *env) *cli.Command {
@@ -35,17 +36,22 @@ func newSearchCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "search every message of the project, not only yours"},
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` results (0: all)"},
+			&cli.StringFlag{Name: "product", Usage: "search every project of product `NAME` (those where you are registered; with --all, all of them whole)"},
 		},
 		Action: scopedAction(e, func(c *cli.Context) (*searchOptions, error) {
 			if c.Args().Len() == 0 {
 				return nil, usagef("usage: agentmail search QUERY (see agentmail search --help)", "no query given")
 			}
-			return &searchOptions{req: service.SearchRequest{Query: strings.Join(c.Args().Slice(), " "), All: c.Bool("all"), Limit: c.Int("limit")}}, nil
+			return &searchOptions{req: service.SearchRequest{Query: strings.Join(c.Args().Slice(), " "), All: c.Bool("all"), Limit: c.Int("limit")},
+				product: c.String("product")}, nil
 		}, runSearch),
 	}
 }
 
 func runSearch(ctx context.Context, o *searchOptions) error {
+	if o.product != "" {
+		return runProductSearch(ctx, o)
+	}
 	o.req.Abbreviate = !o.JSON
 	resp, err := o.Service.Search(ctx, o.Scope, o.req)
 	if err != nil {
@@ -69,6 +75,34 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 			if snip := strings.Join(strings.Fields(h.Highlight(o.esc.text, bold)), " "); snip != "" {
 				fmt.Fprintf(w, "    %s\n", snip)
 			}
+		}
+	})
+}
+
+// runProductSearch searches every project of a product.
+func runProductSearch(ctx context.Context, o *searchOptions) error {
+	agent := o.Scope.Agent
+	if o.req.All {
+		agent = ""
+	}
+	resp, err := o.Service.ProductSearch(ctx, agent, o.product, o.req)
+	if err != nil {
+		return err
+	}
+	for _, n := range resp.Notes {
+		fmt.Fprintln(o.Stderr, "note: "+n)
+	}
+	if o.JSON {
+		return o.printJSON(resp)
+	}
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(o.Stdout, "no results")
+		return nil
+	}
+	now := o.now()
+	return o.buffered(func(w io.Writer) {
+		for _, h := range resp.Results {
+			fmt.Fprintf(w, "%s  %s  %-14s %s  (%s)\n", o.esc.line(h.Project), h.ID, o.esc.line(h.From), o.esc.line(h.Subject), ago(h.Created.Time, now))
 		}
 	})
 }

@@ -28,13 +28,13 @@ type resourceKind struct {
 }
 
 func (s *Server) addResources() {
-	for _, k := range []resourceKind{
+	for _, k := range append([]resourceKind{
 		{"inbox", "resource://inbox/{+agent}", "An agent's inbox, as fetch_inbox: resource://inbox/NAME?project=PATH_OR_KEY&limit=20&since_ts=T&urgent_only=true&include_bodies=true&unread_only=true", s.readInbox},
 		{"thread", "resource://thread/{+thread_id}", "A thread with bodies, oldest first, as get_thread: resource://thread/ID?project=PATH_OR_KEY&agent=NAME&limit=N (the first N messages)", s.readThread},
 		{"message", "resource://message/{+message_id}", "One message with its body: resource://message/ID?project=PATH_OR_KEY&agent=NAME", s.readMessage},
 		{"agents", "resource://agents{+project}", "The project's agents, as list_agents: resource://agents?project=PATH_OR_KEY&limit=N (or resource://agents/PERCENT_ENCODED_PATH_OR_KEY)", s.readAgents},
 		{"file_reservations", "resource://file_reservations{+project}", "The project's reservations: resource://file_reservations?project=PATH_OR_KEY&limit=N&active_only=false (default true; or resource://file_reservations/PERCENT_ENCODED_PATH_OR_KEY)", s.readReservations},
-	} {
+	}, s.moreResources()...) {
 		s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{Name: k.name, URITemplate: k.template, Description: k.desc, MIMEType: "application/json"},
 			s.resourceHandler(k))
 	}

@@ -151,6 +151,7 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 		OutputSchema: schemaFor[Out](false),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: new(bool)},
 	}
+	s.tools = append(s.tools, listedTool{mt, s.cluster, t.readOnly})
 	s.mcp.AddTool(mt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if beforeCall != nil {
 			beforeCall(t.name)
@@ -164,6 +165,7 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 		ctx, cancel := s.callContext(ctx, req)
 		defer cancel()
 		out, err := h(ctx, req, in)
+		s.usage.note(t.name, s.sessionAgent(), err != nil)
 		if err != nil {
 			res.SetError(failure(err))
 			return &res, nil

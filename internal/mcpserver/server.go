@@ -70,6 +70,14 @@ type Server struct {
 	// (see do).
 	binding sync.Mutex
 
+	// usage counts the session's tool calls, for resource://tooling/metrics
+	// and resource://tooling/recent.
+	usage usage
+	// tools are the tools registered, in order, each with its cluster
+	// (the group it was registered in: cluster while registering).
+	tools   []listedTool
+	cluster string
+
 	// progressEvery is how often a client that asked for progress hears
 	// from a call that blocks.
 	progressEvery time.Duration
@@ -230,9 +238,18 @@ func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest) (
 
 // addTools registers every tool.
 func (s *Server) addTools() {
-	s.addAgentTools()
-	s.addMailTools()
-	s.addLeaseTools()
-	s.addPortTools()
-	s.addMacroTools()
+	for _, g := range []struct {
+		cluster string
+		add     func()
+	}{
+		{"identity and contacts", s.addAgentTools},
+		{"messaging", s.addMailTools},
+		{"file reservations, locks and the guard", s.addLeaseTools},
+		{"ports", s.addPortTools},
+		{"macros", s.addMacroTools},
+		{"summaries, products, events and receipts", s.addMoreTools},
+	} {
+		s.cluster = g.cluster
+		g.add()
+	}
 }

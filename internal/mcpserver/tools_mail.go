@@ -429,30 +429,24 @@ type summarizeArgs struct {
 	PerThreadLimit  *int   `json:"per_thread_limit,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 }
 
-// Summary is the document of summarize_thread: the thread's document and
-// its participants.
+// Summary is the document of summarize_thread: the thread's document, its
+// participants, and its digest under mcp_agent_mail's names (thread_id,
+// summary).
 type Summary struct {
 	service.ThreadResponse
 	// Participants are every sender and recipient of the thread's
 	// messages as the viewer sees them, once each, in order of first
 	// appearance.
 	Participants []string `json:"participants"`
+	// ThreadID is Thread, under mcp_agent_mail's name.
+	ThreadID string `json:"thread_id"`
+	// Summary is the thread's extractive digest (service.Summarize).
+	Summary service.Digest `json:"summary"`
 }
 
 func summarize(t service.ThreadResponse) Summary {
-	seen := map[string]bool{}
-	out := Summary{ThreadResponse: t, Participants: []string{}}
-	for _, m := range t.Messages {
-		for _, list := range [][]string{{m.From}, m.To, m.Cc, m.Bcc} {
-			for _, n := range list {
-				if k := strings.ToLower(n); !seen[k] {
-					seen[k] = true
-					out.Participants = append(out.Participants, n)
-				}
-			}
-		}
-	}
-	return out
+	d := service.Summarize(t.Messages)
+	return Summary{ThreadResponse: t, Participants: d.Participants, ThreadID: t.Thread, Summary: d}
 }
 
 func (s *Server) summarizeThread(ctx context.Context, c *call, in summarizeArgs) (Summary, error) {

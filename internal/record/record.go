@@ -184,6 +184,8 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodeLock(slug, data)
 	case len(rest) == 3 && rest[0] == PortsDir:
 		rec, err = decodePort(slug, data)
+	case len(rest) == 2 && rest[0] == ProductsDir:
+		rec, err = decodeProduct(slug, rest[1], data)
 	case len(rest) == 2 && rest[0] == "contacts":
 		rec, err = decodeContact(slug, data)
 	case len(rest) == 3 && rest[0] == IdempotencyDir:

@@ -230,6 +230,10 @@ type SearchHit struct {
 	Score   float64 `json:"score"`   // bm25, higher is better
 
 	marked string // the snippet with fts's markers
+	// importance and ack, for the product search's hits (ProductHit),
+	// which carry them as mcp_agent_mail's do.
+	importance string
+	ack        bool
 }
 
 // Highlight returns the snippet, passed through escape (which must keep
@@ -247,5 +251,5 @@ func (h SearchHit) Highlight(escape func(string) string, terminal bool) string {
 func (h SearchHit) Marked() string { return h.marked }
 
 func searchHitDoc(m mailbox.Message, h fts.Hit) SearchHit {
-	return SearchHit{m.ID, m.Thread, m.From, m.Subject, Time{m.Created}, fts.HighlightText(h.Snippet), h.Score, h.Snippet}
+	return SearchHit{m.ID, m.Thread, m.From, m.Subject, Time{m.Created}, fts.HighlightText(h.Snippet), h.Score, h.Snippet, m.Importance, m.AckRequired}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/ports"
+	"github.com/agentmail/agentmail/products"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -176,10 +177,10 @@ func (s *Service) store() (*store.Store, error) {
 }
 
 // Projections are the tables of the index a service opens its store with:
-// mail, reservations, search and port claims. Every process opening a store registers
+// mail, reservations, search, port claims, inbox event cursors and products. Every process opening a store registers
 // the same ones (see store.Options).
 func Projections() []store.Projection {
-	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection()}
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection(), mailbox.CursorProjection(), products.Projection()}
 }
 
 // opened returns the store if an operation opened it, else nil.

@@ -17,6 +17,7 @@ import (
 	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/products"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -308,15 +309,18 @@ func TestTablesOwned(t *testing.T) {
 // with the store is what the package creates.
 func TestProjectionsDeclareTheirTables(t *testing.T) {
 	pkgs := readPackages(t)
-	for dir, proj := range map[string]store.Projection{
-		"mailbox":      mailbox.Projection(),
-		"reservations": reservations.Projection(),
-		"fts":          fts.Projection(),
+	for dir, projs := range map[string][]store.Projection{
+		"mailbox":      {mailbox.Projection(), mailbox.CursorProjection()},
+		"reservations": {reservations.Projection()},
+		"fts":          {fts.Projection()},
+		"products":     {products.Projection()},
 	} {
 		created, _ := pkgs[dir].tables()
 		var declared []string
-		for _, tb := range proj.Tables() {
-			declared = append(declared, tb.Name)
+		for _, proj := range projs {
+			for _, tb := range proj.Tables() {
+				declared = append(declared, tb.Name)
+			}
 		}
 		sort.Strings(declared)
 		if want := sortedKeys(created); !slices.Equal(declared, want) {
