@@ -221,7 +221,7 @@ type handshakeArgs struct {
 type Handshake struct {
 	Request        service.ContactResponse  `json:"request"`
 	Response       *service.ContactResponse `json:"response"`
-	WelcomeMessage *service.SendResponse    `json:"welcome_message"`
+	WelcomeMessage *Sent                    `json:"welcome_message"`
 	ResponseError  *ErrorDoc                `json:"response_error,omitempty"`
 	WelcomeError   *ErrorDoc                `json:"welcome_error,omitempty"`
 }

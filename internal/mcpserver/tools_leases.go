@@ -131,18 +131,6 @@ func (a selectArgs) selection() (service.Selection, error) {
 	return service.Selection{Patterns: a.Paths, IDs: a.FileReservationIDs, All: all}, nil
 }
 
-// Released is the document of release_file_reservations and
-// force_release_file_reservation: release's document and how many were
-// released (mcp_agent_mail's "released" is that count).
-type Released struct {
-	service.ReleaseResponse
-	ReleasedCount int `json:"released_count"`
-}
-
-func released(r service.ReleaseResponse, err error) (Released, error) {
-	return Released{ReleaseResponse: r, ReleasedCount: len(r.Released)}, err
-}
-
 func (s *Server) releaseReservations(ctx context.Context, c *call, in selectArgs) (Released, error) {
 	sel, err := in.selection()
 	if err != nil {
@@ -156,20 +144,13 @@ func (s *Server) releaseReservations(ctx context.Context, c *call, in selectArgs
 }
 
 func textReleased(r Released) string {
-	return reservationListing("released "+count(r.ReleasedCount, "reservation", "reservations"), r.Released)
+	return reservationListing("released "+count(r.Released, "reservation", "reservations"), reservationsOf(r.FileReservations))
 }
 
 type renewArgs struct {
 	selectArgs
 	ExtendSeconds *int `json:"extend_seconds,omitempty" jsonschema:"how much longer each reservation lasts; default 1800"`
 	offlineArgs
-}
-
-// Renewed is the document of renew_file_reservations: renew's document
-// and how many were renewed.
-type Renewed struct {
-	service.RenewResponse
-	RenewedCount int `json:"renewed_count"`
 }
 
 func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (Renewed, error) {
@@ -186,11 +167,15 @@ func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (
 		return Renewed{}, err
 	}
 	resp, err := c.svc.Renew(ctx, sc, service.RenewRequest{Selection: sel, Extend: extend, Offline: in.Offline})
-	return Renewed{RenewResponse: resp, RenewedCount: len(resp.Renewed)}, err
+	return renewed(resp, extend), err
 }
 
 func textRenewed(r Renewed) string {
-	return reservationListing("renewed "+count(r.RenewedCount, "reservation", "reservations"), r.Renewed)
+	list := make([]Lease, len(r.FileReservations))
+	for i, l := range r.FileReservations {
+		list[i] = l.Lease
+	}
+	return reservationListing("renewed "+count(r.Renewed, "reservation", "reservations"), reservationsOf(list))
 }
 
 type forceReleaseArgs struct {
@@ -209,7 +194,11 @@ func (s *Server) forceRelease(ctx context.Context, c *call, in forceReleaseArgs)
 	if reason == "" {
 		reason = "released with force_release_file_reservation"
 	}
-	return released(c.svc.ForceRelease(ctx, sc, service.ForceReleaseRequest{ID: in.FileReservationID, Reason: reason}))
+	out, err := released(c.svc.ForceRelease(ctx, sc, service.ForceReleaseRequest{ID: in.FileReservationID, Reason: reason}))
+	if len(out.FileReservations) == 1 {
+		out.Reservation = &out.FileReservations[0]
+	}
+	return out, err
 }
 
 type checkPathsArgs struct {

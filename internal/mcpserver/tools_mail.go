@@ -53,9 +53,9 @@ func (s *Server) addMailTools() {
 		"Recipients must be registered (list_agents); a contact policy may refuse (CONTACT_REQUIRED: ask with request_contact). " +
 		"Pass thread_id to continue a thread."}, textSend, s.sendMessage)
 	addTool(s, tool{name: "reply_message", desc: "Reply to a message in its thread: to its sender (all: also every other recipient), with \"Re: \" added to the subject once and the original's importance."},
-		textSend, s.replyMessage)
+		textReply, s.replyMessage)
 	addTool(s, tool{name: "fetch_inbox", desc: "List the messages you received, newest first, without marking them read. Bodies only with include_bodies.", readOnly: true},
-		textInbox, s.fetchInbox)
+		textFetched, s.fetchInbox)
 	addTool(s, tool{name: "mark_message_read", desc: "Mark messages read (the first time is kept). Returns them with their bodies."},
 		textMark("marked read"), s.markRead)
 	addTool(s, tool{name: "acknowledge_message", desc: "Acknowledge messages (and mark them read): what a sender who set ack_required waits for."},
@@ -114,20 +114,26 @@ func (a sendArgs) request() (service.SendRequest, error) {
 		Importance: a.Importance, Ack: a.AckRequired, Category: a.Category, IdempotencyKey: a.IdempotencyKey}, nil
 }
 
-func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (service.SendResponse, error) {
+func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (Sent, error) {
 	req, err := in.request()
 	if err != nil {
-		return service.SendResponse{}, err
+		return Sent{}, err
 	}
 	sc, err := c.viewer(in.projectArgs, in.SenderName)
 	if err != nil {
-		return service.SendResponse{}, err
+		return Sent{}, err
 	}
 	req.AsHuman = sc.Agent == "" // an overseer naming no sender
-	return c.svc.Send(ctx, sc, req)
+	r, err := c.svc.Send(ctx, sc, req)
+	if err != nil {
+		return Sent{}, err
+	}
+	return sent(r, sc, in.BodyMD), nil
 }
 
-func textSend(r service.SendResponse) string { return "sent " + header(r.Message) }
+func textSend(r Sent) string { return "sent " + header(r.Message) }
+
+func textReply(r Replied) string { return textSend(r.Sent) }
 
 type replyArgs struct {
 	projectArgs
@@ -144,21 +150,25 @@ type replyArgs struct {
 	SenderToken   string `json:"sender_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 }
 
-func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (service.SendResponse, error) {
+func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (Replied, error) {
 	if len(in.To)+len(in.Cc)+len(in.Bcc) > 0 {
-		return service.SendResponse{}, fault.WithHint(fmt.Errorf("%w: a reply cannot name its recipients", service.ErrInvalidArgument),
+		return Replied{}, fault.WithHint(fmt.Errorf("%w: a reply cannot name its recipients", service.ErrInvalidArgument),
 			"leave to, cc and bcc out (all: true answers everyone), or use send_message with thread_id set to the message's thread")
 	}
 	hold, err := seconds(in.HoldSeconds, "hold_seconds")
 	if err != nil {
-		return service.SendResponse{}, err
+		return Replied{}, err
 	}
 	sc, err := c.scope(in.projectArgs, in.SenderName)
 	if err != nil {
-		return service.SendResponse{}, err
+		return Replied{}, err
 	}
-	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold,
+	r, err := c.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold,
 		IdempotencyKey: in.IdempotencyKey})
+	if err != nil {
+		return Replied{}, err
+	}
+	return replied(r, sc, in.BodyMD), nil
 }
 
 type inboxArgs struct {
@@ -198,14 +208,24 @@ func (s *Server) inbox(ctx context.Context, c *call, p projectArgs, agent string
 	return c.svc.Inbox(ctx, sc, req)
 }
 
-func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (service.InboxResponse, error) {
+func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (Inbox, error) {
 	since, err := after(in.SinceTS, c.svc.Now())
 	if err != nil {
-		return service.InboxResponse{}, err
+		return Inbox{}, err
 	}
-	return s.inbox(ctx, c, in.projectArgs, in.AgentName, service.InboxRequest{Unread: in.UnreadOnly, Urgent: in.UrgentOnly,
+	sc, err := c.scope(in.projectArgs, in.AgentName)
+	if err != nil {
+		return Inbox{}, err
+	}
+	r, err := c.svc.Inbox(ctx, sc, service.InboxRequest{Unread: in.UnreadOnly, Urgent: in.UrgentOnly,
 		Category: in.Category, Since: since, Limit: intOr(in.Limit, defaultLimit), Bodies: in.IncludeBodies})
+	if err != nil {
+		return Inbox{}, err
+	}
+	return inboxDoc(r, sc), nil
 }
+
+func textFetched(r Inbox) string { return textInbox(r.InboxResponse) }
 
 func textInbox(r service.InboxResponse) string {
 	return listing(count(len(r.Messages), "message", "messages")+", newest first", lines(r.Messages, func(m service.InboxMessage) string {
