@@ -199,6 +199,9 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved, shape 
 			return in, badArguments(fmt.Errorf("the arguments are not a JSON object: %w", err))
 		}
 	}
+	if err := checkFormat(fields["format"]); err != nil {
+		return in, failure(err)
+	}
 	changed, err := shape.loosen(fields)
 	if err != nil {
 		return in, err
