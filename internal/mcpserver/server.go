@@ -96,7 +96,7 @@ func New(cfg Config) *Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
 	})
-	s.mcp.AddReceivingMiddleware(recoverPanics)
+	s.mcp.AddReceivingMiddleware(recoverPanics, encodeResults)
 	s.addTools()
 	s.addResources()
 	return s
