@@ -150,13 +150,14 @@ type MAMAgent struct {
 type Profile struct {
 	service.AgentResponse
 	MAMAgent
-	RecentCommits []string `json:"recent_commits,omitempty"`
+	RecentCommits *[]string `json:"recent_commits,omitempty"`
+	Policy        string    `json:"policy"` // the contact policy: set_contact_policy's (mcp_agent_mail's) policy
 }
 
 func profile(r service.AgentResponse) Profile {
 	a := r.Agent
 	return Profile{AgentResponse: r, MAMAgent: MAMAgent{ID: a.Name, Name: a.Name, Program: a.Program, Model: a.Model, TaskDescription: a.Task,
-		InceptionTS: a.Registered, LastActiveTS: a.LastSeen, ProjectID: r.Project, AttachmentsPolicy: "auto"}}
+		InceptionTS: a.Registered, LastActiveTS: a.LastSeen, ProjectID: r.Project, AttachmentsPolicy: "auto"}, Policy: a.Policy}
 }
 
 // Project is the document of ensure_project: init's (archive, project,
@@ -259,6 +260,174 @@ func reservationsOf(list []Lease) []service.Reservation {
 	out := make([]service.Reservation, len(list))
 	for i, l := range list {
 		out[i] = l.Reservation
+	}
+	return out
+}
+
+// Reserved is the document of file_reservation_paths: granted and
+// conflicts, each granted lease with mcp_agent_mail's fields too.
+type Reserved struct {
+	Conflicts []service.Conflict `json:"conflicts"`
+	Granted   []Lease            `json:"granted"`
+
+	resp service.ReserveResponse // for the text
+}
+
+func reserved(r service.ReserveResponse) Reserved {
+	return Reserved{Conflicts: r.Conflicts, Granted: leases(r.Granted), resp: r}
+}
+
+// Marked is the document of mark_message_read and acknowledge_message:
+// ours (message, messages) and mcp_agent_mail's about the first message
+// named (message_id, read and read_at; acknowledged and acknowledged_at).
+type Marked struct {
+	service.MarkResponse
+	MessageID      string        `json:"message_id,omitempty"`
+	Read           *bool         `json:"read,omitempty"`
+	ReadAt         service.Time  `json:"read_at"`
+	Acknowledged   *bool         `json:"acknowledged,omitempty"`
+	AcknowledgedAt *service.Time `json:"acknowledged_at,omitempty"`
+}
+
+func marked(r service.MarkResponse, ack bool) Marked {
+	out := Marked{MarkResponse: r}
+	m := r.Message
+	if m == nil && len(r.Messages) > 0 {
+		m = &r.Messages[0]
+	}
+	if m == nil {
+		return out
+	}
+	out.MessageID, out.ReadAt = m.ID, m.ReadAt
+	if ack {
+		acked := !m.AckedAt.IsZero()
+		out.Acknowledged, out.AcknowledgedAt = &acked, &m.AckedAt
+	} else {
+		read := !m.ReadAt.IsZero()
+		out.Read = &read
+	}
+	return out
+}
+
+// MAMHit is a search result as mcp_agent_mail writes one.
+type MAMHit struct {
+	ID        string       `json:"id"`
+	Subject   string       `json:"subject"`
+	CreatedTS service.Time `json:"created_ts"`
+	ThreadID  string       `json:"thread_id"`
+	From      string       `json:"from"`
+}
+
+// Searched is the document of search_messages: ours (results, notes) and
+// mcp_agent_mail's list under result.
+type Searched struct {
+	service.SearchResponse
+	Result []MAMHit `json:"result"`
+}
+
+func searched(r service.SearchResponse) Searched {
+	out := Searched{SearchResponse: r, Result: make([]MAMHit, len(r.Results))}
+	for i, h := range r.Results {
+		out.Result[i] = MAMHit{ID: h.ID, Subject: h.Subject, CreatedTS: h.Created, ThreadID: h.Thread, From: h.From}
+	}
+	return out
+}
+
+// MAMContact is a contact as mcp_agent_mail's request_contact and
+// respond_contact write one.
+type MAMContact struct {
+	From      string       `json:"from"`
+	To        string       `json:"to"`
+	Status    string       `json:"status"`             // pending (requested), approved or denied
+	Approved  *bool        `json:"approved,omitempty"` // respond_contact's
+	ExpiresTS service.Time `json:"expires_ts"`
+}
+
+// Contacted is the document of request_contact and respond_contact: ours
+// (contact) and mcp_agent_mail's, flat.
+type Contacted struct {
+	service.ContactResponse
+	MAMContact
+}
+
+func contacted(r service.ContactResponse, respond bool) Contacted {
+	c := r.Contact
+	out := Contacted{ContactResponse: r, MAMContact: MAMContact{From: c.From, To: c.To, Status: mamStatus(c.State), ExpiresTS: c.Expires}}
+	if respond {
+		ok := c.State == "approved"
+		out.Approved = &ok
+	}
+	return out
+}
+
+// mamStatus is mcp_agent_mail's name of a contact's state.
+func mamStatus(state string) string {
+	if state == "requested" {
+		return "pending"
+	}
+	return state
+}
+
+// MAMLink is an entry of mcp_agent_mail's list_contacts.
+type MAMLink struct {
+	To        string       `json:"to"`
+	Status    string       `json:"status"`
+	Reason    string       `json:"reason"`
+	UpdatedTS service.Time `json:"updated_ts"`
+	ExpiresTS service.Time `json:"expires_ts"`
+}
+
+// ContactList is the document of list_contacts: ours (contacts, both
+// ways) and mcp_agent_mail's list under result: the agents the viewer
+// asked to write to.
+type ContactList struct {
+	service.ContactsResponse
+	Result []MAMLink `json:"result"`
+}
+
+func contactList(r service.ContactsResponse, viewer string) ContactList {
+	out := ContactList{ContactsResponse: r, Result: []MAMLink{}}
+	for _, c := range r.Contacts {
+		if !strings.EqualFold(c.From, viewer) {
+			continue
+		}
+		updated := c.Decided
+		if updated.IsZero() {
+			updated = c.Requested
+		}
+		out.Result = append(out.Result, MAMLink{To: c.To, Status: mamStatus(c.State), Reason: c.Reason, UpdatedTS: updated, ExpiresTS: c.Expires})
+	}
+	return out
+}
+
+// GuardInstalled is the document of install_precommit_guard: ours and
+// mcp_agent_mail's hook, the path of the pre-commit hook.
+type GuardInstalled struct {
+	service.GuardInstallResponse
+	Hook string `json:"hook"`
+}
+
+// GuardRemoved is the document of uninstall_precommit_guard: ours and
+// mcp_agent_mail's removed, whether a hook of the guard was taken out.
+type GuardRemoved struct {
+	service.GuardUninstallResponse
+	Removed bool `json:"removed"`
+}
+
+func guardInstalled(r service.GuardInstallResponse) GuardInstalled {
+	out := GuardInstalled{GuardInstallResponse: r}
+	for _, h := range r.Hooks {
+		if h.Hook == "pre-commit" {
+			out.Hook = h.Path
+		}
+	}
+	return out
+}
+
+func guardRemoved(r service.GuardUninstallResponse) GuardRemoved {
+	out := GuardRemoved{GuardUninstallResponse: r}
+	for _, h := range r.Hooks {
+		out.Removed = out.Removed || h.Action == "removed" || h.Action == "restored"
 	}
 	return out
 }

@@ -22,11 +22,11 @@ func (s *Server) addAgentTools() {
 	addTool(s, tool{name: "list_agents", desc: "The project's agents with their presence (active, idle, stale), last-seen time and active reservations.", readOnly: true},
 		textAgents, s.listAgents)
 	addTool(s, tool{name: "request_contact", desc: "Ask an agent whose contact policy requires it for permission to write to it (send_message fails with CONTACT_REQUIRED until it approves)."},
-		textContact, s.requestContact)
+		textContacted, s.requestContactTool)
 	addTool(s, tool{name: "respond_contact", desc: "Approve (for 30 days) or deny another agent's request to write to you."},
-		textContact, s.respondContact)
+		textContacted, s.respondContactTool)
 	addTool(s, tool{name: "list_contacts", desc: "Contact requests to and from you, with their state.", readOnly: true},
-		textContacts, s.listContacts)
+		func(r ContactList) string { return textContacts(r.ContactsResponse) }, s.listContacts)
 	addTool(s, tool{name: "set_contact_policy", desc: "Who may write to you: open (anyone in the project), auto (agents you work with: same thread, overlapping reservations, recent correspondents, approved contacts), contacts_only, or block_all."},
 		textProfile("policy set"), profiled(s.setContactPolicy))
 }
@@ -154,7 +154,7 @@ func whoisDoc[In any](h func(context.Context, *call, In) (service.AgentResponse,
 	return func(ctx context.Context, c *call, in In) (Profile, error) {
 		r, err := h(ctx, c, in)
 		p := profile(r)
-		p.RecentCommits = []string{}
+		p.RecentCommits = &[]string{}
 		return p, err
 	}
 }
@@ -259,6 +259,18 @@ func (s *Server) sameProject(c *call, sc service.Scope, other string) error {
 	return nil
 }
 
+func (s *Server) requestContactTool(ctx context.Context, c *call, in requestContactArgs) (Contacted, error) {
+	r, err := s.requestContact(ctx, c, in)
+	return contacted(r, false), err
+}
+
+func (s *Server) respondContactTool(ctx context.Context, c *call, in respondContactArgs) (Contacted, error) {
+	r, err := s.respondContact(ctx, c, in)
+	return contacted(r, true), err
+}
+
+func textContacted(r Contacted) string { return textContact(r.ContactResponse) }
+
 func (s *Server) requestContact(ctx context.Context, c *call, in requestContactArgs) (service.ContactResponse, error) {
 	sc, err := c.scope(in.projectArgs, in.FromAgent)
 	if err != nil {
@@ -290,12 +302,13 @@ func (s *Server) respondContact(ctx context.Context, c *call, in respondContactA
 	return c.svc.DecideContact(ctx, sc, in.FromAgent, in.Accept)
 }
 
-func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (service.ContactsResponse, error) {
+func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (ContactList, error) {
 	sc, err := c.scope(in.projectArgs, in.AgentName)
 	if err != nil {
-		return service.ContactsResponse{}, err
+		return ContactList{}, err
 	}
-	return c.svc.Contacts(ctx, sc)
+	r, err := c.svc.Contacts(ctx, sc)
+	return contactList(r, sc.Agent), err
 }
 
 func textContacts(r service.ContactsResponse) string {

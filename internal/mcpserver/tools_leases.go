@@ -17,7 +17,7 @@ func (s *Server) addLeaseTools() {
 	addTool(s, tool{name: "file_reservation_paths", desc: "Reserve files before editing them: glob patterns (src/api/**, *.go; a directory covers what is below it) relative to project_key's directory. " +
 		"All or nothing: when one overlaps another agent's reservation (either exclusive), nothing is granted and the call fails with RESERVATION_CONFLICT listing every conflict, unless allow_conflicts. " +
 		"Reserving your own pattern again extends it. The pre-commit guard stops commits that touch files others hold."},
-		textReserve, s.reservePaths)
+		textReserved, s.reservePaths)
 	addTool(s, tool{name: "release_file_reservations", desc: "Release your reservations: by pattern (as reserved), by id, or all of your active ones when neither is given."},
 		textReleased, s.releaseReservations)
 	addTool(s, tool{name: "renew_file_reservations", desc: "Extend your active reservations (by pattern, by id, or all of them) by extend_seconds. An expired one cannot be renewed: reserve it again."},
@@ -36,9 +36,9 @@ func (s *Server) addLeaseTools() {
 	addTool(s, tool{name: "renew_build_slot", desc: "Extend your build slot by extend_seconds (from its expiry, or from now once expired)."}, textLock("renewed"), s.renewBuildSlot)
 	addTool(s, tool{name: "release_build_slot", desc: "Let go of your build slot."}, textLock("released"), s.releaseBuildSlot)
 	addTool(s, tool{name: "install_precommit_guard", desc: "Install the git hooks (pre-commit, pre-merge-commit and pre-push, unless no_pre_push) that stop a commit touching files another agent holds exclusively. An existing hook is kept and still runs first."},
-		textGuard, s.installGuard)
+		func(r GuardInstalled) string { return textGuard(r.GuardInstallResponse) }, s.installGuardTool)
 	addTool(s, tool{name: "uninstall_precommit_guard", desc: "Remove the guard's hooks, putting back exactly what was there before."},
-		textUnguard, s.uninstallGuard)
+		func(r GuardRemoved) string { return textUnguard(r.GuardUninstallResponse) }, s.uninstallGuardTool)
 }
 
 type reserveArgs struct {
@@ -81,13 +81,16 @@ func (a reserveArgs) request(reason string) (service.ReserveRequest, error) {
 		AllowConflicts: a.AllowConflicts, Offline: a.Offline, IdempotencyKey: a.IdempotencyKey}, err
 }
 
-func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (service.ReserveResponse, error) {
+func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (Reserved, error) {
 	req, err := in.request(in.Reason)
 	if err != nil {
-		return service.ReserveResponse{}, err
+		return Reserved{}, err
 	}
-	return s.reserve(ctx, c, in.projectArgs, in.AgentName, req)
+	r, err := s.reserve(ctx, c, in.projectArgs, in.AgentName, req)
+	return reserved(r), err
 }
+
+func textReserved(r Reserved) string { return textReserve(r.resp) }
 
 func textReserve(r service.ReserveResponse) string {
 	text := reservationListing("granted "+count(len(r.Granted), "reservation", "reservations"), r.Granted)
@@ -449,6 +452,19 @@ func (s *Server) installGuard(ctx context.Context, c *call, in installGuardArgs)
 		return service.GuardInstallResponse{}, err
 	}
 	return c.svc.GuardInstall(ctx, sc, service.GuardInstallRequest{Repo: repo, Mode: in.Mode, NoPrePush: in.NoPrePush})
+}
+
+// installGuardTool is install_precommit_guard, with mcp_agent_mail's hook.
+func (s *Server) installGuardTool(ctx context.Context, c *call, in installGuardArgs) (GuardInstalled, error) {
+	r, err := s.installGuard(ctx, c, in)
+	return guardInstalled(r), err
+}
+
+// uninstallGuardTool is uninstall_precommit_guard, with mcp_agent_mail's
+// removed.
+func (s *Server) uninstallGuardTool(ctx context.Context, c *call, in guardArgs) (GuardRemoved, error) {
+	r, err := s.uninstallGuard(ctx, c, in)
+	return guardRemoved(r), err
 }
 
 func hookLines(hooks []service.HookChange) []string {

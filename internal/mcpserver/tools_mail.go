@@ -57,12 +57,12 @@ func (s *Server) addMailTools() {
 	addTool(s, tool{name: "fetch_inbox", desc: "List the messages you received, newest first, without marking them read. Bodies only with include_bodies.", readOnly: true},
 		textFetched, s.fetchInbox)
 	addTool(s, tool{name: "mark_message_read", desc: "Mark messages read (the first time is kept). Returns them with their bodies."},
-		textMark("marked read"), s.markRead)
+		textMarked("marked read"), s.markRead)
 	addTool(s, tool{name: "acknowledge_message", desc: "Acknowledge messages (and mark them read): what a sender who set ack_required waits for."},
-		textMark("acknowledged"), s.acknowledge)
+		textMarked("acknowledged"), s.acknowledge)
 	addTool(s, tool{name: "search_messages", desc: "Full-text search of the mail you sent or received, best matches first. " +
 		`Query language: words (all must match), "phrases", prefix*, OR, NOT or -word, (groups), and filters subject: body: from: to: thread: category: importance: since:2026-11-01 before:. Any text is safe.`, readOnly: true},
-		textSearch, s.searchMessages)
+		func(r Searched) string { return textSearch(r.SearchResponse) }, s.searchMessages)
 	addTool(s, tool{name: "get_thread", desc: "A whole thread, oldest first, with bodies, as you may see it.", readOnly: true},
 		textThread, s.getThread)
 	addTool(s, tool{name: "summarize_thread", desc: "A thread's participants (everyone who wrote or was addressed, in order of appearance) and its messages with bodies, oldest first. No LLM is involved: read the messages.", readOnly: true},
@@ -259,12 +259,18 @@ func (s *Server) mark(ctx context.Context, c *call, in markArgs, ack bool) (serv
 	return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: ids, All: in.All, Ack: ack, IdempotencyKey: in.IdempotencyKey})
 }
 
-func (s *Server) markRead(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {
-	return s.mark(ctx, c, in, false)
+func (s *Server) markRead(ctx context.Context, c *call, in markArgs) (Marked, error) {
+	r, err := s.mark(ctx, c, in, false)
+	return marked(r, false), err
 }
 
-func (s *Server) acknowledge(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {
-	return s.mark(ctx, c, in, true)
+func (s *Server) acknowledge(ctx context.Context, c *call, in markArgs) (Marked, error) {
+	r, err := s.mark(ctx, c, in, true)
+	return marked(r, true), err
+}
+
+func textMarked(verb string) func(Marked) string {
+	return func(r Marked) string { return textMark(verb)(r.MarkResponse) }
 }
 
 func textMark(verb string) func(service.MarkResponse) string {
@@ -280,16 +286,17 @@ type searchArgs struct {
 	All   bool   `json:"all,omitempty" jsonschema:"the whole project's mail, not only yours (an overseer's session only)"`
 }
 
-func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (service.SearchResponse, error) {
+func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (Searched, error) {
 	if in.All && !s.cfg.Overseer {
-		return service.SearchResponse{}, fault.WithHint(fmt.Errorf("%w: searching the whole project's mail needs an overseer's session", service.ErrAuthenticationRequired),
+		return Searched{}, fault.WithHint(fmt.Errorf("%w: searching the whole project's mail needs an overseer's session", service.ErrAuthenticationRequired),
 			"leave all out to search your own mail; only an overseer's server searches the whole project")
 	}
 	sc, err := c.viewer(in.projectArgs, in.AgentName)
 	if err != nil {
-		return service.SearchResponse{}, err
+		return Searched{}, err
 	}
-	return c.svc.Search(ctx, sc, service.SearchRequest{Query: in.Query, All: in.All, Limit: intOr(in.Limit, defaultLimit)})
+	r, err := c.svc.Search(ctx, sc, service.SearchRequest{Query: in.Query, All: in.All, Limit: intOr(in.Limit, defaultLimit)})
+	return searched(r), err
 }
 
 func textSearch(r service.SearchResponse) string {
@@ -344,11 +351,22 @@ type Summary struct {
 	// messages as the viewer sees them, once each, in order of first
 	// appearance.
 	Participants []string `json:"participants"`
+	// ThreadID and Brief are mcp_agent_mail's thread_id and summary
+	// (which has the participants here; no key points are drawn).
+	ThreadID string `json:"thread_id"`
+	Brief    Brief  `json:"summary"`
+}
+
+// Brief is mcp_agent_mail's summary of a thread, as far as no reading of
+// its messages is involved.
+type Brief struct {
+	Participants  []string `json:"participants"`
+	TotalMessages int      `json:"total_messages"`
 }
 
 func summarize(t service.ThreadResponse) Summary {
 	seen := map[string]bool{}
-	out := Summary{ThreadResponse: t, Participants: []string{}}
+	out := Summary{ThreadResponse: t, Participants: []string{}, ThreadID: t.Thread}
 	for _, m := range t.Messages {
 		for _, list := range [][]string{{m.From}, m.To, m.Cc, m.Bcc} {
 			for _, n := range list {
@@ -359,6 +377,7 @@ func summarize(t service.ThreadResponse) Summary {
 			}
 		}
 	}
+	out.Brief = Brief{Participants: out.Participants, TotalMessages: len(t.Messages)}
 	return out
 }
 
