@@ -39,6 +39,7 @@ var toolClusters = map[string]string{
 	"register_agent": clusterIdentity, "whois": clusterIdentity, "list_agents": clusterIdentity, "create_agent_identity": clusterIdentity,
 	"deregister_agent": clusterIdentity, "retire_agent": clusterIdentity, "unretire_agent": clusterIdentity, "hard_delete_agent": clusterIdentity,
 	"list_window_identities": clusterIdentity, "rename_window": clusterIdentity, "expire_window": clusterIdentity,
+	"resolve_pane_identity": clusterIdentity, "cleanup_pane_identities": clusterIdentity,
 
 	"send_message": clusterMessaging, "reply_message": clusterMessaging, "fetch_inbox": clusterMessaging, "mark_message_read": clusterMessaging,
 	"acknowledge_message": clusterMessaging, "check_mail": clusterMessaging, "wait_for_mail": clusterMessaging, "fetch_topic": clusterMessaging,
