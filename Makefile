@@ -28,6 +28,10 @@ build-static:
 install:
 	$(GO) install $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' ./cmd/agentmail
 
+# The real clients run inside go test: the TypeScript SDK and MCP
+# Inspector (testdata/mcp-node, npm ci first) and mark3labs/mcp-go
+# (testdata/mcp-go, a module of its own that TestMCPGoClient runs go test
+# in, so that agentmail does not depend on it).
 test: lint
 	$(GO) test $(GOFLAGS_ALL) -count=1 ./...
 

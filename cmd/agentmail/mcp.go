@@ -17,6 +17,7 @@ func init() {
 		"agentmail setup claude-code                 # what a coding agent's configuration runs: agentmail mcp",
 		"AGENTMAIL_AGENT=GreenCastle agentmail mcp   # a server acting as GreenCastle",
 		"agentmail mcp --overseer                    # a human's or orchestrator's server: acts as any agent",
+		"agentmail mcp --tools core                  # fewer tool definitions: identity, mail, reservations, macros",
 	}
 }
 
@@ -47,6 +48,7 @@ func newMCPCommand(e *env) *cli.Command {
 			"agentmail setup CLIENT adds it to a coding agent's configuration.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "overseer", Usage: "act as any agent a call names, and as nobody (mail from the human, searches of the whole project)"},
+			toolsFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -74,6 +76,9 @@ func newMCPCommand(e *env) *cli.Command {
 // mcpServer is the server the command line c asks for: the store, project
 // and agent it names, as any command would use them.
 func (e *env) mcpServer(c *cli.Context) (*mcpserver.Server, error) {
+	if err := mcpserver.CheckProfile(c.String("tools")); err != nil {
+		return nil, err
+	}
 	scope, err := scopeOf(c)
 	if err != nil {
 		return nil, err
@@ -100,5 +105,12 @@ func (e *env) mcpServer(c *cli.Context) (*mcpserver.Server, error) {
 		note(n)
 	}
 	return mcpserver.New(mcpserver.Config{Store: cfg, Project: scope.Project, Agent: scope.Agent,
-		Overseer: c.Bool("overseer"), Version: readBuildInfo().Version}), nil
+		Overseer: c.Bool("overseer"), Tools: c.String("tools"), Version: readBuildInfo().Version}), nil
+}
+
+// toolsFlag is --tools, the MCP tool profile, of agentmail mcp and setup.
+func toolsFlag() cli.Flag {
+	return &cli.StringFlag{Name: "tools", Value: "full", Usage: "the tools to offer: `PROFILE` full (all), core (identity, mail, file reservations, macros), " +
+		"messaging (identity, mail, contacts, search) or minimal (register_agent, send_message, fetch_inbox, acknowledge_message); " +
+		"mcp_agent_mail's profiles of the same names"}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/mcpserver"
 	"github.com/agentmail/agentmail/internal/server"
 	"github.com/urfave/cli/v2"
 )
@@ -64,6 +65,7 @@ func newServeCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "token-file", Usage: "read the token from `FILE` (else AGENTMAIL_TOKEN)"},
 			&cli.BoolFlag{Name: "require-token", Usage: "require the token on loopback too"},
 			&cli.DurationFlag{Name: "sync-interval", Value: 30 * time.Second, Usage: "sync every project that has synced before (agentmail sync) this often; 0 turns it off"},
+			&cli.StringFlag{Name: "mcp-tools", Value: "full", Usage: "the MCP tool `PROFILE` /mcp serves (full, core, messaging, minimal, as agentmail mcp --tools); a client's URL may ask for another with ?tools=core"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -82,6 +84,9 @@ func (e *env) serve(c *cli.Context) error {
 	}
 	if d := c.Duration("sync-interval"); d < 0 {
 		return usagef("give a positive interval such as 30s, or 0 to turn syncing off", "--sync-interval: %s is negative", d)
+	}
+	if err := mcpserver.CheckProfile(c.String("mcp-tools")); err != nil {
+		return err
 	}
 	scope, err := scopeOf(c)
 	if err != nil {
@@ -102,7 +107,8 @@ func (e *env) serve(c *cli.Context) error {
 	cfg.LongLived = true
 	serveMemory.apply(os.Getenv)
 	srv, err := server.Listen(server.Config{Addr: c.String("addr"), Token: token, RequireToken: c.Bool("require-token"),
-		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version, SyncEvery: c.Duration("sync-interval")})
+		Store: cfg, Project: scope.Project, Version: readBuildInfo().Version, SyncEvery: c.Duration("sync-interval"),
+		MCPTools: c.String("mcp-tools")})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/mcpserver"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/setup"
@@ -24,6 +25,7 @@ func init() {
 		"agentmail setup codex --user --agent GreenCastle --dry-run",
 		"agentmail setup cursor --command /usr/local/bin/agentmail",
 		"agentmail setup gemini --uninstall",
+		"agentmail setup claude-code --tools core     # fewer tool definitions in the agent's context",
 	}
 }
 
@@ -52,6 +54,7 @@ func newSetupCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "replace an agentmail entry that differs from the one setup writes"},
 			&cli.StringFlag{Name: "command", Usage: "the agentmail the client runs, a `PATH` or a name on the client's PATH (default: the absolute path of this one)"},
 			&cli.StringFlag{Name: "repo", Usage: "a directory `DIR` in the project's repository (default: the current one)"},
+			toolsFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts, err := readSetupOptions(c)
@@ -104,12 +107,15 @@ func readSetupOptions(c *cli.Context) (setup.Options, error) {
 	if c.Bool("hooks") && !setup.HasHooks(client) {
 		return setup.Options{}, usagef("leave out --hooks", "--hooks is for claude-code: %s has no hook that setup adds", client)
 	}
+	if err := mcpserver.CheckProfile(c.String("tools")); err != nil {
+		return setup.Options{}, err
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return setup.Options{}, fault.WithHint(fmt.Errorf("find your home directory: %w", err), "set HOME")
 	}
 	o := setup.Options{
-		Client: client, User: c.Bool("user"), Hooks: c.Bool("hooks"), Force: c.Bool("force"), Home: home,
+		Client: client, User: c.Bool("user"), Hooks: c.Bool("hooks"), Force: c.Bool("force"), Home: home, Tools: c.String("tools"),
 		ConfigHome: envOr("XDG_CONFIG_HOME", filepath.Join(home, ".config")),
 		CodexHome:  envOr("CODEX_HOME", filepath.Join(home, ".codex")),
 		StateDir:   filepath.Join(envOr("XDG_STATE_HOME", filepath.Join(home, ".local", "state")), "agentmail", "setup"),

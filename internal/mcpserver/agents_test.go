@@ -145,7 +145,7 @@ func TestReservationCycle(t *testing.T) {
 	g, b := twoAgents(t)
 	cycle := g.ok("macro_file_reservation_cycle", args{"paths": []string{"src/**"}, "auto_release": true})
 	g.want(cycle, "file_reservations.granted.0.reason", "macro-file_reservation")
-	g.want(cycle, "released.released_count", 1)
+	g.want(cycle, "released.released", 1)
 	kept := g.ok("macro_file_reservation_cycle", args{"paths": []string{"src/**"}})
 	g.want(kept, "released", nil)
 	e := b.fail("macro_file_reservation_cycle", args{"paths": []string{"src/a.go"}, "auto_release": true}, "RESERVATION_CONFLICT")

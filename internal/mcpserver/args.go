@@ -24,11 +24,20 @@ var otherSpellings = map[string]string{
 	"body":       "body_md",
 	"message":    "body_md",
 	"project":    "project_key",
+	// mcp_agent_mail's SKILL.md lists its tools with short names:
+	// fetch_inbox(project_key, agent, ...), file_reservation_paths(...,
+	// ttl?), force_release_file_reservation(..., reservation_id).
+	"agent":           "agent_name",
+	"from":            "sender_name",
+	"ttl":             "ttl_seconds",
+	"extend":          "extend_seconds",
+	"reservation_id":  "file_reservation_id",
+	"reservation_ids": "file_reservation_ids",
 }
 
 // toolSpellings are other spellings of one tool's arguments.
 var toolSpellings = map[string]map[string]string{
-	"register_agent": {"agent_name": "name"},
+	"register_agent": {"agent_name": "name", "agent": "name"},
 	"ensure_project": {"project_key": "human_key", "project": "human_key"},
 }
 

@@ -100,16 +100,19 @@ func BenchmarkTools(b *testing.B) {
 		}
 	})
 	b.Run("send_message", func(b *testing.B) {
+		reportCPU(b)
 		for i := 0; b.Loop(); i++ {
 			call(b, "send_message", args{"sender_name": "GreenCastle", "to": "BlueLake", "subject": fmt.Sprintf("bench %d", i), "body_md": "Benchmark body."})
 		}
 	})
 	b.Run("fetch_inbox", func(b *testing.B) {
+		reportCPU(b)
 		for b.Loop() {
 			call(b, "fetch_inbox", args{"agent_name": "BlueLake", "limit": 20})
 		}
 	})
 	b.Run("search_messages", func(b *testing.B) {
+		reportCPU(b)
 		for b.Loop() {
 			call(b, "search_messages", args{"agent_name": "BlueLake", "query": "argon", "limit": 5})
 		}

@@ -118,11 +118,28 @@ type agentArgs struct {
 }
 
 // check refuses a format other than JSON.
-func (p projectArgs) check() error {
-	if f := strings.TrimSpace(p.Format); f != "" && !strings.EqualFold(f, "json") {
-		return fault.WithHint(fmt.Errorf("%w: format %q is not supported", service.ErrInvalidArgument, f), "leave format out, or pass json")
+func (p projectArgs) check() error { return checkFormat(p.Format) }
+
+// checkFormat refuses a format argument other than JSON, before anything
+// else of a call is looked at: every tool takes format, as every one of
+// mcp_agent_mail's does, and answers "toon" (its compact encoding) with
+// this tool error, never a schema error.
+func checkFormat(v any) error {
+	if v == nil {
+		return nil
 	}
-	return nil
+	f, ok := v.(string)
+	if !ok {
+		return fault.WithHint(fmt.Errorf("%w: format must be a string, got %v", service.ErrInvalidArgument, v), "leave format out, or pass \"json\"")
+	}
+	switch f = strings.TrimSpace(f); {
+	case f == "" || strings.EqualFold(f, "json"):
+		return nil
+	case strings.EqualFold(f, "toon"):
+		return fault.WithHint(fmt.Errorf("%w: format \"toon\" is not supported: this server answers in JSON only (structuredContent, and the same JSON as the first text)", service.ErrInvalidArgument),
+			"leave format out, or pass \"json\"")
+	}
+	return fault.WithHint(fmt.Errorf("%w: format %q is not supported", service.ErrInvalidArgument, f), "leave format out, or pass \"json\"")
 }
 
 // projectRef resolves a project_key argument: "" for the server's

@@ -51,7 +51,7 @@ func TestInspectorCLI(t *testing.T) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	if err := json.Unmarshal(out, &res); err != nil || res.IsError || len(res.Content) != 2 || res.Content[0].Text != `{"messages":[]}` {
+	if err := json.Unmarshal(out, &res); err != nil || res.IsError || len(res.Content) != 2 || res.Content[0].Text != `{"messages":[],"result":[]}` {
 		t.Errorf("fetch_inbox(limit=2): %v %s", err, out)
 	}
 }

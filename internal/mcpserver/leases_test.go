@@ -43,8 +43,8 @@ func TestFileReservations(t *testing.T) {
 	b.fail("check_file_reservations", args{"paths": []string{}}, "USAGE")
 
 	renewed := g.ok("renew_file_reservations", args{"extend_seconds": 600})
-	g.want(renewed, "renewed_count", 1)
-	g.want(renewed, "renewed.0.expires", g.clock.Now().Add(time.Hour+10*time.Minute).Format(time.RFC3339))
+	g.want(renewed, "renewed", 1)
+	g.want(renewed, "file_reservations.0.expires", g.clock.Now().Add(time.Hour+10*time.Minute).Format(time.RFC3339))
 	g.fail("renew_file_reservations", args{"file_reservation_ids": []string{"01ZZZZZZZZZZ"}}, "NOT_FOUND")
 
 	// Taking another's reservation needs it expired or its holder silent.
@@ -52,14 +52,14 @@ func TestFileReservations(t *testing.T) {
 	g.fail("force_release_file_reservation", args{"file_reservation_id": mine}, "INVALID_ARGUMENT")
 	g.clock.Add(2 * time.Hour)
 	forced := g.ok("force_release_file_reservation", args{"file_reservation_id": mine, "note": "needed the router"})
-	g.want(forced, "released_count", 1)
-	g.want(forced, "released.0.agent", "BlueLake")
+	g.want(forced, "released", 1)
+	g.want(forced, "file_reservations.0.agent", "BlueLake")
 	b.want(b.ok("fetch_inbox", args{"include_bodies": true}), "messages.0.subject", "Released your reservation of src/api/routes.go")
 
 	g.ok("file_reservation_paths", args{"paths": []string{"src/api/**"}}) // the first one expired meanwhile
 	released := g.ok("release_file_reservations", args{"paths": []string{"src/api/**"}})
-	g.want(released, "released_count", 1)
-	g.want(released, "released.0.pattern", "src/api/**")
+	g.want(released, "released", 1)
+	g.want(released, "file_reservations.0.pattern", "src/api/**")
 	g.fail("release_file_reservations", args{"paths": []string{}}, "INVALID_ARGUMENT")
 }
 
@@ -67,9 +67,9 @@ func TestFileReservations(t *testing.T) {
 func TestReleaseAll(t *testing.T) {
 	g, _ := twoAgents(t)
 	g.ok("file_reservation_paths", args{"paths": []string{"a/**", "b/**"}})
-	g.want(g.ok("renew_file_reservations", args{}), "renewed_count", 2)
-	g.want(g.ok("release_file_reservations", args{}), "released_count", 2)
-	g.want(g.ok("release_file_reservations", args{}), "released_count", 0)
+	g.want(g.ok("renew_file_reservations", args{}), "renewed", 2)
+	g.want(g.ok("release_file_reservations", args{}), "released", 2)
+	g.want(g.ok("release_file_reservations", args{}), "released", 0)
 }
 
 func TestLocks(t *testing.T) {
@@ -163,7 +163,7 @@ func TestOfflineGrants(t *testing.T) {
 		{"file_reservation_paths", args{"paths": []string{"src/**"}}, "granted.0.unconfirmed"},
 		{"macro_file_reservation_cycle", args{"paths": []string{"lib/**"}}, "file_reservations.granted.0.unconfirmed"},
 		{"macro_start_session", args{"agent_name": "GreenCastle", "file_reservation_paths": []string{"cmd/**"}}, "file_reservations.granted.0.unconfirmed"},
-		{"renew_file_reservations", args{"paths": []string{"docs/**"}}, "renewed.0.unconfirmed"},
+		{"renew_file_reservations", args{"paths": []string{"docs/**"}}, "file_reservations.0.unconfirmed"},
 		{"acquire_lock", args{"key": "deploy/staging"}, "lock.unconfirmed"},
 		{"acquire_build_slot", args{"slot": "frontend"}, "lock.unconfirmed"},
 	} {

@@ -43,10 +43,10 @@ type startSessionArgs struct {
 
 // Session is the document of macro_start_session.
 type Session struct {
-	Project          *service.ProjectKey     `json:"project"`
-	Agent            service.Agent           `json:"agent"`
-	FileReservations service.ReserveResponse `json:"file_reservations"`
-	Inbox            service.InboxResponse   `json:"inbox"`
+	Project          *service.ProjectKey   `json:"project"`
+	Agent            service.Agent         `json:"agent"`
+	FileReservations Reserved              `json:"file_reservations"`
+	Inbox            service.InboxResponse `json:"inbox"`
 }
 
 func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs) (Session, error) {
@@ -65,13 +65,15 @@ func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs)
 	}
 	me := reg.Agent.Name
 	out := Session{Project: proj.Project, Agent: reg.Agent,
-		FileReservations: service.ReserveResponse{Conflicts: []service.Conflict{}, Granted: []service.Reservation{}}}
+		FileReservations: reserved(service.ReserveResponse{Conflicts: []service.Conflict{}, Granted: []service.Reservation{}})}
 	if len(in.FileReservationPaths) > 0 {
-		out.FileReservations, err = s.reserve(ctx, c, p, me, service.ReserveRequest{Patterns: in.FileReservationPaths, TTL: ttl,
+		var r service.ReserveResponse
+		r, err = s.reserve(ctx, c, p, me, service.ReserveRequest{Patterns: in.FileReservationPaths, TTL: ttl,
 			Reason: cmp.Or(in.FileReservationReason, "macro-session"), Offline: in.Offline})
 		if err != nil && !errors.Is(err, service.ErrConflict) {
 			return Session{}, err
 		}
+		out.FileReservations = reserved(r)
 	}
 	out.Inbox, err = s.inbox(ctx, c, p, me, service.InboxRequest{Limit: intOr(in.InboxLimit, 10)})
 	return out, err
@@ -79,7 +81,7 @@ func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs)
 
 func textSession(r Session) string {
 	return strings.Join([]string{projectLine(r.Project), "you are " + agentLine(r.Agent),
-		textReserve(r.FileReservations), textInbox(r.Inbox)}, "\n")
+		textReserved(r.FileReservations), textInbox(r.Inbox)}, "\n")
 }
 
 type prepareThreadArgs struct {
@@ -154,8 +156,8 @@ type cycleArgs struct {
 
 // Cycle is the document of macro_file_reservation_cycle.
 type Cycle struct {
-	FileReservations service.ReserveResponse `json:"file_reservations"`
-	Released         *Released               `json:"released"` // null without auto_release
+	FileReservations Reserved  `json:"file_reservations"`
+	Released         *Released `json:"released"` // null without auto_release
 }
 
 func (s *Server) reservationCycle(ctx context.Context, c *call, in cycleArgs) (Cycle, error) {
@@ -164,10 +166,11 @@ func (s *Server) reservationCycle(ctx context.Context, c *call, in cycleArgs) (C
 		return Cycle{}, err
 	}
 	var out Cycle
-	if out.FileReservations, err = s.reserve(ctx, c, in.projectArgs, in.AgentName, req); err != nil || !in.AutoRelease {
+	r, err := s.reserve(ctx, c, in.projectArgs, in.AgentName, req)
+	if out.FileReservations = reserved(r); err != nil || !in.AutoRelease {
 		return out, err
 	}
-	rel, err := released(s.releaseGranted(ctx, c, in.projectArgs, out.FileReservations.Granted))
+	rel, err := released(s.releaseGranted(ctx, c, in.projectArgs, r.Granted))
 	out.Released = &rel
 	return out, err
 }
@@ -186,7 +189,7 @@ func (s *Server) releaseGranted(ctx context.Context, c *call, p projectArgs, gra
 }
 
 func textCycle(r Cycle) string {
-	text := textReserve(r.FileReservations)
+	text := textReserved(r.FileReservations)
 	if r.Released != nil {
 		text += "\n" + textReleased(*r.Released)
 	}
@@ -221,7 +224,7 @@ type handshakeArgs struct {
 type Handshake struct {
 	Request        service.ContactResponse  `json:"request"`
 	Response       *service.ContactResponse `json:"response"`
-	WelcomeMessage *service.SendResponse    `json:"welcome_message"`
+	WelcomeMessage *Sent                    `json:"welcome_message"`
 	ResponseError  *ErrorDoc                `json:"response_error,omitempty"`
 	WelcomeError   *ErrorDoc                `json:"welcome_error,omitempty"`
 }

@@ -138,6 +138,9 @@ var beforeCall func(tool string)
 // more than the operation, and without marshalling it first ourselves,
 // which the SDK would then copy and compact.
 func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)) {
+	if !inProfile(s.cfg.Tools, t.name) {
+		return
+	}
 	in := schemaFor[In](true)
 	args, err := in.Resolve(nil)
 	if err != nil {
@@ -200,6 +203,9 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved, shape 
 		if err := json.Unmarshal(raw, &fields); err != nil {
 			return in, badArguments(fmt.Errorf("the arguments are not a JSON object: %w", err))
 		}
+	}
+	if err := checkFormat(fields["format"]); err != nil {
+		return in, failure(err)
 	}
 	changed, err := shape.loosen(fields)
 	if err != nil {

@@ -51,6 +51,9 @@ type Config struct {
 	// 2026-07-28 on, which has no sessions): each acts as the agent it
 	// names, and none binds the server to an agent.
 	Stateless bool
+	// Tools is the tool profile served (Profiles): "" or "full" for every
+	// tool; a face checks it with CheckProfile first.
+	Tools string
 	// HTTP, over HTTP, ties each call to the HTTP request carrying it: the
 	// call ends when its client goes away.
 	HTTP *HTTPCalls
@@ -101,7 +104,7 @@ func New(cfg Config) *Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // no logging: nothing but JSON-RPC may reach stdout
 	})
-	s.mcp.AddReceivingMiddleware(recoverPanics)
+	s.mcp.AddReceivingMiddleware(recoverPanics, encodeResults)
 	s.addTools()
 	s.addResources()
 	return s

@@ -13,22 +13,22 @@ func (s *Server) addAgentTools() {
 	addTool(s, tool{name: "health_check", desc: "Whether the server works: the store, its archive, the project (of project_key, else the server's directory) and the agent this session acts as.", readOnly: true},
 		textHealth, s.healthCheck)
 	addTool(s, tool{name: "ensure_project", desc: "Make sure the store and the project exist: human_key is the absolute path of your repository (or a project key). Returns the project's key and slug."},
-		textInit, s.ensureProject)
+		textProject, s.ensureProjectTool)
 	addTool(s, tool{name: "register_agent", desc: "Create your agent identity in the project, or update your profile. Leave name out for a free generated name (adjective+noun, like GreenCastle); " +
 		"names with digits, user, program or model names are refused with a free suggestion. The session then acts as this agent."},
-		textAgent("registered"), s.registerAgent)
+		textProfile("registered"), profiled(s.registerAgent))
 	addTool(s, tool{name: "whois", desc: "An agent's profile: program, model, task, presence, contact policy, active reservations. Default: your own.", readOnly: true},
-		textAgent("agent"), s.whois)
+		textProfile("agent"), whoisDoc(s.whois))
 	addTool(s, tool{name: "list_agents", desc: "The project's agents with their presence (active, idle, stale), last-seen time and active reservations.", readOnly: true},
 		textAgents, s.listAgents)
 	addTool(s, tool{name: "request_contact", desc: "Ask an agent whose contact policy requires it for permission to write to it (send_message fails with CONTACT_REQUIRED until it approves)."},
-		textContact, s.requestContact)
+		textContacted, s.requestContactTool)
 	addTool(s, tool{name: "respond_contact", desc: "Approve (for 30 days) or deny another agent's request to write to you."},
-		textContact, s.respondContact)
+		textContacted, s.respondContactTool)
 	addTool(s, tool{name: "list_contacts", desc: "Contact requests to and from you, with their state.", readOnly: true},
-		textContacts, s.listContacts)
+		func(r ContactList) string { return textContacts(r.ContactsResponse) }, s.listContacts)
 	addTool(s, tool{name: "set_contact_policy", desc: "Who may write to you: open (anyone in the project), auto (agents you work with: same thread, overlapping reservations, recent correspondents, approved contacts), contacts_only, or block_all."},
-		textAgent("policy set"), s.setContactPolicy)
+		textProfile("policy set"), profiled(s.setContactPolicy))
 }
 
 // Health is the document of health_check: init's document, the server's
@@ -90,6 +90,15 @@ func (s *Server) ensureProject(ctx context.Context, c *call, in ensureArgs) (ser
 	return c.svc.EnsureProject(ctx, sc)
 }
 
+// ensureProjectTool is ensure_project: the project, with
+// mcp_agent_mail's fields.
+func (s *Server) ensureProjectTool(ctx context.Context, c *call, in ensureArgs) (Project, error) {
+	r, err := s.ensureProject(ctx, c, in)
+	return projectDoc(r), err
+}
+
+func textProject(r Project) string { return textInit(r.InitResponse) }
+
 func textInit(r service.InitResponse) string {
 	return fmt.Sprintf("%s in store %s", projectLine(r.Project), r.Store)
 }
@@ -128,6 +137,30 @@ func (s *Server) register(ctx context.Context, c *call, p projectArgs, name stri
 
 func (s *Server) registerAgent(ctx context.Context, c *call, in registerArgs) (service.AgentResponse, error) {
 	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy})
+}
+
+// profiled makes a tool answering with an agent's document answer with
+// its profile (ours and mcp_agent_mail's).
+func profiled[In any](h func(context.Context, *call, In) (service.AgentResponse, error)) func(context.Context, *call, In) (Profile, error) {
+	return func(ctx context.Context, c *call, in In) (Profile, error) {
+		r, err := h(ctx, c, in)
+		return profile(r), err
+	}
+}
+
+// whoisDoc is profiled, with mcp_agent_mail's recent_commits (none: no
+// agent's commits are known here).
+func whoisDoc[In any](h func(context.Context, *call, In) (service.AgentResponse, error)) func(context.Context, *call, In) (Profile, error) {
+	return func(ctx context.Context, c *call, in In) (Profile, error) {
+		r, err := h(ctx, c, in)
+		p := profile(r)
+		p.RecentCommits = &[]string{}
+		return p, err
+	}
+}
+
+func textProfile(verb string) func(Profile) string {
+	return func(r Profile) string { return textAgent(verb)(r.AgentResponse) }
 }
 
 func textAgent(verb string) func(service.AgentResponse) string {
@@ -226,6 +259,18 @@ func (s *Server) sameProject(c *call, sc service.Scope, other string) error {
 	return nil
 }
 
+func (s *Server) requestContactTool(ctx context.Context, c *call, in requestContactArgs) (Contacted, error) {
+	r, err := s.requestContact(ctx, c, in)
+	return contacted(r, false), err
+}
+
+func (s *Server) respondContactTool(ctx context.Context, c *call, in respondContactArgs) (Contacted, error) {
+	r, err := s.respondContact(ctx, c, in)
+	return contacted(r, true), err
+}
+
+func textContacted(r Contacted) string { return textContact(r.ContactResponse) }
+
 func (s *Server) requestContact(ctx context.Context, c *call, in requestContactArgs) (service.ContactResponse, error) {
 	sc, err := c.scope(in.projectArgs, in.FromAgent)
 	if err != nil {
@@ -257,12 +302,13 @@ func (s *Server) respondContact(ctx context.Context, c *call, in respondContactA
 	return c.svc.DecideContact(ctx, sc, in.FromAgent, in.Accept)
 }
 
-func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (service.ContactsResponse, error) {
+func (s *Server) listContacts(ctx context.Context, c *call, in agentArgs) (ContactList, error) {
 	sc, err := c.scope(in.projectArgs, in.AgentName)
 	if err != nil {
-		return service.ContactsResponse{}, err
+		return ContactList{}, err
 	}
-	return c.svc.Contacts(ctx, sc)
+	r, err := c.svc.Contacts(ctx, sc)
+	return contactList(r, sc.Agent), err
 }
 
 func textContacts(r service.ContactsResponse) string {

@@ -17,7 +17,7 @@ func (s *Server) addLeaseTools() {
 	addTool(s, tool{name: "file_reservation_paths", desc: "Reserve files before editing them: glob patterns (src/api/**, *.go; a directory covers what is below it) relative to project_key's directory. " +
 		"All or nothing: when one overlaps another agent's reservation (either exclusive), nothing is granted and the call fails with RESERVATION_CONFLICT listing every conflict, unless allow_conflicts. " +
 		"Reserving your own pattern again extends it. The pre-commit guard stops commits that touch files others hold."},
-		textReserve, s.reservePaths)
+		textReserved, s.reservePaths)
 	addTool(s, tool{name: "release_file_reservations", desc: "Release your reservations: by pattern (as reserved), by id, or all of your active ones when neither is given."},
 		textReleased, s.releaseReservations)
 	addTool(s, tool{name: "renew_file_reservations", desc: "Extend your active reservations (by pattern, by id, or all of them) by extend_seconds. An expired one cannot be renewed: reserve it again."},
@@ -36,9 +36,9 @@ func (s *Server) addLeaseTools() {
 	addTool(s, tool{name: "renew_build_slot", desc: "Extend your build slot by extend_seconds (from its expiry, or from now once expired)."}, textLock("renewed"), s.renewBuildSlot)
 	addTool(s, tool{name: "release_build_slot", desc: "Let go of your build slot."}, textLock("released"), s.releaseBuildSlot)
 	addTool(s, tool{name: "install_precommit_guard", desc: "Install the git hooks (pre-commit, pre-merge-commit and pre-push, unless no_pre_push) that stop a commit touching files another agent holds exclusively. An existing hook is kept and still runs first."},
-		textGuard, s.installGuard)
+		func(r GuardInstalled) string { return textGuard(r.GuardInstallResponse) }, s.installGuardTool)
 	addTool(s, tool{name: "uninstall_precommit_guard", desc: "Remove the guard's hooks, putting back exactly what was there before."},
-		textUnguard, s.uninstallGuard)
+		func(r GuardRemoved) string { return textUnguard(r.GuardUninstallResponse) }, s.uninstallGuardTool)
 }
 
 type reserveArgs struct {
@@ -81,13 +81,16 @@ func (a reserveArgs) request(reason string) (service.ReserveRequest, error) {
 		AllowConflicts: a.AllowConflicts, Offline: a.Offline, IdempotencyKey: a.IdempotencyKey}, err
 }
 
-func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (service.ReserveResponse, error) {
+func (s *Server) reservePaths(ctx context.Context, c *call, in reserveArgs) (Reserved, error) {
 	req, err := in.request(in.Reason)
 	if err != nil {
-		return service.ReserveResponse{}, err
+		return Reserved{}, err
 	}
-	return s.reserve(ctx, c, in.projectArgs, in.AgentName, req)
+	r, err := s.reserve(ctx, c, in.projectArgs, in.AgentName, req)
+	return reserved(r), err
 }
+
+func textReserved(r Reserved) string { return textReserve(r.resp) }
 
 func textReserve(r service.ReserveResponse) string {
 	text := reservationListing("granted "+count(len(r.Granted), "reservation", "reservations"), r.Granted)
@@ -131,18 +134,6 @@ func (a selectArgs) selection() (service.Selection, error) {
 	return service.Selection{Patterns: a.Paths, IDs: a.FileReservationIDs, All: all}, nil
 }
 
-// Released is the document of release_file_reservations and
-// force_release_file_reservation: release's document and how many were
-// released (mcp_agent_mail's "released" is that count).
-type Released struct {
-	service.ReleaseResponse
-	ReleasedCount int `json:"released_count"`
-}
-
-func released(r service.ReleaseResponse, err error) (Released, error) {
-	return Released{ReleaseResponse: r, ReleasedCount: len(r.Released)}, err
-}
-
 func (s *Server) releaseReservations(ctx context.Context, c *call, in selectArgs) (Released, error) {
 	sel, err := in.selection()
 	if err != nil {
@@ -156,20 +147,13 @@ func (s *Server) releaseReservations(ctx context.Context, c *call, in selectArgs
 }
 
 func textReleased(r Released) string {
-	return reservationListing("released "+count(r.ReleasedCount, "reservation", "reservations"), r.Released)
+	return reservationListing("released "+count(r.Released, "reservation", "reservations"), reservationsOf(r.FileReservations))
 }
 
 type renewArgs struct {
 	selectArgs
 	ExtendSeconds *int `json:"extend_seconds,omitempty" jsonschema:"how much longer each reservation lasts; default 1800"`
 	offlineArgs
-}
-
-// Renewed is the document of renew_file_reservations: renew's document
-// and how many were renewed.
-type Renewed struct {
-	service.RenewResponse
-	RenewedCount int `json:"renewed_count"`
 }
 
 func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (Renewed, error) {
@@ -186,11 +170,15 @@ func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (
 		return Renewed{}, err
 	}
 	resp, err := c.svc.Renew(ctx, sc, service.RenewRequest{Selection: sel, Extend: extend, Offline: in.Offline})
-	return Renewed{RenewResponse: resp, RenewedCount: len(resp.Renewed)}, err
+	return renewed(resp, extend), err
 }
 
 func textRenewed(r Renewed) string {
-	return reservationListing("renewed "+count(r.RenewedCount, "reservation", "reservations"), r.Renewed)
+	list := make([]Lease, len(r.FileReservations))
+	for i, l := range r.FileReservations {
+		list[i] = l.Lease
+	}
+	return reservationListing("renewed "+count(r.Renewed, "reservation", "reservations"), reservationsOf(list))
 }
 
 type forceReleaseArgs struct {
@@ -209,7 +197,11 @@ func (s *Server) forceRelease(ctx context.Context, c *call, in forceReleaseArgs)
 	if reason == "" {
 		reason = "released with force_release_file_reservation"
 	}
-	return released(c.svc.ForceRelease(ctx, sc, service.ForceReleaseRequest{ID: in.FileReservationID, Reason: reason}))
+	out, err := released(c.svc.ForceRelease(ctx, sc, service.ForceReleaseRequest{ID: in.FileReservationID, Reason: reason}))
+	if len(out.FileReservations) == 1 {
+		out.Reservation = &out.FileReservations[0]
+	}
+	return out, err
 }
 
 type checkPathsArgs struct {
@@ -460,6 +452,19 @@ func (s *Server) installGuard(ctx context.Context, c *call, in installGuardArgs)
 		return service.GuardInstallResponse{}, err
 	}
 	return c.svc.GuardInstall(ctx, sc, service.GuardInstallRequest{Repo: repo, Mode: in.Mode, NoPrePush: in.NoPrePush})
+}
+
+// installGuardTool is install_precommit_guard, with mcp_agent_mail's hook.
+func (s *Server) installGuardTool(ctx context.Context, c *call, in installGuardArgs) (GuardInstalled, error) {
+	r, err := s.installGuard(ctx, c, in)
+	return guardInstalled(r), err
+}
+
+// uninstallGuardTool is uninstall_precommit_guard, with mcp_agent_mail's
+// removed.
+func (s *Server) uninstallGuardTool(ctx context.Context, c *call, in guardArgs) (GuardRemoved, error) {
+	r, err := s.uninstallGuard(ctx, c, in)
+	return guardRemoved(r), err
 }
 
 func hookLines(hooks []service.HookChange) []string {

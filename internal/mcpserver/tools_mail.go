@@ -56,20 +56,20 @@ func (s *Server) addMailTools() {
 		"Recipients must be registered (list_agents); a contact policy may refuse (CONTACT_REQUIRED: ask with request_contact). " +
 		"Pass thread_id to continue a thread."}, textSend, s.sendMessage)
 	addTool(s, tool{name: "reply_message", desc: "Reply to a message in its thread: to its sender (all: also every other recipient), with \"Re: \" added to the subject once and the original's importance."},
-		textSend, s.replyMessage)
+		textReply, s.replyMessage)
 	addTool(s, tool{name: "fetch_inbox", desc: "List the messages you received, newest first, without marking them read. Bodies only with include_bodies.", readOnly: true},
-		textInbox, s.fetchInbox)
+		textFetched, s.fetchInbox)
 	addTool(s, tool{name: "fetch_topic", desc: "List the messages of a topic, newest first, whoever they were sent to: every post to it (a message with a topic and no recipients) and the topic's mail you sent or received. Bodies unless include_bodies is false.", readOnly: true},
 		textTopic, s.fetchTopic)
 	addTool(s, tool{name: "get_attachment", desc: "Get a file attached to a message you sent or received (or a post): its name, media type, size, sha256 and content, base64 (and as text when it is UTF-8 text).", readOnly: true},
 		textAttachment, s.getAttachment)
 	addTool(s, tool{name: "mark_message_read", desc: "Mark messages read (the first time is kept). Returns them with their bodies."},
-		textMark("marked read"), s.markRead)
+		textMarked("marked read"), s.markRead)
 	addTool(s, tool{name: "acknowledge_message", desc: "Acknowledge messages (and mark them read): what a sender who set ack_required waits for."},
-		textMark("acknowledged"), s.acknowledge)
+		textMarked("acknowledged"), s.acknowledge)
 	addTool(s, tool{name: "search_messages", desc: "Full-text search of the mail you sent or received, best matches first. " +
 		`Query language: words (all must match), "phrases", prefix*, OR, NOT or -word, (groups), and filters subject: body: from: to: thread: category: importance: since:2026-11-01 before:. Any text is safe.`, readOnly: true},
-		textSearch, s.searchMessages)
+		func(r Searched) string { return textSearch(r.SearchResponse) }, s.searchMessages)
 	addTool(s, tool{name: "get_thread", desc: "A whole thread, oldest first, with bodies, as you may see it.", readOnly: true},
 		textThread, s.getThread)
 	addTool(s, tool{name: "summarize_thread", desc: "A thread's participants (everyone who wrote or was addressed, in order of appearance) and its messages with bodies, oldest first. No LLM is involved: read the messages.", readOnly: true},
@@ -118,20 +118,26 @@ func (a sendArgs) request() (service.SendRequest, error) {
 		Topic: a.Topic, AttachmentPaths: a.AttachmentPaths}, nil
 }
 
-func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (service.SendResponse, error) {
+func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (Sent, error) {
 	req, err := in.request()
 	if err != nil {
-		return service.SendResponse{}, err
+		return Sent{}, err
 	}
 	sc, err := c.viewer(in.projectArgs, in.SenderName)
 	if err != nil {
-		return service.SendResponse{}, err
+		return Sent{}, err
 	}
 	req.AsHuman = sc.Agent == "" // an overseer naming no sender
-	return c.svc.Send(ctx, sc, req)
+	r, err := c.svc.Send(ctx, sc, req)
+	if err != nil {
+		return Sent{}, err
+	}
+	return sent(r, sc, in.BodyMD), nil
 }
 
-func textSend(r service.SendResponse) string { return "sent " + header(r.Message) }
+func textSend(r Sent) string { return "sent " + header(r.Message) }
+
+func textReply(r Replied) string { return textSend(r.Sent) }
 
 type replyArgs struct {
 	projectArgs
@@ -148,21 +154,25 @@ type replyArgs struct {
 	SenderToken   string `json:"sender_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 }
 
-func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (service.SendResponse, error) {
+func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (Replied, error) {
 	if len(in.To)+len(in.Cc)+len(in.Bcc) > 0 {
-		return service.SendResponse{}, fault.WithHint(fmt.Errorf("%w: a reply cannot name its recipients", service.ErrInvalidArgument),
+		return Replied{}, fault.WithHint(fmt.Errorf("%w: a reply cannot name its recipients", service.ErrInvalidArgument),
 			"leave to, cc and bcc out (all: true answers everyone), or use send_message with thread_id set to the message's thread")
 	}
 	hold, err := seconds(in.HoldSeconds, "hold_seconds")
 	if err != nil {
-		return service.SendResponse{}, err
+		return Replied{}, err
 	}
 	sc, err := c.scope(in.projectArgs, in.SenderName)
 	if err != nil {
-		return service.SendResponse{}, err
+		return Replied{}, err
 	}
-	return c.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold,
+	r, err := c.svc.Reply(ctx, sc, service.ReplyRequest{ID: in.MessageID, All: in.All, Body: in.BodyMD, Hold: hold,
 		IdempotencyKey: in.IdempotencyKey})
+	if err != nil {
+		return Replied{}, err
+	}
+	return replied(r, sc, in.BodyMD), nil
 }
 
 type inboxArgs struct {
@@ -202,14 +212,24 @@ func (s *Server) inbox(ctx context.Context, c *call, p projectArgs, agent string
 	return c.svc.Inbox(ctx, sc, req)
 }
 
-func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (service.InboxResponse, error) {
+func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (Inbox, error) {
 	since, err := after(in.SinceTS, c.svc.Now())
 	if err != nil {
-		return service.InboxResponse{}, err
+		return Inbox{}, err
 	}
-	return s.inbox(ctx, c, in.projectArgs, in.AgentName, service.InboxRequest{Unread: in.UnreadOnly, Urgent: in.UrgentOnly,
+	sc, err := c.scope(in.projectArgs, in.AgentName)
+	if err != nil {
+		return Inbox{}, err
+	}
+	r, err := c.svc.Inbox(ctx, sc, service.InboxRequest{Unread: in.UnreadOnly, Urgent: in.UrgentOnly,
 		Category: in.Category, Since: since, Limit: intOr(in.Limit, defaultLimit), Bodies: in.IncludeBodies, Topic: in.Topic})
+	if err != nil {
+		return Inbox{}, err
+	}
+	return inboxDoc(r, sc), nil
 }
+
+func textFetched(r Inbox) string { return textInbox(r.InboxResponse) }
 
 func textInbox(r service.InboxResponse) string {
 	return listing(count(len(r.Messages), "message", "messages")+", newest first", lines(r.Messages, func(m service.InboxMessage) string {
@@ -352,12 +372,18 @@ func (s *Server) mark(ctx context.Context, c *call, in markArgs, ack bool) (serv
 	return c.svc.Mark(ctx, sc, service.MarkRequest{IDs: ids, All: in.All, Ack: ack, IdempotencyKey: in.IdempotencyKey})
 }
 
-func (s *Server) markRead(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {
-	return s.mark(ctx, c, in, false)
+func (s *Server) markRead(ctx context.Context, c *call, in markArgs) (Marked, error) {
+	r, err := s.mark(ctx, c, in, false)
+	return marked(r, false), err
 }
 
-func (s *Server) acknowledge(ctx context.Context, c *call, in markArgs) (service.MarkResponse, error) {
-	return s.mark(ctx, c, in, true)
+func (s *Server) acknowledge(ctx context.Context, c *call, in markArgs) (Marked, error) {
+	r, err := s.mark(ctx, c, in, true)
+	return marked(r, true), err
+}
+
+func textMarked(verb string) func(Marked) string {
+	return func(r Marked) string { return textMark(verb)(r.MarkResponse) }
 }
 
 func textMark(verb string) func(service.MarkResponse) string {
@@ -373,16 +399,17 @@ type searchArgs struct {
 	All   bool   `json:"all,omitempty" jsonschema:"the whole project's mail, not only yours (an overseer's session only)"`
 }
 
-func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (service.SearchResponse, error) {
+func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (Searched, error) {
 	if in.All && !s.cfg.Overseer {
-		return service.SearchResponse{}, fault.WithHint(fmt.Errorf("%w: searching the whole project's mail needs an overseer's session", service.ErrAuthenticationRequired),
+		return Searched{}, fault.WithHint(fmt.Errorf("%w: searching the whole project's mail needs an overseer's session", service.ErrAuthenticationRequired),
 			"leave all out to search your own mail; only an overseer's server searches the whole project")
 	}
 	sc, err := c.viewer(in.projectArgs, in.AgentName)
 	if err != nil {
-		return service.SearchResponse{}, err
+		return Searched{}, err
 	}
-	return c.svc.Search(ctx, sc, service.SearchRequest{Query: in.Query, All: in.All, Limit: intOr(in.Limit, defaultLimit)})
+	r, err := c.svc.Search(ctx, sc, service.SearchRequest{Query: in.Query, All: in.All, Limit: intOr(in.Limit, defaultLimit)})
+	return searched(r), err
 }
 
 func textSearch(r service.SearchResponse) string {

@@ -2,10 +2,13 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -37,9 +40,30 @@ const statelessProtocol = "2026-07-28"
 //
 // The legacy HTTP+SSE transport's handshake (a GET for an event stream
 // with no session) is answered with an error that says what to configure.
+//
+// The query's tools (else Config.MCPTools) names the tool profile served
+// (agentmail mcp --tools): /mcp?tools=core. Each profile's handler is made
+// when first asked for.
 func (s *Server) mcpHandler() http.Handler {
+	handlers := map[string]func() http.Handler{}
+	for _, p := range mcpserver.Profiles {
+		handlers[p] = sync.OnceValue(func() http.Handler { return s.mcpProfileHandler(p) })
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := cmp.Or(r.URL.Query().Get("tools"), s.cfg.MCPTools, "full")
+		h, ok := handlers[p]
+		if !ok {
+			http.Error(w, fmt.Sprintf("no tool profile %q: pass tools=%s in the URL's query, or leave it out", p, strings.Join(mcpserver.Profiles, ", tools=")), http.StatusBadRequest)
+			return
+		}
+		h().ServeHTTP(w, r)
+	})
+}
+
+// mcpProfileHandler is the MCP endpoint of one tool profile.
+func (s *Server) mcpProfileHandler(profile string) http.Handler {
 	calls := mcpserver.NewHTTPCalls()
-	cfg := mcpserver.Config{Gate: s.gate, Project: s.cfg.Project, Version: s.cfg.Version, HTTP: calls}
+	cfg := mcpserver.Config{Gate: s.gate, Project: s.cfg.Project, Version: s.cfg.Version, HTTP: calls, Tools: profile}
 	// The SDK asks for a server on every request (to check the protocol
 	// version); only a request without a session starts one.
 	shared := mcpserver.New(cfg).MCP()

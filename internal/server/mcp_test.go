@@ -233,3 +233,38 @@ func TestMCPDeleteSessionEndsItsCalls(t *testing.T) {
 		t.Error("the call under way did not end")
 	}
 }
+
+// /mcp serves the tool profile the URL's query names (else the server's,
+// else full), at every protocol version; an unknown one is refused with
+// what to pass.
+func TestMCPToolProfiles(t *testing.T) {
+	h := startServer(t, Config{MCPTools: "messaging"})
+	count := func(url, version string) int {
+		cs := h.mcpClient(url, version)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatalf("%s: tools/list: %v", url, err)
+		}
+		return len(res.Tools)
+	}
+	for _, version := range []string{"2025-06-18", statelessProtocol} {
+		if n := count(h.base+"/mcp?tools=minimal", version); n != 6 {
+			t.Errorf("?tools=minimal at %s: %d tools, want 6", version, n)
+		}
+		full := count(h.base+"/mcp/?tools=full", version)
+		if full < 41 {
+			t.Errorf("?tools=full at %s: %d tools", version, full)
+		}
+		// The messaging profile (17 tools today) holds what its clusters
+		// hold, and fewer than all.
+		if n := count(h.base+"/mcp", version); n < 17 || n >= full {
+			t.Errorf("the server's messaging profile at %s: %d tools of %d", version, n, full)
+		}
+	}
+	r := h.do("POST", "/mcp?tools=tiny", `{}`, "Content-Type", "application/json")
+	if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), `no tool profile "tiny": pass tools=full, tools=core`) {
+		t.Errorf("?tools=tiny: %d %s", r.status, r.body)
+	}
+}

@@ -40,6 +40,9 @@ type Config struct {
 	// Project is the project of an MCP call that names none (no
 	// project_key), as for agentmail mcp.
 	Project service.ProjectRef
+	// MCPTools is the tool profile /mcp serves when its query names none
+	// (mcpserver.Profiles; "" for full).
+	MCPTools string
 	// Version is the agentmail version the MCP endpoint reports.
 	Version string
 	// SyncEvery, when positive, is how often the server syncs each

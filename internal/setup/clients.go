@@ -64,7 +64,7 @@ func inDotDir(dir, name string) func(Options) string {
 // stdio is the editor of a "mcpServers" entry of a stdioServer.
 func stdio(d dialect, typ string) func(Options) editor {
 	return func(o Options) editor {
-		return jsonServer{d, []string{"mcpServers", serverName}, stdioServer{Type: typ, Command: o.Command, Args: []string{"mcp"}, Env: o.Env}}
+		return jsonServer{d, []string{"mcpServers", serverName}, stdioServer{Type: typ, Command: o.Command, Args: o.args(), Env: o.Env}}
 	}
 }
 
@@ -95,7 +95,7 @@ var clients = map[string]client{
 			return filepath.Join(o.Project, ".codex", "config.toml")
 		},
 		server: func(o Options) editor {
-			return tomlServer{[]string{"mcp_servers", serverName}, codexServer{Command: o.Command, Args: []string{"mcp"}, Env: o.Env}}
+			return tomlServer{[]string{"mcp_servers", serverName}, codexServer{Command: o.Command, Args: o.args(), Env: o.Env}}
 		},
 		notes: func(o Options) []string {
 			if o.User {
@@ -125,7 +125,7 @@ var clients = map[string]client{
 		},
 		server: func(o Options) editor {
 			return jsonServer{jsonc, []string{"mcp", serverName},
-				opencodeServer{Type: "local", Command: []string{o.Command, "mcp"}, Enabled: true, Environment: o.Env}}
+				opencodeServer{Type: "local", Command: append([]string{o.Command}, o.args()...), Enabled: true, Environment: o.Env}}
 		},
 	},
 }

@@ -33,12 +33,22 @@ type Options struct {
 	Force   bool              // replace an agentmail entry that differs from ours
 	Command string            // the agentmail binary the client runs, as an absolute path or a name on PATH
 	Env     map[string]string // environment the client gives it (AGENTMAIL_AGENT, ...)
+	Tools   string            // the MCP tool profile (agentmail mcp --tools); "" or "full" for all
 
 	Project    string // the project's directory (its repository's working tree)
 	Home       string // the user's home directory
 	ConfigHome string // $XDG_CONFIG_HOME, else ~/.config (opencode)
 	CodexHome  string // $CODEX_HOME, else ~/.codex
 	StateDir   string // where setup keeps what it needs to undo its changes exactly
+}
+
+// args are the arguments of the server's command: mcp, and --tools
+// unless all of them are served.
+func (o Options) args() []string {
+	if o.Tools == "" || o.Tools == "full" {
+		return []string{"mcp"}
+	}
+	return []string{"mcp", "--tools", o.Tools}
 }
 
 // Scope returns "user" or "project".
@@ -115,6 +125,9 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 	}
 	if c.notes != nil && !uninstall {
 		p.Notes = c.notes(o)
+	}
+	if !uninstall {
+		p.Notes = append(p.Notes, oldServers(p.Changes[0].Path, p.Changes[0].Before)...)
 	}
 	return p, nil
 }
