@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/agentmail/agentmail/reservations"
 	"github.com/urfave/cli/v2"
 )
 
@@ -25,7 +26,17 @@ func newGuardEditCommand(e *env) *cli.Command {
 			"with a reason naming the holder, the pattern, the expiry and the next steps. Everything else is\n" +
 			"allowed without a word (exit 0, no output). A check that cannot be made denies in block mode and\n" +
 			"is allowed in warn mode, as for commits; AGENTMAIL_BYPASS=1 skips it. The agent is AGENTMAIL_AGENT\n" +
-			"(or --agent). --json prints the decision as agentmail's own document instead.",
+			"(or --agent). --json prints the decision as agentmail's own document instead.\n\n" +
+			"--auto-reserve (setup claude-code --hooks --auto-reserve): an allowed edit of a file nobody holds takes\n" +
+			"an exclusive lease of it for the agent, marked auto, lasting " + reservations.AutoTTL.String() + "; a further edit of a file the\n" +
+			"agent holds that way renews it; guard session-end (the SessionEnd hook) releases them, else they\n" +
+			"expire. A file another agent holds is denied as without it. A lease that cannot be taken (no agent\n" +
+			"named, an unregistered one) is a check that cannot be made. Files that shell commands (Bash) write\n" +
+			"cannot be read from the call reliably: they are not reserved or checked here; the commit guard\n" +
+			"stops those at git commit.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "auto-reserve", Usage: "an allowed edit of a file nobody holds takes a short exclusive lease of it for the agent (renewed by further edits)"},
+		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -34,7 +45,7 @@ func newGuardEditCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			req := service.GuardEditRequest{Store: global(c, "store"), Env: os.Getenv}
+			req := service.GuardEditRequest{Store: global(c, "store"), Env: os.Getenv, AutoReserve: c.Bool("auto-reserve")}
 			req.Now, req.EnvErr = clock()
 			o := e.output(c)
 			if req.Payload, err = io.ReadAll(e.stdin); err != nil {
@@ -48,6 +59,45 @@ func newGuardEditCommand(e *env) *cli.Command {
 				return o.printJSON(resp)
 			}
 			return o.editDecision(resp)
+		},
+	}
+}
+
+func newGuardSessionEndCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "session-end",
+		Usage:     "release the leases guard edit --auto-reserve took for the agent's session (what the SessionEnd hook runs)",
+		ArgsUsage: " ",
+		Description: "Reads the JSON a session-end hook receives on standard input (Claude Code's SessionEnd: session_id,\n" +
+			"cwd, reason) and releases the agent's (AGENTMAIL_AGENT or --agent) active leases marked auto that guard\n" +
+			"edit --auto-reserve took or renewed in that session, in the project of the repository around cwd, in\n" +
+			"the store and project guard install recorded there. The agent's other leases stay. It prints what it\n" +
+			"released on standard error (Claude Code shows a SessionEnd hook's output to no model); --json prints\n" +
+			"the document on standard output.",
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			sc, err := scopeOf(c)
+			if err != nil {
+				return err
+			}
+			req := service.GuardSessionEndRequest{Store: global(c, "store"), Env: os.Getenv}
+			o := e.output(c)
+			if req.Payload, err = io.ReadAll(e.stdin); err != nil {
+				return err
+			}
+			resp, err := service.GuardSessionEnd(c.Context, sc, req, e.service)
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				return o.printJSON(resp)
+			}
+			for _, r := range mapSlice(resp.Released, o.esc.reservation) {
+				fmt.Fprintf(o.Stderr, "released %s (taken on edit)\n", r.Pattern)
+			}
+			return nil
 		},
 	}
 }

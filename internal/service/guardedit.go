@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentmail/agentmail/hooks"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 // ToolCall is what a coding agent's pre-tool hook receives on standard
@@ -80,6 +82,13 @@ type GuardEditRequest struct {
 	Env    func(string) string `json:"-"`
 	Now    func() time.Time    `json:"-"`
 	EnvErr error               `json:"-"` // a bad AGENTMAIL_NOW: the check cannot be made
+	// AutoReserve: an allowed edit makes the agent the holder of the
+	// files (reservations.AutoReserve): a path nobody holds gets an
+	// exclusive lease of reservations.AutoTTL, marked auto and tagged
+	// with the call's session; the agent's automatic lease of a path
+	// edited again is renewed. A lease that cannot be taken is a check
+	// that cannot be made.
+	AutoReserve bool
 }
 
 // GuardEditResponse is the document of guard edit.
@@ -91,6 +100,10 @@ type GuardEditResponse struct {
 	Bypassed  bool            `json:"bypassed"`
 	Conflicts []GuardConflict `json:"conflicts"`
 	Unchecked *string         `json:"unchecked"` // why the check could not be made
+	// Reserved and Renewed are the leases an allowed edit took and
+	// renewed with AutoReserve (empty without).
+	Reserved []Reservation `json:"reserved"`
+	Renewed  []Reservation `json:"renewed"`
 
 	UncheckedHint string    `json:"-"`
 	Now           time.Time `json:"-"`
@@ -114,7 +127,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	if env == nil {
 		env = func(string) string { return "" }
 	}
-	resp := GuardEditResponse{Decision: "allow", Paths: []string{}, Conflicts: []GuardConflict{}}
+	resp := GuardEditResponse{Decision: "allow", Paths: []string{}, Conflicts: []GuardConflict{}, Reserved: []Reservation{}, Renewed: []Reservation{}}
 	call, perr := ParseToolCall(req.Payload)
 	var paths []string
 	if perr == nil {
@@ -200,8 +213,131 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 		}
 	case rep.Blocked:
 		resp.Decision = "deny"
+	case req.AutoReserve && len(resp.Conflicts) == 0 && rep.Note == nil:
+		return autoReserveEdit(ctx, sc, req, call.SessionID, rec, env, open, resp, unchecked)
 	}
 	return resp, nil
+}
+
+// autoReserveEdit takes or renews the agent's leases of the paths of an
+// edit the check allowed (GuardEditRequest.AutoReserve), in the project
+// and store the check consulted first (those guard install recorded). A
+// holder that came between the check and the lease denies the edit; a
+// lease that cannot be taken (no agent, an unregistered one, a store that
+// cannot be written) is a check that cannot be made.
+func autoReserveEdit(ctx context.Context, sc Scope, req GuardEditRequest, session string, rec hooks.Settings, env func(string) string,
+	open Opener, resp GuardEditResponse, unchecked func(error) (GuardEditResponse, error)) (GuardEditResponse, error) {
+	rs, err := guardLeases(ctx, sc, req.Store, rec, env, open)
+	if err != nil {
+		return unchecked(fmt.Errorf("cannot reserve the file on edit (--auto-reserve): %w", err))
+	}
+	res, err := rs.AutoReserve(ctx, resp.Paths, reservations.AutoTTL, session)
+	var held *reservations.ConflictError
+	switch {
+	case errors.As(err, &held):
+		resp.Decision = "deny"
+		resp.Conflicts = mapSlice(held.Conflicts, func(c reservations.Conflict) GuardConflict {
+			return GuardConflict{c.Pattern, c.Holder, c.HolderPattern, Time{c.Expires}}
+		})
+		return resp, nil
+	case err != nil:
+		return unchecked(fmt.Errorf("cannot reserve the file on edit (--auto-reserve): %w", err))
+	}
+	resp.Reserved, resp.Renewed = reservationDocs(res.Taken), reservationDocs(res.Renewed)
+	return resp, nil
+}
+
+// guardLeases returns the reservations of the project a guard hook
+// consults first (the one guard install recorded in rec, else the scope's)
+// in its store, as the scope's agent sees them, for a hook that writes
+// leases: the store is never created, and must know the project. A synced
+// project's leases are granted here, unconfirmed until its next sync
+// decides them: a hook does not wait for a remote.
+func guardLeases(ctx context.Context, sc Scope, store string, rec hooks.Settings, env func(string) string, open Opener) (*reservations.Service, error) {
+	targets, err := guardTargets(sc, GuardCheckRequest{Store: store, Recorded: rec.Store, RecordedProject: rec.Project}, env)
+	if err != nil {
+		return nil, err
+	}
+	t := targets[0]
+	if guard.StoreAbsent(t.abs) {
+		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
+			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+	}
+	if t.projErr != nil {
+		return nil, t.projErr
+	}
+	svc, err := open(t.abs)
+	if err != nil {
+		return nil, err
+	}
+	x, err := svc.unpinnedSession(ctx, t.proj, sc.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if !x.mb.Known() {
+		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
+			"run agentmail guard install in the repository, from an environment that names the agents' store")
+	}
+	rs, err := x.leases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, synced, _ := x.synced(); synced {
+		rs.Offline()
+	}
+	return rs, nil
+}
+
+// GuardSessionEndRequest is a coding agent's session-end hook (Claude
+// Code's SessionEnd): the agent's automatic leases of that session are
+// released.
+type GuardSessionEndRequest struct {
+	Payload []byte // the hook's standard input: session_id, cwd
+	Store   string // --store, when given
+	// Env is the agent's environment: the store's location is read from
+	// it.
+	Env func(string) string `json:"-"`
+}
+
+// GuardSessionEndResponse is the document of guard session-end.
+type GuardSessionEndResponse struct {
+	Session  string        `json:"session"` // "" when the hook did not say: every session's
+	Released []Reservation `json:"released"`
+}
+
+// GuardSessionEnd releases the automatic leases (those guard edit
+// --auto-reserve took) of the scope's agent and of the payload's session,
+// in the project of the repository around the payload's cwd, in the store
+// and project guard install recorded there (as guard edit finds them).
+// Its other leases stay. Outside a repository there is nothing to release.
+func GuardSessionEnd(ctx context.Context, sc Scope, req GuardSessionEndRequest, open Opener) (GuardSessionEndResponse, error) {
+	env := req.Env
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	resp := GuardSessionEndResponse{Released: []Reservation{}}
+	var call ToolCall
+	if err := json.Unmarshal(req.Payload, &call); err != nil {
+		return resp, fault.WithHint(fmt.Errorf("%w: the hook's input is not a session's: %v", ErrInvalidArgument, err),
+			"guard session-end reads the JSON a SessionEnd hook receives on standard input")
+	}
+	resp.Session = call.SessionID
+	cwd := call.Cwd
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		cwd = sc.Project.Dir
+	}
+	p := project.Project{}.In(cwd)
+	if p.Root == "" {
+		return resp, nil // no repository: nothing there was reserved
+	}
+	sc.Project.Dir = p.Dir
+	rs, err := guardLeases(ctx, sc, req.Store, recordedGuard(p, env), env, open)
+	if err != nil {
+		return resp, err
+	}
+	released, err := rs.ReleaseAuto(ctx, call.SessionID)
+	resp.Released = reservationDocs(released)
+	return resp, err
 }
 
 // existingDir returns dir, or its nearest ancestor that exists: a file a

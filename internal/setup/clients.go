@@ -156,8 +156,18 @@ func HasHooks(name string) bool {
 func checkCommand(o Options) string { return hookCommandLine(o, "check", "--hook") }
 
 // editCommand is the shell command of the pre-tool hook: agentmail guard
-// edit, with the same environment.
-func editCommand(o Options) string { return hookCommandLine(o, "guard", "edit") }
+// edit (--auto-reserve with AutoReserve), with the same environment.
+func editCommand(o Options) string {
+	if o.AutoReserve {
+		return hookCommandLine(o, "guard", "edit", "--auto-reserve")
+	}
+	return hookCommandLine(o, "guard", "edit")
+}
+
+// sessionEndCommand is the shell command of the session-end hook:
+// agentmail guard session-end, with the same environment (the agent whose
+// leases taken on edit it releases).
+func sessionEndCommand(o Options) string { return hookCommandLine(o, "guard", "session-end") }
 
 func hookCommandLine(o Options, args ...string) string {
 	var words []string
@@ -171,11 +181,15 @@ func hookCommandLine(o Options, args ...string) string {
 // tools that write files.
 const EditToolsMatcher = "Edit|Write|MultiEdit|NotebookEdit"
 
-// claudeHooksFor returns the hooks setup adds to Claude Code's settings.
+// claudeHooksFor returns the hooks setup adds to Claude Code's settings
+// (and, absent, those it takes out of them): with AutoReserve, a
+// SessionEnd hook releasing the leases the PreToolUse hook takes; without,
+// none (one an earlier setup added goes).
 func claudeHooksFor(o Options) claudeHooks {
 	return claudeHooks{
 		{event: "UserPromptSubmit", sub: []string{"check"}, command: checkCommand(o), bin: o.Command},
 		{event: "PreToolUse", matcher: EditToolsMatcher, sub: []string{"guard", "edit"}, command: editCommand(o), bin: o.Command},
+		{event: "SessionEnd", sub: []string{"guard", "session-end"}, command: sessionEndCommand(o), bin: o.Command, absent: !o.AutoReserve},
 	}
 }
 

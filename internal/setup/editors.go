@@ -190,13 +190,15 @@ func (s tomlServer) verify(out []byte, present bool) error {
 // added to the agent's context, so new mail reaches the agent at its next
 // prompt); the PreToolUse hook, matched to the file-writing tools, runs
 // agentmail guard edit, which denies an edit of a path another agent
-// holds.
+// holds; with --auto-reserve, the SessionEnd hook runs agentmail guard
+// session-end, which releases the leases guard edit took on edit.
 type claudeHook struct {
-	event   string   // UserPromptSubmit or PreToolUse
+	event   string   // UserPromptSubmit, PreToolUse or SessionEnd
 	matcher string   // the tools it runs for ("" for every prompt)
 	sub     []string // the agentmail subcommand it runs: check, or guard edit
 	command string   // the hook's command line
 	bin     string   // the agentmail in it
+	absent  bool     // not wanted: adding it takes out one that is there
 }
 
 type hookCommand struct {
@@ -359,7 +361,12 @@ type claudeHooks []claudeHook
 func (hs claudeHooks) add(src []byte, force bool) ([]byte, error) {
 	for _, h := range hs {
 		var err error
-		if src, err = h.add(src, force); err != nil {
+		if h.absent {
+			src, err = h.remove(src)
+		} else {
+			src, err = h.add(src, force)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

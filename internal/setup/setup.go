@@ -39,6 +39,10 @@ type Options struct {
 	ConfigHome string // $XDG_CONFIG_HOME, else ~/.config (opencode)
 	CodexHome  string // $CODEX_HOME, else ~/.codex
 	StateDir   string // where setup keeps what it needs to undo its changes exactly
+
+	// AutoReserve (with Hooks): the pre-tool hook runs guard edit
+	// --auto-reserve, and a SessionEnd hook guard session-end.
+	AutoReserve bool
 }
 
 // Scope returns "user" or "project".
@@ -96,6 +100,9 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 	}
 	if o.Hooks && c.hooksFile == nil {
 		return nil, fault.WithHint(fmt.Errorf("%s has no hook that setup adds", c.title), "leave out --hooks")
+	}
+	if o.AutoReserve && !o.Hooks && !uninstall {
+		return nil, fault.WithHint(errors.New("reserving on edit is done by the hooks, which are not asked for"), "add --hooks")
 	}
 	p := &Plan{Client: o.Client, Title: c.title, Scope: o.Scope(), stateDir: o.StateDir}
 	type target struct {
