@@ -20,7 +20,7 @@ const AutoTTL = 15 * time.Minute
 const autoRenewAfter = time.Minute
 
 // AutoReason is the reason of a lease taken on an edit.
-const AutoReason = "taken on edit (guard edit --auto-reserve)"
+const AutoReason = "taken on edit"
 
 // AutoResult is what AutoReserve did, path by path.
 type AutoResult struct {
