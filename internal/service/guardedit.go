@@ -147,12 +147,14 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 		}
 	}
 	// The repository is the file's (the agent may work in a directory
-	// above it); cwd's when the file's is unknown.
-	p := project.Project{}.In(cwd)
+	// above it); cwd's when the file's is unknown. Found once: the check
+	// is given it (Located).
+	var p project.Project
 	if len(paths) > 0 {
-		if q := (project.Project{}).In(existingDir(filepath.Dir(paths[0]))); q.Root != "" {
-			p = q
-		}
+		p = project.Project{}.In(existingDir(filepath.Dir(paths[0])))
+	}
+	if p.Root == "" {
+		p = project.Project{}.In(cwd)
 	}
 	rec := recordedGuard(p, env)
 	mode, merr := guard.ModeIn(env, "")
@@ -197,7 +199,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	sc.Project.Dir = p.Dir
 	rep, err := GuardCheck(ctx, sc, GuardCheckRequest{
 		Hook: PreCommit, Paths: inside, Mode: string(mode), Store: req.Store, Recorded: rec.Store, RecordedProject: rec.Project,
-		Env: env, Now: req.Now, EnvErr: req.EnvErr,
+		Env: env, Now: req.Now, EnvErr: req.EnvErr, Located: &p,
 	}, open)
 	resp.Now, resp.Conflicts = rep.Now, rep.Conflicts
 	if resp.Conflicts == nil {
@@ -214,7 +216,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	case rep.Blocked:
 		resp.Decision = "deny"
 	case req.AutoReserve && len(resp.Conflicts) == 0 && rep.Note == nil:
-		return autoReserveEdit(ctx, sc, req, call.SessionID, rec, env, open, resp, unchecked)
+		return autoReserveEdit(ctx, sc, req, call.SessionID, p, rec, env, open, resp, unchecked)
 	}
 	return resp, nil
 }
@@ -225,9 +227,9 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 // holder that came between the check and the lease denies the edit; a
 // lease that cannot be taken (no agent, an unregistered one, a store that
 // cannot be written) is a check that cannot be made.
-func autoReserveEdit(ctx context.Context, sc Scope, req GuardEditRequest, session string, rec hooks.Settings, env func(string) string,
+func autoReserveEdit(ctx context.Context, sc Scope, req GuardEditRequest, session string, p project.Project, rec hooks.Settings, env func(string) string,
 	open Opener, resp GuardEditResponse, unchecked func(error) (GuardEditResponse, error)) (GuardEditResponse, error) {
-	rs, err := guardLeases(ctx, sc, req.Store, rec, env, open)
+	rs, err := guardLeases(ctx, sc, req.Store, p, rec, env, open)
 	if err != nil {
 		return unchecked(fmt.Errorf("cannot reserve the file on edit (--auto-reserve): %w", err))
 	}
@@ -250,11 +252,12 @@ func autoReserveEdit(ctx context.Context, sc Scope, req GuardEditRequest, sessio
 // guardLeases returns the reservations of the project a guard hook
 // consults first (the one guard install recorded in rec, else the scope's)
 // in its store, as the scope's agent sees them, for a hook that writes
-// leases: the store is never created, and must know the project. A synced
-// project's leases are granted here, unconfirmed until its next sync
-// decides them: a hook does not wait for a remote.
-func guardLeases(ctx context.Context, sc Scope, store string, rec hooks.Settings, env func(string) string, open Opener) (*reservations.Service, error) {
-	targets, err := guardTargets(sc, GuardCheckRequest{Store: store, Recorded: rec.Store, RecordedProject: rec.Project}, env)
+// leases: the store is never created, and must know the project. p is
+// project.Project{}.In(the scope's directory). A synced project's leases
+// are granted here, unconfirmed until its next sync decides them: a hook
+// does not wait for a remote.
+func guardLeases(ctx context.Context, sc Scope, store string, p project.Project, rec hooks.Settings, env func(string) string, open Opener) (*reservations.Service, error) {
+	targets, err := guardTargets(sc, GuardCheckRequest{Store: store, Recorded: rec.Store, RecordedProject: rec.Project, Located: &p}, env)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +334,7 @@ func GuardSessionEnd(ctx context.Context, sc Scope, req GuardSessionEndRequest, 
 		return resp, nil // no repository: nothing there was reserved
 	}
 	sc.Project.Dir = p.Dir
-	rs, err := guardLeases(ctx, sc, req.Store, recordedGuard(p, env), env, open)
+	rs, err := guardLeases(ctx, sc, req.Store, p, recordedGuard(p, env), env, open)
 	if err != nil {
 		return resp, err
 	}
