@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/oklog/ulid/v2"
@@ -36,7 +37,8 @@ type AutoResult struct {
 func (r AutoResult) Wrote() bool { return len(r.Taken)+len(r.Renewed) > 0 }
 
 // AutoReserve makes the agent the holder of files it is about to edit
-// (repository paths): a path nobody holds gets an exclusive lease of ttl
+// (repository paths, each leased as a literal pattern: a glob
+// character in a file's name is escaped): a path nobody holds gets an exclusive lease of ttl
 // for the agent, marked Auto and tagged with session; a path the agent holds by
 // an automatic lease has that lease renewed to ttl from now (when it was
 // granted or renewed more than a minute ago); a path the agent holds
@@ -50,7 +52,11 @@ func (s *Service) AutoReserve(ctx context.Context, paths []string, ttl time.Dura
 	if ttl <= 0 || ttl > MaxTTL {
 		return AutoResult{}, fmt.Errorf("%w: the lease of an edit must last a positive time of at most %s, not %s", ErrInvalidArgument, maxTTLText, ttl)
 	}
-	pats, globs, _, err := s.normalize(paths)
+	literal := make([]string, len(paths)) // app/[slug]/page.tsx is a file, not a glob
+	for i, p := range paths {
+		literal[i] = project.EscapeGlob(p)
+	}
+	pats, globs, _, err := s.normalize(literal)
 	if err != nil {
 		return AutoResult{}, err
 	}
@@ -93,7 +99,11 @@ func (s *Service) AutoReserve(ctx context.Context, paths []string, ttl time.Dura
 				res.Shared = append(res.Shared, p)
 				continue
 			}
-			covers := m.Match(p, false)
+			path := p
+			if isLiteral(p) {
+				path = unescape(p)
+			}
+			covers := m.Match(path, false)
 			if len(covers) == 0 {
 				r := Reservation{Project: s.slug, Agent: s.agent, Pattern: p, Exclusive: true, Reason: AutoReason,
 					Created: now, Expires: now.Add(ttl), Auto: true, Session: session, Unconfirmed: s.offline}

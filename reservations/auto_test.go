@@ -74,4 +74,21 @@ func TestAutoReserve(t *testing.T) {
 	if res, err := blue.AutoReserve(ctx, []string{"src/a.go"}, AutoTTL, "s9"); err != nil || len(res.Taken) != 1 {
 		t.Fatalf("BlueLake's edit once released: %+v, %v", res, err)
 	}
+
+	// A file whose name holds glob characters is leased as itself: the
+	// pattern matches it alone, and an edit again finds the lease.
+	res, err = green.AutoReserve(ctx, []string{"app/[slug]/page.tsx"}, AutoTTL, "s3")
+	if err != nil || len(res.Taken) != 1 || res.Taken[0].Pattern != `app/\[slug\]/page.tsx` {
+		t.Fatalf("edit of app/[slug]/page.tsx: %+v, %v; want the literal pattern", res, err)
+	}
+	if _, err := blue.AutoReserve(ctx, []string{"app/[slug]/page.tsx"}, AutoTTL, "s9"); !errors.As(err, new(*ConflictError)) {
+		t.Fatalf("BlueLake's edit of app/[slug]/page.tsx: %v, want a ConflictError", err)
+	}
+	if _, err := blue.AutoReserve(ctx, []string{"app/s/page.tsx"}, AutoTTL, "s9"); err != nil {
+		t.Fatalf("app/s/page.tsx is not app/[slug]/page.tsx: %v", err)
+	}
+	w.advance(5 * time.Minute)
+	if res, err := green.AutoReserve(ctx, []string{"app/[slug]/page.tsx"}, AutoTTL, "s3"); err != nil || len(res.Renewed) != 1 || len(res.Taken) != 0 {
+		t.Fatalf("edit of app/[slug]/page.tsx again: %+v, %v; want its lease renewed", res, err)
+	}
 }
