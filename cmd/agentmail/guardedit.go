@@ -18,12 +18,13 @@ func newGuardEditCommand(e *env) *cli.Command {
 		Name:      "edit",
 		Usage:     "decide a coding agent's file edit before it is made (what the PreToolUse hook runs)",
 		ArgsUsage: " ",
-		Description: "Reads the JSON a pre-tool hook receives on standard input (Claude Code's PreToolUse: tool_name,\n" +
-			"tool_input, cwd). For Edit, Write, MultiEdit (tool_input.file_path) and NotebookEdit\n" +
-			"(tool_input.notebook_path), the file is checked like a staged path by guard check, in the store,\n" +
-			"project and mode guard install recorded in the repository's hooks: when another agent holds it\n" +
-			"exclusively, it prints Claude Code's deny decision (hookSpecificOutput, permissionDecision \"deny\")\n" +
-			"with a reason naming the holder, the pattern, the expiry and the next steps. Everything else is\n" +
+		Description: "Reads the JSON a pre-tool hook receives on standard input (Claude Code's PreToolUse, Gemini CLI's\n" +
+			"BeforeTool: tool_name, tool_input, cwd). For Edit, Write, MultiEdit (tool_input.file_path) and\n" +
+			"NotebookEdit (tool_input.notebook_path), Gemini CLI's write_file and replace (tool_input.file_path),\n" +
+			"the file is checked like a staged path by guard check, in the store, project and mode guard install\n" +
+			"recorded in the repository's hooks: when another agent holds it exclusively, it prints the client's\n" +
+			"deny decision (Claude Code: hookSpecificOutput, permissionDecision \"deny\"; Gemini CLI: decision\n" +
+			"\"deny\" and reason) with a reason naming the holder, the pattern, the expiry and the next steps. Everything else is\n" +
 			"allowed without a word (exit 0, no output). A check that cannot be made denies in block mode and\n" +
 			"is allowed in warn mode, as for commits; AGENTMAIL_BYPASS=1 skips it. The agent is AGENTMAIL_AGENT\n" +
 			"(or --agent). --json prints the decision as agentmail's own document instead.\n\n" +
@@ -111,7 +112,15 @@ type claudeDecision struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// editDecision writes a denial as Claude Code's PreToolUse decision on
+// geminiDecision is Gemini CLI's BeforeTool decision document: the
+// reason is sent to the agent as the tool's error.
+type geminiDecision struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// editDecision writes a denial as Claude Code's PreToolUse decision (or,
+// for a BeforeTool payload, Gemini CLI's) on
 // standard output (exit 0, as its documentation asks for a JSON
 // decision); an allowed call writes nothing there. In warn mode what
 // would have been denied is said on standard error, which Claude Code
@@ -124,10 +133,16 @@ func (o output) editDecision(r service.GuardEditResponse) error {
 		}
 		return nil
 	}
-	var d claudeDecision
-	d.HookSpecificOutput.HookEventName = "PreToolUse"
-	d.HookSpecificOutput.PermissionDecision = "deny"
-	d.HookSpecificOutput.PermissionDecisionReason = reason
+	var d any
+	if r.Event == service.EventBeforeTool {
+		d = geminiDecision{Decision: "deny", Reason: reason}
+	} else {
+		var c claudeDecision
+		c.HookSpecificOutput.HookEventName = service.EventPreToolUse
+		c.HookSpecificOutput.PermissionDecision = "deny"
+		c.HookSpecificOutput.PermissionDecisionReason = reason
+		d = c
+	}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err

@@ -29,13 +29,24 @@ type ToolCall struct {
 
 // editTools maps the file-writing tools the edit guard knows to the
 // fields of their input that name the file written. Claude Code's Edit,
-// Write and MultiEdit take file_path, NotebookEdit notebook_path.
+// Write and MultiEdit take file_path, NotebookEdit notebook_path; Gemini
+// CLI's write_file and replace take file_path.
 var editTools = map[string][]string{
 	"Edit":         {"file_path"},
 	"Write":        {"file_path"},
 	"MultiEdit":    {"file_path"},
 	"NotebookEdit": {"notebook_path"},
+	"write_file":   {"file_path"},
+	"replace":      {"file_path"},
 }
+
+// The pre-tool hook events guard edit answers: Claude Code's and Gemini
+// CLI's (the payload's hook_event_name says which decision document the
+// client reads).
+const (
+	EventPreToolUse = "PreToolUse"
+	EventBeforeTool = "BeforeTool"
+)
 
 // ParseToolCall reads a pre-tool hook's payload.
 func ParseToolCall(data []byte) (ToolCall, error) {
@@ -94,6 +105,7 @@ type GuardEditRequest struct {
 // GuardEditResponse is the document of guard edit.
 type GuardEditResponse struct {
 	Decision  string          `json:"decision"` // allow or deny
+	Event     string          `json:"event"`    // the payload's hook_event_name: PreToolUse (Claude Code), BeforeTool (Gemini CLI)
 	Tool      string          `json:"tool"`
 	Paths     []string        `json:"paths"` // the repository paths checked
 	Mode      string          `json:"mode"`
@@ -136,7 +148,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 			return resp, nil // not a tool that writes files
 		}
 	}
-	resp.Tool = call.ToolName
+	resp.Tool, resp.Event = call.ToolName, call.HookEventName
 	cwd := call.Cwd
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = sc.Project.Dir
