@@ -47,8 +47,8 @@ func newSetupCommand(e *env) *cli.Command {
 			"is the default one: clients give servers little of your environment.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "your configuration, for every project, instead of the project's"},
-			&cli.BoolFlag{Name: "hooks", Usage: "claude-code: also a UserPromptSubmit hook running agentmail check, so new mail reaches the agent with each prompt, and a PreToolUse hook running agentmail guard edit, which denies an edit of a file another agent holds"},
-			&cli.BoolFlag{Name: "auto-reserve", Usage: "claude-code, with --hooks: the PreToolUse hook runs guard edit --auto-reserve (an edit of a file nobody holds takes a short exclusive lease for the agent, renewed by further edits), and a SessionEnd hook runs guard session-end (which releases those leases). Files written by shell commands are not seen: the commit guard stops those"},
+			&cli.BoolFlag{Name: "hooks", Usage: "claude-code: also a UserPromptSubmit hook running agentmail check, so new mail reaches the agent with each prompt, and a PreToolUse hook running agentmail guard edit, which denies an edit of a file another agent holds; gemini: the BeforeTool hook running guard edit (Gemini CLI runs hooks once its hooks system is enabled: tools.enableHooks)"},
+			&cli.BoolFlag{Name: "auto-reserve", Usage: "with --hooks: the PreToolUse hook runs guard edit --auto-reserve (an edit of a file nobody holds takes a short exclusive lease for the agent, renewed by further edits), and a SessionEnd hook runs guard session-end (which releases those leases). Files written by shell commands are not seen: the commit guard stops those"},
 			&cli.BoolFlag{Name: "uninstall", Usage: "take out what setup added (the server, and the hooks)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the change as a diff and write nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an agentmail entry that differs from the one setup writes"},
@@ -92,6 +92,10 @@ func setupWhat(what string, auto bool) string {
 		return "check, guard edit --auto-reserve and guard session-end hooks"
 	case what == "hook":
 		return "check and guard edit hooks"
+	case what == "server and hook" && auto: // Gemini CLI: one file
+		return "MCP server, guard edit --auto-reserve and guard session-end hooks"
+	case what == "server and hook":
+		return "MCP server and guard edit hook"
 	}
 	return "MCP server"
 }
@@ -107,7 +111,7 @@ func readSetupOptions(c *cli.Context) (setup.Options, error) {
 		return setup.Options{}, usagef(hint, "unknown client %q", client)
 	}
 	if c.Bool("hooks") && !setup.HasHooks(client) {
-		return setup.Options{}, usagef("leave out --hooks", "--hooks is for claude-code: %s has no hook that setup adds", client)
+		return setup.Options{}, usagef("leave out --hooks", "--hooks is for claude-code and gemini: %s has no hook that setup adds", client)
 	}
 	if c.Bool("auto-reserve") && !c.Bool("hooks") && !c.Bool("uninstall") {
 		return setup.Options{}, usagef("add --hooks: the hooks take and release the leases", "--auto-reserve needs --hooks")

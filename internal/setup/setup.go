@@ -56,7 +56,7 @@ func (o Options) Scope() string {
 // Change is what setup does, or would do, to one file.
 type Change struct {
 	Path   string
-	What   string // "server" or "hook"
+	What   string // "server", "hook", or "server and hook" (one file holds both)
 	Action string // created, updated, unchanged, removed
 	Before []byte // nil when the file did not exist
 	After  []byte // nil when the file is removed
@@ -110,8 +110,16 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 		ed         editor
 	}
 	targets := []target{{c.file(o), "server", c.server(o)}}
-	if c.hooksFile != nil && (o.Hooks || uninstall) {
-		targets = append(targets, target{c.hooksFile(o), "hook", claudeHooksFor(o)})
+	switch {
+	case c.hooksFile == nil || !o.Hooks && !uninstall:
+	case c.hooksFile(o) == targets[0].path: // one file holds both (Gemini CLI)
+		what := "server"
+		if o.Hooks {
+			what = "server and hook"
+		}
+		targets[0] = target{targets[0].path, what, chained{targets[0].ed, c.hooks(o)}}
+	default:
+		targets = append(targets, target{c.hooksFile(o), "hook", c.hooks(o)})
 	}
 	for _, t := range targets {
 		ch, err := planFile(t.path, t.what, t.ed, o, uninstall)
