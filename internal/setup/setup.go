@@ -131,6 +131,10 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 	if c.notes != nil && !uninstall {
 		p.Notes = c.notes(o)
 	}
+	if o.AutoReserve && !uninstall && o.Env["AGENTMAIL_AGENT"] == "" {
+		p.Notes = append(p.Notes, "the hooks take leases for the agent AGENTMAIL_AGENT names in "+c.title+"'s environment (none was given with --agent): "+
+			"without one, every edit of a file in the project is denied in block mode")
+	}
 	return p, nil
 }
 
