@@ -92,3 +92,35 @@ func TestAutoReserve(t *testing.T) {
 		t.Fatalf("edit of app/[slug]/page.tsx again: %+v, %v; want its lease renewed", res, err)
 	}
 }
+
+// Two agents editing one free file at once: the project's lock decides,
+// and exactly one holds it; the other is told who does.
+func TestAutoReserveRace(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	agents := []string{"GreenCastle", "BlueLake", "RedFox", "SilverFalcon"}
+	errs := make([]error, len(agents))
+	done := make(chan int)
+	for i, a := range agents {
+		go func() {
+			_, errs[i] = w.as(a).AutoReserve(ctx, []string{"src/hot.go"}, AutoTTL, "s-"+a)
+			done <- i
+		}()
+	}
+	for range agents {
+		<-done
+	}
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.As(err, new(*ConflictError)):
+			t.Errorf("%s: %v, want a lease or a ConflictError", agents[i], err)
+		}
+	}
+	held, err := w.as("GreenCastle").List(ctx, Filter{})
+	if won != 1 || err != nil || len(held) != 1 {
+		t.Fatalf("%d agents took src/hot.go, %d leases (%v); want exactly one", won, len(held), err)
+	}
+}
