@@ -132,10 +132,15 @@ func check(ctx context.Context, o CheckOptions, rep *Report) error {
 		err   error
 	}
 	touched := make(chan answer, 1)
-	go func() {
+	if o.Paths != nil { // given (guard edit, --paths): nothing to wait for
 		paths, err := touchedPaths(ctx, o)
 		touched <- answer{paths, err}
-	}()
+	} else {
+		go func() {
+			paths, err := touchedPaths(ctx, o)
+			touched <- answer{paths, err}
+		}()
+	}
 	var a *answer
 	wait := func() ([]string, error) {
 		if a == nil {

@@ -20,7 +20,7 @@ type projection struct{}
 // Name changes with the tables, and with what they derive from records:
 // the dir column is literalDir of the pattern, which rivals looks the
 // active reservations up by; a lease Admit refuses is not there.
-func (projection) Name() string { return "reservations5" }
+func (projection) Name() string { return "reservations6" }
 
 // Admit keeps out of the index a lease that reserve would not have
 // granted: an invalid pattern, or one that lasts longer than MaxTTL from
@@ -69,7 +69,7 @@ func (projection) Tables() []store.Table {
 		{Name: "reservations", Create: `CREATE TABLE reservations(id TEXT PRIMARY KEY, project_id INTEGER NOT NULL, agent TEXT NOT NULL,
 			pattern TEXT NOT NULL, exclusive INTEGER NOT NULL, reason TEXT NOT NULL, created TEXT NOT NULL,
 			expires TEXT NOT NULL, released TEXT, released_by TEXT NOT NULL, release_reason TEXT NOT NULL,
-			unconfirmed INTEGER NOT NULL DEFAULT 0, dir TEXT NOT NULL)`,
+			unconfirmed INTEGER NOT NULL DEFAULT 0, dir TEXT NOT NULL, auto INTEGER NOT NULL DEFAULT 0, session TEXT NOT NULL DEFAULT '')`,
 			Indexes: []string{`CREATE INDEX reservations_open ON reservations(project_id, released, expires)`,
 				`CREATE INDEX reservations_dir ON reservations(project_id, dir) WHERE released IS NULL`}},
 		{Name: "locks", Create: `CREATE TABLE locks(project_id INTEGER NOT NULL, key TEXT NOT NULL, holder TEXT NOT NULL,
@@ -88,9 +88,10 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 			return err
 		}
 		_, err = w.Exec(`INSERT OR REPLACE INTO reservations(id, project_id, agent, pattern, exclusive, reason,
-			created, expires, released, released_by, release_reason, unconfirmed, dir) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			created, expires, released, released_by, release_reason, unconfirmed, dir, auto, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, pid, r.Agent, r.Pattern, r.Exclusive, r.Reason, record.FormatTime(r.Created),
-			record.FormatTime(r.Expires), store.NullTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed, literalDir(r.Pattern))
+			record.FormatTime(r.Expires), store.NullTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed, literalDir(r.Pattern),
+			r.Auto, r.Session)
 		return err
 	case *record.Lock:
 		pid, err := w.ProjectID(r.Project)

@@ -124,7 +124,7 @@ func (s *Service) scope(ctx context.Context, q store.Querier) (scope, error) {
 	return scope{q, p.ID}, err
 }
 
-const columns = `id, agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason, unconfirmed`
+const columns = `id, agent, pattern, exclusive, reason, created, expires, released, released_by, release_reason, unconfirmed, auto, session`
 
 // load returns reservations of the project matching where (a condition on
 // the columns), oldest first.
@@ -190,7 +190,7 @@ func (s *Service) query(ctx context.Context, sc scope, q string, args []any, fn 
 		var rowid int64
 		var created, expires string
 		var released sql.NullString
-		if err := rows.Scan(&rowid, &r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason, &r.Unconfirmed); err != nil {
+		if err := rows.Scan(&rowid, &r.ID, &r.Agent, &r.Pattern, &r.Exclusive, &r.Reason, &created, &expires, &released, &r.ReleasedBy, &r.ReleaseReason, &r.Unconfirmed, &r.Auto, &r.Session); err != nil {
 			return err
 		}
 		r.Created, _ = record.ParseTime(created)

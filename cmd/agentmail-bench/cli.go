@@ -17,6 +17,8 @@ type cliOp struct {
 	dir    string        // the directory it runs in, "" for any
 	args   func(i int) []string
 	stdin  string // its standard input
+	// payload, when set, is the standard input of run i instead.
+	payload func(i int) string
 	// over names another operation whose median this one's is compared
 	// with (target is then the goal for the difference).
 	over string
@@ -43,6 +45,7 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 	if err != nil {
 		return err
 	}
+	runID := time.Now().UnixNano() // new files for this run's leases taken on edit
 	ops := []cliOp{
 		{name: "--version", target: 1500 * time.Microsecond, args: func(int) []string { return []string{"--version"} }},
 		{name: "check", target: 2500 * time.Microsecond, args: func(int) []string { return []string{"check", "--agent", agentName(1)} }},
@@ -64,6 +67,14 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 			stdin: editPayload(repo, "area-0/pkg-0/x.go"), added: true},
 		{name: "guard edit (deny)", target: 3 * time.Millisecond, over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit"} },
 			stdin: editPayload(repo, "area-1/pkg-1/x.go"), added: true},
+		// --auto-reserve: an edit of a file the agent holds by an automatic
+		// lease taken a moment ago (the first, untimed run takes it: the
+		// rest read and write nothing), and edits of files nobody holds,
+		// each taking a lease: a write.
+		{name: "guard edit auto (held)", over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit", "--auto-reserve"} },
+			stdin: editPayload(repo, fmt.Sprintf("area-0/auto/held-%d.go", runID)), added: true},
+		{name: "guard edit auto (take)", over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit", "--auto-reserve"} },
+			payload: func(i int) string { return editPayload(repo, fmt.Sprintf("area-0/auto/take-%d-%d.go", runID, i)) }, added: true},
 		{name: "send", target: 6 * time.Millisecond, args: func(i int) []string {
 			return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench cli %d", i), "--body", "Benchmark body with a little **markdown**."}
 		}},
@@ -82,10 +93,18 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		defer cleanup()
 		bins, envs = append(bins, base), append(envs, baseEnv)
 	}
-	// A first run of each brings its index up to date, untimed.
+	// A first run of each brings its index up to date, untimed; and one
+	// of each operation with a fixed input (the held file's lease).
 	for j, bin := range bins {
 		if _, _, err := timeProcess(bin, []string{"check", "--agent", agentName(1)}, "", envs[j], ""); err != nil {
 			return err
+		}
+	}
+	for _, op := range ops {
+		if op.payload == nil && op.stdin != "" {
+			if _, _, err := timeProcess(b.bin, op.args(0), op.dir, envs[0], op.stdin); err != nil {
+				return fmt.Errorf("%s: %w", op.name, err)
+			}
 		}
 	}
 	fmt.Printf("%d turns each of: %s", runs, filepath.Base(b.bin))
@@ -110,7 +129,11 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 				case j > 0 && op.added:
 					continue
 				default:
-					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, envs[j], op.stdin)
+					stdin := op.stdin
+					if op.payload != nil {
+						stdin = op.payload(i)
+					}
+					d, cpu, err = timeProcess(bins[j], op.args(i), op.dir, envs[j], stdin)
 					cpus[j] = append(cpus[j], cpu)
 				}
 				if err != nil {
@@ -137,6 +160,8 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		}
 		medians[op.name] = median(times[0])
 		switch {
+		case op.over != "" && op.target == 0:
+			after = append(after, fmt.Sprintf("%s − %s: %s", op.name, op.over, ms(medians[op.name]-medians[op.over])))
 		case op.over != "":
 			d := medians[op.name] - medians[op.over]
 			after = append(after, fmt.Sprintf("%s − %s: %s   goal <= %s %s", op.name, op.over, ms(d), ms(op.target), verdict(d <= op.target)))

@@ -174,6 +174,11 @@ var examples = map[string][]string{
 	"guard edit": {
 		"agentmail guard edit < payload.json   # what the PreToolUse hook of setup claude-code --hooks runs",
 		"agentmail guard edit --json < payload.json",
+		"AGENTMAIL_AGENT=GreenCastle agentmail guard edit --auto-reserve < payload.json   # setup claude-code --hooks --auto-reserve",
+	},
+	"guard session-end": {
+		"AGENTMAIL_AGENT=GreenCastle agentmail guard session-end < session-end.json   # what the SessionEnd hook of setup --auto-reserve runs",
+		"agentmail guard session-end --json < session-end.json",
 	},
 
 	"register": {

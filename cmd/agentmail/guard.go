@@ -21,6 +21,7 @@ func newGuardCommand(e *env) *cli.Command {
 			"with AGENTMAIL_BYPASS=1 or git commit --no-verify; AGENTMAIL_GUARD_MODE=block|warn overrides the mode.",
 		Subcommands: []*cli.Command{
 			newGuardInstallCommand(e), newGuardUninstallCommand(e), newGuardStatusCommand(e), newGuardCheckCommand(e), newGuardEditCommand(e),
+			newGuardSessionEndCommand(e),
 		},
 	}
 }

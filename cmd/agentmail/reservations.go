@@ -50,7 +50,11 @@ func runReservations(ctx context.Context, o *reservationsOptions) error {
 			case !r.Expires.After(now):
 				state = "expired " + ago(r.Expires.Time, now)
 			}
-			rows[i] = []string{resp.Short.Of(r.ID), r.Agent, r.Pattern, kind(r.Exclusive), state, truncate(r.Reason, 30)}
+			k := kind(r.Exclusive)
+			if r.Auto {
+				k += ", auto" // taken on edit, released when the agent's session ends
+			}
+			rows[i] = []string{resp.Short.Of(r.ID), r.Agent, r.Pattern, k, state, truncate(r.Reason, 30)}
 		}
 		return o.buffered(func(w io.Writer) { table(w, "ID\tAGENT\tPATTERN\tKIND\tSTATE\tREASON", rows) })
 	})

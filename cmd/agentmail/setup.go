@@ -22,6 +22,7 @@ import (
 func init() {
 	examples["setup"] = []string{
 		"agentmail setup claude-code --hooks          # .mcp.json and hooks in .claude/settings.json",
+		"agentmail setup claude-code --hooks --auto-reserve --agent GreenCastle   # edits take leases too",
 		"agentmail setup codex --user --agent GreenCastle --dry-run",
 		"agentmail setup cursor --command /usr/local/bin/agentmail",
 		"agentmail setup gemini --uninstall",
@@ -48,8 +49,9 @@ func newSetupCommand(e *env) *cli.Command {
 			"is the default one: clients give servers little of your environment.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "your configuration, for every project, instead of the project's"},
-			&cli.BoolFlag{Name: "hooks", Usage: "claude-code: also a UserPromptSubmit hook running agentmail check, so new mail reaches the agent with each prompt, and a PreToolUse hook running agentmail guard edit, which denies an edit of a file another agent holds"},
-			&cli.BoolFlag{Name: "uninstall", Usage: "take out what setup added (the server, and the hook)"},
+			&cli.BoolFlag{Name: "hooks", Usage: "claude-code: also a UserPromptSubmit hook running agentmail check, so new mail reaches the agent with each prompt, and a PreToolUse hook running agentmail guard edit, which denies an edit of a file another agent holds; gemini: the BeforeTool hook running guard edit (Gemini CLI runs hooks once its hooks system is enabled: tools.enableHooks)"},
+			&cli.BoolFlag{Name: "auto-reserve", Usage: "with --hooks: the PreToolUse hook runs guard edit --auto-reserve (an edit of a file nobody holds takes a short exclusive lease for the agent, renewed by further edits), and a SessionEnd hook runs guard session-end (which releases those leases). Files written by shell commands are not seen: the commit guard stops those"},
+			&cli.BoolFlag{Name: "uninstall", Usage: "take out what setup added (the server, and the hooks)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the change as a diff and write nothing"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an agentmail entry that differs from the one setup writes"},
 			&cli.StringFlag{Name: "command", Usage: "the agentmail the client runs, a `PATH` or a name on the client's PATH (default: the absolute path of this one)"},
@@ -75,7 +77,7 @@ func runSetup(ctx context.Context, o *setupOptions) error {
 				fmt.Fprint(o.Stdout, *f.Diff)
 				continue
 			}
-			fmt.Fprintf(o.Stdout, "%s %s (agentmail %s)\n", f.Action, f.Path, setupWhat(f.What))
+			fmt.Fprintf(o.Stdout, "%s %s (agentmail %s)\n", f.Action, f.Path, setupWhat(f.What, o.req.Options.AutoReserve && !o.req.Uninstall))
 		}
 		if o.req.DryRun {
 			fmt.Fprintln(o.Stderr, "note: dry run: nothing was written")
@@ -87,9 +89,16 @@ func runSetup(ctx context.Context, o *setupOptions) error {
 	})
 }
 
-func setupWhat(what string) string {
-	if what == "hook" {
+func setupWhat(what string, auto bool) string {
+	switch {
+	case what == "hook" && auto:
+		return "check, guard edit --auto-reserve and guard session-end hooks"
+	case what == "hook":
 		return "check and guard edit hooks"
+	case what == "server and hook" && auto: // Gemini CLI: one file
+		return "MCP server, guard edit --auto-reserve and guard session-end hooks"
+	case what == "server and hook":
+		return "MCP server and guard edit hook"
 	}
 	return "MCP server"
 }
@@ -105,7 +114,10 @@ func readSetupOptions(c *cli.Context) (setup.Options, error) {
 		return setup.Options{}, usagef(hint, "unknown client %q", client)
 	}
 	if c.Bool("hooks") && !setup.HasHooks(client) {
-		return setup.Options{}, usagef("leave out --hooks", "--hooks is for claude-code: %s has no hook that setup adds", client)
+		return setup.Options{}, usagef("leave out --hooks", "--hooks is for claude-code and gemini: %s has no hook that setup adds", client)
+	}
+	if c.Bool("auto-reserve") && !c.Bool("hooks") && !c.Bool("uninstall") {
+		return setup.Options{}, usagef("add --hooks: the hooks take and release the leases", "--auto-reserve needs --hooks")
 	}
 	if err := mcpserver.CheckProfile(c.String("tools")); err != nil {
 		return setup.Options{}, err
@@ -115,7 +127,7 @@ func readSetupOptions(c *cli.Context) (setup.Options, error) {
 		return setup.Options{}, fault.WithHint(fmt.Errorf("find your home directory: %w", err), "set HOME")
 	}
 	o := setup.Options{
-		Client: client, User: c.Bool("user"), Hooks: c.Bool("hooks"), Force: c.Bool("force"), Home: home, Tools: c.String("tools"),
+		Client: client, User: c.Bool("user"), Hooks: c.Bool("hooks"), AutoReserve: c.Bool("auto-reserve"), Force: c.Bool("force"), Home: home, Tools: c.String("tools"),
 		ConfigHome: envOr("XDG_CONFIG_HOME", filepath.Join(home, ".config")),
 		CodexHome:  envOr("CODEX_HOME", filepath.Join(home, ".codex")),
 		StateDir:   filepath.Join(envOr("XDG_STATE_HOME", filepath.Join(home, ".local", "state")), "agentmail", "setup"),

@@ -65,7 +65,7 @@ func RepoPath(root, dir, arg string, glob bool) (string, error) {
 		prefix := segments(base)
 		if glob {
 			for i, s := range prefix {
-				prefix[i] = escapeGlob(s)
+				prefix[i] = EscapeGlob(s)
 			}
 		}
 		var ok bool
@@ -176,8 +176,9 @@ func hasGlob(s string) bool {
 	return false
 }
 
-// escapeGlob makes a file name a glob pattern matching only itself.
-func escapeGlob(s string) string {
+// EscapeGlob makes a file name (or a repository path) a glob pattern
+// matching only itself.
+func EscapeGlob(s string) string {
 	if !strings.ContainsAny(s, globChars) {
 		return s
 	}

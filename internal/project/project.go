@@ -131,6 +131,31 @@ func ResolveProject(dir string) (Project, error) {
 	if err != nil {
 		return Project{}, err
 	}
+	return resolved(root, abs, repo)
+}
+
+// ResolveIn is ResolveProject(dir) for at, the result of Project{}.In(dir):
+// the same project, without finding and reading the repository again.
+func ResolveIn(dir string, at Project) (Project, error) {
+	if at.Root == "" || at.Repo == nil {
+		return ResolveProject(dir) // no repository there, or an unreadable one: said as ResolveProject says it
+	}
+	return resolved(at.Root, at.Dir, at.Repo)
+}
+
+// Placed returns p in the working tree of at, the result of
+// Project{}.In(dir): what p.In(dir) returns, without reading the
+// repository again.
+func (p Project) Placed(at Project) Project {
+	if at.Root != "" {
+		p.Root, p.Dir, p.Repo = at.Root, at.Dir, at.Repo
+	}
+	return p
+}
+
+// resolved is the project of the repository repo, whose working tree root
+// holds the directory abs.
+func resolved(root, abs string, repo *Repository) (Project, error) {
 	key, source := repo.key()
 	if err := CheckKey(key); err != nil {
 		hint := "pass --project KEY, or pin a usable key: agentmail project set KEY"

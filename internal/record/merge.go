@@ -64,6 +64,10 @@ func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err e
 		r := *x
 		r.Expires = latest(x.Expires, y.Expires)
 		r.Unconfirmed = x.Unconfirmed && y.Unconfirmed // a push decided it
+		r.Auto = x.Auto || y.Auto
+		if y.Expires.After(x.Expires) || y.Expires.Equal(x.Expires) && y.Session > x.Session {
+			r.Session = y.Session // the session that renewed it last (either way round)
+		}
 		if releasedFirst(y, x) {
 			r.Released, r.ReleasedBy, r.ReleaseReason = y.Released, y.ReleasedBy, y.ReleaseReason
 		}

@@ -30,7 +30,8 @@ func variants(r *rand.Rand) map[string]func() File {
 				by = []string{"", "RedCat"}[r.Intn(2)]
 			}
 			return (&Reservation{Project: "p", ID: "01JD0000000000000000000001", Agent: "GreenCastle", Pattern: "src/**", Exclusive: true,
-				Created: mt0, Expires: mt0.Add(time.Duration(1+r.Intn(4)) * time.Hour), Released: rel, ReleasedBy: by, Unconfirmed: r.Intn(2) == 0}).Files()[0]
+				Created: mt0, Expires: mt0.Add(time.Duration(1+r.Intn(4)) * time.Hour), Released: rel, ReleasedBy: by, Unconfirmed: r.Intn(2) == 0,
+				Auto: true, Session: []string{"", "s1", "s2"}[r.Intn(3)]}).Files()[0]
 		},
 		"lock": func() File {
 			return (&Lock{Project: "p", Key: "deploy", Holder: []string{"A", "B"}[r.Intn(2)], Created: mt0.Add(time.Duration(r.Intn(2)) * time.Minute),
@@ -126,6 +127,11 @@ func TestMergeRules(t *testing.T) {
 	off.Unconfirmed = true
 	if rs := merged(off, res(60, 0, "")).(*Reservation); rs.Unconfirmed {
 		t.Errorf("reservation: still unconfirmed after merging a confirmed version")
+	}
+	s1, s2 := res(60, 0, ""), res(90, 0, "")
+	s1.Auto, s1.Session, s2.Auto, s2.Session = true, "first", true, "second"
+	if rs := merged(s1, s2).(*Reservation); !rs.Auto || rs.Session != "second" {
+		t.Errorf("auto reservation: auto %v session %q, want the session that renewed it last (second)", rs.Auto, rs.Session)
 	}
 	offLock := &Lock{Project: "p", Key: "k", Holder: "A", Created: at(0), Expires: at(10), Unconfirmed: true}
 	if lk := merged(offLock, &Lock{Project: "p", Key: "k", Holder: "A", Created: at(0), Expires: at(10)}).(*Lock); lk.Unconfirmed {

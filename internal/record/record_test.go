@@ -801,6 +801,8 @@ func TestReservationFileAsMarshalled(t *testing.T) {
 		func(r *Reservation) { r.ReleaseReason = "holder silent" },
 		func(r *Reservation) { r.Unconfirmed = true },
 		func(r *Reservation) { r.Released = at.Add(2 * time.Hour) },
+		func(r *Reservation) { r.Auto, r.Session = true, "00893aaf-19fa-41d2-8238-13269b9b3ca0" },
+		func(r *Reservation) { r.Auto, r.Session = true, "" },
 	} {
 		r := base
 		opt(&r)
@@ -808,7 +810,7 @@ func TestReservationFileAsMarshalled(t *testing.T) {
 	}
 	for _, r := range cases {
 		want := marshal(reservationJSON{r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, FormatTime(r.Created), FormatTime(r.Expires),
-			optTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed})
+			optTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed, r.Auto, r.Session})
 		if got := r.Files()[0].Data; !bytes.Equal(got, want) {
 			t.Errorf("file of %+v:\n%s\nwant (json.MarshalIndent):\n%s", r, got, want)
 		}

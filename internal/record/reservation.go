@@ -28,6 +28,12 @@ type Reservation struct {
 	// Unconfirmed marks a lease granted with --offline, which no push
 	// has decided: a sync ends it if it lost to one on the remote.
 	Unconfirmed bool
+	// Auto marks a lease the edit guard took when the agent edited a file
+	// nobody held (guard edit --auto-reserve): the agent's session end
+	// releases it. Session is the coding agent's session that took or
+	// last renewed it ("" when its hook did not say).
+	Auto    bool
+	Session string
 }
 
 // Active reports whether the reservation holds at now.
@@ -47,6 +53,8 @@ type reservationJSON struct {
 	ReleasedBy    string  `json:"released_by,omitempty"`
 	ReleaseReason string  `json:"release_reason,omitempty"`
 	Unconfirmed   bool    `json:"unconfirmed,omitempty"`
+	Auto          bool    `json:"auto,omitempty"`
+	Session       string  `json:"session,omitempty"`
 }
 
 // ReservationsDir is the directory of a project's reservations.
@@ -98,7 +106,7 @@ func (r *Reservation) Files() []File {
 // more than the rest of the write's encoding.
 func (r *Reservation) encode() []byte {
 	var o jsonObject
-	o.grow(384 + len(r.Agent) + len(r.Pattern) + len(r.Reason) + len(r.ReleasedBy) + len(r.ReleaseReason))
+	o.grow(384 + len(r.Session) + len(r.Agent) + len(r.Pattern) + len(r.Reason) + len(r.ReleasedBy) + len(r.ReleaseReason))
 	o.str("id", r.ID)
 	o.str("agent", r.Agent)
 	o.str("pattern", r.Pattern)
@@ -119,6 +127,12 @@ func (r *Reservation) encode() []byte {
 	}
 	if r.Unconfirmed {
 		o.boolean("unconfirmed", true)
+	}
+	if r.Auto {
+		o.boolean("auto", true)
+	}
+	if r.Session != "" {
+		o.str("session", r.Session)
 	}
 	return o.end()
 }
@@ -184,7 +198,8 @@ func decodeReservation(slug string, data []byte) (*Reservation, error) {
 		return nil, err
 	}
 	r := &Reservation{Project: slug, ID: v.ID, Agent: v.Agent, Pattern: v.Pattern, Exclusive: v.Exclusive,
-		Reason: v.Reason, ReleasedBy: v.ReleasedBy, ReleaseReason: v.ReleaseReason, Unconfirmed: v.Unconfirmed}
+		Reason: v.Reason, ReleasedBy: v.ReleasedBy, ReleaseReason: v.ReleaseReason, Unconfirmed: v.Unconfirmed,
+		Auto: v.Auto, Session: v.Session}
 	var err error
 	if r.Created, err = ParseTime(v.Created); err != nil {
 		return nil, err

@@ -164,10 +164,16 @@ type Reservation struct {
 	// Unconfirmed: granted with --offline, not yet decided by a push;
 	// present only when true, so documents of other leases are as before.
 	Unconfirmed bool `json:"unconfirmed,omitempty"`
+	// Auto: taken by the edit guard when the agent edited a path nobody
+	// held (guard edit --auto-reserve), released when its session ends;
+	// Session is that coding session. Present only when set.
+	Auto    bool   `json:"auto,omitempty"`
+	Session string `json:"session,omitempty"`
 }
 
 func reservationDoc(r reservations.Reservation) Reservation {
-	return Reservation{r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, Time{r.Created}, Time{r.Expires}, Time{r.Released}, r.Unconfirmed}
+	return Reservation{r.ID, r.Agent, r.Pattern, r.Exclusive, r.Reason, Time{r.Created}, Time{r.Expires}, Time{r.Released}, r.Unconfirmed,
+		r.Auto, r.Session}
 }
 
 func reservationDocs(rs []reservations.Reservation) []Reservation {

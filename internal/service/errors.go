@@ -155,6 +155,8 @@ var errorCodes = []struct {
 	{guard.ErrNoBinary, "NO_BINARY", ExitError, http.StatusInternalServerError, "put agentmail on $PATH, then install the hooks again"},
 	{guard.ErrNotRepository, "NO_PROJECT", ExitError, http.StatusBadRequest, "run it inside a git checkout, or pass --repo DIR"},
 	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail guard --help"},
+	{guard.ErrNoStore, "NO_PROJECT", ExitError, http.StatusBadRequest, "point AGENTMAIL_HOME at the store the agents use"},
+	{guard.ErrUnknownProject, "NO_PROJECT", ExitError, http.StatusBadRequest, "point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install"},
 	{ErrNoRemote, "NO_REMOTE", ExitError, http.StatusBadRequest, "pass the remote once: agentmail sync --remote URL"},
 	{archive.ErrUnreachable, "REMOTE_UNREACHABLE", ExitError, http.StatusBadGateway, "check the remote with git ls-remote URL"},
 	{ErrShuttingDown, "SHUTTING_DOWN", ExitError, http.StatusServiceUnavailable, "connect again once the server is back"},

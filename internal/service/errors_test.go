@@ -57,6 +57,8 @@ func TestDescribe(t *testing.T) {
 		{guard.ErrNoBinary, "NO_BINARY", 1, http.StatusInternalServerError},
 		{guard.ErrNotRepository, "NO_PROJECT", 1, http.StatusBadRequest},
 		{guard.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
+		{guard.ErrNoStore, "NO_PROJECT", 1, http.StatusBadRequest},
+		{guard.ErrUnknownProject, "NO_PROJECT", 1, http.StatusBadRequest},
 		{ErrNoRemote, "NO_REMOTE", 1, http.StatusBadRequest},
 		{archive.ErrUnreachable, "REMOTE_UNREACHABLE", 1, http.StatusBadGateway},
 		{ErrShuttingDown, "SHUTTING_DOWN", 1, http.StatusServiceUnavailable},

@@ -193,6 +193,10 @@ type GuardCheckRequest struct {
 	// AGENTMAIL_NOW): the check cannot be made, which fails the commit in
 	// block mode and is warned about in warn mode.
 	EnvErr error `json:"-"`
+	// Located is project.Project{}.In(the scope's directory), when the
+	// caller has it already (guard edit): the repository is not read
+	// again.
+	Located *project.Project `json:"-"`
 }
 
 // GuardConflict is a path the commit touches that another agent holds.
@@ -360,7 +364,7 @@ func guardTargets(sc Scope, req GuardCheckRequest, env func(string) string) ([]g
 		return nil, err
 	}
 	envT.abs = absIn(sc.Project.Dir, envT.dir)
-	envT.proj, envT.projErr = ResolveProject(sc.Project)
+	envT.proj, envT.projErr = resolveProjectAt(sc.Project, req.Located)
 	switch {
 	case sc.Project.Key != "" && sc.Project.KeySource == SourceEnv:
 		envT.projFrom = "AGENTMAIL_PROJECT"
@@ -378,7 +382,7 @@ func guardTargets(sc Scope, req GuardCheckRequest, env func(string) string) ([]g
 	rec.proj, rec.projErr = envT.proj, envT.projErr
 	if req.RecordedProject != "" {
 		rec.projRecorded = true
-		if rec.proj, rec.projErr = ProjectFromKeyIn(req.RecordedProject, sc.Project.Dir); rec.projErr == nil {
+		if rec.proj, rec.projErr = resolveProjectAt(ProjectRef{Key: req.RecordedProject, Dir: sc.Project.Dir}, req.Located); rec.projErr == nil {
 			rec.proj.Source = project.SourcePinned // recorded: never pinned again, never "unused"
 		}
 	}

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentmail/agentmail/hooks"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 // ToolCall is what a coding agent's pre-tool hook receives on standard
@@ -27,13 +29,24 @@ type ToolCall struct {
 
 // editTools maps the file-writing tools the edit guard knows to the
 // fields of their input that name the file written. Claude Code's Edit,
-// Write and MultiEdit take file_path, NotebookEdit notebook_path.
+// Write and MultiEdit take file_path, NotebookEdit notebook_path; Gemini
+// CLI's write_file and replace take file_path.
 var editTools = map[string][]string{
 	"Edit":         {"file_path"},
 	"Write":        {"file_path"},
 	"MultiEdit":    {"file_path"},
 	"NotebookEdit": {"notebook_path"},
+	"write_file":   {"file_path"},
+	"replace":      {"file_path"},
 }
+
+// The pre-tool hook events guard edit answers: Claude Code's and Gemini
+// CLI's (the payload's hook_event_name says which decision document the
+// client reads).
+const (
+	EventPreToolUse = "PreToolUse"
+	EventBeforeTool = "BeforeTool"
+)
 
 // ParseToolCall reads a pre-tool hook's payload.
 func ParseToolCall(data []byte) (ToolCall, error) {
@@ -80,17 +93,29 @@ type GuardEditRequest struct {
 	Env    func(string) string `json:"-"`
 	Now    func() time.Time    `json:"-"`
 	EnvErr error               `json:"-"` // a bad AGENTMAIL_NOW: the check cannot be made
+	// AutoReserve: an allowed edit makes the agent the holder of the
+	// files (reservations.AutoReserve): a path nobody holds gets an
+	// exclusive lease of reservations.AutoTTL, marked auto and tagged
+	// with the call's session; the agent's automatic lease of a path
+	// edited again is renewed. A lease that cannot be taken is a check
+	// that cannot be made.
+	AutoReserve bool
 }
 
 // GuardEditResponse is the document of guard edit.
 type GuardEditResponse struct {
 	Decision  string          `json:"decision"` // allow or deny
+	Event     string          `json:"event"`    // the payload's hook_event_name: PreToolUse (Claude Code), BeforeTool (Gemini CLI)
 	Tool      string          `json:"tool"`
 	Paths     []string        `json:"paths"` // the repository paths checked
 	Mode      string          `json:"mode"`
 	Bypassed  bool            `json:"bypassed"`
 	Conflicts []GuardConflict `json:"conflicts"`
 	Unchecked *string         `json:"unchecked"` // why the check could not be made
+	// Reserved and Renewed are the leases an allowed edit took and
+	// renewed with AutoReserve (empty without).
+	Reserved []Reservation `json:"reserved"`
+	Renewed  []Reservation `json:"renewed"`
 
 	UncheckedHint string    `json:"-"`
 	Now           time.Time `json:"-"`
@@ -114,7 +139,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	if env == nil {
 		env = func(string) string { return "" }
 	}
-	resp := GuardEditResponse{Decision: "allow", Paths: []string{}, Conflicts: []GuardConflict{}}
+	resp := GuardEditResponse{Decision: "allow", Paths: []string{}, Conflicts: []GuardConflict{}, Reserved: []Reservation{}, Renewed: []Reservation{}}
 	call, perr := ParseToolCall(req.Payload)
 	var paths []string
 	if perr == nil {
@@ -123,7 +148,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 			return resp, nil // not a tool that writes files
 		}
 	}
-	resp.Tool = call.ToolName
+	resp.Tool, resp.Event = call.ToolName, call.HookEventName
 	cwd := call.Cwd
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = sc.Project.Dir
@@ -134,12 +159,14 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 		}
 	}
 	// The repository is the file's (the agent may work in a directory
-	// above it); cwd's when the file's is unknown.
-	p := project.Project{}.In(cwd)
+	// above it); cwd's when the file's is unknown. Found once: the check
+	// is given it (Located).
+	var p project.Project
 	if len(paths) > 0 {
-		if q := (project.Project{}).In(existingDir(filepath.Dir(paths[0]))); q.Root != "" {
-			p = q
-		}
+		p = project.Project{}.In(existingDir(filepath.Dir(paths[0])))
+	}
+	if p.Root == "" {
+		p = project.Project{}.In(cwd)
 	}
 	rec := recordedGuard(p, env)
 	mode, merr := guard.ModeIn(env, "")
@@ -184,7 +211,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	sc.Project.Dir = p.Dir
 	rep, err := GuardCheck(ctx, sc, GuardCheckRequest{
 		Hook: PreCommit, Paths: inside, Mode: string(mode), Store: req.Store, Recorded: rec.Store, RecordedProject: rec.Project,
-		Env: env, Now: req.Now, EnvErr: req.EnvErr,
+		Env: env, Now: req.Now, EnvErr: req.EnvErr, Located: &p,
 	}, open)
 	resp.Now, resp.Conflicts = rep.Now, rep.Conflicts
 	if resp.Conflicts == nil {
@@ -200,8 +227,132 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 		}
 	case rep.Blocked:
 		resp.Decision = "deny"
+	case req.AutoReserve && len(resp.Conflicts) == 0 && rep.Note == nil:
+		return autoReserveEdit(ctx, sc, req, call.SessionID, p, rec, env, open, resp, unchecked)
 	}
 	return resp, nil
+}
+
+// autoReserveEdit takes or renews the agent's leases of the paths of an
+// edit the check allowed (GuardEditRequest.AutoReserve), in the project
+// and store the check consulted first (those guard install recorded). A
+// holder that came between the check and the lease denies the edit; a
+// lease that cannot be taken (no agent, an unregistered one, a store that
+// cannot be written) is a check that cannot be made.
+func autoReserveEdit(ctx context.Context, sc Scope, req GuardEditRequest, session string, p project.Project, rec hooks.Settings, env func(string) string,
+	open Opener, resp GuardEditResponse, unchecked func(error) (GuardEditResponse, error)) (GuardEditResponse, error) {
+	rs, err := guardLeases(ctx, sc, req.Store, p, rec, env, open)
+	if err != nil {
+		return unchecked(fmt.Errorf("cannot reserve the file on edit (--auto-reserve): %w", err))
+	}
+	res, err := rs.AutoReserve(ctx, resp.Paths, reservations.AutoTTL, session)
+	var held *reservations.ConflictError
+	switch {
+	case errors.As(err, &held):
+		resp.Decision = "deny"
+		resp.Conflicts = mapSlice(held.Conflicts, func(c reservations.Conflict) GuardConflict {
+			return GuardConflict{c.Pattern, c.Holder, c.HolderPattern, Time{c.Expires}}
+		})
+		return resp, nil
+	case err != nil:
+		return unchecked(fmt.Errorf("cannot reserve the file on edit (--auto-reserve): %w", err))
+	}
+	resp.Reserved, resp.Renewed = reservationDocs(res.Taken), reservationDocs(res.Renewed)
+	return resp, nil
+}
+
+// guardLeases returns the reservations of the project a guard hook
+// consults first (the one guard install recorded in rec, else the scope's)
+// in its store, as the scope's agent sees them, for a hook that writes
+// leases: the store is never created, and must know the project. p is
+// project.Project{}.In(the scope's directory). A synced project's leases
+// are granted here, unconfirmed until its next sync decides them: a hook
+// does not wait for a remote.
+func guardLeases(ctx context.Context, sc Scope, store string, p project.Project, rec hooks.Settings, env func(string) string, open Opener) (*reservations.Service, error) {
+	targets, err := guardTargets(sc, GuardCheckRequest{Store: store, Recorded: rec.Store, RecordedProject: rec.Project, Located: &p}, env)
+	if err != nil {
+		return nil, err
+	}
+	t := targets[0]
+	if guard.StoreAbsent(t.abs) {
+		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
+			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+	}
+	if t.projErr != nil {
+		return nil, t.projErr
+	}
+	svc, err := open(t.abs)
+	if err != nil {
+		return nil, err
+	}
+	x, err := svc.unpinnedSession(ctx, t.proj, sc.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if !x.mb.Known() {
+		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
+			"run agentmail guard install in the repository, from an environment that names the agents' store")
+	}
+	rs, err := x.leases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, synced, _ := x.synced(); synced {
+		rs.Offline()
+	}
+	return rs, nil
+}
+
+// GuardSessionEndRequest is a coding agent's session-end hook (Claude
+// Code's SessionEnd): the agent's automatic leases of that session are
+// released.
+type GuardSessionEndRequest struct {
+	Payload []byte // the hook's standard input: session_id, cwd
+	Store   string // --store, when given
+	// Env is the agent's environment: the store's location is read from
+	// it.
+	Env func(string) string `json:"-"`
+}
+
+// GuardSessionEndResponse is the document of guard session-end.
+type GuardSessionEndResponse struct {
+	Session  string        `json:"session"` // "" when the hook did not say: every session's
+	Released []Reservation `json:"released"`
+}
+
+// GuardSessionEnd releases the automatic leases (those guard edit
+// --auto-reserve took) of the scope's agent and of the payload's session,
+// in the project of the repository around the payload's cwd, in the store
+// and project guard install recorded there (as guard edit finds them).
+// Its other leases stay. Outside a repository there is nothing to release.
+func GuardSessionEnd(ctx context.Context, sc Scope, req GuardSessionEndRequest, open Opener) (GuardSessionEndResponse, error) {
+	env := req.Env
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	resp := GuardSessionEndResponse{Released: []Reservation{}}
+	var call ToolCall
+	if err := json.Unmarshal(req.Payload, &call); err != nil {
+		return resp, fault.WithHint(fmt.Errorf("%w: the hook's input is not a session's: %v", ErrInvalidArgument, err),
+			"guard session-end reads the JSON a SessionEnd hook receives on standard input")
+	}
+	resp.Session = call.SessionID
+	cwd := call.Cwd
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		cwd = sc.Project.Dir
+	}
+	p := project.Project{}.In(cwd)
+	if p.Root == "" {
+		return resp, nil // no repository: nothing there was reserved
+	}
+	sc.Project.Dir = p.Dir
+	rs, err := guardLeases(ctx, sc, req.Store, p, recordedGuard(p, env), env, open)
+	if err != nil {
+		return resp, err
+	}
+	released, err := rs.ReleaseAuto(ctx, call.SessionID)
+	resp.Released = reservationDocs(released)
+	return resp, err
 }
 
 // existingDir returns dir, or its nearest ancestor that exists: a file a

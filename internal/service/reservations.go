@@ -22,9 +22,17 @@ func (s *Service) leases(ctx context.Context, sc Scope) (*session, *reservations
 	if err != nil {
 		return nil, nil, err
 	}
+	rs, err := x.leases(ctx)
+	return x, rs, err
+}
+
+// leases checks that x's agent is registered (refreshing its last-seen
+// time) and returns the reservations and locks of x's project as that agent
+// sees them.
+func (x *session) leases(ctx context.Context) (*reservations.Service, error) {
 	me, err := x.mb.Whoami(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var isDir func(string) bool
 	if root := x.project().Root; root != "" {
@@ -33,7 +41,7 @@ func (s *Service) leases(ctx context.Context, sc Scope) (*session, *reservations
 			return err == nil && fi.IsDir()
 		}
 	}
-	return x, reservations.New(x.st, x.project().Slug, me.Name, isDir), nil
+	return reservations.New(x.st, x.project().Slug, me.Name, isDir), nil
 }
 
 // overview returns the reservations and locks of x's project as nobody in

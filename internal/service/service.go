@@ -120,11 +120,18 @@ const ActiveWindow = mailbox.ActiveWindow
 // ResolveProject returns the project ref names: the key's when it has
 // one (with the working tree around Dir, if any), else the project of the
 // repository around Dir.
-func ResolveProject(ref ProjectRef) (project.Project, error) {
+func ResolveProject(ref ProjectRef) (project.Project, error) { return resolveProjectAt(ref, nil) }
+
+// resolveProjectAt is ResolveProject, given at, the result of
+// project.Project{}.In(ref.Dir) when known already (nil when not): the
+// repository is then not found and read again.
+func resolveProjectAt(ref ProjectRef, at *project.Project) (project.Project, error) {
 	switch {
 	case ref.Key == "" && ref.Dir == "":
 		return project.Project{}, fault.WithHint(fmt.Errorf("%w: neither a project key nor a directory given", project.ErrNoProject),
 			"name the project by its key, or by a directory in its git repository")
+	case ref.Key == "" && at != nil:
+		return project.ResolveIn(ref.Dir, *at)
 	case ref.Key == "":
 		return project.ResolveProject(ref.Dir)
 	}
@@ -139,8 +146,11 @@ func ResolveProject(ref ProjectRef) (project.Project, error) {
 	if ref.KeySource != "" {
 		p.Source = ref.KeySource
 	}
-	if ref.Dir == "" {
+	switch {
+	case ref.Dir == "":
 		return p, nil // no working tree: paths are relative to the repository root
+	case at != nil:
+		return p.Placed(*at), nil
 	}
 	return p.In(ref.Dir), nil
 }

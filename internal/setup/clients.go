@@ -22,6 +22,8 @@ type client struct {
 	// hooksFile returns the settings file that holds hooks; nil when the
 	// client has no hook that setup adds.
 	hooksFile func(o Options) string
+	// hooks are the hooks setup adds there (and takes out).
+	hooks func(o Options) claudeHooks
 	// notes are said after a change of the scope's file.
 	notes func(o Options) []string
 }
@@ -79,6 +81,7 @@ var clients = map[string]client{
 		},
 		server:    stdio(plainJSON, "stdio"),
 		hooksFile: inDotDir(".claude", "settings.json"),
+		hooks:     claudeHooksFor,
 		notes: func(o Options) []string {
 			if o.User {
 				return []string{"Claude Code rewrites ~/.claude.json while it runs: quit it before setup, or run setup again if the entry is gone"}
@@ -110,9 +113,11 @@ var clients = map[string]client{
 		server: stdio(plainJSON, ""),
 	},
 	"gemini": {
-		title:  "Gemini CLI",
-		file:   inDotDir(".gemini", "settings.json"),
-		server: stdio(jsonComment, ""),
+		title:     "Gemini CLI",
+		file:      inDotDir(".gemini", "settings.json"),
+		server:    stdio(jsonComment, ""),
+		hooksFile: inDotDir(".gemini", "settings.json"),
+		hooks:     geminiHooksFor,
 	},
 	"opencode": {
 		title: "opencode",
@@ -156,8 +161,18 @@ func HasHooks(name string) bool {
 func checkCommand(o Options) string { return hookCommandLine(o, "check", "--hook") }
 
 // editCommand is the shell command of the pre-tool hook: agentmail guard
-// edit, with the same environment.
-func editCommand(o Options) string { return hookCommandLine(o, "guard", "edit") }
+// edit (--auto-reserve with AutoReserve), with the same environment.
+func editCommand(o Options) string {
+	if o.AutoReserve {
+		return hookCommandLine(o, "guard", "edit", "--auto-reserve")
+	}
+	return hookCommandLine(o, "guard", "edit")
+}
+
+// sessionEndCommand is the shell command of the session-end hook:
+// agentmail guard session-end, with the same environment (the agent whose
+// leases taken on edit it releases).
+func sessionEndCommand(o Options) string { return hookCommandLine(o, "guard", "session-end") }
 
 func hookCommandLine(o Options, args ...string) string {
 	var words []string
@@ -171,11 +186,32 @@ func hookCommandLine(o Options, args ...string) string {
 // tools that write files.
 const EditToolsMatcher = "Edit|Write|MultiEdit|NotebookEdit"
 
-// claudeHooksFor returns the hooks setup adds to Claude Code's settings.
+// claudeHooksFor returns the hooks setup adds to Claude Code's settings
+// (and, absent, those it takes out of them): with AutoReserve, a
+// SessionEnd hook releasing the leases the PreToolUse hook takes; without,
+// none (one an earlier setup added goes).
 func claudeHooksFor(o Options) claudeHooks {
 	return claudeHooks{
-		{event: "UserPromptSubmit", sub: []string{"check"}, command: checkCommand(o), bin: o.Command},
-		{event: "PreToolUse", matcher: EditToolsMatcher, sub: []string{"guard", "edit"}, command: editCommand(o), bin: o.Command},
+		{dialect: plainJSON, event: "UserPromptSubmit", sub: []string{"check"}, command: checkCommand(o), bin: o.Command},
+		{dialect: plainJSON, event: "PreToolUse", matcher: EditToolsMatcher, sub: []string{"guard", "edit"}, command: editCommand(o), bin: o.Command},
+		{dialect: plainJSON, event: "SessionEnd", sub: []string{"guard", "session-end"}, command: sessionEndCommand(o), bin: o.Command, absent: !o.AutoReserve},
+	}
+}
+
+// GeminiEditToolsMatcher is the matcher of Gemini CLI's pre-tool hook: its
+// tools that write files.
+const GeminiEditToolsMatcher = "write_file|replace"
+
+// geminiHooksFor returns the hooks setup adds to Gemini CLI's settings
+// (the file of its MCP servers too): a BeforeTool hook running guard edit
+// (its documented decision output is what guard edit answers a BeforeTool
+// payload with), and with AutoReserve a SessionEnd hook. No prompt hook:
+// Gemini CLI reads a hook's standard output as JSON, and check prints
+// text.
+func geminiHooksFor(o Options) claudeHooks {
+	return claudeHooks{
+		{dialect: jsonComment, event: "BeforeTool", matcher: GeminiEditToolsMatcher, sub: []string{"guard", "edit"}, command: editCommand(o), bin: o.Command},
+		{dialect: jsonComment, event: "SessionEnd", sub: []string{"guard", "session-end"}, command: sessionEndCommand(o), bin: o.Command, absent: !o.AutoReserve},
 	}
 }
 

@@ -39,6 +39,13 @@
 //     ~/.gemini/settings.json for the user; "mcpServers" entries with
 //     command, args, env. The loader strips comments (strip-json-comments)
 //     before JSON.parse, so comments are allowed, trailing commas are not.
+//     Hooks (geminicli.com/docs/hooks/reference) live in the same file under
+//     "hooks": {"BeforeTool": [{"matcher": "write_file|replace", "hooks":
+//     [{"type": "command", "command"}]}]}; a BeforeTool hook denies the call
+//     with {"decision": "deny", "reason"} on stdout, exit 0 (the reason
+//     goes to the model as the tool's error). Gemini CLI parses a hook's
+//     stdout as JSON, so no prompt hook printing text is added. Hooks run
+//     once the hooks system is enabled (tools.enableHooks, /settings).
 //   - opencode (opencode.ai/docs/config, opencode.ai/docs/mcp-servers):
 //     opencode.json or opencode.jsonc at the project root,
 //     ~/.config/opencode/opencode.json for the user; JSONC (comments and

@@ -190,13 +190,16 @@ func (s tomlServer) verify(out []byte, present bool) error {
 // added to the agent's context, so new mail reaches the agent at its next
 // prompt); the PreToolUse hook, matched to the file-writing tools, runs
 // agentmail guard edit, which denies an edit of a path another agent
-// holds.
+// holds; with --auto-reserve, the SessionEnd hook runs agentmail guard
+// session-end, which releases the leases guard edit took on edit.
 type claudeHook struct {
-	event   string   // UserPromptSubmit or PreToolUse
+	dialect dialect  // the settings file's
+	event   string   // UserPromptSubmit, PreToolUse or SessionEnd (Gemini CLI: BeforeTool, SessionEnd)
 	matcher string   // the tools it runs for ("" for every prompt)
 	sub     []string // the agentmail subcommand it runs: check, or guard edit
 	command string   // the hook's command line
 	bin     string   // the agentmail in it
+	absent  bool     // not wanted: adding it takes out one that is there
 }
 
 type hookCommand struct {
@@ -273,7 +276,7 @@ func mustJSON(v any) []byte {
 
 // parse parses a settings file and finds our hooks in it.
 func (h claudeHook) parse(src []byte) (*jsonFile, *container, []hookRef, error) {
-	f, err := parseJSON(src, plainJSON)
+	f, err := parseJSON(src, h.dialect)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -325,7 +328,7 @@ func (h claudeHook) remove(src []byte) ([]byte, error) {
 		case len(refs) == 0 && before < 0:
 			return src, nil
 		case len(refs) == 0:
-			return pruneEmpty(src, plainJSON, h.path())
+			return pruneEmpty(src, h.dialect, h.path())
 		case before >= 0 && len(refs) >= before:
 			return nil, fmt.Errorf("%w: %s could not be taken out", ErrCannotEdit, h.what())
 		}
@@ -359,7 +362,12 @@ type claudeHooks []claudeHook
 func (hs claudeHooks) add(src []byte, force bool) ([]byte, error) {
 	for _, h := range hs {
 		var err error
-		if src, err = h.add(src, force); err != nil {
+		if h.absent {
+			src, err = h.remove(src)
+		} else {
+			src, err = h.add(src, force)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -377,3 +385,36 @@ func (hs claudeHooks) remove(src []byte) ([]byte, error) {
 }
 
 func (hs claudeHooks) what() string { return "agentmail hooks" }
+
+// chained edits one file with several editors in turn (Gemini CLI's
+// settings.json holds both its MCP servers and its hooks): what one adds,
+// the next finds there; they take out in the reverse order.
+type chained []editor
+
+func (es chained) add(src []byte, force bool) ([]byte, error) {
+	for _, e := range es {
+		var err error
+		if src, err = e.add(src, force); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
+
+func (es chained) remove(src []byte) ([]byte, error) {
+	for i := len(es) - 1; i >= 0; i-- {
+		var err error
+		if src, err = es[i].remove(src); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
+
+func (es chained) what() string {
+	whats := make([]string, len(es))
+	for i, e := range es {
+		whats[i] = e.what()
+	}
+	return strings.Join(whats, " and ")
+}

@@ -40,6 +40,10 @@ type Options struct {
 	ConfigHome string // $XDG_CONFIG_HOME, else ~/.config (opencode)
 	CodexHome  string // $CODEX_HOME, else ~/.codex
 	StateDir   string // where setup keeps what it needs to undo its changes exactly
+
+	// AutoReserve (with Hooks): the pre-tool hook runs guard edit
+	// --auto-reserve, and a SessionEnd hook guard session-end.
+	AutoReserve bool
 }
 
 // args are the arguments of the server's command: mcp, and --tools
@@ -62,7 +66,7 @@ func (o Options) Scope() string {
 // Change is what setup does, or would do, to one file.
 type Change struct {
 	Path   string
-	What   string // "server" or "hook"
+	What   string // "server", "hook", or "server and hook" (one file holds both)
 	Action string // created, updated, unchanged, removed
 	Before []byte // nil when the file did not exist
 	After  []byte // nil when the file is removed
@@ -107,14 +111,25 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 	if o.Hooks && c.hooksFile == nil {
 		return nil, fault.WithHint(fmt.Errorf("%s has no hook that setup adds", c.title), "leave out --hooks")
 	}
+	if o.AutoReserve && !o.Hooks && !uninstall {
+		return nil, fault.WithHint(errors.New("reserving on edit is done by the hooks, which are not asked for"), "add --hooks")
+	}
 	p := &Plan{Client: o.Client, Title: c.title, Scope: o.Scope(), stateDir: o.StateDir}
 	type target struct {
 		path, what string
 		ed         editor
 	}
 	targets := []target{{c.file(o), "server", c.server(o)}}
-	if c.hooksFile != nil && (o.Hooks || uninstall) {
-		targets = append(targets, target{c.hooksFile(o), "hook", claudeHooksFor(o)})
+	switch {
+	case c.hooksFile == nil || !o.Hooks && !uninstall:
+	case c.hooksFile(o) == targets[0].path: // one file holds both (Gemini CLI)
+		what := "server"
+		if o.Hooks {
+			what = "server and hook"
+		}
+		targets[0] = target{targets[0].path, what, chained{targets[0].ed, c.hooks(o)}}
+	default:
+		targets = append(targets, target{c.hooksFile(o), "hook", c.hooks(o)})
 	}
 	for _, t := range targets {
 		ch, err := planFile(t.path, t.what, t.ed, o, uninstall)
@@ -128,6 +143,10 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 	}
 	if !uninstall {
 		p.Notes = append(p.Notes, oldServers(p.Changes[0].Path, p.Changes[0].Before)...)
+	}
+	if o.AutoReserve && !uninstall && o.Env["AGENTMAIL_AGENT"] == "" {
+		p.Notes = append(p.Notes, "the hooks take leases for the agent AGENTMAIL_AGENT names in "+c.title+"'s environment (none was given with --agent): "+
+			"without one, every edit of a file in the project is denied in block mode")
 	}
 	return p, nil
 }
