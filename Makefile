@@ -17,7 +17,7 @@ STATIC_LDFLAGS := -linkmode external -extldflags -static
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
-.PHONY: build build-static install test bench bench-cli bench-mcp bench-serve bench-sync pgo lint demo clean
+.PHONY: build build-static install test bench bench-cli bench-import bench-mcp bench-serve bench-sync pgo lint demo clean
 
 build:
 	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
@@ -48,6 +48,7 @@ BENCH_FLAGS = -bin $(BIN) -messages $(BENCH_MESSAGES) $(if $(BENCH_DIR),-dir $(B
 bench: build
 	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/... ./mailbox/... ./reservations/... ./guard/... ./fts/...
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS)
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only import
 
 # Whole command line processes (--version, check, inbox, show, search,
 # guard check, guard edit, send) in turns with a cgo program that does nothing, the
@@ -56,6 +57,13 @@ bench: build
 BENCH_BASE ?=
 bench-cli: build
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only cli-turns $(if $(BENCH_BASE),-base $(BENCH_BASE))
+
+# import agent-mail of a 100,000-message archive in mcp_agent_mail's layout
+# (written deterministically into BENCH_DIR, or a temporary directory, and
+# kept there for the next run) into a fresh store: msg/s, with BENCH_BASE
+# in turns when set.
+bench-import: build
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only import $(if $(BENCH_BASE),-base $(BENCH_BASE))
 
 bench-mcp: build
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only mcp

@@ -19,7 +19,7 @@ import (
 var markdown = sync.OnceValue(newMarkdownParser)
 
 // htmlTag matches an HTML comment or tag.
-var htmlTag = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
+var htmlTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`) })
 
 // PlainText reduces markdown to the text a reader sees, for indexing and
 // snippets. Emphasis, heading and list markers go; every block, list item
@@ -129,7 +129,7 @@ func (w *plainWriter) block(n ast.Node) {
 		if n.HasClosure() {
 			v = append(v, n.ClosureLine.Value(w.src)...)
 		}
-		w.b.Write(bytes.TrimSpace(resolve(htmlTag.ReplaceAll(v, nil))))
+		w.b.Write(bytes.TrimSpace(resolve(htmlTag().ReplaceAll(v, nil))))
 	case *east.TableHeader, *east.TableRow:
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			if c != n.FirstChild() {

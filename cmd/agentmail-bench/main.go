@@ -32,14 +32,22 @@ func main() {
 	messages := flag.Int("messages", 100000, "messages to seed the project with")
 	runs := flag.Int("runs", 40, "runs per whole-process measurement")
 	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards); a directory seeded\nby an earlier run with the same -messages is used again as it is, with what that run added")
-	only := flag.String("only", "", "measure only the command line (cli), the command line in turns with the floor and -base (cli-turns), the MCP server (mcp), agentmail serve (serve) or sync (sync)")
+	only := flag.String("only", "", "measure only the command line (cli), the command line in turns with the floor and -base (cli-turns), the MCP server (mcp), agentmail serve (serve),\nsync (sync) or import agent-mail of an mcp_agent_mail archive of -messages messages (import)")
 	syncSizes := flag.String("sync-messages", "10000,100000", "archive sizes to measure sync at (-only sync)")
-	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync, -only cli-turns)")
+	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync, cli-turns, import)")
+	importRuns := flag.Int("import-runs", 3, "imports of the corpus per binary (-only import)")
 	cpuProfile := flag.String("cpuprofile", "", "have the agentmail mcp measured write a CPU profile of its run to this file (make pgo)")
 	flag.Parse()
 	if *only == "sync" {
 		err := measureSync(context.Background(), *bin, *base, sizes(*syncSizes), *runs)
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *only == "import" {
+		if err := measureImport(*bin, *base, *dir, *messages, *importRuns); err != nil {
 			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
 			os.Exit(1)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/urfave/cli/v2"
@@ -182,9 +183,11 @@ func joinWords(words []string, conj string) string {
 
 // The errors of the flag package, which urfave/cli passes on.
 var (
-	undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -(.+)$`)
-	badFlagValue  = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (.*)$`)
-	flagNeedsArg  = regexp.MustCompile(`^flag needs an argument: -(.+)$`)
+	undefinedFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^flag provided but not defined: -(.+)$`) })
+	badFlagValue  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (.*)$`)
+	})
+	flagNeedsArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^flag needs an argument: -(.+)$`) })
 )
 
 // usageError turns a flag parsing error into one line that names the flag
@@ -192,14 +195,14 @@ var (
 func (e *env) usageError(c *cli.Context, err error, _ bool) error {
 	help := "see: " + c.Command.HelpName + " --help"
 	msg := err.Error()
-	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
+	if m := undefinedFlag().FindStringSubmatch(msg); m != nil {
 		text := "unknown flag " + e.typedFlag(m[1])
 		if close := closeFlags(c.Command.Flags, m[1]); len(close) > 0 {
 			text += " (did you mean " + orList(close) + "?)"
 		}
 		return usagef(help, "%s", text)
 	}
-	if m := badFlagValue.FindStringSubmatch(msg); m != nil {
+	if m := badFlagValue().FindStringSubmatch(msg); m != nil {
 		value, _ := strconv.Unquote(m[1])
 		what, try := expected(findFlag(c.Command.Flags, m[2]), help)
 		if strings.Contains(m[3], "out of range") {
@@ -207,7 +210,7 @@ func (e *env) usageError(c *cli.Context, err error, _ bool) error {
 		}
 		return usagef(try, "%s: %q is not %s", e.typedFlag(m[2]), value, what)
 	}
-	if m := flagNeedsArg.FindStringSubmatch(msg); m != nil {
+	if m := flagNeedsArg().FindStringSubmatch(msg); m != nil {
 		what, try := expected(findFlag(c.Command.Flags, m[1]), help)
 		return usagef(try, "%s needs a value: %s", e.typedFlag(m[1]), what)
 	}

@@ -36,7 +36,11 @@ func (c *Counts) add(o Counts) {
 }
 
 // DefaultBatch is how many records AgentMail writes per archive commit.
-const DefaultBatch = 500
+// Each commit also costs the index a transaction (FTS5 writes and merges
+// a segment at each) and the archive the day directories' trees again:
+// importing 100,000 messages took 29-30 s of cpu in batches of 500, 20-24
+// in batches of 2,000 and 21 in batches of 5,000.
+const DefaultBatch = 5000
 
 // Options tune AgentMail.
 type Options struct {

@@ -3,7 +3,9 @@ package importer
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
@@ -512,5 +514,73 @@ func TestParsePyTime(t *testing.T) {
 	}
 	if got := record.FormatTime(want); got != "2025-10-21T09:14:03Z" {
 		t.Errorf("stored as %s", got)
+	}
+}
+
+// TestImportWarningsInFileOrder: the files are read at once, but their
+// warnings come in the order of the files, and of a file's own, and the
+// first of two copies of a message is the one kept.
+func TestImportWarningsInFileOrder(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "projects", "demo")
+	writeFile(t, filepath.Join(proj, "agents", "GreenCastle", "profile.json"),
+		`{"name": "GreenCastle", "program": "p", "inception_ts": "2025-10-20T08:00:00"}`)
+	writeFile(t, filepath.Join(proj, "agents", "BlueLake", "profile.json"),
+		`{"name": "BlueLake", "program": "p", "inception_ts": "2025-10-20T08:00:00"}`)
+	var want []string
+	for i := 0; i < 300; i++ {
+		name := fmt.Sprintf("messages/2025/10/m%03d.md", i)
+		switch i % 3 {
+		case 0: // two warnings of its own, in this order
+			writeFile(t, filepath.Join(proj, name), pyMessageFile(fmt.Sprintf(`"id": %d`, i), `"from": "GreenCastle"`,
+				`"to": ["BlueLake", "SilverLake"]`, `"subject": "s"`, `"importance": "critical"`, `"created": "2025-10-21T09:00:00Z"`))
+			want = append(want, "projects/demo/"+name+": recipient dropped (to): SilverLake has no profile and is not registered here",
+				"projects/demo/"+name+`: unknown importance "critical" imported as normal`)
+		case 1: // malformed
+			writeFile(t, filepath.Join(proj, name), "not a message\n")
+			want = append(want, "projects/demo/"+name+`: skipped: no front matter (the file does not start with a "---json" line)`)
+		case 2: // the same message as the one before it but one
+			writeFile(t, filepath.Join(proj, name), pyMessageFile(fmt.Sprintf(`"id": %d`, i-2), `"from": "GreenCastle"`,
+				`"to": ["BlueLake"]`, `"subject": "s"`, `"created": "2025-10-21T09:00:00Z"`))
+			want = append(want, fmt.Sprintf("projects/demo/%s: skipped: the same message as projects/demo/messages/2025/10/m%03d.md", name, i-2))
+		}
+	}
+	f := newFixture(t)
+	rep := f.importPy(root, Options{})
+	checkCounts(t, rep, Counts{2, 100, 0}, Counts{0, 100, 0})
+	if rep.Skipped.Messages != 100 {
+		t.Errorf("skipped %d messages, want 100", rep.Skipped.Messages)
+	}
+	if !slices.Equal(rep.Warnings, want) {
+		for i := range min(len(want), len(rep.Warnings)) {
+			if rep.Warnings[i] != want[i] {
+				t.Fatalf("warning %d:\n got %s\nwant %s", i, rep.Warnings[i], want[i])
+			}
+		}
+		t.Fatalf("%d warnings, want %d", len(rep.Warnings), len(want))
+	}
+}
+
+// TestPyString: ids and thread ids are strings, numbers or null, escapes
+// and all.
+func TestPyString(t *testing.T) {
+	for in, want := range map[string]string{
+		`"abc"`: "abc", `""`: "", `"a\"b"`: `a"b`, `"caf\u00e9"`: "café", `"x\/y"`: "x/y",
+		`12`: "12", `-1.5e3`: "-1.5e3", `0`: "0", `null`: "",
+	} {
+		var v struct {
+			P pyString `json:"p"`
+		}
+		if err := json.Unmarshal([]byte(`{"p": `+in+`}`), &v); err != nil || string(v.P) != want {
+			t.Errorf("%s: got %q, %v; want %q", in, v.P, err, want)
+		}
+	}
+	for _, in := range []string{`true`, `{}`, `[1]`} {
+		var v struct {
+			P pyString `json:"p"`
+		}
+		if err := json.Unmarshal([]byte(`{"p": `+in+`}`), &v); err == nil {
+			t.Errorf("%s: got %q, want an error", in, v.P)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -8,8 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -44,6 +48,19 @@ func (s *agentMailSource) warn(path, format string, args ...any) {
 type pyString string
 
 func (p *pyString) UnmarshalJSON(b []byte) error {
+	// encoding/json has checked that b is one JSON value: a string
+	// without escapes, a number and null need no decoder.
+	switch {
+	case len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0:
+		*p = pyString(b[1 : len(b)-1])
+		return nil
+	case len(b) > 0 && (b[0] == '-' || '0' <= b[0] && b[0] <= '9'):
+		*p = pyString(b)
+		return nil
+	case string(b) == "null":
+		*p = ""
+		return nil
+	}
 	var v any
 	d := json.NewDecoder(strings.NewReader(string(b)))
 	d.UseNumber()
@@ -242,15 +259,28 @@ type pyMessage struct {
 }
 
 // readMessages reads every .md file under messages/ except the thread
-// digests in messages/threads/, oldest first.
+// digests in messages/threads/, oldest first. The files are listed first,
+// then read and parsed on every processor at once; what each gave is then
+// taken in the order of the listing, so that the warnings and the choice
+// among duplicates are those of reading them one by one.
 func (s *agentMailSource) readMessages() []record.Message {
 	dir := filepath.Join(s.dir, "messages")
-	var out []record.Message
-	seen := map[string]string{} // derived id -> file
+	type entry struct {
+		path    string
+		listErr error // the directory could not be listed
+		notMD   bool  // not a message file
+		// What reading and parsing the file gave.
+		msg   record.Message
+		drop  bool
+		err   error
+		warns []string
+	}
+	var list []*entry
+	var paths []*entry // the .md files, to read
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) || path != dir {
-				s.warn(path, "skipped: %v", err)
+				list = append(list, &entry{path: path, listErr: err})
 			}
 			return nil
 		}
@@ -260,36 +290,74 @@ func (s *agentMailSource) readMessages() []record.Message {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(d.Name(), ".md") {
-			s.warn(path, "skipped: not a message file (.md)")
-			s.rep.Malformed.Messages++
-			return nil
+		e := &entry{path: path, notMD: !strings.HasSuffix(d.Name(), ".md")}
+		list = append(list, e)
+		if !e.notMD {
+			paths = append(paths, e)
 		}
-		msg, drop, err := s.readMessage(path)
-		switch {
-		case err != nil:
-			s.warn(path, "skipped: %v", err)
-			s.rep.Malformed.Messages++
-			return nil
-		case drop:
-			s.rep.Malformed.Messages++
-			return nil
-		}
-		if first, dup := seen[msg.ID]; dup {
-			s.warn(path, "skipped: the same message as %s", first)
-			s.rep.Skipped.Messages++
-			return nil
-		}
-		rel, _ := filepath.Rel(s.root, path)
-		seen[msg.ID] = filepath.ToSlash(rel)
-		out = append(out, msg)
 		return nil
 	})
 	if err != nil {
 		s.warn(dir, "could not read every message: %v", err)
 	}
+	parallel(len(paths), func(i int) {
+		e := paths[i]
+		e.msg, e.drop, e.err = s.readMessage(e.path, func(format string, args ...any) {
+			e.warns = append(e.warns, fmt.Sprintf(format, args...))
+		})
+	})
+
+	var out []record.Message
+	seen := map[string]string{} // derived id -> file
+	for _, e := range list {
+		for _, w := range e.warns {
+			s.warn(e.path, "%s", w)
+		}
+		switch {
+		case e.listErr != nil:
+			s.warn(e.path, "skipped: %v", e.listErr)
+			continue
+		case e.notMD:
+			s.warn(e.path, "skipped: not a message file (.md)")
+			s.rep.Malformed.Messages++
+			continue
+		case e.err != nil:
+			s.warn(e.path, "skipped: %v", e.err)
+			s.rep.Malformed.Messages++
+			continue
+		case e.drop:
+			s.rep.Malformed.Messages++
+			continue
+		}
+		if first, dup := seen[e.msg.ID]; dup {
+			s.warn(e.path, "skipped: the same message as %s", first)
+			s.rep.Skipped.Messages++
+			continue
+		}
+		rel, _ := filepath.Rel(s.root, e.path)
+		seen[e.msg.ID] = filepath.ToSlash(rel)
+		out = append(out, e.msg)
+	}
 	slices.SortFunc(out, func(a, b record.Message) int { return strings.Compare(a.ID, b.ID) })
 	return out
+}
+
+// parallel calls fn(i) for every i in [0, n), on as many goroutines as
+// there are processors, and returns when all calls have.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // splitPyMessage splits a message file into its JSON front matter and its
@@ -314,9 +382,11 @@ func splitPyMessage(data []byte) (head []byte, body string, err error) {
 	return []byte(h), b, nil
 }
 
-// readMessage parses one message file. drop reports a message with no
-// usable recipient left (warned about).
-func (s *agentMailSource) readMessage(path string) (msg record.Message, drop bool, err error) {
+// readMessage parses one message file, telling warn what it imports
+// otherwise than the file says. drop reports a message with no usable
+// recipient left (warned about). It only reads s, so that files may be
+// read at once.
+func (s *agentMailSource) readMessage(path string, warn func(format string, args ...any)) (msg record.Message, drop bool, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return msg, false, err
@@ -369,7 +439,7 @@ func (s *agentMailSource) readMessage(path string) (msg record.Message, drop boo
 		for _, raw := range list {
 			n, err := s.resolveAgent(strings.TrimSpace(raw))
 			if err != nil {
-				s.warn(path, "recipient dropped (%s): %v", field, err)
+				warn("recipient dropped (%s): %v", field, err)
 				continue
 			}
 			out = append(out, n)
@@ -378,7 +448,7 @@ func (s *agentMailSource) readMessage(path string) (msg record.Message, drop boo
 	}
 	msg.To, msg.Cc, msg.Bcc = recipients("to", p.To), recipients("cc", p.Cc), recipients("bcc", p.Bcc)
 	if len(msg.To)+len(msg.Cc)+len(msg.Bcc) == 0 {
-		s.warn(path, "skipped: no recipient left")
+		warn("skipped: no recipient left")
 		return msg, true, nil
 	}
 
@@ -389,7 +459,7 @@ func (s *agentMailSource) readMessage(path string) (msg record.Message, drop boo
 		msg.Thread = orig
 	}
 	if utf8.RuneCountInString(msg.Thread) > mailbox.MaxThread || strings.IndexFunc(msg.Thread, unicode.IsControl) >= 0 {
-		s.warn(path, "thread_id is longer than %d characters or not one line; filed under the message's own id", mailbox.MaxThread)
+		warn("thread_id is longer than %d characters or not one line; filed under the message's own id", mailbox.MaxThread)
 		msg.Thread = orig
 	}
 	msg.Subject = strings.Map(func(r rune) rune {
@@ -402,16 +472,16 @@ func (s *agentMailSource) readMessage(path string) (msg record.Message, drop boo
 		msg.Subject = "(no subject)"
 	}
 	if utf8.RuneCountInString(msg.Subject) > mailbox.MaxSubject {
-		s.warn(path, "subject cut to %d characters", mailbox.MaxSubject)
+		warn("subject cut to %d characters", mailbox.MaxSubject)
 		msg.Subject = strings.TrimSpace(string([]rune(msg.Subject)[:mailbox.MaxSubject]))
 	}
 	msg.Importance = strings.ToLower(strings.TrimSpace(p.Importance))
 	if msg.Importance != "" && !slices.Contains(mailbox.Importances, msg.Importance) {
-		s.warn(path, "unknown importance %q imported as normal", p.Importance)
+		warn("unknown importance %q imported as normal", p.Importance)
 		msg.Importance = "normal"
 	}
 	if len(p.Attachments) > 0 {
-		s.warn(path, "%s not imported (the body keeps its links; the files stay in the source)", plural(len(p.Attachments), "attachment"))
+		warn("%s not imported (the body keeps its links; the files stay in the source)", plural(len(p.Attachments), "attachment"))
 	}
 	return msg, false, nil
 }

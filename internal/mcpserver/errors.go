@@ -6,6 +6,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
@@ -116,7 +117,7 @@ var flagHints = map[string]bool{"REMOTE_UNREACHABLE": true}
 
 // cliText finds the command line's vocabulary in a text: a flag, or a
 // command to run. An MCP client has neither.
-var cliText = regexp.MustCompile(`(^|[^\w-])--[a-z]|\bagentmail [a-z]`)
+var cliText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^\w-])--[a-z]|\bagentmail [a-z]`) })
 
 // toolWords says, in the tools' arguments, what the domain's errors say
 // in the command line's flags (until errors are data a face words itself).
@@ -132,10 +133,10 @@ var toolWords = strings.NewReplacer(
 // tools' arguments; a text that still names a command or flag is replaced
 // by instead.
 func mcpText(s, instead string) string {
-	if !cliText.MatchString(s) {
+	if !cliText().MatchString(s) {
 		return s
 	}
-	if s = toolWords.Replace(s); cliText.MatchString(s) {
+	if s = toolWords.Replace(s); cliText().MatchString(s) {
 		return instead
 	}
 	return s

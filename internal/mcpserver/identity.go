@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
@@ -192,7 +193,9 @@ func (c *call) projectRef(key string, create bool) (service.ProjectRef, error) {
 
 // placeholders are what the examples of mcp_agent_mail's documentation
 // and of tutorials put where a project's key goes.
-var placeholders = regexp.MustCompile(`(?i)^(your[-_ ]?(project|repo)\w*|project[-_ ]?key|my[-_ ]?project|<.*>|\{.*\}|\$\w+)$|/path/to/|(^|/)abs(olute)?/path`)
+var placeholders = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(your[-_ ]?(project|repo)\w*|project[-_ ]?key|my[-_ ]?project|<.*>|\{.*\}|\$\w+)$|/path/to/|(^|/)abs(olute)?/path`)
+})
 
 // placeholder reports whether key is a placeholder from an example.
-func placeholder(key string) bool { return placeholders.MatchString(key) }
+func placeholder(key string) bool { return placeholders().MatchString(key) }

@@ -115,7 +115,7 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 
 // integerID is an id the SDK keeps as it came: an integer it can hold
 // exactly (it reads ids as float64 numbers).
-var integerID = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,14})$`)
+var integerID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(0|-?[1-9][0-9]{0,14})$`) })
 
 // checkMessage checks that line is one JSON-RPC 2.0 message the SDK can
 // take. If it is, key is the key of its id when it is a call ("" for a
@@ -152,7 +152,7 @@ func checkMessage(line []byte) (id json.RawMessage, key string, code int, msg st
 			if json.Unmarshal(rawID, &s) == nil {
 				id, key = rawID, "s"+s
 			}
-		case integerID.Match(rawID):
+		case integerID().Match(rawID):
 			id, key = rawID, "n"+string(rawID)
 		}
 		if id == nil {

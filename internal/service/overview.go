@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
@@ -128,7 +129,7 @@ func (s *Service) ArchiveHead(ctx context.Context, sc Scope) (string, error) {
 }
 
 // fullHash is a full git commit hash.
-var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var fullHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
 
 // ArchiveFile returns a file of the scope's project as of an archive
 // commit, as `git show COMMIT:PATH` prints it: path is a path of the
@@ -139,7 +140,7 @@ func (s *Service) ArchiveFile(ctx context.Context, sc Scope, commit, path string
 	if err != nil {
 		return nil, err
 	}
-	if !fullHash.MatchString(commit) {
+	if !fullHash().MatchString(commit) {
 		return nil, fault.WithHint(fmt.Errorf("%w: %q is not a commit hash", mailbox.ErrInvalidArgument, commit),
 			"give the commit's full 40-character hash, as a message's archive link does")
 	}

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/archive"
@@ -311,16 +313,53 @@ func (x *indexing) wait() (int, error) {
 }
 
 // index applies t's records to the index and returns the number of
-// messages among them.
+// messages among them. A write of many records (an import's batch) has
+// them prepared (plain text, FTS tokens) on other goroutines, ahead of
+// the one that applies them in order, as a rebuild does (see ingest).
 func (s *Store) index(t *Tx) (int, error) {
 	w := newWriter(t.sql)
-	for _, r := range t.recs {
-		if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
+	if len(t.recs) < prepareAheadMin {
+		for _, r := range t.recs {
+			if err := s.proj.apply(w, r, s.proj.prepare(r)); err != nil {
+				return 0, fmt.Errorf("index: %w", err)
+			}
+		}
+		return w.messages, nil
+	}
+	prepared := make([][]any, len(t.recs))
+	ready := make([]chan struct{}, len(t.recs))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	var next atomic.Int64
+	stop := make(chan struct{})
+	defer close(stop)
+	for range max(1, runtime.GOMAXPROCS(0)-1) {
+		go func() {
+			for i := int(next.Add(1)) - 1; i < len(t.recs); i = int(next.Add(1)) - 1 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				prepared[i] = s.proj.prepare(t.recs[i])
+				close(ready[i])
+			}
+		}()
+	}
+	for i, r := range t.recs {
+		<-ready[i]
+		if err := s.proj.apply(w, r, prepared[i]); err != nil {
 			return 0, fmt.Errorf("index: %w", err)
 		}
+		prepared[i] = nil
 	}
 	return w.messages, nil
 }
+
+// prepareAheadMin is the number of records from which a write's are
+// prepared on goroutines of their own: a send's few are not worth it.
+const prepareAheadMin = 16
 
 // description is a commit's author and message.
 type description struct{ name, message string }

@@ -504,6 +504,14 @@ func (h *history) importBatch() {
 		batch.Messages = append(batch.Messages, record.Message{ID: id(2), Thread: "py-thread", From: to, To: []string{from},
 			Bcc: []string{h.agent()}, Subject: "re", Importance: "high", AckRequired: true, Created: created})
 	}
+	if h.rng.IntN(3) == 0 {
+		// A batch as large as a real import's has its records prepared
+		// ahead of the inserts (store.index).
+		for n := 10; n < 40; n++ {
+			batch.Messages = append(batch.Messages, record.Message{ID: id(n), From: from, To: []string{to},
+				Subject: "bulk " + h.pick(words), Body: "**" + h.pick(words) + "** " + h.pick(words), Created: created})
+		}
+	}
 	rs := []record.Reservation{{ID: id(3), Agent: from, Pattern: h.pick([]string{"src/**", "docs/x.md"}), Exclusive: true,
 		Created: created, Expires: created.Add(2 * time.Hour)}}
 	mb, res := h.mailbox(""), h.leasesOf("") // opened before the update: Open catches up
