@@ -334,7 +334,8 @@ func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
 // win.
 func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Result, error) {
 	if o.TTL <= 0 || o.TTL > MaxTTL {
-		return Result{}, fault.WithHint(fmt.Errorf("%w: --ttl must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, o.TTL), "pass a duration such as --ttl 1h")
+		return Result{}, fault.WithField(fmt.Errorf("%w: the TTL must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, o.TTL),
+			"ttl", "example", "1h", "max", MaxTTL.String())
 	}
 	if err := store.CheckKey(o.IdempotencyKey); err != nil {
 		return Result{}, err
@@ -407,20 +408,19 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
-// Hint says how to proceed: wait for the first holder's reservation to
-// expire, ask its holder, share when every holder shares, or take the
-// paths anyway.
-func (e *ConflictError) Hint() string {
+// Detail names the first conflict's holder, its pattern and when it
+// expires, and whether every holder shares (then a shared lease would be
+// granted): a face words from them how to proceed (wait, ask the holder,
+// share, or take the paths anyway).
+func (e *ConflictError) Detail() fault.Detail {
 	if len(e.Conflicts) == 0 {
-		return "agentmail reservations lists who holds what"
+		return fault.Detail{}
 	}
 	c := e.Conflicts[0]
-	hint := fmt.Sprintf("wait until %s's %s expires (%s), ask the holder: agentmail send --to %s --subject 'reservation of %s'",
-		c.Holder, c.HolderPattern, record.FormatTime(c.Expires), c.Holder, c.HolderPattern)
-	if !slices.ContainsFunc(e.Conflicts, func(c Conflict) bool { return c.Exclusive }) {
-		hint += ", pass --shared if you only need to read"
-	}
-	return hint + ", or pass --allow-conflicts to take it anyway"
+	return fault.Detail{Values: map[string]any{
+		"holder": c.Holder, "holder_pattern": c.HolderPattern, "pattern": c.Pattern, "expires": record.FormatTime(c.Expires),
+		"all_shared": !slices.ContainsFunc(e.Conflicts, func(c Conflict) bool { return c.Exclusive }),
+	}}
 }
 
 // MaxTTL is the longest a lease lasts from its grant: reserve's TTL and
@@ -607,7 +607,8 @@ const idNeighbours = `SELECT j.value,
 // else's.
 func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration) ([]Reservation, error) {
 	if extend <= 0 || extend > MaxTTL {
-		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, extend), "pass a duration such as --extend 30m")
+		return nil, fault.WithField(fmt.Errorf("%w: the extension must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, extend),
+			"extend", "example", "30m", "max", MaxTTL.String())
 	}
 	sel, err := sel.normalize(s.isDir)
 	if err != nil {

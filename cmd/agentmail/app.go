@@ -129,21 +129,18 @@ func (e *env) fail(args []string, err error) int {
 	return f.Exit
 }
 
-// errorLine is the line that reports failure f on stderr: its JSON
-// document {"error": {"code","message","hint"}}, or its message and hint.
+// errorLine is the line that reports failure f on stderr: its error
+// document {"error": service.ErrorDoc}, or its message and hint, the hint
+// in the command line's words.
 func errorLine(f service.Failure, asJSON bool) string {
+	hint := cliHint(f)
 	if asJSON {
-		type errorJSON struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-			Hint    string `json:"hint"`
-		}
-		b, _ := json.Marshal(map[string]errorJSON{"error": {f.Code, f.Message, f.Hint}})
+		b, _ := json.Marshal(map[string]service.ErrorDoc{"error": f.Doc(hint)})
 		return string(b)
 	}
 	line := "agentmail: " + f.Message
-	if f.Hint != "" {
-		line += " (" + f.Hint + ")"
+	if hint != "" {
+		line += " (" + hint + ")"
 	}
 	return line
 }

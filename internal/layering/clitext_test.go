@@ -19,7 +19,7 @@ import (
 // internal/testbin and the other test helpers run the binary for tests and
 // are no layer.
 var faces = []string{"cmd", "internal/mcpserver", "internal/server", "internal/web",
-	"internal/testbin", "internal/gittest", "internal/sqlitetest", "internal/layering"}
+	"internal/testbin", "internal/service/errorcases", "internal/gittest", "internal/sqlitetest", "internal/layering"}
 
 // cliText finds the command line's vocabulary in a text: a flag, or a
 // command to run.
@@ -32,6 +32,9 @@ var argvFlag = regexp.MustCompile(`^--[a-z][a-z0-9-]*(=.*)?$`)
 // notCLIText are literals below the faces that the pattern finds but that
 // are no advice to a user of agentmail's command line. Each says why.
 var notCLIText = map[string]string{
+	"internal/service/errors.go: to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify":       "advice to run git, which the guard blocks, from any face",
+	"internal/service/errors.go: put agentmail on $PATH, then install the hooks again":                                   "names the binary, not a command",
+	"internal/service/errors.go: another agentmail holds the store lock; try again in a moment":                          "names another process, not a command",
 	"guard/check.go: to go ahead anyway: AGENTMAIL_BYPASS=1 git %s ..., or git %s --no-verify":                           "advice to run git, which the guard blocks, from any face",
 	"guard/install.go: find the hooks directory of %s: git rev-parse --git-path hooks printed nothing":                   "names the git command that failed",
 	"internal/archive/migrate.go: the archive was changed by hand during its migration: inspect it with git --git-dir ":  "advice to inspect the archive with git",

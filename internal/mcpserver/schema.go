@@ -221,7 +221,7 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved, shape 
 
 // badArguments is the tool error of arguments that do not fit the schema.
 func badArguments(err error) error {
-	return &toolError{doc: ErrorDoc{Code: "INVALID_ARGUMENT", Type: "INVALID_ARGUMENT", Message: "arguments: " + err.Error(),
-		Hint: "pass the arguments the tool's input schema declares, with their types (tools/list shows it)"},
+	return &toolError{doc: ErrorDoc{Type: "INVALID_ARGUMENT", ErrorDoc: service.ErrorDoc{Code: "INVALID_ARGUMENT", Message: "arguments: " + err.Error(),
+		Hint: "pass the arguments the tool's input schema declares, with their types (tools/list shows it)"}},
 		err: fmt.Errorf("%w: %v", service.ErrInvalidArgument, err)}
 }

@@ -59,7 +59,7 @@ type offlineArgs struct {
 }
 
 // reserve reserves req's patterns as agent. A conflict is an error that
-// lists the conflicts, with a hint that names the holder.
+// lists the conflicts (its hint names the holder: toolHints).
 func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent string, req service.ReserveRequest) (service.ReserveResponse, error) {
 	sc, err := c.scope(p, agent)
 	if err != nil {
@@ -67,10 +67,7 @@ func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent stri
 	}
 	resp, err := c.svc.Reserve(ctx, sc, req)
 	if err != nil && len(resp.Conflicts) > 0 {
-		k := resp.Conflicts[0]
-		err = fault.WithHint(withConflicts(err, resp.Conflicts), fmt.Sprintf(
-			"wait until %s's %s expires (%s), ask the holder (send_message to %s), or pass allow_conflicts: true to take it anyway",
-			k.Holder, k.HolderPattern, stamp(k.Expires), k.Holder))
+		err = withConflicts(err, resp.Conflicts)
 	}
 	return resp, err
 }

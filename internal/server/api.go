@@ -234,14 +234,14 @@ func writeJSON(w http.ResponseWriter, status int, doc any) {
 func writeError(w http.ResponseWriter, doc any, err error) {
 	f := service.Describe(err)
 	if doc == nil {
-		web.WriteJSONError(w, f.HTTP, f.Code, f.Message, f.Hint)
+		web.WriteJSONError(w, f.HTTP, f.Doc(apiHint(f)))
 		return
 	}
 	fields := map[string]any{}
 	if b, merr := json.Marshal(doc); merr == nil {
 		_ = json.Unmarshal(b, &fields)
 	}
-	fields["error"] = web.ErrorBody{Code: f.Code, Message: f.Message, Hint: f.Hint}
+	fields["error"] = f.Doc(apiHint(f))
 	writeJSON(w, f.HTTP, fields)
 }
 

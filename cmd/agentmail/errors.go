@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentmail/agentmail/internal/service"
+)
+
+// generalHint is the hint of an error of no known kind.
+const generalHint = "if it happens again, run agentmail doctor --check and report it with the command that failed"
+
+// cliHints word failures in the command line's terms: its flags and
+// commands, from the failure's code, field and values (the service says
+// what went wrong as data; advice to run a command is the command line's).
+var cliHints = service.Hints{
+	"USAGE":             service.Say("see: agentmail --help"),
+	"USAGE/patterns":    service.Say("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]"),
+	"USAGE/selection":   service.Say("agentmail release PATTERN... | --id ID | --all"),
+	"USAGE/paths":       service.Say("usage: agentmail reservations check PATH..."),
+	"NO_PROJECT":        service.Say("run agentmail inside your project's git checkout, or pass --project KEY"),
+	"NOT_REGISTERED":    service.Say("pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"),
+	"INVALID_NAME":      service.Say("agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"),
+	"NAME_TAKEN":        service.Say("choose another name, or omit --name for a generated one"),
+	"UNKNOWN_RECIPIENT": service.Say("agentmail agents lists who is registered"),
+	"NOT_FOUND":         service.Say("check the id or name: agentmail inbox and agentmail outbox list your messages"),
+	"NOT_FOUND/name": func(f service.Failure) string {
+		switch {
+		case f.String("port") == "":
+			return ""
+		case f.String("holder") != "": // a release of a claim one does not hold
+			return "agentmail port list shows the claims"
+		}
+		return "claim it: agentmail port claim " + f.String("port")
+	},
+	"INVALID_ARGUMENT":         service.Say("see: agentmail COMMAND --help"),
+	"INVALID_ARGUMENT/ttl":     durationHint("ttl", ""),
+	"INVALID_ARGUMENT/extend":  durationHint("extend", ""),
+	"INVALID_ARGUMENT/wait":    durationHint("wait", ", or leave it out not to wait"),
+	"INVALID_ARGUMENT/subject": subjectHint,
+	"INVALID_ARGUMENT/thread":  service.Say("pass a short --thread name, or an existing message id"),
+	"INVALID_ARGUMENT/to":      service.Say("pass --to NAME[,NAME...] (agentmail agents lists who is registered)"),
+	"AUTHENTICATION_REQUIRED":  service.Say("act as your own agent (leave agent_name out), or start agentmail mcp --overseer to act for any agent"),
+	"TIMEOUT":                  service.Say("wait again, or check agentmail inbox"),
+	"CONTACT_REQUIRED":         service.Say(`ask first: agentmail contacts request NAME --reason "..."`),
+	"CONTACT_BLOCKED":          service.Say("the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"),
+	"RESERVATION_CONFLICT":     conflictHint,
+	"LOCK_HELD":                lockHeldHint,
+	"PORT_HELD": func(f service.Failure) string {
+		if f.String("holder") == "" {
+			return "use it (agentmail port get NAME), claim another name, or ask the holder (agentmail send --to HOLDER)"
+		}
+		return fmt.Sprintf("use it (agentmail port get %s), claim another name, or ask the holder: agentmail send --to %s --subject 'port %s'",
+			f.String("name"), f.String("holder"), f.String("name"))
+	},
+	"NO_FREE_PORT":      service.Say("release ports you no longer use: agentmail port list"),
+	"GUARD_NOT_RUN":     service.Say("run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"),
+	"GLOBAL_HOOKS_PATH": service.Say("pass --allow-global to install the hooks there anyway"),
+	"HOOK_IN_THE_WAY":   service.Say("move the file out of the way, or see agentmail guard status"),
+	"NO_REMOTE":         service.Say("pass the remote once: agentmail sync --remote URL"),
+	"REMOTE_UNREACHABLE": func(f service.Failure) string {
+		remote := f.String("remote")
+		switch f.String("operation") {
+		case "grant":
+			return "check the remote (git ls-remote " + remote + "), or pass --offline to grant here only, unconfirmed"
+		case "push":
+			return "check that you may push to " + remote + " (git push works there?), or sync with another: agentmail sync --remote URL"
+		case "fetch":
+			return "check the remote with git ls-remote " + remote + ", or sync with another: agentmail sync --remote URL"
+		}
+		return ""
+	},
+	"STORE_CORRUPT": func(f service.Failure) string {
+		if f.String("repair") == "reindex" {
+			return "run agentmail doctor --reindex to rebuild the index from the archive"
+		}
+		return "run agentmail doctor --check"
+	},
+	"STORE_NOT_WRITABLE": service.Say("point --store or AGENTMAIL_HOME at a directory you can write"),
+	"STORE_NOT_READABLE": service.Say("ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"),
+	"MALFORMED_CONFIG":   service.Say("fix the file, then run agentmail setup again"),
+	"ENTRY_DIFFERS":      service.Say("pass --force to replace it, or --uninstall to take it out"),
+}
+
+// durationHint words an invalid duration of the flag named after field,
+// with the example the domain gives.
+func durationHint(field, more string) func(service.Failure) string {
+	return func(f service.Failure) string {
+		ex := f.String("example")
+		if ex == "" {
+			return ""
+		}
+		if field == "wait" {
+			return "pass how long to wait, such as --wait " + ex + more
+		}
+		return "pass a duration such as --" + field + " " + ex + more
+	}
+}
+
+// subjectHint words what to do about the subject, by what is wrong with it.
+func subjectHint(f service.Failure) string {
+	switch f.String("problem") {
+	case "too_long":
+		return "shorten --subject and put the details in the body"
+	case "not_one_line":
+		return "make --subject one line"
+	}
+	return "pass --subject with a short summary of the message"
+}
+
+// conflictHint says how to proceed past a reservation's conflict: wait for
+// the first holder's reservation to expire, ask its holder, share when
+// every holder shares, or take the paths anyway.
+func conflictHint(f service.Failure) string {
+	holder := f.String("holder")
+	if holder == "" {
+		return "agentmail reservations lists who holds what"
+	}
+	hp := f.String("holder_pattern")
+	var b strings.Builder
+	fmt.Fprintf(&b, "wait until %s's %s expires (%s), ask the holder: agentmail send --to %s --subject 'reservation of %s'",
+		holder, hp, f.String("expires"), holder, hp)
+	if f.Bool("all_shared") {
+		b.WriteString(", pass --shared if you only need to read")
+	}
+	b.WriteString(", or pass --allow-conflicts to take it anyway")
+	return b.String()
+}
+
+// lockHeldHint says how to proceed past a held lock: wait for it, or ask
+// its holder; one's own is released first, or waited for when a lock run
+// holds it.
+func lockHeldHint(f service.Failure) string {
+	key := f.String("key")
+	switch {
+	case key == "":
+		return "wait for it (--wait 5m), or ask the holder (agentmail send --to HOLDER)"
+	case !f.Bool("yours"):
+		return fmt.Sprintf("wait for it (agentmail lock acquire %s --wait 5m), or ask the holder: agentmail send --to %s --subject 'lock %s'", key, f.String("holder"), key)
+	case f.Bool("by_run"):
+		return "a lock run of yours holds it until its command ends; wait for it (--wait 5m), or it lapses at expiry if that run died"
+	}
+	return "you hold it with lock acquire: release it first (agentmail lock release " + key + "), or run the command without lock run"
+}
+
+// cliHint is f's hint on the command line.
+func cliHint(f service.Failure) string { return cliHints.Word(f, generalHint) }
