@@ -134,7 +134,7 @@ var toolHints = service.Hints{
 		case f.Bool("yours"):
 			return "you hold it: release it first (release_lock), or call again once you have"
 		}
-		return "wait for it (wait_seconds), or ask the holder with send_message"
+		return fmt.Sprintf("wait for it (wait_seconds: %d), or ask the holder (send_message to %s)", secondsOf(service.DefaultLockTTL), f.String("holder"))
 	},
 	"PORT_HELD": func(f service.Failure) string {
 		if f.String("holder") == "" {
