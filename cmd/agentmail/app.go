@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/agentmail/agentmail/internal/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -49,7 +48,7 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := newEnv(stdin, stdout, stderr)
 	err := e.execute(args)
-	if store.IsIndexDamaged(err) && !e.wrote() {
+	if service.IsIndexDamaged(err) && !e.wrote() {
 		// SQLite finds damaged pages only when a query reaches them. The
 		// index is a cache: rebuild it from the archive and run the
 		// command again, which is safe since it has written nothing. (A

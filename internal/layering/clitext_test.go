@@ -32,6 +32,7 @@ var argvFlag = regexp.MustCompile(`^--[a-z][a-z0-9-]*(=.*)?$`)
 // notCLIText are literals below the faces that the pattern finds but that
 // are no advice to a user of agentmail's command line. Each says why.
 var notCLIText = map[string]string{
+	"internal/service/faces.go: %s, outside the times agentmail keeps (%d to %d)":                                        "names the program, not a command",
 	"internal/service/errors.go: to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify":       "advice to run git, which the guard blocks, from any face",
 	"internal/service/errors.go: put agentmail on $PATH, then install the hooks again":                                   "names the binary, not a command",
 	"internal/service/errors.go: another agentmail holds the store lock; try again in a moment":                          "names another process, not a command",

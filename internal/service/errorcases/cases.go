@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/ports"
@@ -47,7 +46,7 @@ func Cases() []Case {
 			map[string]string{"cli": "--allow-conflicts", "mcp": "allow_conflicts", "api": `"allow_conflicts"`}},
 		{"lock held", &reservations.HeldError{Lock: reservations.Lock{Key: "deploy", Holder: "GreenCastle", Expires: expires}, Agent: "BlueLake"},
 			map[string]string{"cli": "agentmail lock acquire deploy --wait 5m", "mcp": "wait_seconds", "api": "ask the holder"}},
-		{"port held", &ports.HeldError{Port: record.Port{Name: "shop:api", Port: 7001, Host: "h", Holder: "GreenCastle", Expires: expires}},
+		{"port held", &ports.HeldError{Port: ports.Port{Name: "shop:api", Port: 7001, Host: "h", Holder: "GreenCastle", Expires: expires}},
 			map[string]string{"cli": "agentmail port get shop:api", "mcp": "get_port", "api": "/ports/"}},
 		{"port not claimed", fault.WithField(fmt.Errorf("%w named shop:api on h", service.ErrNotFound), "name", "port", "shop:api", "host", "h"),
 			map[string]string{"cli": "agentmail port claim shop:api", "mcp": "claim_port", "api": ""}},
