@@ -220,7 +220,7 @@ type InboxMessage struct {
 type InboxResponse struct {
 	Messages []InboxMessage `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Inbox lists the acting agent's received messages, newest first, without
@@ -312,7 +312,7 @@ type OutboxRequest struct {
 type OutboxResponse struct {
 	Messages []Message `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 	// Received are the messages with the sender's own receipts (mail
 	// to oneself has them), for display.
 	Received []Received `json:"-"`
@@ -373,7 +373,7 @@ type MarkResponse struct {
 	Message  *FullMessage  `json:"message"`
 	Messages []FullMessage `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Mark records the time on the acting agent's receipts; marking again
@@ -467,7 +467,7 @@ type SearchResponse struct {
 	Results []SearchHit `json:"results"`
 	Notes   []string    `json:"notes"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Search runs a query. An agent sees the mail it sent or received; with

@@ -67,7 +67,7 @@ type ReserveResponse struct {
 	Conflicts []Conflict    `json:"conflicts"`
 	Granted   []Reservation `json:"granted"`
 
-	Warnings []string `json:"-"` // about what was granted, such as a broad pattern
+	Warnings []string `json:"warnings,omitempty"` // about what was granted, such as a broad pattern
 	// HooksWarning: git no longer runs the guard's hooks in the
 	// repository, so the reservation stops no commit.
 	HooksWarning *HooksWarning `json:"-"`
@@ -233,7 +233,7 @@ type ReservationsRequest struct {
 type ReservationsResponse struct {
 	Reservations []Reservation `json:"reservations"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Reservations lists reservations, oldest first.
