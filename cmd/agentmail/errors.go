@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -14,12 +15,44 @@ const generalHint = "if it happens again, run agentmail doctor --check and repor
 // commands, from the failure's code, field and values (the service says
 // what went wrong as data; advice to run a command is the command line's).
 var cliHints = service.Hints{
-	"USAGE":             service.Say("see: agentmail --help"),
-	"USAGE/patterns":    service.Say("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]"),
-	"USAGE/selection":   service.Say("agentmail release PATTERN... | --id ID | --all"),
-	"USAGE/paths":       service.Say("usage: agentmail reservations check PATH..."),
-	"NO_PROJECT":        service.Say("run agentmail inside your project's git checkout, or pass --project KEY"),
-	"NOT_REGISTERED":    service.Say("pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"),
+	"USAGE":           service.Say("see: agentmail --help"),
+	"USAGE/patterns":  service.Say("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]"),
+	"USAGE/selection": service.Say("agentmail release PATTERN... | --id ID | --all"),
+	"USAGE/paths":     service.Say("usage: agentmail reservations check PATH..."),
+	"NO_PROJECT":      service.Say("run agentmail inside your project's git checkout, or pass --project KEY"),
+	"NOT_REGISTERED":  service.Say("pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"),
+	"NOT_REGISTERED/agent": func(f service.Failure) string {
+		switch f.String("problem") {
+		case "human":
+			return "send or reply as the overseer with --as-human"
+		case "unregistered":
+			return "register it with: agentmail register --name " + f.String("name") + " (or check --agent / AGENTMAIL_AGENT)"
+		}
+		return ""
+	},
+	"NAME_TAKEN/name": func(f service.Failure) string {
+		name := f.String("name")
+		return fmt.Sprintf("choose another name (e.g. --name %s), omit --name for a generated one, or pass --agent %s if you are %s", f.String("free"), name, name)
+	},
+	"INVALID_NAME/name": func(f service.Failure) string {
+		if f.String("problem") == "empty" {
+			return "omit --name for a generated name, or pass one such as --name GreenCastle"
+		}
+		if free := f.String("free"); free != "" {
+			return "try --name " + free + ", or omit --name for a generated one"
+		}
+		return ""
+	},
+	"USAGE/hold":    durationHint("hold", ""),
+	"USAGE/timeout": durationHint("timeout", " (0 checks once)"),
+	"USAGE/batch":   service.Say("pass a positive --batch"),
+	"USAGE/limit": func(f service.Failure) string {
+		return "pass --limit 0 for all " + cmp.Or(f.String("all"), "of them")
+	},
+	"USAGE/ids": func(f service.Failure) string {
+		verb := f.String("verb")
+		return "agentmail " + verb + " ID... or agentmail " + verb + " --all"
+	},
 	"INVALID_NAME":      service.Say("agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"),
 	"NAME_TAKEN":        service.Say("choose another name, or omit --name for a generated one"),
 	"UNKNOWN_RECIPIENT": service.Say("agentmail agents lists who is registered"),
@@ -90,8 +123,11 @@ func durationHint(field, more string) func(service.Failure) string {
 		if ex == "" {
 			return ""
 		}
-		if field == "wait" {
+		switch field {
+		case "wait":
 			return "pass how long to wait, such as --wait " + ex + more
+		case "hold":
+			return "pass a positive duration such as --hold " + ex + more
 		}
 		return "pass a duration such as --" + field + " " + ex + more
 	}

@@ -47,14 +47,20 @@ func WithField(err error, field string, kv ...any) error {
 	if err == nil {
 		return nil
 	}
-	d := Detail{Field: field}
-	if len(kv) > 0 {
-		d.Values = make(map[string]any, len(kv)/2)
-		for i := 0; i+1 < len(kv); i += 2 {
-			d.Values[kv[i].(string)] = kv[i+1]
-		}
+	return &detailed{err: err, d: Detail{Field: field, Values: Values(kv...)}}
+}
+
+// Values is the map of key, value pairs (keys are strings), nil when
+// there are none.
+func Values(kv ...any) map[string]any {
+	if len(kv) < 2 {
+		return nil
 	}
-	return &detailed{err: err, d: d}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
 }
 
 // DetailOf returns the detail of the first Detailer in err's chain, or

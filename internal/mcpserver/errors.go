@@ -89,10 +89,31 @@ var mcpAgentMailTypes = map[string]string{
 // toolHints word failures in the tools' terms (their names and
 // arguments), from the failure's code, field and values.
 var toolHints = service.Hints{
-	"NO_PROJECT":              service.Say("pass project_key: the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one"),
-	"NOT_REGISTERED":          service.Say("call register_agent (or macro_start_session) first, or pass your agent name"),
-	"INVALID_NAME":            service.Say("agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one"),
-	"NAME_TAKEN":              service.Say("choose another name, or leave the name out for a generated one"),
+	"NO_PROJECT":     service.Say("pass project_key: the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one"),
+	"NOT_REGISTERED": service.Say("call register_agent (or macro_start_session) first, or pass your agent name"),
+	"INVALID_NAME":   service.Say("agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one"),
+	"NAME_TAKEN":     service.Say("choose another name, or leave the name out for a generated one"),
+	"NAME_TAKEN/name": func(f service.Failure) string {
+		return fmt.Sprintf("choose another name (such as %s), or leave the name out for a generated one", f.String("free"))
+	},
+	"INVALID_NAME/name": func(f service.Failure) string {
+		if f.String("problem") == "empty" {
+			return "leave the name out for a generated one, or pass one such as GreenCastle"
+		}
+		if free := f.String("free"); free != "" {
+			return "try " + free + ", or leave the name out for a generated one"
+		}
+		return ""
+	},
+	"NOT_REGISTERED/agent": func(f service.Failure) string {
+		if f.String("problem") == "human" {
+			return "Human is the overseer's mailbox, not an agent: act as a registered agent (register_agent)"
+		}
+		return ""
+	},
+	"USAGE/limit":             service.Say("pass limit 0 for all"),
+	"USAGE/timeout":           service.Say("pass timeout_seconds, 0 or more (0 checks once)"),
+	"USAGE/hold":              service.Say("pass hold_seconds, 0 or more"),
 	"UNKNOWN_RECIPIENT":       service.Say("list_agents lists who is registered"),
 	"NOT_FOUND":               service.Say("check the id or name: fetch_inbox lists your messages, list_agents the agents, list_contacts the contact requests, check_file_reservations who holds a path, list_locks the locks"),
 	"NOT_FOUND/name":          portNotFoundHint,

@@ -133,21 +133,28 @@ func Say(hint string) func(Failure) string { return func(Failure) string { retur
 // UsageError is a request that does not make sense as given: an input
 // missing, contradictory or out of range (USAGE, exit 2).
 type UsageError struct {
-	Msg   string
-	Hint  string // what to do instead, in no face's terms; "" for the face's own
-	Field string // the request's field that is missing or wrong, if one is
+	Msg    string
+	Hint   string         // what to do instead, in no face's terms; "" for the face's own
+	Field  string         // the request's field that is missing or wrong, if one is
+	Values map[string]any // what matters beside it (an example, a limit)
 }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-// Detail names the field.
-func (e *UsageError) Detail() fault.Detail { return fault.Detail{Field: e.Field} }
+// Detail names the field and the values.
+func (e *UsageError) Detail() fault.Detail { return fault.Detail{Field: e.Field, Values: e.Values} }
 
 // UsageField returns a UsageError about the request's field, with a
 // formatted message: each face words the hint (the command line names its
 // usage, MCP the tool's argument).
-func UsageField(field, format string, args ...any) error {
+func UsageField(field, format string, args ...any) *UsageError {
 	return &UsageError{Msg: fmt.Sprintf(format, args...), Field: field}
+}
+
+// With returns e with the values of key, value pairs.
+func (e *UsageError) With(kv ...any) *UsageError {
+	e.Values = fault.Values(kv...)
+	return e
 }
 
 // Usagef returns a UsageError with the hint and a formatted message.

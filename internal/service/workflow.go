@@ -69,7 +69,7 @@ type WaitResponse struct {
 // mailbox.ErrTimeout and the response says so.
 func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResponse, error) {
 	if req.Timeout < 0 {
-		return WaitResponse{}, Usagef("pass a duration such as --timeout 5m (0 checks once)", "--timeout must not be negative, got %s", req.Timeout)
+		return WaitResponse{}, UsageField("timeout", "the timeout must not be negative, got %s", req.Timeout).With("example", "5m")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

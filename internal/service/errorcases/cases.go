@@ -12,6 +12,7 @@ import (
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
 )
@@ -52,6 +53,20 @@ func Cases() []Case {
 			map[string]string{"cli": "agentmail port claim shop:api", "mcp": "claim_port", "api": ""}},
 		{"grant unreachable", fault.WithValues(fmt.Errorf("not granted: %w", archive.ErrUnreachable), "remote", "/r.git", "operation", "grant"),
 			map[string]string{"cli": "--offline", "mcp": "offline: true", "api": ""}},
+		{"no agent", fault.WithField(fmt.Errorf("%w: no agent given", service.ErrNotRegistered), "agent", "problem", "missing"),
+			map[string]string{"cli": "--agent NAME", "mcp": "register_agent", "api": `"agent"`}},
+		{"unregistered agent", fault.WithField(fmt.Errorf("%w: PinkPanda is not registered", service.ErrNotRegistered), "agent", "problem", "unregistered", "name", "PinkPanda"),
+			map[string]string{"cli": "agentmail register --name PinkPanda", "mcp": "register_agent", "api": `"agent"`}},
+		{"name taken", fault.WithField(fmt.Errorf("%w: GreenCastle is already registered", mailbox.ErrNameTaken), "name", "name", "GreenCastle", "free", "SavvyDrum"),
+			map[string]string{"cli": "--name SavvyDrum", "mcp": "SavvyDrum", "api": ""}},
+		{"empty name", fault.WithField(fmt.Errorf("%w: the name is empty", mailbox.ErrInvalidName), "name", "problem", "empty"),
+			map[string]string{"cli": "omit --name", "mcp": "leave the name out", "api": ""}},
+		{"negative limit", service.UsageField("limit", "the limit must not be negative").With("all", "messages"),
+			map[string]string{"cli": "--limit 0 for all messages", "mcp": "limit 0", "api": ""}},
+		{"negative timeout", service.UsageField("timeout", "the timeout must not be negative, got -1s").With("example", "5m"),
+			map[string]string{"cli": "--timeout 5m", "mcp": "timeout_seconds", "api": ""}},
+		{"mark nothing", service.UsageField("ids", "no message ids given").With("verb", "ack"),
+			map[string]string{"cli": "agentmail ack ID... or agentmail ack --all", "mcp": "", "api": ""}},
 		{"index differs", fault.WithValues(fmt.Errorf("%w: doctor found 1 problem", store.ErrIndexDiffers), "problems", 1, "repair", "reindex"),
 			map[string]string{"cli": "agentmail doctor --reindex", "mcp": "doctor", "api": "doctor"}},
 	}
