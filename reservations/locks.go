@@ -217,7 +217,7 @@ func (s *Service) changeLock(ctx context.Context, key, run, verb string, change 
 		}
 		switch {
 		case !ok || !cur.Held(now):
-			return fault.WithHint(fmt.Errorf("%w: %s does not hold lock %s", ErrNotFound, s.agent, key), "acquire it with: agentmail lock acquire "+key)
+			return fault.WithField(fmt.Errorf("%w: %s does not hold lock %s", ErrNotFound, s.agent, key), "key", "key", key)
 		case cur.Holder != s.agent || cur.Run != run:
 			return &HeldError{Lock: cur, Agent: s.agent}
 		}

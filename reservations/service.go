@@ -512,7 +512,7 @@ func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reserv
 	for _, p := range sel.Patterns {
 		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.Agent == s.agent && r.Pattern == p })
 		if i < 0 {
-			return nil, fault.WithHint(fmt.Errorf("%w: %s holds no active reservation of %q", ErrNotFound, s.agent, p), "agentmail reservations --mine lists yours")
+			return nil, fault.WithField(fmt.Errorf("%w: %s holds no active reservation of %q", ErrNotFound, s.agent, p), "patterns", "pattern", p)
 		}
 		out = append(out, rs[i])
 	}
@@ -531,8 +531,7 @@ func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reserv
 			return nil, err
 		}
 		if r.Agent != s.agent {
-			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, r.ID, r.Agent),
-				"message the holder, or use release --force --id ID --reason R once it has expired or its holder is silent")
+			return nil, fault.WithField(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, r.ID, r.Agent), "ids", "id", r.ID, "holder", r.Agent)
 		}
 		out = append(out, r)
 	}
@@ -547,8 +546,7 @@ func (s *Service) activeByID(ctx context.Context, sc scope, now time.Time, id st
 		return Reservation{}, fmt.Errorf("read reservation %s: %w", id, err)
 	}
 	if len(found) == 0 {
-		return Reservation{}, fault.WithHint(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id),
-			"agentmail reservations --mine --expired lists yours")
+		return Reservation{}, fault.WithField(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id), "ids", "id", id)
 	}
 	return found[0], nil
 }
@@ -695,8 +693,8 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 	}
 	for _, r := range chosen {
 		if !r.Active(now) {
-			return fault.WithHint(fmt.Errorf("%w: reservation of %s expired at %s", ErrInvalidArgument, r.Pattern, record.FormatTime(r.Expires)),
-				"reserve it again: agentmail reserve "+r.Pattern)
+			return fault.WithField(fmt.Errorf("%w: reservation of %s expired at %s", ErrInvalidArgument, r.Pattern, record.FormatTime(r.Expires)),
+				"selection", "pattern", r.Pattern, "expired", record.FormatTime(r.Expires))
 		}
 	}
 	return notFound
@@ -730,7 +728,7 @@ func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, err
 // or whose holder must have been silent for StaleAfter.
 func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservation, error) {
 	if strings.TrimSpace(reason) == "" {
-		return Reservation{}, fault.WithHint(fmt.Errorf("%w: a forced release needs a reason", ErrInvalidArgument), "pass --reason, which the holder receives")
+		return Reservation{}, fault.WithField(fmt.Errorf("%w: a forced release needs a reason", ErrInvalidArgument), "reason", "problem", "empty")
 	}
 	var out Reservation
 	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
@@ -749,8 +747,8 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 		}
 		r := found[0]
 		if !r.Released.IsZero() {
-			return fault.WithHint(fmt.Errorf("%w: reservation %s of %s was released already", ErrNotFound, r.ID, r.Pattern),
-				"agentmail reservations lists the active ones")
+			return fault.WithField(fmt.Errorf("%w: reservation %s of %s was released already", ErrNotFound, r.ID, r.Pattern),
+				"ids", "id", r.ID, "released", true)
 		}
 		if r.Active(now) && r.Agent != s.agent {
 			last, seen, err := s.presence().LastSeen(ctx, tx, s.slug, r.Agent)

@@ -66,19 +66,35 @@ var cliHints = service.Hints{
 		}
 		return "claim it: agentmail port claim " + f.String("port")
 	},
-	"INVALID_ARGUMENT":         service.Say("see: agentmail COMMAND --help"),
-	"INVALID_ARGUMENT/ttl":     durationHint("ttl", ""),
-	"INVALID_ARGUMENT/extend":  durationHint("extend", ""),
-	"INVALID_ARGUMENT/wait":    durationHint("wait", ", or leave it out not to wait"),
-	"INVALID_ARGUMENT/subject": subjectHint,
-	"INVALID_ARGUMENT/thread":  service.Say("pass a short --thread name, or an existing message id"),
-	"INVALID_ARGUMENT/to":      service.Say("pass --to NAME[,NAME...] (agentmail agents lists who is registered)"),
-	"AUTHENTICATION_REQUIRED":  service.Say("act as your own agent (leave agent_name out), or start agentmail mcp --overseer to act for any agent"),
-	"TIMEOUT":                  service.Say("wait again, or check agentmail inbox"),
-	"CONTACT_REQUIRED":         service.Say(`ask first: agentmail contacts request NAME --reason "..."`),
-	"CONTACT_BLOCKED":          service.Say("the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"),
-	"RESERVATION_CONFLICT":     conflictHint,
-	"LOCK_HELD":                lockHeldHint,
+	"NOT_FOUND/patterns": service.Say("agentmail reservations --mine lists yours"),
+	"NOT_FOUND/ids": func(f service.Failure) string {
+		if f.Bool("released") {
+			return "agentmail reservations lists the active ones"
+		}
+		return "agentmail reservations --mine --expired lists yours"
+	},
+	"NOT_FOUND/key": func(f service.Failure) string { return "acquire it with: agentmail lock acquire " + f.String("key") },
+	"INVALID_ARGUMENT/ids": func(f service.Failure) string {
+		if f.String("holder") == "" {
+			return ""
+		}
+		return "message the holder, or use release --force --id ID --reason R once it has expired or its holder is silent"
+	},
+	"INVALID_ARGUMENT/selection": func(f service.Failure) string { return "reserve it again: agentmail reserve " + f.String("pattern") },
+	"INVALID_ARGUMENT/reason":    service.Say("pass --reason, which the holder receives"),
+	"INVALID_ARGUMENT":           service.Say("see: agentmail COMMAND --help"),
+	"INVALID_ARGUMENT/ttl":       durationHint("ttl", ""),
+	"INVALID_ARGUMENT/extend":    durationHint("extend", ""),
+	"INVALID_ARGUMENT/wait":      durationHint("wait", ", or leave it out not to wait"),
+	"INVALID_ARGUMENT/subject":   subjectHint,
+	"INVALID_ARGUMENT/thread":    service.Say("pass a short --thread name, or an existing message id"),
+	"INVALID_ARGUMENT/to":        service.Say("pass --to NAME[,NAME...] (agentmail agents lists who is registered)"),
+	"AUTHENTICATION_REQUIRED":    service.Say("act as your own agent (leave agent_name out), or start agentmail mcp --overseer to act for any agent"),
+	"TIMEOUT":                    service.Say("wait again, or check agentmail inbox"),
+	"CONTACT_REQUIRED":           service.Say(`ask first: agentmail contacts request NAME --reason "..."`),
+	"CONTACT_BLOCKED":            service.Say("the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"),
+	"RESERVATION_CONFLICT":       conflictHint,
+	"LOCK_HELD":                  lockHeldHint,
 	"PORT_HELD": func(f service.Failure) string {
 		if f.String("holder") == "" {
 			return "use it (agentmail port get NAME), claim another name, or ask the holder (agentmail send --to HOLDER)"

@@ -54,12 +54,5 @@ var knownLeaks = set(
 	"mailbox/send.go: agentmail agents lists who is active; agentmail agents unretire ",
 	"mailbox/workflow.go: wait again, or check agentmail inbox",
 	"mailbox/workflow.go: follow it with: agentmail thread ",
-	"reservations/locks.go: acquire it with: agentmail lock acquire ",
-	"reservations/service.go: agentmail reservations --mine lists yours",
-	"reservations/service.go: message the holder, or use release --force --id ID --reason R once it has expired or its holder is silent",
-	"reservations/service.go: agentmail reservations --mine --expired lists yours",
 	"reservations/service.go: agentmail reservations --expired",
-	"reservations/service.go: reserve it again: agentmail reserve ",
-	"reservations/service.go: pass --reason, which the holder receives",
-	"reservations/service.go: agentmail reservations lists the active ones",
 )

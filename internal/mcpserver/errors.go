@@ -111,12 +111,18 @@ var toolHints = service.Hints{
 		}
 		return ""
 	},
-	"USAGE/limit":             service.Say("pass limit 0 for all"),
-	"USAGE/timeout":           service.Say("pass timeout_seconds, 0 or more (0 checks once)"),
-	"USAGE/hold":              service.Say("pass hold_seconds, 0 or more"),
-	"UNKNOWN_RECIPIENT":       service.Say("list_agents lists who is registered"),
-	"NOT_FOUND":               service.Say("check the id or name: fetch_inbox lists your messages, list_agents the agents, list_contacts the contact requests, check_file_reservations who holds a path, list_locks the locks"),
-	"NOT_FOUND/name":          portNotFoundHint,
+	"USAGE/limit":        service.Say("pass limit 0 for all"),
+	"USAGE/timeout":      service.Say("pass timeout_seconds, 0 or more (0 checks once)"),
+	"USAGE/hold":         service.Say("pass hold_seconds, 0 or more"),
+	"UNKNOWN_RECIPIENT":  service.Say("list_agents lists who is registered"),
+	"NOT_FOUND":          service.Say("check the id or name: fetch_inbox lists your messages, list_agents the agents, list_contacts the contact requests, check_file_reservations who holds a path, list_locks the locks"),
+	"NOT_FOUND/name":     portNotFoundHint,
+	"NOT_FOUND/key":      service.Say("take it with acquire_lock first"),
+	"NOT_FOUND/patterns": service.Say("check_file_reservations shows who holds a path; list_agents shows each agent's active reservations"),
+	"INVALID_ARGUMENT/selection": func(f service.Failure) string {
+		return "reserve it again: file_reservation_paths with paths [" + f.String("pattern") + "]"
+	},
+	"INVALID_ARGUMENT/reason": service.Say("pass note, which the holder receives"),
 	"INVALID_ARGUMENT":        service.Say("see the tool's input schema"),
 	"INVALID_ARGUMENT/ttl":    secondsHint("ttl_seconds"),
 	"INVALID_ARGUMENT/extend": secondsHint("extend_seconds"),

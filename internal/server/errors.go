@@ -52,9 +52,13 @@ var apiHints = service.Hints{
 	"INVALID_ARGUMENT/to":      service.Say(`pass "to": the recipients' agent names (GET /api/projects/SLUG/agents lists them)`),
 	"USAGE/patterns":           service.Say(`pass "patterns": one or more globs relative to the repository root, such as ["src/api/**"]`),
 	"USAGE/selection":          service.Say(`pass "patterns", "ids" or "all": true`),
-	"TIMEOUT":                  service.Say("ask again"),
-	"CONTACT_REQUIRED":         service.Say(`ask first: POST /api/projects/SLUG/contacts/request with "to" and "reason", then wait for the approval`),
-	"CONTACT_BLOCKED":          service.Say("the recipient takes no mail; ask a human to pass it on"),
+	"NOT_FOUND/key":            service.Say("acquire it first: POST /api/projects/SLUG/locks/acquire"),
+	"INVALID_ARGUMENT/selection": func(f service.Failure) string {
+		return fmt.Sprintf(`reserve it again: POST /api/projects/SLUG/reservations with "patterns": [%q]`, f.String("pattern"))
+	},
+	"TIMEOUT":          service.Say("ask again"),
+	"CONTACT_REQUIRED": service.Say(`ask first: POST /api/projects/SLUG/contacts/request with "to" and "reason", then wait for the approval`),
+	"CONTACT_BLOCKED":  service.Say("the recipient takes no mail; ask a human to pass it on"),
 	"RESERVATION_CONFLICT": func(f service.Failure) string {
 		if f.String("holder") == "" {
 			return `GET /api/projects/SLUG/reservations lists who holds what; pass "allow_conflicts": true to take it anyway`

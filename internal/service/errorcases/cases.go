@@ -67,6 +67,10 @@ func Cases() []Case {
 			map[string]string{"cli": "--timeout 5m", "mcp": "timeout_seconds", "api": ""}},
 		{"mark nothing", service.UsageField("ids", "no message ids given").With("verb", "ack"),
 			map[string]string{"cli": "agentmail ack ID... or agentmail ack --all", "mcp": "", "api": ""}},
+		{"lock not held", fault.WithField(fmt.Errorf("%w: BlueLake does not hold lock deploy", service.ErrNotFound), "key", "key", "deploy"),
+			map[string]string{"cli": "agentmail lock acquire deploy", "mcp": "acquire_lock", "api": "/locks/acquire"}},
+		{"renew an expired lease", fault.WithField(fmt.Errorf("%w: reservation of src/** expired", service.ErrInvalidArgument), "selection", "pattern", "src/**"),
+			map[string]string{"cli": "agentmail reserve src/**", "mcp": "file_reservation_paths", "api": "src/**"}},
 		{"index differs", fault.WithValues(fmt.Errorf("%w: doctor found 1 problem", store.ErrIndexDiffers), "problems", 1, "repair", "reindex"),
 			map[string]string{"cli": "agentmail doctor --reindex", "mcp": "doctor", "api": "doctor"}},
 	}
