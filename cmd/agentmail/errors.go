@@ -90,11 +90,28 @@ var cliHints = service.Hints{
 	"INVALID_ARGUMENT/thread":    service.Say("pass a short --thread name, or an existing message id"),
 	"INVALID_ARGUMENT/to":        service.Say("pass --to NAME[,NAME...] (agentmail agents lists who is registered)"),
 	"AUTHENTICATION_REQUIRED":    service.Say("act as your own agent (leave agent_name out), or start agentmail mcp --overseer to act for any agent"),
-	"TIMEOUT":                    service.Say("wait again, or check agentmail inbox"),
-	"CONTACT_REQUIRED":           service.Say(`ask first: agentmail contacts request NAME --reason "..."`),
-	"CONTACT_BLOCKED":            service.Say("the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"),
-	"RESERVATION_CONFLICT":       conflictHint,
-	"LOCK_HELD":                  lockHeldHint,
+	"TIMEOUT": func(f service.Failure) string {
+		if th := f.String("thread"); th != "" {
+			return "follow it with: agentmail thread " + th
+		}
+		return "wait again, or check agentmail inbox"
+	},
+	"NOT_FOUND/from": service.Say("agentmail contacts list shows requests"),
+	"NOT_FOUND/id":   service.Say("agents see only their own mail; check the id with agentmail inbox"),
+	"CONTACT_REQUIRED": func(f service.Failure) string {
+		if to := f.String("recipient"); to != "" {
+			return fmt.Sprintf(`ask first: agentmail contacts request %s --reason "...", then send once %s approves`, to, to)
+		}
+		return `ask first: agentmail contacts request NAME --reason "..."`
+	},
+	"CONTACT_BLOCKED": func(f service.Failure) string {
+		if f.String("recipient") != "" {
+			return "ask a human to pass the message on (agentmail send --as-human)"
+		}
+		return "the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"
+	},
+	"RESERVATION_CONFLICT": conflictHint,
+	"LOCK_HELD":            lockHeldHint,
 	"PORT_HELD": func(f service.Failure) string {
 		if f.String("holder") == "" {
 			return "use it (agentmail port get NAME), claim another name, or ask the holder (agentmail send --to HOLDER)"

@@ -46,13 +46,7 @@ var knownLeaks = set(
 	"internal/store/store.go: ), or point --store or AGENTMAIL_HOME at another store",
 	"internal/store/store.go: run any agentmail command as the store's owner once, which migrates it",
 	"internal/store/store.go: point --store or AGENTMAIL_HOME at a directory you can write",
-	"mailbox/contacts.go: agentmail contacts list shows requests",
-	"mailbox/contacts.go: ask first: agentmail contacts request %s --reason \"...\", then send once %s approves",
-	"mailbox/contacts.go: ask a human to pass the message on (agentmail send --as-human)",
 	"mailbox/query.go: agentmail inbox or agentmail outbox",
-	"mailbox/query.go: agents see only their own mail; check the id with agentmail inbox",
 	"mailbox/send.go: agentmail agents lists who is active; agentmail agents unretire ",
-	"mailbox/workflow.go: wait again, or check agentmail inbox",
-	"mailbox/workflow.go: follow it with: agentmail thread ",
 	"reservations/service.go: agentmail reservations --expired",
 )

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,9 +145,18 @@ var toolHints = service.Hints{
 	"USAGE/paths":             service.Say("pass paths: one or more file paths"),
 	"NO_REMOTE":               service.Say("the project has no remote to sync through: leave offline out"),
 	"AUTHENTICATION_REQUIRED": service.Say("act as the agent this session acts as (leave the agent name out); only an overseer's server acts for any agent"),
-	"TIMEOUT":                 service.Say("wait again, or look at fetch_inbox"),
-	"CONTACT_REQUIRED":        service.Say("ask first: request_contact with to_agent and a reason, then wait for the approval"),
-	"CONTACT_BLOCKED":         service.Say("the recipient takes no mail; ask a human to pass it on"),
+	"TIMEOUT": func(f service.Failure) string {
+		if th := f.String("thread"); th != "" {
+			return "follow the thread with get_thread (thread_id " + th + ")"
+		}
+		return "wait again, or look at fetch_inbox"
+	},
+	"CONTACT_REQUIRED": func(f service.Failure) string {
+		return "ask first: request_contact with to_agent " + cmp.Or(f.String("recipient"), "NAME") + " and a reason, then wait for the approval"
+	},
+	"NOT_FOUND/from":  service.Say("list_contacts lists the contact requests"),
+	"NOT_FOUND/id":    service.Say("agents see only their own mail: fetch_inbox lists yours"),
+	"CONTACT_BLOCKED": service.Say("the recipient takes no mail; ask a human to pass it on"),
 	"RESERVATION_CONFLICT": func(f service.Failure) string {
 		if f.String("holder") == "" {
 			return "file_reservation_paths lists who holds what; pass allow_conflicts: true to take it anyway"

@@ -71,6 +71,10 @@ func Cases() []Case {
 			map[string]string{"cli": "agentmail lock acquire deploy", "mcp": "acquire_lock", "api": "/locks/acquire"}},
 		{"renew an expired lease", fault.WithField(fmt.Errorf("%w: reservation of src/** expired", service.ErrInvalidArgument), "selection", "pattern", "src/**"),
 			map[string]string{"cli": "agentmail reserve src/**", "mcp": "file_reservation_paths", "api": "src/**"}},
+		{"contact required", fault.WithValues(fmt.Errorf("%w: RedFox accepts mail only from contacts", mailbox.ErrContactRequired), "recipient", "RedFox", "policy", "contacts_only"),
+			map[string]string{"cli": "agentmail contacts request RedFox", "mcp": "request_contact with to_agent RedFox", "api": "/contacts/request"}},
+		{"no reply", fault.WithField(fmt.Errorf("%w: no reply to 01ABC in thread t1", mailbox.ErrTimeout), "", "thread", "t1"),
+			map[string]string{"cli": "agentmail thread t1", "mcp": "get_thread", "api": ""}},
 		{"index differs", fault.WithValues(fmt.Errorf("%w: doctor found 1 problem", store.ErrIndexDiffers), "problems", 1, "repair", "reindex"),
 			map[string]string{"cli": "agentmail doctor --reindex", "mcp": "doctor", "api": "doctor"}},
 	}
