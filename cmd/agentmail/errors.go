@@ -15,12 +15,14 @@ const generalHint = "if it happens again, run agentmail doctor --check and repor
 // commands, from the failure's code, field and values (the service says
 // what went wrong as data; advice to run a command is the command line's).
 var cliHints = service.Hints{
-	"USAGE":           service.Say("see: agentmail --help"),
-	"USAGE/patterns":  service.Say("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]"),
-	"USAGE/selection": service.Say("agentmail release PATTERN... | --id ID | --all"),
-	"USAGE/paths":     service.Say("usage: agentmail reservations check PATH..."),
-	"NO_PROJECT":      service.Say("run agentmail inside your project's git checkout, or pass --project KEY"),
-	"NOT_REGISTERED":  service.Say("pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"),
+	"USAGE":                    service.Say("see: agentmail --help"),
+	"USAGE/patterns":           service.Say("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]"),
+	"USAGE/selection":          service.Say("agentmail release PATTERN... | --id ID | --all"),
+	"USAGE/paths":              service.Say("usage: agentmail reservations check PATH..."),
+	"NO_PROJECT":               service.Say("run agentmail inside your project's git checkout, or pass --project KEY"),
+	"NOT_REGISTERED":           service.Say("pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"),
+	"NO_PROJECT/project":       projectHint,
+	"INVALID_ARGUMENT/project": projectHint,
 	"NOT_REGISTERED/agent": func(f service.Failure) string {
 		switch f.String("problem") {
 		case "human":
@@ -214,3 +216,23 @@ func lockHeldHint(f service.Failure) string {
 
 // cliHint is f's hint on the command line.
 func cliHint(f service.Failure) string { return cliHints.Word(f, generalHint) }
+
+// projectHint says how to name the project, by what was wrong with it.
+func projectHint(f service.Failure) string {
+	switch f.String("problem") {
+	case "empty":
+		return "pass --project with a remote URL or an absolute path, or unset AGENTMAIL_PROJECT"
+	case "invalid":
+		return "pass --project with a remote URL or an absolute path, or fix AGENTMAIL_PROJECT"
+	case "relative":
+		return "pass --project with a remote URL, a host/path key (github.com/acme/shop) or an absolute path, or run inside the project's checkout and leave it out"
+	case "outside":
+		return "run agentmail inside your project's git checkout, or pass --project KEY (or set AGENTMAIL_PROJECT)"
+	case "unusable":
+		if f.Bool("origin") {
+			return "fix the URL (git remote set-url origin URL), pass --project KEY, or pin a key: agentmail project set KEY"
+		}
+		return "pass --project KEY, or pin a usable key: agentmail project set KEY"
+	}
+	return ""
+}

@@ -154,9 +154,10 @@ var toolHints = service.Hints{
 	"CONTACT_REQUIRED": func(f service.Failure) string {
 		return "ask first: request_contact with to_agent " + cmp.Or(f.String("recipient"), "NAME") + " and a reason, then wait for the approval"
 	},
-	"NOT_FOUND/from":  service.Say("list_contacts lists the contact requests"),
-	"NOT_FOUND/id":    service.Say("agents see only their own mail: fetch_inbox lists yours"),
-	"CONTACT_BLOCKED": service.Say("the recipient takes no mail; ask a human to pass it on"),
+	"NOT_FOUND/from":           service.Say("list_contacts lists the contact requests"),
+	"NOT_FOUND/id":             service.Say("agents see only their own mail: fetch_inbox lists yours"),
+	"INVALID_ARGUMENT/project": service.Say("pass project_key: the absolute path of your repository, or the key or slug of a known project"),
+	"CONTACT_BLOCKED":          service.Say("the recipient takes no mail; ask a human to pass it on"),
 	"RESERVATION_CONFLICT": func(f service.Failure) string {
 		if f.String("holder") == "" {
 			return "file_reservation_paths lists who holds what; pass allow_conflicts: true to take it anyway"

@@ -52,6 +52,7 @@ var apiHints = service.Hints{
 	"INVALID_ARGUMENT/to":      service.Say(`pass "to": the recipients' agent names (GET /api/projects/SLUG/agents lists them)`),
 	"USAGE/patterns":           service.Say(`pass "patterns": one or more globs relative to the repository root, such as ["src/api/**"]`),
 	"USAGE/selection":          service.Say(`pass "patterns", "ids" or "all": true`),
+	"INVALID_ARGUMENT/project": service.Say("name a project by its slug in the address: GET /api/projects lists them"),
 	"NOT_FOUND/key":            service.Say("acquire it first: POST /api/projects/SLUG/locks/acquire"),
 	"INVALID_ARGUMENT/selection": func(f service.Failure) string {
 		return fmt.Sprintf(`reserve it again: POST /api/projects/SLUG/reservations with "patterns": [%q]`, f.String("pattern"))

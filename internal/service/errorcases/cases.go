@@ -75,6 +75,10 @@ func Cases() []Case {
 			map[string]string{"cli": "agentmail contacts request RedFox", "mcp": "request_contact with to_agent RedFox", "api": "/contacts/request"}},
 		{"no reply", fault.WithField(fmt.Errorf("%w: no reply to 01ABC in thread t1", mailbox.ErrTimeout), "", "thread", "t1"),
 			map[string]string{"cli": "agentmail thread t1", "mcp": "get_thread", "api": ""}},
+		{"outside a repository", fault.WithField(fmt.Errorf("%w: /tmp is not inside a git repository", service.ErrNoProject), "project", "problem", "outside", "dir", "/tmp"),
+			map[string]string{"cli": "--project KEY", "mcp": "project_key", "api": "/api/projects"}},
+		{"relative project key", fault.WithField(fmt.Errorf("%w: project key \"a/../b\" is a relative path", service.ErrInvalidArgument), "project", "problem", "relative"),
+			map[string]string{"cli": "pass --project with a remote URL", "mcp": "project_key", "api": "/api/projects"}},
 		{"index differs", fault.WithValues(fmt.Errorf("%w: doctor found 1 problem", store.ErrIndexDiffers), "problems", 1, "repair", "reindex"),
 			map[string]string{"cli": "agentmail doctor --reindex", "mcp": "doctor", "api": "doctor"}},
 	}
