@@ -164,7 +164,7 @@ func (m *Mailbox) DecideContact(ctx context.Context, from string, approve bool) 
 			return err
 		}
 		if !ok {
-			return fault.WithHint(fmt.Errorf("%w: no contact request from %s to %s", ErrNotFound, from, me.Name), "agentmail contacts list shows requests")
+			return fault.WithField(fmt.Errorf("%w: no contact request from %s to %s", ErrNotFound, from, me.Name), "from", "from", from)
 		}
 		now := m.st.Now()
 		c.State, c.Decided, c.Expires = "denied", now, time.Time{}
@@ -273,15 +273,14 @@ func (m *Mailbox) deliverable(ctx context.Context, q queryer, from string, to Ag
 		}
 		accepts = "agents it already works with (it wrote to you in this thread or in the last 24 h, or your reservations overlap) or approved contacts"
 	}
-	return fault.WithHint(fmt.Errorf("%w: %s accepts mail only from %s (policy %s)", ErrContactRequired, to.Name, accepts, policy),
-		fmt.Sprintf("ask first: agentmail contacts request %s --reason \"...\", then send once %s approves", to.Name, to.Name))
+	return fault.WithValues(fmt.Errorf("%w: %s accepts mail only from %s (policy %s)", ErrContactRequired, to.Name, accepts, policy),
+		"recipient", to.Name, "policy", policy)
 }
 
 // blocked is the error for an agent with the policy block_all, which
 // accepts what (no mail, ...).
 func blocked(name, what string) error {
-	return fault.WithHint(fmt.Errorf("%w: %s accepts %s (policy block_all)", ErrContactBlocked, name, what),
-		"ask a human to pass the message on (agentmail send --as-human)")
+	return fault.WithValues(fmt.Errorf("%w: %s accepts %s (policy block_all)", ErrContactBlocked, name, what), "recipient", name)
 }
 
 // relatedQuery says whether agent ?2 wrote to agent ?3 since ?5 (whose

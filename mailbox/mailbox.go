@@ -172,20 +172,19 @@ func (m *Mailbox) lookupAgent(ctx context.Context, q queryer, name string) (Agen
 // its last-seen time unless the stored one is recent (see PresenceRules.Refresh).
 func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 	if m.agent == "" {
-		return Agent{}, fault.WithHint(fmt.Errorf("%w: no agent given", ErrNotRegistered),
-			"pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register")
+		return Agent{}, fault.WithField(fmt.Errorf("%w: no agent given", ErrNotRegistered), "agent", "problem", "missing")
 	}
 	if IsHuman(m.agent) {
-		return Agent{}, fault.WithHint(fmt.Errorf("%w: %s is the human overseer's mailbox, not an agent: it can be read, not acted as", ErrNotRegistered, HumanSender),
-			"send or reply as the overseer with --as-human")
+		return Agent{}, fault.WithField(fmt.Errorf("%w: %s is the human overseer's mailbox, not an agent: it can be read, not acted as", ErrNotRegistered, HumanSender),
+			"agent", "problem", "human")
 	}
 	a, ok, err := m.lookupAgent(ctx, q, m.agent)
 	if err != nil {
 		return Agent{}, err
 	}
 	if !ok {
-		return Agent{}, fault.WithHint(fmt.Errorf("%w: %s is not registered in project %s", ErrNotRegistered, m.agent, m.proj.Slug),
-			"register it with: agentmail register --name "+m.agent+" (or check --agent / AGENTMAIL_AGENT)")
+		return Agent{}, fault.WithField(fmt.Errorf("%w: %s is not registered in project %s", ErrNotRegistered, m.agent, m.proj.Slug),
+			"agent", "problem", "unregistered", "name", m.agent)
 	}
 	if m.watching {
 		return a, nil
@@ -272,8 +271,8 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 		if exists {
 			if names.Fold(m.agent) != names.Fold(name) {
 				free, _ := m.freeName(ctx, tx)
-				return fault.WithHint(fmt.Errorf("%w: %s is already registered in project %s", ErrNameTaken, prev.Name, m.proj.Slug),
-					fmt.Sprintf("choose another name (e.g. --name %s), omit --name for a generated one, or pass --agent %s if you are %s", free, prev.Name, prev.Name))
+				return fault.WithField(fmt.Errorf("%w: %s is already registered in project %s", ErrNameTaken, prev.Name, m.proj.Slug),
+					"name", "name", prev.Name, "free", free)
 			}
 			verb = "update"
 			rec.Name = prev.Name
@@ -311,7 +310,7 @@ func (m *Mailbox) parseName(ctx context.Context, q queryer, raw string) (string,
 	if ferr != nil {
 		return "", ferr
 	}
-	return "", fault.WithHint(err, fmt.Sprintf("try --name %s, or omit --name for a generated one", free))
+	return "", fault.WithField(err, "name", "free", free)
 }
 
 func (m *Mailbox) freeName(ctx context.Context, q queryer) (string, error) {

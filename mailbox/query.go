@@ -210,8 +210,8 @@ func (m *Mailbox) visibleMessage(ctx context.Context, q queryer, prefix, viewer 
 		return viewed{}, err
 	}
 	if viewer != "" && v.kind == "" && v.From != viewer && !v.post {
-		return viewed{}, fault.WithHint(fmt.Errorf("%w: message %s was neither sent to nor by %s", ErrNotFound, id, viewer),
-			"agents see only their own mail; check the id with agentmail inbox")
+		return viewed{}, fault.WithHint(fault.WithField(fmt.Errorf("%w: message %s was neither sent to nor by %s", ErrNotFound, id, viewer), "id", "id", id),
+			"agents see only their own mail")
 	}
 	return v, nil
 }

@@ -60,18 +60,18 @@ func (d *Draft) validate() error {
 	d.Subject = strings.TrimSpace(d.Subject)
 	switch {
 	case d.Subject == "":
-		return invalid("the subject is empty", "pass --subject with a short summary of the message")
+		return invalidField("subject", "the subject is empty", "problem", "empty")
 	case utf8.RuneCountInString(d.Subject) > MaxSubject:
-		return invalid(fmt.Sprintf("the subject is %d characters long, the limit is %d", utf8.RuneCountInString(d.Subject), MaxSubject),
-			"shorten --subject and put the details in the body")
+		return invalidField("subject", fmt.Sprintf("the subject is %d characters long, the limit is %d", utf8.RuneCountInString(d.Subject), MaxSubject),
+			"problem", "too_long", "limit", MaxSubject)
 	case strings.IndexFunc(d.Subject, unicode.IsControl) >= 0:
-		return invalid("the subject contains a line break or control character", "make --subject one line")
+		return invalidField("subject", "the subject contains a line break or control character", "problem", "not_one_line")
 	case !utf8.ValidString(d.Subject) || !utf8.ValidString(d.Body):
 		return invalid("the message is not valid UTF-8", "send text encoded as UTF-8")
 	}
 	d.Thread = strings.TrimSpace(d.Thread)
 	if utf8.RuneCountInString(d.Thread) > MaxThread || strings.IndexFunc(d.Thread, unicode.IsControl) >= 0 {
-		return invalid("the thread must be one line of at most 200 characters", "pass a short --thread name, or an existing message id")
+		return invalidField("thread", fmt.Sprintf("the thread must be one line of at most %d characters", MaxThread), "limit", MaxThread)
 	}
 	d.Importance = strings.ToLower(strings.TrimSpace(d.Importance))
 	if d.Importance == "" {
@@ -93,7 +93,7 @@ func (d *Draft) validate() error {
 		return err
 	}
 	if len(d.To)+len(d.Cc)+len(d.Bcc) == 0 && d.Topic == "" {
-		return invalid("no recipients", "pass --to NAME[,NAME...] (agentmail agents lists who is registered), or --topic NAME to post to a channel")
+		return invalidField("to", "no recipients", "problem", "empty")
 	}
 	return nil
 }
@@ -127,6 +127,13 @@ func (d *Draft) validateCategory() error {
 
 func invalid(msg, hint string) error {
 	return fault.WithHint(fmt.Errorf("%w: %s", ErrInvalidArgument, msg), hint)
+}
+
+// invalidField is an invalid argument of the draft's field, with the
+// values that say what is wrong (key, value pairs): each face words the
+// advice in its own terms.
+func invalidField(field, msg string, kv ...any) error {
+	return fault.WithField(fmt.Errorf("%w: %s", ErrInvalidArgument, msg), field, kv...)
 }
 
 // Send delivers a message from the acting agent.
@@ -245,7 +252,7 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 		return nil, err
 	}
 	if len(to)+len(cc)+len(bcc) == 0 && d.Topic == "" {
-		return nil, invalid("no recipients", "pass --to NAME[,NAME...] (agentmail agents lists who is registered)")
+		return nil, invalidField("to", "no recipients", "problem", "empty")
 	}
 	clock := m.st.Clock()
 	now := clock.Truncate(time.Second)
@@ -312,10 +319,12 @@ func (m *Mailbox) unknownRecipient(ctx context.Context, q queryer, name string) 
 		return err
 	}
 	msg := fmt.Errorf("%w %s in project %s", ErrUnknownRecipient, name, m.proj.Slug)
-	if close := names.Closest(name, all, 3); len(close) > 0 {
-		msg = fmt.Errorf("%w %s in project %s (did you mean %s?)", ErrUnknownRecipient, name, m.proj.Slug, strings.Join(close, ", "))
+	kv := []any{"name", name}
+	if closest := names.Closest(name, all, 3); len(closest) > 0 {
+		msg = fmt.Errorf("%w %s in project %s (did you mean %s?)", ErrUnknownRecipient, name, m.proj.Slug, strings.Join(closest, ", "))
+		kv = append(kv, "closest", closest)
 	}
-	return fault.WithHint(msg, "agentmail agents lists who is registered")
+	return fault.WithField(msg, "to", kv...)
 }
 
 // commitSubject is the archive commit's one-line summary:

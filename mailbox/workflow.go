@@ -242,7 +242,7 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			}
 		}
 		if !time.Now().Before(deadline) {
-			return nil, fault.WithHint(fmt.Errorf("%w: no matching mail for %s within %s", ErrTimeout, me.Name, timeout), "wait again, or check agentmail inbox")
+			return nil, fmt.Errorf("%w: no matching mail for %s within %s", ErrTimeout, me.Name, timeout)
 		}
 		select {
 		case <-ctx.Done():
@@ -300,8 +300,7 @@ func (m *Mailbox) WaitReply(ctx context.Context, sent Message, timeout, poll tim
 			}
 		}
 		if !time.Now().Before(deadline) {
-			return Message{}, fault.WithHint(fmt.Errorf("%w: no reply to %s in thread %s", ErrTimeout, sent.ID, sent.Thread),
-				"follow it with: agentmail thread "+sent.Thread)
+			return Message{}, fault.WithField(fmt.Errorf("%w: no reply to %s in thread %s", ErrTimeout, sent.ID, sent.Thread), "", "thread", sent.Thread)
 		}
 		select {
 		case <-ctx.Done():

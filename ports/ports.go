@@ -64,10 +64,12 @@ func (e *HeldError) Error() string {
 
 func (e *HeldError) Unwrap() error { return ErrHeld }
 
-// Hint says how to proceed.
-func (e *HeldError) Hint() string {
-	return fmt.Sprintf("use it (agentmail port get %s), claim another name, or ask the holder: agentmail send --to %s --subject 'port %s'",
-		e.Port.Name, e.Port.Holder, e.Port.Name)
+// Detail names the claim: a face words from it how to proceed (use the
+// holder's port, claim another name, or ask the holder).
+func (e *HeldError) Detail() fault.Detail {
+	return fault.Detail{Values: map[string]any{
+		"name": e.Port.Name, "port": e.Port.Port, "host": e.Port.Host, "holder": e.Port.Holder, "expires": record.FormatTime(e.Port.Expires),
+	}}
 }
 
 // Host returns the name claims made here are tagged with: the host name.
@@ -190,7 +192,7 @@ func candidates(name string, prev int) []int {
 
 func checkTTL(ttl time.Duration) error {
 	if ttl <= 0 {
-		return fault.WithHint(fmt.Errorf("%w: the TTL must be positive, got %s", ErrInvalidArgument, ttl), "pass a duration such as --ttl 1h")
+		return fault.WithField(fmt.Errorf("%w: the TTL must be positive, got %s", ErrInvalidArgument, ttl), "ttl", "example", "1h")
 	}
 	return nil
 }
@@ -238,8 +240,8 @@ func (s *Service) Claim(ctx context.Context, name string, ttl time.Duration) (Po
 			tx.Describe(s.agent, fmt.Sprintf("port: %s claims %s (%d on %s)", s.agent, name, port, s.host))
 			return nil
 		}
-		return fault.WithHint(fmt.Errorf("%w in %d-%d on %s", ErrNoFreePort, RangeStart, RangeStart+RangeSize-1, s.host),
-			"release ports you no longer use: agentmail port list")
+		return fault.WithValues(fmt.Errorf("%w in %d-%d on %s", ErrNoFreePort, RangeStart, RangeStart+RangeSize-1, s.host),
+			"first", RangeStart, "last", RangeStart+RangeSize-1, "host", s.host)
 	})
 	return out, err
 }
@@ -257,7 +259,7 @@ func (s *Service) Release(ctx context.Context, name string) (Port, error) {
 		case err != nil:
 			return err
 		case !ok || !cur.Held(now) || cur.Holder != s.agent:
-			return fault.WithHint(fmt.Errorf("%w named %s held by %s on %s", ErrNotFound, name, s.agent, s.host), "agentmail port list shows the claims")
+			return fault.WithField(fmt.Errorf("%w named %s held by %s on %s", ErrNotFound, name, s.agent, s.host), "name", "port", name, "holder", s.agent, "host", s.host)
 		}
 		out = cur
 		out.Released = now
@@ -278,7 +280,7 @@ func (s *Service) Get(ctx context.Context, name string) (Port, error) {
 		return Port{}, err
 	}
 	if !ok || !cur.Held(s.st.Now()) {
-		return Port{}, fault.WithHint(fmt.Errorf("%w named %s on %s", ErrNotFound, name, s.host), "claim it: agentmail port claim "+name)
+		return Port{}, fault.WithField(fmt.Errorf("%w named %s on %s", ErrNotFound, name, s.host), "name", "port", name, "host", s.host)
 	}
 	return cur, nil
 }

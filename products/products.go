@@ -119,8 +119,7 @@ func Find(ctx context.Context, q store.Querier, name string) (Product, error) {
 	if len(known) > 0 {
 		list = "known products: " + strings.Join(known, ", ")
 	}
-	return Product{}, fault.WithHint(fmt.Errorf("%w %q (%s)", ErrNotFound, name, list),
-		"agentmail product ensure NAME makes one, with the current project in it")
+	return Product{}, fault.WithField(fmt.Errorf("%w %q (%s)", ErrNotFound, name, list), "product", "name", name, "known", known)
 }
 
 func list(ctx context.Context, q store.Querier, key string) ([]Product, error) {

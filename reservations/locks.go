@@ -41,16 +41,14 @@ func (e *HeldError) Error() string {
 
 func (e *HeldError) Unwrap() error { return ErrLockHeld }
 
-// Hint says how to proceed: wait for the lock, or ask its holder.
-func (e *HeldError) Hint() string {
-	key, wait := e.Lock.Key, "agentmail lock acquire "+e.Lock.Key+" --wait 5m"
-	switch {
-	case e.Lock.Holder != e.Agent:
-		return fmt.Sprintf("wait for it (%s), or ask the holder: agentmail send --to %s --subject 'lock %s'", wait, e.Lock.Holder, key)
-	case e.Lock.Run != "":
-		return "a lock run of yours holds it until its command ends; wait for it (--wait 5m), or it lapses at expiry if that run died"
-	}
-	return "you hold it with lock acquire: release it first (agentmail lock release " + key + "), or run the command without lock run"
+// Detail names the lock's key, holder and expiry, whether the acting
+// agent holds it, and whether a lock run does: a face words from them how
+// to proceed (wait for it, ask the holder, or release one's own).
+func (e *HeldError) Detail() fault.Detail {
+	return fault.Detail{Values: map[string]any{
+		"key": e.Lock.Key, "holder": e.Lock.Holder, "expires": record.FormatTime(e.Lock.Expires),
+		"yours": e.Lock.Holder == e.Agent, "by_run": e.Lock.Run != "",
+	}}
 }
 
 var lockKey = regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`)
@@ -70,7 +68,7 @@ func checkKey(key string) error {
 
 func checkTTL(ttl time.Duration) error {
 	if ttl <= 0 {
-		return fault.WithHint(fmt.Errorf("%w: --ttl must be positive, got %s", ErrInvalidArgument, ttl), "pass a duration such as --ttl 5m")
+		return fault.WithField(fmt.Errorf("%w: the TTL must be positive, got %s", ErrInvalidArgument, ttl), "ttl", "example", "5m")
 	}
 	return nil
 }
@@ -135,8 +133,7 @@ func (s *Service) acquire(ctx context.Context, key string, ttl, wait time.Durati
 		return Lock{}, err
 	}
 	if wait < 0 {
-		return Lock{}, fault.WithHint(fmt.Errorf("%w: --wait must not be negative, got %s", ErrInvalidArgument, wait),
-			"pass how long to wait, such as --wait 5m, or leave it out not to wait")
+		return Lock{}, fault.WithField(fmt.Errorf("%w: the wait must not be negative, got %s", ErrInvalidArgument, wait), "wait", "example", "5m")
 	}
 	deadline := time.Now().Add(wait)
 	for {
@@ -220,7 +217,7 @@ func (s *Service) changeLock(ctx context.Context, key, run, verb string, change 
 		}
 		switch {
 		case !ok || !cur.Held(now):
-			return fault.WithHint(fmt.Errorf("%w: %s does not hold lock %s", ErrNotFound, s.agent, key), "acquire it with: agentmail lock acquire "+key)
+			return fault.WithField(fmt.Errorf("%w: %s does not hold lock %s", ErrNotFound, s.agent, key), "key", "key", key)
 		case cur.Holder != s.agent || cur.Run != run:
 			return &HeldError{Lock: cur, Agent: s.agent}
 		}

@@ -334,7 +334,8 @@ func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
 // win.
 func (s *Service) Reserve(ctx context.Context, patterns []string, o Options) (Result, error) {
 	if o.TTL <= 0 || o.TTL > MaxTTL {
-		return Result{}, fault.WithHint(fmt.Errorf("%w: --ttl must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, o.TTL), "pass a duration such as --ttl 1h")
+		return Result{}, fault.WithField(fmt.Errorf("%w: the TTL must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, o.TTL),
+			"ttl", "example", "1h", "max", MaxTTL.String())
 	}
 	if err := store.CheckKey(o.IdempotencyKey); err != nil {
 		return Result{}, err
@@ -407,20 +408,19 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
-// Hint says how to proceed: wait for the first holder's reservation to
-// expire, ask its holder, share when every holder shares, or take the
-// paths anyway.
-func (e *ConflictError) Hint() string {
+// Detail names the first conflict's holder, its pattern and when it
+// expires, and whether every holder shares (then a shared lease would be
+// granted): a face words from them how to proceed (wait, ask the holder,
+// share, or take the paths anyway).
+func (e *ConflictError) Detail() fault.Detail {
 	if len(e.Conflicts) == 0 {
-		return "agentmail reservations lists who holds what"
+		return fault.Detail{}
 	}
 	c := e.Conflicts[0]
-	hint := fmt.Sprintf("wait until %s's %s expires (%s), ask the holder: agentmail send --to %s --subject 'reservation of %s'",
-		c.Holder, c.HolderPattern, record.FormatTime(c.Expires), c.Holder, c.HolderPattern)
-	if !slices.ContainsFunc(e.Conflicts, func(c Conflict) bool { return c.Exclusive }) {
-		hint += ", pass --shared if you only need to read"
-	}
-	return hint + ", or pass --allow-conflicts to take it anyway"
+	return fault.Detail{Values: map[string]any{
+		"holder": c.Holder, "holder_pattern": c.HolderPattern, "pattern": c.Pattern, "expires": record.FormatTime(c.Expires),
+		"all_shared": !slices.ContainsFunc(e.Conflicts, func(c Conflict) bool { return c.Exclusive }),
+	}}
 }
 
 // MaxTTL is the longest a lease lasts from its grant: reserve's TTL and
@@ -512,7 +512,7 @@ func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reserv
 	for _, p := range sel.Patterns {
 		i := slices.IndexFunc(rs, func(r Reservation) bool { return r.Agent == s.agent && r.Pattern == p })
 		if i < 0 {
-			return nil, fault.WithHint(fmt.Errorf("%w: %s holds no active reservation of %q", ErrNotFound, s.agent, p), "agentmail reservations --mine lists yours")
+			return nil, fault.WithField(fmt.Errorf("%w: %s holds no active reservation of %q", ErrNotFound, s.agent, p), "patterns", "pattern", p)
 		}
 		out = append(out, rs[i])
 	}
@@ -531,8 +531,7 @@ func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reserv
 			return nil, err
 		}
 		if r.Agent != s.agent {
-			return nil, fault.WithHint(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, r.ID, r.Agent),
-				"message the holder, or use release --force --id ID --reason R once it has expired or its holder is silent")
+			return nil, fault.WithField(fmt.Errorf("%w: reservation %s is held by %s", ErrInvalidArgument, r.ID, r.Agent), "ids", "id", r.ID, "holder", r.Agent)
 		}
 		out = append(out, r)
 	}
@@ -547,8 +546,7 @@ func (s *Service) activeByID(ctx context.Context, sc scope, now time.Time, id st
 		return Reservation{}, fmt.Errorf("read reservation %s: %w", id, err)
 	}
 	if len(found) == 0 {
-		return Reservation{}, fault.WithHint(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id),
-			"agentmail reservations --mine --expired lists yours")
+		return Reservation{}, fault.WithField(fmt.Errorf("%w: reservation %s is not active (it expired or was released)", ErrNotFound, id), "ids", "id", id)
 	}
 	return found[0], nil
 }
@@ -607,7 +605,8 @@ const idNeighbours = `SELECT j.value,
 // else's.
 func (s *Service) Renew(ctx context.Context, sel Selector, extend time.Duration) ([]Reservation, error) {
 	if extend <= 0 || extend > MaxTTL {
-		return nil, fault.WithHint(fmt.Errorf("%w: --extend must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, extend), "pass a duration such as --extend 30m")
+		return nil, fault.WithField(fmt.Errorf("%w: the extension must be positive and at most %s, got %s", ErrInvalidArgument, maxTTLText, extend),
+			"extend", "example", "30m", "max", MaxTTL.String())
 	}
 	sel, err := sel.normalize(s.isDir)
 	if err != nil {
@@ -694,8 +693,8 @@ func (s *Service) expired(ctx context.Context, sc scope, sel Selector, now time.
 	}
 	for _, r := range chosen {
 		if !r.Active(now) {
-			return fault.WithHint(fmt.Errorf("%w: reservation of %s expired at %s", ErrInvalidArgument, r.Pattern, record.FormatTime(r.Expires)),
-				"reserve it again: agentmail reserve "+r.Pattern)
+			return fault.WithField(fmt.Errorf("%w: reservation of %s expired at %s", ErrInvalidArgument, r.Pattern, record.FormatTime(r.Expires)),
+				"selection", "pattern", r.Pattern, "expired", record.FormatTime(r.Expires))
 		}
 	}
 	return notFound
@@ -729,7 +728,7 @@ func (s *Service) Release(ctx context.Context, sel Selector) ([]Reservation, err
 // or whose holder must have been silent for StaleAfter.
 func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservation, error) {
 	if strings.TrimSpace(reason) == "" {
-		return Reservation{}, fault.WithHint(fmt.Errorf("%w: a forced release needs a reason", ErrInvalidArgument), "pass --reason, which the holder receives")
+		return Reservation{}, fault.WithField(fmt.Errorf("%w: a forced release needs a reason", ErrInvalidArgument), "reason", "problem", "empty")
 	}
 	var out Reservation
 	err := s.st.UpdateProject(ctx, s.slug, func(tx *store.Tx) error {
@@ -748,8 +747,8 @@ func (s *Service) ForceRelease(ctx context.Context, id, reason string) (Reservat
 		}
 		r := found[0]
 		if !r.Released.IsZero() {
-			return fault.WithHint(fmt.Errorf("%w: reservation %s of %s was released already", ErrNotFound, r.ID, r.Pattern),
-				"agentmail reservations lists the active ones")
+			return fault.WithField(fmt.Errorf("%w: reservation %s of %s was released already", ErrNotFound, r.ID, r.Pattern),
+				"ids", "id", r.ID, "released", true)
 		}
 		if r.Active(now) && r.Agent != s.agent {
 			last, seen, err := s.presence().LastSeen(ctx, tx, s.slug, r.Agent)

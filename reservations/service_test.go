@@ -534,8 +534,8 @@ func TestLockRuns(t *testing.T) {
 			if got := errors.As(err, &held); got != tt.held {
 				t.Fatalf("err = %v, want held: %v", err, tt.held)
 			}
-			if tt.held && (held.Lock.Run != first.Run || fault.Hint(err) == "") {
-				t.Errorf("held error %+v (hint %q) does not describe the first holder", held.Lock, fault.Hint(err))
+			if d := fault.DetailOf(err); tt.held && (held.Lock.Run != first.Run || d.String("holder") != "GreenCastle" || !d.Bool("yours") || d.Bool("by_run") != (first.Run != "")) {
+				t.Errorf("held error %+v (detail %+v) does not describe the first holder", held.Lock, d)
 			}
 			if !tt.held && err != nil {
 				t.Fatal(err)

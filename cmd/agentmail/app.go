@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/agentmail/agentmail/internal/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -49,7 +48,7 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := newEnv(stdin, stdout, stderr)
 	err := e.execute(args)
-	if store.IsIndexDamaged(err) && !e.wrote() {
+	if service.IsIndexDamaged(err) && !e.wrote() {
 		// SQLite finds damaged pages only when a query reaches them. The
 		// index is a cache: rebuild it from the archive and run the
 		// command again, which is safe since it has written nothing. (A
@@ -129,21 +128,18 @@ func (e *env) fail(args []string, err error) int {
 	return f.Exit
 }
 
-// errorLine is the line that reports failure f on stderr: its JSON
-// document {"error": {"code","message","hint"}}, or its message and hint.
+// errorLine is the line that reports failure f on stderr: its error
+// document {"error": service.ErrorDoc}, or its message and hint, the hint
+// in the command line's words.
 func errorLine(f service.Failure, asJSON bool) string {
+	hint := cliHint(f)
 	if asJSON {
-		type errorJSON struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-			Hint    string `json:"hint"`
-		}
-		b, _ := json.Marshal(map[string]errorJSON{"error": {f.Code, f.Message, f.Hint}})
+		b, _ := json.Marshal(map[string]service.ErrorDoc{"error": f.Doc(hint)})
 		return string(b)
 	}
 	line := "agentmail: " + f.Message
-	if f.Hint != "" {
-		line += " (" + f.Hint + ")"
+	if hint != "" {
+		line += " (" + hint + ")"
 	}
 	return line
 }

@@ -46,7 +46,7 @@ func TestFail(t *testing.T) {
 			var doc struct {
 				Error struct{ Code, Message, Hint string }
 			}
-			if err := json.Unmarshal(stderr.Bytes(), &doc); err != nil || doc.Error.Code != tt.code || doc.Error.Message != tt.err.Error() || doc.Error.Hint != service.Describe(tt.err).Hint {
+			if err := json.Unmarshal(stderr.Bytes(), &doc); err != nil || doc.Error.Code != tt.code || doc.Error.Message != tt.err.Error() || doc.Error.Hint != cliHint(service.Describe(tt.err)) {
 				t.Errorf("--json: %s (%v): want code %s, message %q and hint", stderr.String(), err, tt.code, tt.err.Error())
 			}
 		})

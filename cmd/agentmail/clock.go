@@ -2,12 +2,11 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 // nowVar names the environment variable that sets the clock every command
@@ -62,8 +61,5 @@ func parseNow(s string, real func() time.Time) (func() time.Time, error) {
 
 // inRange refuses a clock outside the times agentmail keeps.
 func inRange(t time.Time) error {
-	if !record.InRange(t) {
-		return fmt.Errorf("%s, outside the times agentmail keeps (%d to %d)", t.UTC().Format(time.RFC3339), record.Earliest.Year(), record.Latest.Year())
-	}
-	return nil
+	return service.CheckTime(t)
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/agentmail/agentmail/reservations"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,7 +28,7 @@ func newGuardEditCommand(e *env) *cli.Command {
 			"is allowed in warn mode, as for commits; AGENTMAIL_BYPASS=1 skips it. The agent is AGENTMAIL_AGENT\n" +
 			"(or --agent). --json prints the decision as agentmail's own document instead.\n\n" +
 			"--auto-reserve (setup claude-code --hooks --auto-reserve): an allowed edit of a file nobody holds takes\n" +
-			"an exclusive lease of it for the agent, marked auto, lasting " + reservations.AutoTTL.String() + "; a further edit of a file the\n" +
+			"an exclusive lease of it for the agent, marked auto, lasting " + service.AutoReserveTTL.String() + "; a further edit of a file the\n" +
 			"agent holds that way renews it; guard session-end (the SessionEnd hook) releases them, else they\n" +
 			"expire. A file another agent holds is denied as without it. A lease that cannot be taken (no agent\n" +
 			"named, an unregistered one) is a check that cannot be made. Files that shell commands (Bash) write\n" +

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
@@ -33,7 +32,7 @@ func newLockCommand(e *env) *cli.Command {
 }
 
 func lockTTLFlag() cli.Flag {
-	return &cli.DurationFlag{Name: "ttl", Value: 5 * time.Minute, Usage: "how long the lock lasts without renewal"}
+	return &cli.DurationFlag{Name: "ttl", Value: service.DefaultLockTTL, Usage: "how long the lock lasts without renewal"}
 }
 
 func lockWaitFlag() cli.Flag {

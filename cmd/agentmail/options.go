@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/agentmail/agentmail/internal/store"
 	"github.com/urfave/cli/v2"
 )
 
@@ -140,7 +139,7 @@ func storeDir(c *cli.Context) (string, error) {
 	if dir := global(c, "store"); dir != "" {
 		return dir, nil
 	}
-	dir, err := store.DefaultDir()
+	dir, err := service.DefaultStoreDir()
 	return dir, fault.WithHint(err, "set AGENTMAIL_HOME or pass --store DIR")
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
@@ -48,7 +47,7 @@ func newPortCommand(e *env) *cli.Command {
 }
 
 func portTTLFlag() cli.Flag {
-	return &cli.DurationFlag{Name: "ttl", Value: time.Hour, Usage: "how long the claim lasts unless claimed again"}
+	return &cli.DurationFlag{Name: "ttl", Value: service.DefaultPortTTL, Usage: "how long the claim lasts unless claimed again"}
 }
 
 type portOptions struct {

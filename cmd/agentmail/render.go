@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/ids"
-	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -130,7 +129,7 @@ func (o output) printMessage(m service.FullMessage, now time.Time) {
 	line("Cc", strings.Join(m.Cc, ", "))
 	line("Bcc", strings.Join(m.Bcc, ", "))
 	line("Subject", m.Subject)
-	line("Date", record.FormatTime(m.Created.Time)+" ("+ago(m.Created.Time, now)+")")
+	line("Date", service.FormatTime(m.Created.Time)+" ("+ago(m.Created.Time, now)+")")
 	line("Thread", m.Thread)
 	line("Topic", m.Topic)
 	if m.ReplyTo != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
@@ -21,7 +20,7 @@ func newRenewCommand(e *env) *cli.Command {
 		Description: "Extends the named reservations (all of yours when none are named). An expired reservation\n" +
 			"cannot be renewed: reserve it again.",
 		Flags: append([]cli.Flag{
-			&cli.DurationFlag{Name: "extend", Value: 30 * time.Minute, Usage: "how much longer"},
+			&cli.DurationFlag{Name: "extend", Value: service.DefaultRenewExtend, Usage: "how much longer"},
 			&cli.BoolFlag{Name: "offline", Usage: "renew here without the remote, unconfirmed until the next sync"},
 		}, selectionFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*renewOptions, error) {

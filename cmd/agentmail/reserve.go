@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
@@ -27,7 +26,7 @@ func newReserveCommand(e *env) *cli.Command {
 			"reservation (and either is exclusive), nothing is granted, every conflict is listed, and the exit\n" +
 			"code is 3. Reserving your own pattern again extends it.",
 		Flags: []cli.Flag{
-			&cli.DurationFlag{Name: "ttl", Value: time.Hour, Usage: "how long the lease lasts"},
+			&cli.DurationFlag{Name: "ttl", Value: service.DefaultReserveTTL, Usage: "how long the lease lasts"},
 			&cli.BoolFlag{Name: "shared", Usage: "a shared lease: conflicts only with exclusive ones"},
 			&cli.BoolFlag{Name: "offline", Usage: "grant here without the remote, unconfirmed until the next sync"},
 			&cli.StringFlag{Name: "reason", Usage: "what you are doing there"},

@@ -11,7 +11,6 @@ import (
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/mcpserver"
-	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/urfave/cli/v2"
@@ -202,14 +201,14 @@ func projectRoot(dir string) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	abs, err := filepath.Abs(dir)
+	root, err := service.RepositoryRoot(dir)
 	if err != nil {
 		return "", err
 	}
-	p := project.Project{}.In(abs)
-	if p.Root == "" {
-		return "", fault.WithHint(fmt.Errorf("%w: %s is not inside a git repository", project.ErrNoProject, abs),
+	if root == "" {
+		abs, _ := filepath.Abs(dir)
+		return "", fault.WithHint(fmt.Errorf("%w: %s is not inside a git repository", service.ErrNoProject, abs),
 			"run it in the project's repository (or pass --repo DIR), or pass --user for your own configuration")
 	}
-	return p.Root, nil
+	return root, nil
 }

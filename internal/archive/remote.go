@@ -46,8 +46,7 @@ func (a *Archive) Fetch(url, slug string) (theirs, lost string, err error) {
 		_, stderr, err = a.run(args...)
 	}
 	if err != nil {
-		return "", "", fault.WithHint(fmt.Errorf("%w: git fetch %s: %s", ErrUnreachable, url, gitError(stderr)),
-			"check the remote with git ls-remote "+url+", or sync with another: agentmail sync --remote URL")
+		return "", "", fault.WithValues(fmt.Errorf("%w: git fetch %s: %s", ErrUnreachable, url, gitError(stderr)), "remote", url, "operation", "fetch")
 	}
 	h, err := a.readRef(trackingRef(slug))
 	if errors.Is(err, ErrNoHead) && !a.refFileExists(trackingRef(slug)) {
@@ -115,8 +114,7 @@ func (a *Archive) Push(url, slug, h, expected string) error {
 	if strings.Contains(stderr, "rejected") || strings.Contains(stderr, "stale info") || strings.Contains(stderr, "fetch first") {
 		return ErrPushRejected
 	}
-	return fault.WithHint(fmt.Errorf("%w: git push %s: %s", ErrUnreachable, url, gitError(stderr)),
-		"check that you may push to "+url+" (git push works there?), or sync with another: agentmail sync --remote URL")
+	return fault.WithValues(fmt.Errorf("%w: git push %s: %s", ErrUnreachable, url, gitError(stderr)), "remote", url, "operation", "push")
 }
 
 // setTracking records h as the remote's value after a push, in-process

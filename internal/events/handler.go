@@ -71,7 +71,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		f := service.Describe(err)
-		web.WriteJSONError(w, f.HTTP, f.Code, f.Message, f.Hint)
+		web.WriteJSONError(w, f.HTTP, f.Doc(f.Hint))
 		return
 	}
 	defer h.Feed.unsubscribe(sub)

@@ -35,3 +35,21 @@ func TestHint(t *testing.T) {
 		t.Error("WithHint(nil) is not nil")
 	}
 }
+
+func TestDetail(t *testing.T) {
+	plain := errors.New("boom")
+	if d := DetailOf(plain); d.Field != "" || d.Values != nil {
+		t.Errorf("DetailOf(plain) = %+v, want zero", d)
+	}
+	err := fmt.Errorf("ctx: %w", WithHint(WithField(plain, "ttl", "limit", "10y", "yours", true), "neutral"))
+	d := DetailOf(err)
+	if d.Field != "ttl" || d.String("limit") != "10y" || !d.Bool("yours") || d.String("yours") != "" {
+		t.Errorf("DetailOf = %+v", d)
+	}
+	if !errors.Is(err, plain) || Hint(err) != "neutral" || err.Error() != "ctx: boom" {
+		t.Errorf("the detail changed the error: %v, hint %q", err, Hint(err))
+	}
+	if WithField(nil, "x") != nil {
+		t.Error("WithField(nil) is not nil")
+	}
+}

@@ -150,7 +150,7 @@ func (sh *argsShape) loosen(fields map[string]any) (changed bool, err error) {
 		msg += fmt.Sprintf("%s does not take %s", sh.tool, strings.Join(unknown, ", "))
 	}
 	takes := slices.Sorted(maps.Keys(sh.types))
-	return changed, &toolError{doc: ErrorDoc{Code: "INVALID_ARGUMENT", Type: "INVALID_ARGUMENT", Message: "arguments: " + msg,
-		Hint: sh.tool + " takes: " + strings.Join(takes, ", ")},
+	return changed, &toolError{doc: ErrorDoc{Type: "INVALID_ARGUMENT", ErrorDoc: service.ErrorDoc{Code: "INVALID_ARGUMENT", Message: "arguments: " + msg,
+		Hint: sh.tool + " takes: " + strings.Join(takes, ", ")}},
 		err: fmt.Errorf("%w: arguments: %s", service.ErrInvalidArgument, msg)}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/agentmail/agentmail/reservations"
 )
 
 // The documents of the tools mcp_agent_mail also has are supersets of
@@ -247,7 +246,7 @@ func renewed(r service.RenewResponse, extend time.Duration) Renewed {
 	out := Renewed{Renewed: len(r.Renewed), FileReservations: make([]RenewedLease, len(r.Renewed)), Conflicts: r.Conflicts}
 	for i, l := range r.Renewed {
 		e := RenewedLease{Lease: lease(l), NewExpiresTS: l.Expires}
-		if l.Expires.Sub(l.Created.Time) < reservations.MaxTTL {
+		if l.Expires.Sub(l.Created.Time) < service.MaxTTL {
 			e.OldExpiresTS = service.Time{Time: l.Expires.Add(-extend)}
 		}
 		out.FileReservations[i] = e

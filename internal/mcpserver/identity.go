@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -169,7 +168,7 @@ func (c *call) projectRef(key string, create bool) (service.ProjectRef, error) {
 				return dir, nil
 			}
 		} else if create {
-			return service.ProjectRef{}, fault.WithHint(fmt.Errorf("%w: no directory %s", project.ErrNoProject, key),
+			return service.ProjectRef{}, fault.WithHint(fmt.Errorf("%w: no directory %s", service.ErrNoProject, key),
 				"pass the absolute path of your repository as it is on this machine, or a project key such as github.com/acme/shop")
 		}
 	}

@@ -34,11 +34,15 @@ type startSessionArgs struct {
 	AgentName                 string   `json:"agent_name,omitempty" jsonschema:"the name to register or take up again (adjective+noun, like GreenCastle); leave it out for a free generated one, or the agent this session acts as"`
 	FileReservationPaths      []string `json:"file_reservation_paths,omitempty" jsonschema:"glob patterns to reserve exclusively, relative to human_key's directory"`
 	FileReservationReason     string   `json:"file_reservation_reason,omitempty" jsonschema:"the reservations' reason; default macro-session"`
-	FileReservationTTLSeconds *int     `json:"file_reservation_ttl_seconds,omitempty" jsonschema:"how long the reservations last; default 3600"`
+	FileReservationTTLSeconds *int     `json:"file_reservation_ttl_seconds,omitempty" jsonschema:"how long the reservations last"`
 	InboxLimit                *int     `json:"inbox_limit,omitempty" jsonschema:"at most this many inbox messages, newest first; default 10"`
 	RegistrationToken         string   `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 	Format                    string   `json:"format,omitempty" jsonschema:"json, the only format there is (accepted for mcp_agent_mail clients)"`
 	offlineArgs
+}
+
+func (startSessionArgs) argDefaults() map[string]any {
+	return map[string]any{"file_reservation_ttl_seconds": secondsOf(service.DefaultReserveTTL)}
 }
 
 // Session is the document of macro_start_session.
@@ -51,7 +55,7 @@ type Session struct {
 
 func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs) (Session, error) {
 	p := projectArgs{ProjectKey: in.HumanKey, Format: in.Format}
-	ttl, err := seconds(intOr(in.FileReservationTTLSeconds, 3600), "file_reservation_ttl_seconds")
+	ttl, err := seconds(intOr(in.FileReservationTTLSeconds, secondsOf(service.DefaultReserveTTL)), "file_reservation_ttl_seconds")
 	if err != nil {
 		return Session{}, err
 	}

@@ -81,7 +81,7 @@ func (s *Server) readProduct(ctx context.Context, c *call, key string, q url.Val
 		return nil, service.Usagef("read resource://product/KEY", "name one product after the resource's name")
 	}
 	p, err := c.svc.GetProduct(ctx, key)
-	return p, productHint(err)
+	return p, err
 }
 
 // View is the document of the views and of the mailbox and outbox

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -121,6 +122,34 @@ func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx c
 	})
 }
 
+// defaulted is the arguments of a tool some of which have a default:
+// argDefaults gives them by argument name, as the argument's JSON value,
+// from the one definition the service's requests own
+// (service.DefaultReserveTTL, ...).
+type defaulted interface{ argDefaults() map[string]any }
+
+// showDefaults puts the defaults of In's arguments in their schema: as
+// "default", and at the end of the description, which is what most models
+// read.
+func showDefaults[In any](tool string, in *jsonschema.Schema) {
+	d, ok := any(*new(In)).(defaulted)
+	if !ok {
+		return
+	}
+	for name, v := range d.argDefaults() {
+		p := in.Properties[name]
+		b, err := json.Marshal(v)
+		if p == nil || err != nil {
+			panic(fmt.Sprintf("mcpserver: %s has no argument %s to default (%v)", tool, name, err))
+		}
+		p.Default = b
+		p.Description += fmt.Sprintf("; default %s", b)
+	}
+}
+
+// secondsOf is d as a tool's argument in seconds.
+func secondsOf(d time.Duration) int { return int(d / time.Second) }
+
 // beforeCall, when set (by a test), is called with a tool's name before
 // its handler runs: a test makes a call panic with it.
 var beforeCall func(tool string)
@@ -142,6 +171,7 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 		return
 	}
 	in := schemaFor[In](true)
+	showDefaults[In](t.name, in)
 	args, err := in.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", t.name, err))
@@ -229,7 +259,7 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved, shape 
 
 // badArguments is the tool error of arguments that do not fit the schema.
 func badArguments(err error) error {
-	return &toolError{doc: ErrorDoc{Code: "INVALID_ARGUMENT", Type: "INVALID_ARGUMENT", Message: "arguments: " + err.Error(),
-		Hint: "pass the arguments the tool's input schema declares, with their types (tools/list shows it)"},
+	return &toolError{doc: ErrorDoc{Type: "INVALID_ARGUMENT", ErrorDoc: service.ErrorDoc{Code: "INVALID_ARGUMENT", Message: "arguments: " + err.Error(),
+		Hint: "pass the arguments the tool's input schema declares, with their types (tools/list shows it)"}},
 		err: fmt.Errorf("%w: %v", service.ErrInvalidArgument, err)}
 }

@@ -44,12 +44,16 @@ func (s *Server) addLeaseTools() {
 type reserveArgs struct {
 	agentArgs
 	Paths          []string `json:"paths" jsonschema:"glob patterns relative to project_key's directory (default: the server's): src/api/**, docs/*.md, Makefile; a directory name covers what is below it"`
-	TTLSeconds     *int     `json:"ttl_seconds,omitempty" jsonschema:"how long the reservation lasts unless renewed; default 3600"`
+	TTLSeconds     *int     `json:"ttl_seconds,omitempty" jsonschema:"how long the reservation lasts unless renewed"`
 	Exclusive      *bool    `json:"exclusive,omitempty" jsonschema:"default true; false for a shared reservation, which conflicts only with exclusive ones"`
 	Reason         string   `json:"reason,omitempty" jsonschema:"what you are doing, for the other agents"`
 	AllowConflicts bool     `json:"allow_conflicts,omitempty" jsonschema:"grant even when others hold overlapping reservations (advisory, as mcp_agent_mail does); the conflicts are still listed"`
 	offlineArgs
 	idempotencyArgs
+}
+
+func (reserveArgs) argDefaults() map[string]any {
+	return map[string]any{"ttl_seconds": secondsOf(service.DefaultReserveTTL)}
 }
 
 // offlineArgs are the arguments of a tool that grants a lease, which a
@@ -59,7 +63,7 @@ type offlineArgs struct {
 }
 
 // reserve reserves req's patterns as agent. A conflict is an error that
-// lists the conflicts, with a hint that names the holder.
+// lists the conflicts (its hint names the holder: toolHints).
 func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent string, req service.ReserveRequest) (service.ReserveResponse, error) {
 	sc, err := c.scope(p, agent)
 	if err != nil {
@@ -67,16 +71,13 @@ func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent stri
 	}
 	resp, err := c.svc.Reserve(ctx, sc, req)
 	if err != nil && len(resp.Conflicts) > 0 {
-		k := resp.Conflicts[0]
-		err = fault.WithHint(withConflicts(err, resp.Conflicts), fmt.Sprintf(
-			"wait until %s's %s expires (%s), ask the holder (send_message to %s), or pass allow_conflicts: true to take it anyway",
-			k.Holder, k.HolderPattern, stamp(k.Expires), k.Holder))
+		err = withConflicts(err, resp.Conflicts)
 	}
 	return resp, err
 }
 
 func (a reserveArgs) request(reason string) (service.ReserveRequest, error) {
-	ttl, err := seconds(intOr(a.TTLSeconds, 3600), "ttl_seconds")
+	ttl, err := seconds(intOr(a.TTLSeconds, secondsOf(service.DefaultReserveTTL)), "ttl_seconds")
 	return service.ReserveRequest{Patterns: a.Paths, TTL: ttl, Shared: !boolOr(a.Exclusive, true), Reason: reason,
 		AllowConflicts: a.AllowConflicts, Offline: a.Offline, IdempotencyKey: a.IdempotencyKey}, err
 }
@@ -152,8 +153,12 @@ func textReleased(r Released) string {
 
 type renewArgs struct {
 	selectArgs
-	ExtendSeconds *int `json:"extend_seconds,omitempty" jsonschema:"how much longer each reservation lasts; default 1800"`
+	ExtendSeconds *int `json:"extend_seconds,omitempty" jsonschema:"how much longer each reservation lasts"`
 	offlineArgs
+}
+
+func (renewArgs) argDefaults() map[string]any {
+	return map[string]any{"extend_seconds": secondsOf(service.DefaultRenewExtend)}
 }
 
 func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (Renewed, error) {
@@ -161,7 +166,7 @@ func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (
 	if err != nil {
 		return Renewed{}, err
 	}
-	extend, err := seconds(intOr(in.ExtendSeconds, 1800), "extend_seconds")
+	extend, err := seconds(intOr(in.ExtendSeconds, secondsOf(service.DefaultRenewExtend)), "extend_seconds")
 	if err != nil {
 		return Renewed{}, err
 	}
@@ -229,22 +234,17 @@ func textHolders(r service.CheckPathsResponse) string {
 type lockArgs struct {
 	agentArgs
 	Key        string `json:"key" jsonschema:"the lock's name: /-separated words such as deploy/staging or leader"`
-	TTLSeconds *int   `json:"ttl_seconds,omitempty" jsonschema:"how long it lasts unless renewed; default 300"`
+	TTLSeconds *int   `json:"ttl_seconds,omitempty" jsonschema:"how long it lasts unless renewed"`
+}
+
+func (lockArgs) argDefaults() map[string]any {
+	return map[string]any{"ttl_seconds": secondsOf(service.DefaultLockTTL)}
 }
 
 type acquireArgs struct {
 	lockArgs
 	WaitSeconds int `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds while another agent holds it; default 0, fail at once"`
 	offlineArgs
-}
-
-// lockHeldHint is what to do about a lock another holds.
-func lockHeldHint(err error, resp service.LockResponse) error {
-	err = withLock(err, resp)
-	if d, ok := err.(*details); ok {
-		return fault.WithHint(d, fmt.Sprintf("wait for it (wait_seconds: 300), or ask the holder (send_message to %s)", d.lock.Holder))
-	}
-	return err
 }
 
 // acquire takes a lock, on a service of its own: a wait must not hold up
@@ -265,18 +265,18 @@ func (s *Server) acquire(ctx context.Context, req *mcp.CallToolRequest, p projec
 				_, rerr := svc.ReleaseLock(context.WithoutCancel(ctx), sc, lr.Key)
 				return errors.Join(ctx.Err(), rerr)
 			}
-			return lockHeldHint(err, resp)
+			return withLock(err, resp)
 		})
 	return resp, err
 }
 
-func (a lockArgs) request(defaultTTL int) (service.LockRequest, error) {
-	ttl, err := seconds(intOr(a.TTLSeconds, defaultTTL), "ttl_seconds")
+func (a lockArgs) request() (service.LockRequest, error) {
+	ttl, err := seconds(intOr(a.TTLSeconds, secondsOf(service.DefaultLockTTL)), "ttl_seconds")
 	return service.LockRequest{Key: a.Key, TTL: ttl}, err
 }
 
 func (s *Server) acquireLock(ctx context.Context, req *mcp.CallToolRequest, in acquireArgs) (service.LockResponse, error) {
-	lr, err := in.request(300)
+	lr, err := in.request()
 	if err != nil {
 		return service.LockResponse{}, err
 	}
@@ -285,7 +285,7 @@ func (s *Server) acquireLock(ctx context.Context, req *mcp.CallToolRequest, in a
 }
 
 func (s *Server) renewLock(ctx context.Context, c *call, in lockArgs) (service.LockResponse, error) {
-	lr, err := in.request(300)
+	lr, err := in.request()
 	if err != nil {
 		return service.LockResponse{}, err
 	}
@@ -294,7 +294,7 @@ func (s *Server) renewLock(ctx context.Context, c *call, in lockArgs) (service.L
 		return service.LockResponse{}, err
 	}
 	resp, err := c.svc.RenewLock(ctx, sc, lr)
-	return resp, lockHeldHint(err, resp)
+	return resp, withLock(err, resp)
 }
 
 type releaseLockArgs struct {
@@ -308,7 +308,7 @@ func (s *Server) releaseLock(ctx context.Context, c *call, in releaseLockArgs) (
 		return service.LockResponse{}, err
 	}
 	resp, err := c.svc.ReleaseLock(ctx, sc, in.Key)
-	return resp, lockHeldHint(err, resp)
+	return resp, withLock(err, resp)
 }
 
 func textLock(verb string) func(service.LockResponse) string {
@@ -352,10 +352,14 @@ func (a slotArgs) key() (string, error) {
 
 type acquireSlotArgs struct {
 	slotArgs
-	TTLSeconds  *int  `json:"ttl_seconds,omitempty" jsonschema:"how long it lasts unless renewed; default 3600"`
+	TTLSeconds  *int  `json:"ttl_seconds,omitempty" jsonschema:"how long it lasts unless renewed"`
 	Exclusive   *bool `json:"exclusive,omitempty" jsonschema:"must be true (the default): build slots are exclusive"`
 	WaitSeconds int   `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds while another agent holds it; default 0, fail at once"`
 	offlineArgs
+}
+
+func (acquireSlotArgs) argDefaults() map[string]any {
+	return map[string]any{"ttl_seconds": secondsOf(buildSlotTTL)}
 }
 
 func (s *Server) acquireBuildSlot(ctx context.Context, req *mcp.CallToolRequest, in acquireSlotArgs) (service.LockResponse, error) {
@@ -367,7 +371,7 @@ func (s *Server) acquireBuildSlot(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return service.LockResponse{}, err
 	}
-	ttl, err := seconds(intOr(in.TTLSeconds, 3600), "ttl_seconds")
+	ttl, err := seconds(intOr(in.TTLSeconds, secondsOf(buildSlotTTL)), "ttl_seconds")
 	if err != nil {
 		return service.LockResponse{}, err
 	}
@@ -376,8 +380,19 @@ func (s *Server) acquireBuildSlot(ctx context.Context, req *mcp.CallToolRequest,
 
 type renewSlotArgs struct {
 	slotArgs
-	ExtendSeconds *int `json:"extend_seconds,omitempty" jsonschema:"how much longer it lasts; default 1800"`
+	ExtendSeconds *int `json:"extend_seconds,omitempty" jsonschema:"how much longer it lasts"`
 }
+
+func (renewSlotArgs) argDefaults() map[string]any {
+	return map[string]any{"extend_seconds": secondsOf(buildSlotExtend)}
+}
+
+// Build slots are MCP's alone (mcp_agent_mail's tools): their defaults
+// are mcp_agent_mail's.
+const (
+	buildSlotTTL    = time.Hour
+	buildSlotExtend = 30 * time.Minute
+)
 
 // renewBuildSlot extends the slot from the later of now and its expiry,
 // as mcp_agent_mail does: the lock is renewed to what remains of it plus
@@ -387,7 +402,7 @@ func (s *Server) renewBuildSlot(ctx context.Context, c *call, in renewSlotArgs) 
 	if err != nil {
 		return service.LockResponse{}, err
 	}
-	extend, err := seconds(intOr(in.ExtendSeconds, 1800), "extend_seconds")
+	extend, err := seconds(intOr(in.ExtendSeconds, secondsOf(buildSlotExtend)), "extend_seconds")
 	if err != nil {
 		return service.LockResponse{}, err
 	}
@@ -406,7 +421,7 @@ func (s *Server) renewBuildSlot(ctx context.Context, c *call, in renewSlotArgs) 
 		}
 	}
 	resp, err := c.svc.RenewLock(ctx, sc, service.LockRequest{Key: key, TTL: left + extend})
-	return resp, lockHeldHint(err, resp)
+	return resp, withLock(err, resp)
 }
 
 func (s *Server) releaseBuildSlot(ctx context.Context, c *call, in slotArgs) (service.LockResponse, error) {

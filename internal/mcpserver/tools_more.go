@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/agentmail/agentmail/products"
 )
 
 // The rest of mcp_agent_mail's vocabulary (issue 24 §3): recent-mail
@@ -173,15 +171,7 @@ func (s *Server) productsLink(ctx context.Context, c *call, in productsLinkArgs)
 		return service.ProductResponse{}, err
 	}
 	r, err := c.svc.LinkProduct(ctx, sc, in.ProductKey, false)
-	return r, productHint(err)
-}
-
-// productHint words the hint of a product not found in the tools' terms.
-func productHint(err error) error {
-	if errors.Is(err, products.ErrNotFound) {
-		return fault.WithHint(err, "ensure_product makes a product (product_key or name), with the project of the call in it; products_link adds others")
-	}
-	return err
+	return r, err
 }
 
 func textProduct(r service.ProductResponse) string {
@@ -242,7 +232,7 @@ func (s *Server) searchProduct(ctx context.Context, c *call, in productSearchArg
 	}
 	r, err := c.svc.ProductSearch(ctx, agent, in.ProductKey, service.SearchRequest{Query: in.Query, Limit: intOr(in.Limit, defaultLimit)})
 	if err != nil {
-		return ProductSearch{}, productHint(err)
+		return ProductSearch{}, err
 	}
 	out := ProductSearch{Product: r.Product, Result: make([]ProductHit, len(r.Results)), Notes: r.Notes}
 	for i, h := range r.Results {
@@ -302,7 +292,7 @@ func (s *Server) fetchInboxProduct(ctx context.Context, c *call, in productInbox
 	for i, m := range r.Messages {
 		out.Result[i] = ProductInboxItem{m, m.Thread, m.Created, m.Project, m.Body}
 	}
-	return out, productHint(err)
+	return out, err
 }
 
 func textProductInbox(r ProductInbox) string {
@@ -338,7 +328,7 @@ func (s *Server) summarizeThreadProduct(ctx context.Context, c *call, in product
 	}
 	r, err := c.svc.ProductThread(ctx, agent, in.ProductKey, in.ThreadID)
 	if err != nil {
-		return ProductThread{}, productHint(err)
+		return ProductThread{}, err
 	}
 	if limit > 0 && len(r.Messages) > limit {
 		r.Messages = r.Messages[:limit]

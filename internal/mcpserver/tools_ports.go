@@ -29,11 +29,15 @@ type portArgs struct {
 
 type claimPortArgs struct {
 	portArgs
-	TTLSeconds *int `json:"ttl_seconds,omitempty" jsonschema:"how long the claim lasts unless claimed again; default 3600"`
+	TTLSeconds *int `json:"ttl_seconds,omitempty" jsonschema:"how long the claim lasts unless claimed again"`
+}
+
+func (claimPortArgs) argDefaults() map[string]any {
+	return map[string]any{"ttl_seconds": secondsOf(service.DefaultPortTTL)}
 }
 
 func (s *Server) claimPort(ctx context.Context, c *call, in claimPortArgs) (service.PortResponse, error) {
-	ttl, err := seconds(intOr(in.TTLSeconds, 3600), "ttl_seconds")
+	ttl, err := seconds(intOr(in.TTLSeconds, secondsOf(service.DefaultPortTTL)), "ttl_seconds")
 	if err != nil {
 		return service.PortResponse{}, err
 	}

@@ -185,3 +185,43 @@ func TestSchemasPortable(t *testing.T) {
 		walk(tl.Name, m)
 	}
 }
+
+// A tool's schema shows the default of a duration the service's requests
+// define (service.DefaultReserveTTL, ...), not one of its own.
+func TestToolDefaults(t *testing.T) {
+	srv := New(Config{Store: service.Config{Dir: t.TempDir()}})
+	defer srv.Close()
+	want := map[string]map[string]int{
+		"file_reservation_paths":  {"ttl_seconds": int(service.DefaultReserveTTL.Seconds())},
+		"macro_start_session":     {"file_reservation_ttl_seconds": int(service.DefaultReserveTTL.Seconds())},
+		"renew_file_reservations": {"extend_seconds": int(service.DefaultRenewExtend.Seconds())},
+		"acquire_lock":            {"ttl_seconds": int(service.DefaultLockTTL.Seconds())},
+		"claim_port":              {"ttl_seconds": int(service.DefaultPortTTL.Seconds())},
+	}
+	for _, tool := range listTools(context.Background(), srv) {
+		args, ok := want[tool.Name]
+		if !ok {
+			continue
+		}
+		delete(want, tool.Name)
+		b, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Properties map[string]struct {
+				Default     *int   `json:"default"`
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(b, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for arg, def := range args {
+			p := schema.Properties[arg]
+			if p.Default == nil || *p.Default != def || !strings.HasSuffix(p.Description, fmt.Sprintf("; default %d", def)) {
+				t.Errorf("%s %s: default %v, description %q; want %d", tool.Name, arg, p.Default, p.Description, def)
+			}
+		}
+	}
+	for name := range want {
+		t.Errorf("no tool %s", name)
+	}
+}

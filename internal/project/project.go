@@ -41,11 +41,10 @@ type Project struct {
 func ProjectFromKey(key string) (Project, error) {
 	key = strings.TrimSpace(key)
 	if key == "" {
-		return Project{}, fault.WithHint(fmt.Errorf("%w: empty project key", ErrInvalidArgument),
-			"pass --project with a remote URL or an absolute path, or unset AGENTMAIL_PROJECT")
+		return Project{}, fault.WithField(fmt.Errorf("%w: empty project key", ErrInvalidArgument), "project", "problem", "empty")
 	}
 	if err := CheckKey(key); err != nil {
-		return Project{}, fault.WithHint(err, "pass --project with a remote URL or an absolute path, or fix AGENTMAIL_PROJECT")
+		return Project{}, fault.WithField(err, "project", "problem", "invalid")
 	}
 	key = normalizeKey(key)
 	return Project{Key: key, Slug: Slug(key)}, nil
@@ -75,8 +74,7 @@ func CheckGivenKey(key string) error {
 		return nil
 	}
 	if slices.ContainsFunc(strings.Split(filepath.ToSlash(key), "/"), func(seg string) bool { return seg == "." || seg == ".." }) {
-		return fault.WithHint(fmt.Errorf("%w: project key %q is a relative path", ErrInvalidArgument, key),
-			"pass --project with a remote URL, a host/path key (github.com/acme/shop) or an absolute path, or run inside the project's checkout and leave it out")
+		return fault.WithField(fmt.Errorf("%w: project key %q is a relative path", ErrInvalidArgument, key), "project", "problem", "relative")
 	}
 	return nil
 }
@@ -124,8 +122,7 @@ func ResolveProject(dir string) (Project, error) {
 	}
 	root, gitDir, ok := findWorkTree(abs)
 	if !ok {
-		return Project{}, fault.WithHint(fmt.Errorf("%w: %s is not inside a git repository", ErrNoProject, abs),
-			"run agentmail inside your project's git checkout, or pass --project KEY (or set AGENTMAIL_PROJECT)")
+		return Project{}, fault.WithField(fmt.Errorf("%w: %s is not inside a git repository", ErrNoProject, abs), "project", "problem", "outside", "dir", abs)
 	}
 	repo, err := readRepository(gitDir)
 	if err != nil {
@@ -158,11 +155,7 @@ func (p Project) Placed(at Project) Project {
 func resolved(root, abs string, repo *Repository) (Project, error) {
 	key, source := repo.key()
 	if err := CheckKey(key); err != nil {
-		hint := "pass --project KEY, or pin a usable key: agentmail project set KEY"
-		if source == SourceOrigin {
-			hint = "fix the URL (git remote set-url origin URL), pass --project KEY, or pin a key: agentmail project set KEY"
-		}
-		return Project{}, fault.WithHint(fmt.Errorf("project of %s (%s): %w", root, source, err), hint)
+		return Project{}, fault.WithField(fmt.Errorf("project of %s (%s): %w", root, source, err), "project", "problem", "unusable", "origin", source == SourceOrigin)
 	}
 	return Project{Key: key, Slug: Slug(key), Root: root, Dir: abs, Source: source, Repo: repo}, nil
 }

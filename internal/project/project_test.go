@@ -458,7 +458,8 @@ func TestPinRoundTrip(t *testing.T) {
 }
 
 // TestResolveProjectRefusesControlCharacters: a key with a control
-// character, pinned by hand or from origin, is refused with a hint.
+// character, pinned by hand or from origin, is refused, with the detail a
+// face words its hint from (which key was unusable, and whether origin's).
 func TestResolveProjectRefusesControlCharacters(t *testing.T) {
 	for _, tt := range []struct{ name, config string }{
 		{"pinned", "[agentmail]\n\tproject = \"/srv/a\\tb\"\n"},
@@ -473,8 +474,10 @@ func TestResolveProjectRefusesControlCharacters(t *testing.T) {
 			f.WriteString(tt.config)
 			f.Close()
 			_, err = project.ResolveProject(dir)
-			if !errors.Is(err, project.ErrInvalidArgument) || !strings.Contains(err.Error(), "control character") || fault.Hint(err) == "" {
-				t.Errorf("ResolveProject: %v (hint %q)", err, fault.Hint(err))
+			d := fault.DetailOf(err)
+			if !errors.Is(err, project.ErrInvalidArgument) || !strings.Contains(err.Error(), "control character") ||
+				d.Field != "project" || d.String("problem") != "unusable" || d.Bool("origin") != (tt.name == "origin") {
+				t.Errorf("ResolveProject: %v (detail %+v)", err, d)
 			}
 		})
 	}

@@ -24,14 +24,6 @@ import (
 // from Human, the overseer); reads show an agent's mail as it sees it
 // without refreshing its last-seen time.
 
-// Defaults of the API's durations, the command line's.
-const (
-	defaultReserveTTL = time.Hour
-	defaultExtend     = 30 * time.Minute
-	defaultLockTTL    = 5 * time.Minute
-	defaultPortTTL    = time.Hour
-)
-
 // apiRoutes mounts the JSON API.
 func (s *Server) apiRoutes(mux *http.ServeMux) {
 	const p = "/api/projects/{project}"
@@ -238,14 +230,14 @@ func writeJSON(w http.ResponseWriter, status int, doc any) {
 func writeError(w http.ResponseWriter, doc any, err error) {
 	f := service.Describe(err)
 	if doc == nil {
-		web.WriteJSONError(w, f.HTTP, f.Code, f.Message, f.Hint)
+		web.WriteJSONError(w, f.HTTP, f.Doc(apiHint(f)))
 		return
 	}
 	fields := map[string]any{}
 	if b, merr := json.Marshal(doc); merr == nil {
 		_ = json.Unmarshal(b, &fields)
 	}
-	fields["error"] = web.ErrorBody{Code: f.Code, Message: f.Message, Hint: f.Hint}
+	fields["error"] = f.Doc(apiHint(f))
 	writeJSON(w, f.HTTP, fields)
 }
 
@@ -473,7 +465,7 @@ func apiReserve(ctx context.Context, c *apiCall, in reserveBody) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ttl, err := duration("ttl", in.TTL, defaultReserveTTL)
+	ttl, err := duration("ttl", in.TTL, service.DefaultReserveTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +492,7 @@ func apiRenew(ctx context.Context, c *apiCall, in selectBody) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	extend, err := duration("extend", in.Extend, defaultExtend)
+	extend, err := duration("extend", in.Extend, service.DefaultRenewExtend)
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +524,7 @@ func lockCall(ctx context.Context, c *apiCall, in lockBody, op func(context.Cont
 	if err != nil {
 		return nil, err
 	}
-	ttl, err := duration("ttl", in.TTL, defaultLockTTL)
+	ttl, err := duration("ttl", in.TTL, service.DefaultLockTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -582,7 +574,7 @@ func apiClaimPort(ctx context.Context, c *apiCall, in portBody) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ttl, err := duration("ttl", in.TTL, defaultPortTTL)
+	ttl, err := duration("ttl", in.TTL, service.DefaultPortTTL)
 	if err != nil {
 		return nil, err
 	}

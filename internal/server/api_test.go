@@ -145,6 +145,13 @@ func TestAPI(t *testing.T) {
 			if c["holder"] != "GreenCastle" {
 				t.Errorf("conflict: %v", c)
 			}
+			// The error document carries the holder as data, and the hint
+			// speaks the API's fields, not the command line's flags.
+			e := d["error"].(map[string]any)
+			if v, _ := e["values"].(map[string]any); v["holder"] != "GreenCastle" || v["holder_pattern"] != "src/api/**" ||
+				!strings.Contains(e["hint"].(string), `"allow_conflicts"`) || strings.Contains(e["hint"].(string), "--") {
+				t.Errorf("conflict's error: %v", e)
+			}
 		}},
 		{"reserve a bad ttl", "POST", p + "/reservations", map[string]any{"agent": "BlueLake", "patterns": []string{"docs/"}, "ttl": "soon"}, 400, "INVALID_ARGUMENT", nil},
 		{"reserve a bad pattern", "POST", p + "/reservations", map[string]any{"agent": "BlueLake", "patterns": []string{"src/[a"}}, 400, "INVALID_ARGUMENT", nil},
@@ -153,6 +160,12 @@ func TestAPI(t *testing.T) {
 		{"renew", "POST", p + "/reservations/renew", map[string]any{"agent": "GreenCastle", "extend": "2h"}, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "renewed", 1) }},
 		{"release", "POST", p + "/reservations/release", map[string]any{"agent": "GreenCastle", "all": true}, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "released", 1) }},
 		{"reservations, expired too", "GET", p + "/reservations?expired=true", nil, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "reservations", 1) }},
+		{"reserve a broad pattern", "POST", p + "/reservations", map[string]any{"agent": "BlueLake", "patterns": []string{"**"}, "shared": true}, 200, "", func(t *testing.T, d map[string]any) {
+			if w := wantLen(t, d, "warnings", 1); !strings.Contains(w[0].(string), "covers nearly the whole repository") {
+				t.Errorf("warnings: %v", w)
+			}
+		}},
+		{"release the broad pattern", "POST", p + "/reservations/release", map[string]any{"agent": "BlueLake", "all": true}, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "released", 1) }},
 		{"claim a port", "POST", p + "/ports/claim", map[string]any{"agent": "GreenCastle", "name": "shop:api", "ttl": "10m"}, 200, "", func(t *testing.T, d map[string]any) {
 			if l := d["port"].(map[string]any); l["holder"] != "GreenCastle" || l["here"] != true || l["port"].(float64) < 20000 {
 				t.Errorf("port: %v", l)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -15,32 +16,89 @@ func notFound(what, name string) error {
 		"follow the links from the project's pages, or list with the API (see README, agentmail serve)")
 }
 
-// pageHints say, in the pages' terms, what to do about an error of each
-// code; they replace the hints that name commands and flags, which are the
-// command line's (a page never tells its reader to run agentmail).
-var pageHints = map[string]string{
-	"NO_PROJECT":        "choose a project from the list of all projects",
-	"NOT_REGISTERED":    "open an agent from the project's Agents page: every registered agent has a mailbox, and Your mail is the overseer's",
-	"UNKNOWN_RECIPIENT": "choose the recipients among the project's agents",
-	"NOT_FOUND":         "follow the links from the project's pages, or search the project's mail",
-	"AMBIGUOUS_ID":      "follow the links from the project's pages: they carry whole ids",
-	"INVALID_ARGUMENT":  "correct what the page says and try again",
-	"USAGE":             "correct what the page says and try again",
-	"STORE_BUSY":        "reload the page in a moment",
-	"STORE_CORRUPT":     "the store needs a check: ask its owner to run its doctor",
-	"ERROR":             "reload the page; if it happens again, ask the store's owner to check the store",
+// pageHints word failures in the pages' terms (a page never tells its
+// reader to run agentmail).
+var pageHints = service.Hints{
+	"NO_PROJECT":        service.Say("choose a project from the list of all projects"),
+	"NOT_REGISTERED":    service.Say("open an agent from the project's Agents page: every registered agent has a mailbox, and Your mail is the overseer's"),
+	"UNKNOWN_RECIPIENT": service.Say("choose the recipients among the project's agents"),
+	"NOT_FOUND":         service.Say("follow the links from the project's pages, or search the project's mail"),
+	"AMBIGUOUS_ID":      service.Say("follow the links from the project's pages: they carry whole ids"),
+	"INVALID_ARGUMENT":  service.Say("correct what the page says and try again"),
+	"USAGE":             service.Say("correct what the page says and try again"),
+	"STORE_BUSY":        service.Say("reload the page in a moment"),
+	"STORE_CORRUPT":     service.Say("the store needs a check: ask its owner to run its doctor"),
+	"ERROR":             service.Say("reload the page; if it happens again, ask the store's owner to check the store"),
 }
 
-// pageHint is the hint of f as a page shows it: its own, unless that
-// speaks the command line, then its code's in the pages' terms.
+// pageHint is the hint of f as a page shows it.
 func pageHint(f service.Failure) string {
-	if !speaksCLI(f.Hint) {
-		return f.Hint
+	return pageHints.Word(withoutCLIHint(f), "go back to the project's pages")
+}
+
+// apiHints word failures in the HTTP API's terms: its routes and the
+// JSON fields of its requests (which are the service's field names).
+var apiHints = service.Hints{
+	"NO_PROJECT":               service.Say("name a project by its slug in the address: GET /api/projects lists them"),
+	"NOT_REGISTERED":           service.Say(`name the acting agent in the body's "agent" field: GET /api/projects/SLUG/agents lists the registered ones`),
+	"UNKNOWN_RECIPIENT":        service.Say("GET /api/projects/SLUG/agents lists who is registered"),
+	"NOT_FOUND":                service.Say("check the id or name: the project's listings (agents, inbox, outbox, reservations, locks, ports) give them"),
+	"INVALID_ARGUMENT":         service.Say("correct the request's field the message names"),
+	"USAGE":                    service.Say("correct the request's field the message names"),
+	"INVALID_ARGUMENT/ttl":     apiDurationHint("ttl"),
+	"INVALID_ARGUMENT/extend":  apiDurationHint("extend"),
+	"INVALID_ARGUMENT/subject": service.Say(`pass "subject": one line that sums the message up; the details go in "body"`),
+	"INVALID_ARGUMENT/thread":  service.Say(`pass a short "thread" name, or the id of a message in the thread`),
+	"INVALID_ARGUMENT/to":      service.Say(`pass "to": the recipients' agent names (GET /api/projects/SLUG/agents lists them)`),
+	"USAGE/patterns":           service.Say(`pass "patterns": one or more globs relative to the repository root, such as ["src/api/**"]`),
+	"USAGE/selection":          service.Say(`pass "patterns", "ids" or "all": true`),
+	"INVALID_ARGUMENT/project": service.Say("name a project by its slug in the address: GET /api/projects lists them"),
+	"NOT_FOUND/key":            service.Say("acquire it first: POST /api/projects/SLUG/locks/acquire"),
+	"INVALID_ARGUMENT/selection": func(f service.Failure) string {
+		return fmt.Sprintf(`reserve it again: POST /api/projects/SLUG/reservations with "patterns": [%q]`, f.String("pattern"))
+	},
+	"TIMEOUT":          service.Say("ask again"),
+	"CONTACT_REQUIRED": service.Say(`ask first: POST /api/projects/SLUG/contacts/request with "to" and "reason", then wait for the approval`),
+	"CONTACT_BLOCKED":  service.Say("the recipient takes no mail; ask a human to pass it on"),
+	"RESERVATION_CONFLICT": func(f service.Failure) string {
+		if f.String("holder") == "" {
+			return `GET /api/projects/SLUG/reservations lists who holds what; pass "allow_conflicts": true to take it anyway`
+		}
+		return fmt.Sprintf(`wait until %s's %s expires (%s), ask the holder (a message to %s), or pass "allow_conflicts": true to take it anyway`,
+			f.String("holder"), f.String("holder_pattern"), f.String("expires"), f.String("holder"))
+	},
+	"LOCK_HELD": func(f service.Failure) string {
+		if f.Bool("yours") {
+			return "you hold it: release it first (POST /api/projects/SLUG/locks/release)"
+		}
+		return "try again after it expires, or ask the holder with a message"
+	},
+	"PORT_HELD":     service.Say("use the holder's port (GET /api/projects/SLUG/ports/NAME), claim another name, or ask the holder with a message"),
+	"NO_FREE_PORT":  service.Say("release the ports you no longer use (GET /api/projects/SLUG/ports lists them)"),
+	"STORE_BUSY":    service.Say("try again in a moment"),
+	"STORE_CORRUPT": service.Say("the store needs a check: ask its owner to run its doctor"),
+}
+
+// apiDurationHint words an invalid duration of the request's field.
+func apiDurationHint(field string) func(service.Failure) string {
+	return func(f service.Failure) string {
+		return fmt.Sprintf("pass %q as a positive duration such as %q", field, cmp.Or(f.String("example"), "1h"))
 	}
-	if h, ok := pageHints[f.Code]; ok {
-		return h
+}
+
+// apiHint is the hint of f in the HTTP API's answer.
+func apiHint(f service.Failure) string {
+	return apiHints.Word(withoutCLIHint(f), "see the API's routes in README.md")
+}
+
+// withoutCLIHint is f without its own hint when that speaks the command
+// line: the net under the errors below the faces that still carry
+// command-line text (the list in internal/layering, which only shrinks).
+func withoutCLIHint(f service.Failure) service.Failure {
+	if speaksCLI(f.Hint) {
+		f.Hint, f.OwnHint = "", false
 	}
-	return "go back to the project's pages"
+	return f
 }
 
 // speaksCLI reports whether a hint names a command or a flag.

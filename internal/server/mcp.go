@@ -116,7 +116,7 @@ func (s *Server) bodyFits(w http.ResponseWriter, r *http.Request, limit int64) b
 	f := service.Describe(service.RequestTooLarge(max(r.ContentLength, limit+1), s.maxBody(), r.ContentLength <= limit))
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
 		"code": -32600, "message": f.Message,
-		"data": map[string]string{"code": f.Code, "message": f.Message, "hint": f.Hint}}})
+		"data": f.Doc(f.Hint)}})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Connection", "close") // the rest of the body is not read
 	w.WriteHeader(http.StatusRequestEntityTooLarge)

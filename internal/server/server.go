@@ -189,10 +189,10 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 			}
 			f := service.Describe(service.Recovered(r.Method+" "+r.URL.Path, v))
 			if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") {
-				web.WriteJSONError(w, http.StatusInternalServerError, f.Code, f.Message, f.Hint)
+				web.WriteJSONError(w, http.StatusInternalServerError, f.Doc(apiHint(f)))
 				return
 			}
-			s.pages.ErrorPage(w, r, http.StatusInternalServerError, f.Code, f.Message, f.Hint)
+			s.pages.ErrorPage(w, r, http.StatusInternalServerError, f.Code, f.Message, pageHint(f))
 		}()
 		if panicHook != nil {
 			panicHook(r)
@@ -237,7 +237,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		f := service.Describe(err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "error",
-			"error": web.ErrorBody{Code: f.Code, Message: f.Message, Hint: f.Hint}})
+			"error": f.Doc(apiHint(f))})
 		return
 	}
 	writeJSON(w, http.StatusOK, healthDoc{doc, s.cfg.Version})

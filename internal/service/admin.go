@@ -250,8 +250,8 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 					what = store.ErrCorrupt
 				}
 			}
-			return resp, fault.WithHint(fmt.Errorf("%w: doctor found %d %s", what, len(problems), plural(len(problems), "problem", "problems")),
-				"run agentmail doctor --reindex to rebuild the index from the archive")
+			return resp, fault.WithValues(fmt.Errorf("%w: doctor found %d %s", what, len(problems), plural(len(problems), "problem", "problems")),
+				"problems", len(problems), "repair", "reindex")
 		}
 		if w := resp.Check.HooksWarning; w != nil {
 			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())

@@ -34,8 +34,7 @@ type RegisterRequest struct {
 // when it registers its own name again.
 func (s *Service) Register(ctx context.Context, sc Scope, req RegisterRequest) (AgentResponse, error) {
 	if req.Name != nil && strings.TrimSpace(*req.Name) == "" {
-		return AgentResponse{}, fault.WithHint(fmt.Errorf("%w: --name is empty", mailbox.ErrInvalidName),
-			"omit --name for a generated name, or pass one such as --name GreenCastle")
+		return AgentResponse{}, fault.WithField(fmt.Errorf("%w: the name is empty", mailbox.ErrInvalidName), "name", "problem", "empty")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

@@ -184,7 +184,7 @@ func (s *Service) Topic(ctx context.Context, sc Scope, req TopicRequest) (TopicR
 		return TopicResponse{}, err
 	}
 	if req.Limit < 0 {
-		return TopicResponse{}, Usagef("pass --limit 0 for all messages", "--limit must not be negative")
+		return TopicResponse{}, UsageField("limit", "the limit must not be negative").With("all", "messages")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

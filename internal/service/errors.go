@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/agentmail/agentmail/internal/archive"
 	"log"
 	"net/http"
 	"runtime/debug"
 
 	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/setup"
@@ -69,25 +69,95 @@ func Recovered(what string, v any) error {
 	return fmt.Errorf("internal error in %s: %v", what, v)
 }
 
-// Failure is how an error reaches a user: its code in the JSON error
-// document, its message, what to do next, and the exit status (command
-// line) and HTTP status (server) it maps to.
+// Failure is how an error reaches a user: its code in the error
+// document, its message, the field that was wrong and the values that
+// matter (its detail, from which each face words its advice), the hint
+// the error carries or its code's face-neutral one, and the exit status
+// (command line) and HTTP status (server) it maps to.
 type Failure struct {
 	Code    string
 	Message string
 	Hint    string
 	Exit    int
 	HTTP    int
+	fault.Detail
+	// OwnHint: Hint is the error's own, not its code's.
+	OwnHint bool
 }
+
+// ErrorDoc is the one error document, {"error": ErrorDoc} on every face:
+// the command line's --json on stderr, the HTTP API's body, an MCP tool's
+// error (which adds what its clients need beside it). Field and Values
+// are the failure's detail; the hint is in the words of the face that
+// sends it.
+type ErrorDoc struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Hint    string         `json:"hint"`
+	Field   string         `json:"field,omitempty"`
+	Values  map[string]any `json:"values,omitempty"`
+}
+
+// Doc returns f's error document with hint, a face's words.
+func (f Failure) Doc(hint string) ErrorDoc {
+	return ErrorDoc{Code: f.Code, Message: f.Message, Hint: hint, Field: f.Field, Values: f.Values}
+}
+
+// Hints are a face's words for failures, by "CODE/field" (the field of
+// the failure's detail) and by "CODE": each words what to do next from
+// the failure's detail in the face's terms (a flag, a tool's argument, a
+// JSON key, a page), or returns "" to leave it to the next.
+type Hints map[string]func(Failure) string
+
+// Word returns f's hint in a face's words: the face's for f's code and
+// field, else the error's own hint, else the face's for the code, else the
+// code's face-neutral hint, else fallback.
+func (h Hints) Word(f Failure, fallback string) string {
+	if w, ok := h[f.Code+"/"+f.Field]; ok && f.Field != "" {
+		if s := w(f); s != "" {
+			return s
+		}
+	}
+	if f.OwnHint && f.Hint != "" {
+		return f.Hint
+	}
+	if w, ok := h[f.Code]; ok {
+		if s := w(f); s != "" {
+			return s
+		}
+	}
+	return cmp.Or(f.Hint, fallback)
+}
+
+// Say is a face's hint that is the same whatever the failure's detail.
+func Say(hint string) func(Failure) string { return func(Failure) string { return hint } }
 
 // UsageError is a request that does not make sense as given: an input
 // missing, contradictory or out of range (USAGE, exit 2).
 type UsageError struct {
-	Msg  string
-	Hint string // what to do instead; "" for the general one
+	Msg    string
+	Hint   string         // what to do instead, in no face's terms; "" for the face's own
+	Field  string         // the request's field that is missing or wrong, if one is
+	Values map[string]any // what matters beside it (an example, a limit)
 }
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// Detail names the field and the values.
+func (e *UsageError) Detail() fault.Detail { return fault.Detail{Field: e.Field, Values: e.Values} }
+
+// UsageField returns a UsageError about the request's field, with a
+// formatted message: each face words the hint (the command line names its
+// usage, MCP the tool's argument).
+func UsageField(field, format string, args ...any) *UsageError {
+	return &UsageError{Msg: fmt.Sprintf(format, args...), Field: field}
+}
+
+// With returns e with the values of key, value pairs.
+func (e *UsageError) With(kv ...any) *UsageError {
+	e.Values = fault.Values(kv...)
+	return e
+}
 
 // Usagef returns a UsageError with the hint and a formatted message.
 func Usagef(hint, format string, args ...any) error {
@@ -117,8 +187,13 @@ func (e *CannotRunError) Error() string { return e.Err.Error() }
 func (e *CannotRunError) Unwrap() error { return e.Err }
 
 // errorCodes maps the sentinel errors of the domain packages to their
-// codes, exit and HTTP statuses, and the hint shown when the error carries
-// none of its own: every error says what to do next. The first match wins.
+// codes, exit and HTTP statuses, and, where one is true on every face, the
+// hint shown when the error carries none of its own; each face words the
+// rest (cmd/agentmail's, internal/mcpserver's and internal/server's
+// Hints). One row per meaning: the domain packages' names of one kind
+// (mailbox.ErrNotFound, reservations.ErrNotFound) are one error value
+// (internal/fault), so a second row of it could never match. The first
+// match wins.
 var errorCodes = []struct {
 	err  error
 	code string
@@ -126,66 +201,62 @@ var errorCodes = []struct {
 	http int
 	hint string
 }{
-	{project.ErrNoProject, "NO_PROJECT", ExitError, http.StatusBadRequest, "run agentmail inside your project's git checkout, or pass --project KEY"},
-	{ErrAuthenticationRequired, "AUTHENTICATION_REQUIRED", ExitError, http.StatusForbidden, "act as your own agent (leave agent_name out), or start agentmail mcp --overseer to act for any agent"},
-	{mailbox.ErrNotRegistered, "NOT_REGISTERED", ExitError, http.StatusForbidden, "pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"},
-	{mailbox.ErrInvalidName, "INVALID_NAME", ExitError, http.StatusBadRequest, "agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"},
-	{mailbox.ErrNameTaken, "NAME_TAKEN", ExitError, http.StatusConflict, "choose another name, or omit --name for a generated one"},
-	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", ExitError, http.StatusBadRequest, "agentmail agents lists who is registered"},
-	{mailbox.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
-	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
-	{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
+	{project.ErrNoProject, "NO_PROJECT", ExitError, http.StatusBadRequest, ""},
+	{ErrAuthenticationRequired, "AUTHENTICATION_REQUIRED", ExitError, http.StatusForbidden, ""},
+	{mailbox.ErrNotRegistered, "NOT_REGISTERED", ExitError, http.StatusForbidden, ""},
+	{mailbox.ErrInvalidName, "INVALID_NAME", ExitError, http.StatusBadRequest, "agent names are an adjective and a noun, like GreenCastle"},
+	{mailbox.ErrNameTaken, "NAME_TAKEN", ExitError, http.StatusConflict, ""},
+	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", ExitError, http.StatusBadRequest, ""},
+	{fault.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, ""},
+	{fault.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
 	{ErrMessageTooLarge, "MESSAGE_TOO_LARGE", ExitError, http.StatusRequestEntityTooLarge, tooLargeHint},
-	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
+	{fault.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, ""},
 	{mailbox.ErrInvalidTopic, "INVALID_TOPIC", ExitError, http.StatusBadRequest, "a topic is 1 to 64 letters, digits, '_', '.' and '-', such as builds or team-api"},
-	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, "wait again, or check agentmail inbox"},
-	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, "ask first: agentmail contacts request NAME --reason \"...\""},
-	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", ExitError, http.StatusForbidden, "the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"},
-	{reservations.ErrConflict, "RESERVATION_CONFLICT", ExitConflict, http.StatusConflict, "wait for the holder's reservation to expire, ask the holder (agentmail send --to HOLDER), or pass --shared or --allow-conflicts"},
-	{reservations.ErrLockHeld, "LOCK_HELD", ExitConflict, http.StatusConflict, "wait for it (--wait 5m), or ask the holder (agentmail send --to HOLDER)"},
-	{ports.ErrHeld, "PORT_HELD", ExitConflict, http.StatusConflict, "use it (agentmail port get NAME), claim another name, or ask the holder (agentmail send --to HOLDER)"},
-	{ports.ErrNoFreePort, "NO_FREE_PORT", ExitError, http.StatusServiceUnavailable, "release ports you no longer use: agentmail port list"},
-	{reservations.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "agentmail reservations --mine and agentmail lock list show what you hold"},
-	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
+	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, ""},
+	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, ""},
+	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", ExitError, http.StatusForbidden, ""},
+	{reservations.ErrConflict, "RESERVATION_CONFLICT", ExitConflict, http.StatusConflict, ""},
+	{reservations.ErrLockHeld, "LOCK_HELD", ExitConflict, http.StatusConflict, ""},
+	{ports.ErrHeld, "PORT_HELD", ExitConflict, http.StatusConflict, ""},
+	{ports.ErrNoFreePort, "NO_FREE_PORT", ExitError, http.StatusServiceUnavailable, ""},
 	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},
 	{guard.ErrBlocked, "GUARD_BLOCKED", ExitError, http.StatusConflict, "to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify"}, // design §7: a blocking hook exits 1
-	{guard.ErrNotRun, "GUARD_NOT_RUN", ExitError, http.StatusConflict, "run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"},
-	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", ExitError, http.StatusConflict, "pass --allow-global to install the hooks there anyway"},
-	{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", ExitError, http.StatusConflict, "move the file out of the way, or see agentmail guard status"},
+	{guard.ErrNotRun, "GUARD_NOT_RUN", ExitError, http.StatusConflict, ""},
+	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", ExitError, http.StatusConflict, ""},
+	{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", ExitError, http.StatusConflict, ""},
 	{guard.ErrNoBinary, "NO_BINARY", ExitError, http.StatusInternalServerError, "put agentmail on $PATH, then install the hooks again"},
-	{guard.ErrNotRepository, "NO_PROJECT", ExitError, http.StatusBadRequest, "run it inside a git checkout, or pass --repo DIR"},
-	{guard.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail guard --help"},
+	{guard.ErrNotRepository, "NO_PROJECT", ExitError, http.StatusBadRequest, ""},
 	{guard.ErrNoStore, "NO_PROJECT", ExitError, http.StatusBadRequest, "point AGENTMAIL_HOME at the store the agents use"},
-	{guard.ErrUnknownProject, "NO_PROJECT", ExitError, http.StatusBadRequest, "point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install"},
-	{ErrNoRemote, "NO_REMOTE", ExitError, http.StatusBadRequest, "pass the remote once: agentmail sync --remote URL"},
+	{guard.ErrUnknownProject, "NO_PROJECT", ExitError, http.StatusBadRequest, "point AGENTMAIL_HOME at the store the agents use"},
+	{ErrNoRemote, "NO_REMOTE", ExitError, http.StatusBadRequest, ""},
 	{archive.ErrUnreachable, "REMOTE_UNREACHABLE", ExitError, http.StatusBadGateway, "check the remote with git ls-remote URL"},
 	{ErrShuttingDown, "SHUTTING_DOWN", ExitError, http.StatusServiceUnavailable, "connect again once the server is back"},
 	{store.ErrBusy, "STORE_BUSY", ExitError, http.StatusServiceUnavailable, "another agentmail holds the store lock; try again in a moment"},
-	{store.ErrIndexDiffers, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --reindex to rebuild the index from the archive"},
-	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, "run agentmail doctor --check"},
-	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, "point --store or AGENTMAIL_HOME at a directory you can write"},
-	{store.ErrNotReadable, "STORE_NOT_READABLE", ExitError, http.StatusInternalServerError, "ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"},
-	{setup.ErrMalformed, "MALFORMED_CONFIG", ExitError, http.StatusBadRequest, "fix the file, then run agentmail setup again"},
-	{setup.ErrEntryDiffers, "ENTRY_DIFFERS", ExitError, http.StatusConflict, "pass --force to replace it, or --uninstall to take it out"},
+	{store.ErrIndexDiffers, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, ""},
+	{store.ErrCorrupt, "STORE_CORRUPT", ExitError, http.StatusInternalServerError, ""},
+	{store.ErrNotWritable, "STORE_NOT_WRITABLE", ExitError, http.StatusServiceUnavailable, ""},
+	{store.ErrNotReadable, "STORE_NOT_READABLE", ExitError, http.StatusInternalServerError, ""},
+	{setup.ErrMalformed, "MALFORMED_CONFIG", ExitError, http.StatusBadRequest, ""},
+	{setup.ErrEntryDiffers, "ENTRY_DIFFERS", ExitError, http.StatusConflict, ""},
 	{setup.ErrCannotEdit, "CANNOT_EDIT", ExitError, http.StatusConflict, "make the change by hand"},
 }
 
-// Hints of errors with no code of their own.
+// Hints of errors with no code of their own, true on every face.
 const (
-	usageHint   = "see: agentmail --help"
-	generalHint = "if it happens again, run agentmail doctor --check and report it with the command that failed"
-	runHint     = "check the command's name and $PATH"
-	fullHint    = "free space on the disk of the store, then try again: nothing written before is lost, and what failed was not written"
+	usageHint = "see: agentmail --help" // PlainUsage's, for the command line's hooks only
+	runHint   = "check the command's name and $PATH"
+	fullHint  = "free space on the disk of the store, then try again: nothing written before is lost, and what failed was not written"
 )
 
-// Describe says how err reaches a user: its code, message, hint (its own,
-// else its code's), exit status and HTTP status. An error of no known
-// kind is ERROR, exit 1, HTTP 500.
+// Describe says how err reaches a user: its code, message, detail, hint
+// (its own, else its code's face-neutral one), exit status and HTTP
+// status. An error of no known kind is ERROR, exit 1, HTTP 500.
 func Describe(err error) Failure {
 	f := describeKind(err)
 	f.Message = err.Error()
+	f.Detail = fault.DetailOf(err)
 	if h := fault.Hint(err); h != "" {
-		f.Hint = h
+		f.Hint, f.OwnHint = h, true
 	}
 	return f
 }
@@ -196,7 +267,7 @@ func describeKind(err error) Failure {
 	var cr *CannotRunError
 	switch {
 	case errors.As(err, &ue):
-		return Failure{Code: "USAGE", Exit: ExitUsage, HTTP: http.StatusBadRequest, Hint: cmp.Or(ue.Hint, usageHint)}
+		return Failure{Code: "USAGE", Exit: ExitUsage, HTTP: http.StatusBadRequest, Hint: ue.Hint, OwnHint: ue.Hint != ""}
 	case errors.As(err, &cr):
 		return Failure{Code: "CANNOT_RUN", Exit: cr.Exit, HTTP: http.StatusInternalServerError, Hint: runHint}
 	case store.IsFull(err):
@@ -209,5 +280,5 @@ func describeKind(err error) Failure {
 			return Failure{Code: c.code, Exit: c.exit, HTTP: c.http, Hint: c.hint}
 		}
 	}
-	return Failure{Code: "ERROR", Exit: ExitError, HTTP: http.StatusInternalServerError, Hint: generalHint}
+	return Failure{Code: "ERROR", Exit: ExitError, HTTP: http.StatusInternalServerError}
 }

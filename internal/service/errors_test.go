@@ -37,7 +37,6 @@ func TestDescribe(t *testing.T) {
 		{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", 1, http.StatusBadRequest},
 		{mailbox.ErrNotFound, "NOT_FOUND", 1, http.StatusNotFound},
 		{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", 1, http.StatusBadRequest},
-		{reservations.ErrAmbiguousID, "AMBIGUOUS_ID", 1, http.StatusBadRequest},
 		{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{mailbox.ErrInvalidTopic, "INVALID_TOPIC", 1, http.StatusBadRequest},
 		{mailbox.ErrTimeout, "TIMEOUT", 4, http.StatusRequestTimeout},
@@ -47,8 +46,6 @@ func TestDescribe(t *testing.T) {
 		{reservations.ErrLockHeld, "LOCK_HELD", 3, http.StatusConflict},
 		{ports.ErrHeld, "PORT_HELD", 3, http.StatusConflict},
 		{ports.ErrNoFreePort, "NO_FREE_PORT", 1, http.StatusServiceUnavailable},
-		{reservations.ErrNotFound, "NOT_FOUND", 1, http.StatusNotFound},
-		{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{guard.ErrBlocked, "GUARD_BLOCKED", 1, http.StatusConflict},
 		{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", 1, http.StatusConflict},
@@ -56,7 +53,6 @@ func TestDescribe(t *testing.T) {
 		{guard.ErrHookInTheWay, "HOOK_IN_THE_WAY", 1, http.StatusConflict},
 		{guard.ErrNoBinary, "NO_BINARY", 1, http.StatusInternalServerError},
 		{guard.ErrNotRepository, "NO_PROJECT", 1, http.StatusBadRequest},
-		{guard.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{guard.ErrNoStore, "NO_PROJECT", 1, http.StatusBadRequest},
 		{guard.ErrUnknownProject, "NO_PROJECT", 1, http.StatusBadRequest},
 		{ErrNoRemote, "NO_REMOTE", 1, http.StatusBadRequest},
@@ -86,12 +82,18 @@ func TestDescribe(t *testing.T) {
 		if f.Code != tt.code || f.Exit != tt.exit || f.HTTP != tt.http {
 			t.Errorf("%v: %s exit %d HTTP %d, want %s exit %d HTTP %d", tt.err, f.Code, f.Exit, f.HTTP, tt.code, tt.exit, tt.http)
 		}
-		if f.Message != wrapped.Error() || f.Hint == "" {
-			t.Errorf("%v: message %q hint %q: want the error's text and a hint", tt.err, f.Message, f.Hint)
+		if f.Message != wrapped.Error() || f.OwnHint {
+			t.Errorf("%v: message %q hint %q (own %v): want the error's text and its code's hint", tt.err, f.Message, f.Hint, f.OwnHint)
 		}
 	}
-	// Every sentinel of the table is in the test above.
-	for _, c := range errorCodes {
+	// Every sentinel of the table is in the test above, and no row is
+	// shadowed by an earlier one: one row per meaning.
+	for i, c := range errorCodes {
+		for _, earlier := range errorCodes[:i] {
+			if errors.Is(c.err, earlier.err) {
+				t.Errorf("%v (%s) can never match: %v (%s) comes first", c.err, c.code, earlier.err, earlier.code)
+			}
+		}
 		found := false
 		for _, tt := range tests {
 			found = found || tt.err == c.err
@@ -102,23 +104,56 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// An error's own hint wins over its code's default; a usage error's hint
-// is its own, else the general usage hint.
+// An error's own hint wins over its code's face-neutral one; an error's
+// detail (its field and values) reaches the Failure.
 func TestDescribeHints(t *testing.T) {
 	tests := []struct {
 		err  error
 		hint string
+		own  bool
 	}{
-		{mailbox.ErrNotFound, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
-		{fault.WithHint(fmt.Errorf("%w: no message 01ZZ", mailbox.ErrNotFound), "try 01ZY"), "try 01ZY"},
-		{&reservations.HeldError{Lock: reservations.Lock{Key: "deploy", Holder: "BlueLake"}, Agent: "GreenCastle"}, (&reservations.HeldError{Lock: reservations.Lock{Key: "deploy", Holder: "BlueLake"}, Agent: "GreenCastle"}).Hint()},
-		{Usagef("", "bad"), usageHint},
-		{Usagef("pass --limit 0", "bad"), "pass --limit 0"},
-		{errors.New("x"), generalHint},
+		{mailbox.ErrAmbiguousID, "give more characters of the id", false},
+		{mailbox.ErrNotFound, "", false},
+		{fault.WithHint(fmt.Errorf("%w: no message 01ZZ", mailbox.ErrNotFound), "try 01ZY"), "try 01ZY", true},
+		{Usagef("", "bad"), "", false},
+		{Usagef("give one", "bad"), "give one", true},
+		{errors.New("x"), "", false},
 	}
 	for _, tt := range tests {
-		if got := Describe(tt.err).Hint; got != tt.hint {
-			t.Errorf("%v: hint %q, want %q", tt.err, got, tt.hint)
+		if f := Describe(tt.err); f.Hint != tt.hint || f.OwnHint != tt.own {
+			t.Errorf("%v: hint %q (own %v), want %q (own %v)", tt.err, f.Hint, f.OwnHint, tt.hint, tt.own)
+		}
+	}
+	held := fmt.Errorf("acquire: %w", &reservations.HeldError{Lock: reservations.Lock{Key: "deploy", Holder: "BlueLake"}, Agent: "GreenCastle"})
+	if f := Describe(held); f.Code != "LOCK_HELD" || f.String("holder") != "BlueLake" || f.String("key") != "deploy" || f.Bool("yours") {
+		t.Errorf("held lock: %+v, want its holder and key as values", f)
+	}
+	if f := Describe(UsageField("patterns", "no patterns given")); f.Code != "USAGE" || f.Field != "patterns" {
+		t.Errorf("usage of a field: %+v", f)
+	}
+}
+
+// A face's Hints word a failure from its code and field first, then the
+// error's own hint, then its code, then the code's face-neutral hint.
+func TestHintsWord(t *testing.T) {
+	h := Hints{
+		"INVALID_ARGUMENT/ttl": func(f Failure) string { return "pass --ttl " + f.String("example") },
+		"INVALID_ARGUMENT":     Say("see --help"),
+		"LOCK_HELD":            func(f Failure) string { return "" }, // passes
+	}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{fault.WithHint(fault.WithField(fmt.Errorf("%w: ttl", ErrInvalidArgument), "ttl", "example", "1h"), "own"), "pass --ttl 1h"},
+		{fault.WithHint(fmt.Errorf("%w: x", ErrInvalidArgument), "own"), "own"},
+		{fault.WithField(fmt.Errorf("%w: x", ErrInvalidArgument), "limit"), "see --help"},
+		{mailbox.ErrAmbiguousID, "give more characters of the id"},
+		{reservations.ErrLockHeld, "fallback"},
+	}
+	for _, tt := range tests {
+		if got := h.Word(Describe(tt.err), "fallback"); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

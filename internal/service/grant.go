@@ -123,8 +123,8 @@ func notGranted(remote string, err error) error {
 	if !errors.Is(err, archive.ErrUnreachable) {
 		return err
 	}
-	return fault.WithHint(fmt.Errorf("not granted: the grant must reach %s first (what you held before still holds): %w", remote, err),
-		"check the remote (git ls-remote "+remote+"), or pass --offline to grant here only, unconfirmed")
+	return fault.WithValues(fmt.Errorf("not granted: the grant must reach %s first (what you held before still holds): %w", remote, err),
+		"remote", remote, "operation", "grant")
 }
 
 // remoteAt is a project's branch on the remote as commit rev, which the

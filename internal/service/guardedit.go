@@ -243,7 +243,7 @@ func autoReserveEdit(ctx context.Context, sc Scope, req GuardEditRequest, sessio
 	open Opener, resp GuardEditResponse, unchecked func(error) (GuardEditResponse, error)) (GuardEditResponse, error) {
 	rs, err := guardLeases(ctx, sc, req.Store, p, rec, env, open)
 	if err != nil {
-		return unchecked(fmt.Errorf("cannot reserve the file on edit (--auto-reserve): %w", err))
+		return unchecked(fmt.Errorf("cannot reserve the file on edit: %w", err))
 	}
 	res, err := rs.AutoReserve(ctx, resp.Paths, reservations.AutoTTL, session)
 	var held *reservations.ConflictError
@@ -255,7 +255,7 @@ func autoReserveEdit(ctx context.Context, sc Scope, req GuardEditRequest, sessio
 		})
 		return resp, nil
 	case err != nil:
-		return unchecked(fmt.Errorf("cannot reserve the file on edit (--auto-reserve): %w", err))
+		return unchecked(fmt.Errorf("cannot reserve the file on edit: %w", err))
 	}
 	resp.Reserved, resp.Renewed = reservationDocs(res.Taken), reservationDocs(res.Renewed)
 	return resp, nil
@@ -276,7 +276,7 @@ func guardLeases(ctx context.Context, sc Scope, store string, p project.Project,
 	t := targets[0]
 	if guard.StoreAbsent(t.abs) {
 		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+			"point AGENTMAIL_HOME at the store the agents use, or install the guard again from an environment that names it")
 	}
 	if t.projErr != nil {
 		return nil, t.projErr
@@ -291,7 +291,7 @@ func guardLeases(ctx context.Context, sc Scope, store string, p project.Project,
 	}
 	if !x.mb.Known() {
 		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
-			"run agentmail guard install in the repository, from an environment that names the agents' store")
+			"install the guard in the repository again, from an environment that names the agents' store")
 	}
 	rs, err := x.leases(ctx)
 	if err != nil {

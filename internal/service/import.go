@@ -41,7 +41,7 @@ type ImportResponse struct {
 // threads) and file reservations; importing again adds only what is new.
 func (s *Service) ImportAgentMail(ctx context.Context, sc Scope, req ImportRequest) (ImportResponse, error) {
 	if req.Batch <= 0 {
-		return ImportResponse{}, Usagef("pass a positive --batch", "--batch must be positive")
+		return ImportResponse{}, UsageField("batch", "the batch size must be positive")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

@@ -201,7 +201,7 @@ type ReplyRequest struct {
 // importance.
 func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendResponse, error) {
 	if req.Hold < 0 {
-		return SendResponse{}, Usagef("pass a positive duration such as --hold 10m", "--hold must not be negative")
+		return SendResponse{}, UsageField("hold", "the hold must not be negative").With("example", "10m")
 	}
 	if err := s.checkBody(req.Body); err != nil {
 		return SendResponse{}, err
@@ -248,7 +248,7 @@ type InboxMessage struct {
 type InboxResponse struct {
 	Messages []InboxMessage `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Inbox lists the acting agent's received messages, newest first, without
@@ -259,7 +259,7 @@ func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxR
 		return InboxResponse{}, err
 	}
 	if req.Limit < 0 {
-		return InboxResponse{}, Usagef("pass --limit 0 for all messages", "--limit must not be negative")
+		return InboxResponse{}, UsageField("limit", "the limit must not be negative").With("all", "messages")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -304,8 +304,8 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	}
 	t, err := parseSince(s, now)
 	if err == nil && !record.InRange(t) {
-		return time.Time{}, fault.WithHint(fmt.Errorf("%w: --since %q is %s, outside %d to %d", ErrInvalidArgument, s, t.Format(time.RFC3339),
-			record.Earliest.Year(), record.Latest.Year()), "give a later date, or a shorter duration ago")
+		return time.Time{}, fault.WithHint(fault.WithField(fmt.Errorf("%w: since %q is %s, outside %d to %d", ErrInvalidArgument, s, t.Format(time.RFC3339),
+			record.Earliest.Year(), record.Latest.Year()), "since"), "give a later date, or a shorter duration ago")
 	}
 	return t, err
 }
@@ -326,7 +326,9 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, Usagef("use a date (2026-11-01), an RFC 3339 time, or a duration like 2h or 3d", "cannot read --since %q", s)
+	ue := UsageField("since", "cannot read since %q", s)
+	ue.Hint = "use a date (2026-11-01), an RFC 3339 time, or a duration like 2h or 3d"
+	return time.Time{}, ue
 }
 
 // OutboxRequest limits the list of sent messages.
@@ -340,7 +342,7 @@ type OutboxRequest struct {
 type OutboxResponse struct {
 	Messages []Message `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 	// Received are the messages with the sender's own receipts (mail
 	// to oneself has them), for display.
 	Received []Received `json:"-"`
@@ -401,19 +403,18 @@ type MarkResponse struct {
 	Message  *FullMessage  `json:"message"`
 	Messages []FullMessage `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Mark records the time on the acting agent's receipts; marking again
 // keeps the first time.
 func (s *Service) Mark(ctx context.Context, sc Scope, req MarkRequest) (MarkResponse, error) {
 	verb := map[bool]string{false: "read", true: "ack"}[req.Ack]
-	hint := "agentmail " + verb + " ID... or agentmail " + verb + " --all"
 	switch {
 	case len(req.IDs) == 0 && !req.All:
-		return MarkResponse{}, Usagef(hint, "no message ids given")
+		return MarkResponse{}, UsageField("ids", "no message ids given").With("verb", verb)
 	case len(req.IDs) > 0 && req.All:
-		return MarkResponse{}, Usagef(hint, "give ids or --all, not both")
+		return MarkResponse{}, UsageField("ids", "give message ids or all of them, not both").With("verb", verb)
 	}
 	if err := store.CheckKey(req.IdempotencyKey); err != nil {
 		return MarkResponse{}, err
@@ -495,14 +496,14 @@ type SearchResponse struct {
 	Results []SearchHit `json:"results"`
 	Notes   []string    `json:"notes"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Search runs a query. An agent sees the mail it sent or received; with
 // All, or with no agent (a human), the whole project.
 func (s *Service) Search(ctx context.Context, sc Scope, req SearchRequest) (SearchResponse, error) {
 	if req.Limit < 0 {
-		return SearchResponse{}, Usagef("pass --limit 0 for all results", "--limit must not be negative")
+		return SearchResponse{}, UsageField("limit", "the limit must not be negative").With("all", "results")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

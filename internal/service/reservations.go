@@ -75,7 +75,7 @@ type ReserveResponse struct {
 	Conflicts []Conflict    `json:"conflicts"`
 	Granted   []Reservation `json:"granted"`
 
-	Warnings []string `json:"-"` // about what was granted, such as a broad pattern
+	Warnings []string `json:"warnings,omitempty"` // about what was granted, such as a broad pattern
 	// HooksWarning: git no longer runs the guard's hooks in the
 	// repository, so the reservation stops no commit.
 	HooksWarning *HooksWarning `json:"-"`
@@ -87,7 +87,7 @@ type ReserveResponse struct {
 // response lists every conflict.
 func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (ReserveResponse, error) {
 	if len(req.Patterns) == 0 {
-		return ReserveResponse{}, Usagef("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]", "no patterns given")
+		return ReserveResponse{}, UsageField("patterns", "no patterns given")
 	}
 	x, rs, err := s.leases(ctx, sc)
 	if err != nil {
@@ -182,7 +182,7 @@ type ReleaseResponse struct {
 // Release ends the acting agent's active reservations sel selects.
 func (s *Service) Release(ctx context.Context, sc Scope, sel Selection) (ReleaseResponse, error) {
 	if sel.empty() {
-		return ReleaseResponse{}, Usagef("agentmail release PATTERN... | --id ID | --all", "nothing to release named")
+		return ReleaseResponse{}, UsageField("selection", "nothing to release named")
 	}
 	x, rs, err := s.leases(ctx, sc)
 	if err != nil {
@@ -241,7 +241,7 @@ type ReservationsRequest struct {
 type ReservationsResponse struct {
 	Reservations []Reservation `json:"reservations"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Reservations lists reservations, oldest first.
@@ -288,7 +288,7 @@ type CheckPathsResponse struct {
 // which active reservations cover it. It changes nothing.
 func (s *Service) CheckPaths(ctx context.Context, sc Scope, paths []string) (CheckPathsResponse, error) {
 	if len(paths) == 0 {
-		return CheckPathsResponse{}, Usagef("usage: agentmail reservations check PATH...", "no paths given")
+		return CheckPathsResponse{}, UsageField("paths", "no paths given")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {

@@ -24,7 +24,7 @@ type CheckResponse struct {
 	Unread          int       `json:"unread"`
 	Urgent          int       `json:"urgent"` // unread and high or urgent
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
 	HooksWarning *HooksWarning `json:"-"`
 }
@@ -69,7 +69,7 @@ type WaitResponse struct {
 // mailbox.ErrTimeout and the response says so.
 func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResponse, error) {
 	if req.Timeout < 0 {
-		return WaitResponse{}, Usagef("pass a duration such as --timeout 5m (0 checks once)", "--timeout must not be negative, got %s", req.Timeout)
+		return WaitResponse{}, UsageField("timeout", "the timeout must not be negative, got %s", req.Timeout).With("example", "5m")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -88,7 +88,7 @@ func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResp
 type ReceivedResponse struct {
 	Messages []Received `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // PendingAcks lists the messages the acting agent was asked to acknowledge
@@ -123,7 +123,7 @@ type Overdue struct {
 type OverdueResponse struct {
 	Messages []Overdue `json:"messages"`
 
-	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // OverdueAcks lists the messages the acting agent sent, asking for an

@@ -34,7 +34,8 @@ func TestCheck(t *testing.T) {
 	if sum.Short.Of(sum.Messages[0].ID) == sum.Messages[0].ID {
 		t.Errorf("no short id for display: %v", sum.Short)
 	}
-	if got := keys(t, sum); !slices.Equal(got, []string{"awaiting_ack", "contact_requests", "messages", "unread", "urgent"}) {
+	// The short ids, asked for, are in the document.
+	if got := keys(t, sum); !slices.Equal(got, []string{"awaiting_ack", "contact_requests", "messages", "unread", "urgent", "short_ids"}) {
 		t.Errorf("document keys %q", got)
 	}
 	_, err = f.svc.Check(ctx, as(""), CheckRequest{})

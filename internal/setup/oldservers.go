@@ -54,7 +54,7 @@ func oldServers(path string, src []byte) []string {
 				what += " (" + url + ")"
 			}
 			notes = append(notes, fmt.Sprintf("%s also has mcp_agent_mail's server %s: agentmail's entry %q takes its place with the same tools; "+
-				"remove %q so that agents do not use both (or, for agentmail serve over HTTP, point its url at http://127.0.0.1:8765/mcp, not /api/)",
+				"remove %q so that agents do not use both (or, for a server reached over HTTP, point its url at http://127.0.0.1:8765/mcp, not /api/)",
 				path, what, serverName, name))
 		}
 	}

@@ -112,7 +112,7 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 		return nil, fault.WithHint(fmt.Errorf("%s has no hook that setup adds", c.title), "leave out --hooks")
 	}
 	if o.AutoReserve && !o.Hooks && !uninstall {
-		return nil, fault.WithHint(errors.New("reserving on edit is done by the hooks, which are not asked for"), "add --hooks")
+		return nil, fault.WithField(fmt.Errorf("%w: reserving on edit is done by the hooks, which are not asked for", fault.ErrInvalidArgument), "hooks")
 	}
 	p := &Plan{Client: o.Client, Title: c.title, Scope: o.Scope(), stateDir: o.StateDir}
 	type target struct {
@@ -145,7 +145,7 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 		p.Notes = append(p.Notes, oldServers(p.Changes[0].Path, p.Changes[0].Before)...)
 	}
 	if o.AutoReserve && !uninstall && o.Env["AGENTMAIL_AGENT"] == "" {
-		p.Notes = append(p.Notes, "the hooks take leases for the agent AGENTMAIL_AGENT names in "+c.title+"'s environment (none was given with --agent): "+
+		p.Notes = append(p.Notes, "the hooks take leases for the agent AGENTMAIL_AGENT names in "+c.title+"'s environment (setup was given none): "+
 			"without one, every edit of a file in the project is denied in block mode")
 	}
 	return p, nil

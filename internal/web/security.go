@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 // ContentSecurityPolicy is sent with every response: scripts, styles,
@@ -345,7 +346,7 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, status int, messa
 	}
 	if IsMachineRoute(r.URL.Path) || g.ErrorPage == nil {
 		if IsMachineRoute(r.URL.Path) {
-			WriteJSONError(w, status, code, message, hint)
+			WriteJSONError(w, status, service.ErrorDoc{Code: code, Message: message, Hint: hint})
 		} else {
 			http.Error(w, message+" ("+hint+")", status)
 		}

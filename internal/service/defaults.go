@@ -1,0 +1,28 @@
+package service
+
+import (
+	"time"
+
+	"github.com/agentmail/agentmail/reservations"
+)
+
+// The defaults of the requests' durations, defined once: the command
+// line's flag values, the MCP tools' schema defaults and the HTTP API's
+// fields left out all read them.
+const (
+	// DefaultReserveTTL is how long a ReserveRequest's leases last unless
+	// it says.
+	DefaultReserveTTL = time.Hour
+	// DefaultRenewExtend is how much longer a RenewRequest makes its
+	// leases last unless it says.
+	DefaultRenewExtend = 30 * time.Minute
+	// DefaultLockTTL is how long a LockRequest's lock lasts unless it says.
+	DefaultLockTTL = 5 * time.Minute
+	// DefaultPortTTL is how long a PortRequest's claim lasts unless it says.
+	DefaultPortTTL = time.Hour
+	// AutoReserveTTL is how long a lease taken on edit (guard edit
+	// --auto-reserve) lasts before a further edit renews it.
+	AutoReserveTTL = reservations.AutoTTL
+	// MaxTTL is the longest a lease or lock may last.
+	MaxTTL = reservations.MaxTTL
+)
