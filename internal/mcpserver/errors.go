@@ -92,10 +92,10 @@ var mcpAgentMailTypes = map[string]string{
 // arguments), from the failure's code, field and values.
 var toolHints = service.Hints{
 	"NOT_FOUND/product": service.Say("ensure_product makes a product (product_key or name), with the project of the call in it; products_link adds others"),
-	"NO_PROJECT":     service.Say("pass project_key: the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one"),
-	"NOT_REGISTERED": service.Say("call register_agent (or macro_start_session) first, or pass your agent name"),
-	"INVALID_NAME":   service.Say("agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one"),
-	"NAME_TAKEN":     service.Say("choose another name, or leave the name out for a generated one"),
+	"NO_PROJECT":        service.Say("pass project_key: the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one"),
+	"NOT_REGISTERED":    service.Say("call register_agent (or macro_start_session) first, or pass your agent name"),
+	"INVALID_NAME":      service.Say("agent names are an adjective and a noun, like GreenCastle; leave the name out for a generated one"),
+	"NAME_TAKEN":        service.Say("choose another name, or leave the name out for a generated one"),
 	"NAME_TAKEN/name": func(f service.Failure) string {
 		return fmt.Sprintf("choose another name (such as %s), or leave the name out for a generated one", f.String("free"))
 	},
