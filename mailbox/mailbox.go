@@ -378,6 +378,49 @@ func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent,
 	return out, err
 }
 
+// Deregister takes agent name off the project's roster, as
+// mcp_agent_mail's deregister_agent does: it is retired (no new mail, out
+// of broadcasts and of the agents list), its contact policy becomes
+// block_all, and its task says when it left. Its mail and history stay.
+// Retire with retired false brings it back to receiving mail; its policy
+// stays block_all until it sets another.
+func (m *Mailbox) Deregister(ctx context.Context, name string) (Agent, error) {
+	var out Agent
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
+		if m.agent != "" {
+			if _, err := m.actor(ctx, tx); err != nil {
+				return err
+			}
+		}
+		a, ok, err := m.lookupAgent(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return m.unknownRecipient(ctx, tx, name)
+		}
+		prof, err := m.profile(ctx, tx, a.Name)
+		if err != nil {
+			return err
+		}
+		now := m.st.Now()
+		if !strings.HasPrefix(prof.Task, deregisteredTag) {
+			prof.Task = strings.TrimSpace(fmt.Sprintf("%s %s] %s", deregisteredTag, record.FormatTime(now), prof.Task))
+		}
+		prof.Retired, prof.Policy, prof.Updated = true, "block_all", now
+		tx.Put(prof)
+		tx.Describe(cmp.Or(m.agent, "agentmail"), "agent: deregister "+a.Name)
+		a.Retired, a.Policy, a.Task = true, prof.Policy, prof.Task
+		out = a
+		return nil
+	})
+	return out, err
+}
+
+// deregisteredTag begins the task of a deregistered agent, followed by
+// when it left.
+const deregisteredTag = "[deregistered at"
+
 // profileQuery selects the record of the agent of project ? with folded
 // name ?.
 const profileQuery = `SELECT name, program, model, task, registered, updated, retired, policy FROM agents
@@ -408,8 +451,8 @@ const agentRows = `SELECT ` + agentColumns + ` FROM agents a
 	WHERE a.project_id = ` + joinParam + ` ORDER BY a.fold`
 
 // Agents lists the project's agents by name, with their presence; with
-// active, only the active ones.
-func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
+// active, only the active ones; without all, none retired.
+func (m *Mailbox) Agents(ctx context.Context, active, all bool) ([]Agent, error) {
 	if m.agent != "" {
 		if _, err := m.actor(ctx, m.st.Index()); err != nil {
 			return nil, err
@@ -432,7 +475,7 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 			return nil, err
 		}
 		a.State, a.Reservations = m.presence.State(a.LastSeen, now), counts[names.Fold(a.Name)]
-		if !active || a.State == "active" {
+		if (!active || a.State == "active") && (all || !a.Retired) {
 			list = append(list, a)
 		}
 	}

@@ -197,8 +197,8 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 			return nil, m.unknownRecipient(ctx, q, raw)
 		}
 		if a.Retired {
-			return nil, fault.WithHint(fmt.Errorf("%w %s: %s is retired and receives no mail", ErrUnknownRecipient, a.Name, a.Name),
-				"agentmail agents lists who is active; agentmail agents unretire "+a.Name+" brings it back")
+			return nil, fault.WithHint(fmt.Errorf("%w: %s is retired and receives no new mail", ErrAgentRetired, a.Name),
+				"agentmail agents unretire "+a.Name+" brings it back; agentmail agents lists who is active")
 		}
 		if err := m.deliverable(ctx, q, from, a, d.Thread, false); err != nil {
 			return nil, err

@@ -188,6 +188,7 @@ var examples = map[string][]string{
 	"agents": {
 		"agentmail agents",
 		"agentmail agents --active --json",
+		"agentmail agents --all",
 		"agentmail agents retire RedCat",
 	},
 	"agents retire": {
@@ -195,6 +196,9 @@ var examples = map[string][]string{
 	},
 	"agents unretire": {
 		"agentmail agents unretire RedCat",
+	},
+	"agents deregister": {
+		"agentmail agents deregister RedCat --json",
 	},
 
 	"import": {

@@ -279,7 +279,7 @@ func apiAgents(ctx context.Context, c *apiCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.svc.Agents(ctx, c.watch(""), service.AgentsRequest{Active: active})
+	return c.svc.Agents(ctx, c.watch(""), service.AgentsRequest{Active: active, All: true})
 }
 
 func apiInbox(ctx context.Context, c *apiCall) (any, error) {

@@ -158,7 +158,7 @@ func (s *Server) projectPage(ctx context.Context, p *pageRequest) (web.View, err
 		return nil, err
 	}
 	p.page.Project.Holds = web.Counts(proj.Holds)
-	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{})
+	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{All: true})
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +358,7 @@ func (s *Server) acksPage(ctx context.Context, p *pageRequest) (web.View, error)
 // composeView is the compose form of p's project, with the agents to
 // choose from, answering the message ?reply= names, if any.
 func (s *Server) composeView(ctx context.Context, p *pageRequest, reply string) (web.ComposeView, error) {
-	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{})
+	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{All: true})
 	if err != nil {
 		return web.ComposeView{}, err
 	}

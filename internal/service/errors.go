@@ -129,6 +129,7 @@ var errorCodes = []struct {
 	{mailbox.ErrNotRegistered, "NOT_REGISTERED", ExitError, http.StatusForbidden, "pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"},
 	{mailbox.ErrInvalidName, "INVALID_NAME", ExitError, http.StatusBadRequest, "agent names are an adjective and a noun, like GreenCastle; omit --name for a generated one"},
 	{mailbox.ErrNameTaken, "NAME_TAKEN", ExitError, http.StatusConflict, "choose another name, or omit --name for a generated one"},
+	{mailbox.ErrAgentRetired, "AGENT_RETIRED", ExitError, http.StatusConflict, "bring it back with agentmail agents unretire NAME, or write to an active agent (agentmail agents)"},
 	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", ExitError, http.StatusBadRequest, "agentmail agents lists who is registered"},
 	{mailbox.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "check the id or name: agentmail inbox and agentmail outbox list your messages"},
 	{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},
