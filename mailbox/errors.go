@@ -16,8 +16,8 @@ var (
 	ErrUnknownRecipient = errors.New("unknown recipient")
 	// ErrAgentRetired: the recipient is retired (or deregistered) and
 	// takes no new mail until it is brought back.
-	ErrAgentRetired = errors.New("agent retired")
-	ErrNotFound         = fault.ErrNotFound        // shared with every package
-	ErrAmbiguousID      = fault.ErrAmbiguousID     // shared with every package
-	ErrInvalidArgument  = fault.ErrInvalidArgument // shared with every package
+	ErrAgentRetired    = errors.New("agent retired")
+	ErrNotFound        = fault.ErrNotFound        // shared with every package
+	ErrAmbiguousID     = fault.ErrAmbiguousID     // shared with every package
+	ErrInvalidArgument = fault.ErrInvalidArgument // shared with every package
 )
