@@ -84,6 +84,7 @@ var mcpAgentMailTypes = map[string]string{
 	"AUTHENTICATION_REQUIRED": "AUTHENTICATION_REQUIRED",
 	"TIMEOUT":                 "TIMEOUT",
 	"STORE_BUSY":              "RESOURCE_BUSY",
+	"AGENT_RETIRED":           "AGENT_RETIRED",
 }
 
 // toolHints replace the command line's default hints, which name commands
@@ -105,6 +106,7 @@ var toolHints = map[string]string{
 	"LOCK_HELD":               "wait for it (wait_seconds), or ask the holder with send_message",
 	"PORT_HELD":               "use the holder's port (get_port), claim another name, or ask the holder with send_message",
 	"NO_FREE_PORT":            "release the ports you no longer use (list_ports shows them)",
+	"AGENT_RETIRED":           "unretire_agent brings it back (as that agent, or with its registration_token); list_agents lists who is active",
 	// The command line's hint names --offline; only tools that grant
 	// leases reach the remote.
 	"REMOTE_UNREACHABLE": "the project syncs through this remote: check that it is up, or call again with offline: true to grant here only, unconfirmed until a sync decides it",

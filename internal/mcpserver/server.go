@@ -64,7 +64,7 @@ type Server struct {
 	own  bool          // the server made gate, and closes it
 
 	boundMu sync.Mutex
-	bound   string // the agent the session took on, when cfg.Agent is ""
+	bound   []string // the agents the session took on (registered or named), besides cfg.Agent
 
 	// binding serializes the calls of a session that has no agent yet
 	// (see do).
@@ -162,8 +162,8 @@ func (s *Server) do(fn func(*service.Service) error) error {
 	return s.gate.Do(fn)
 }
 
-// unbound reports whether a call may still bind the session to an agent.
-// Once false it stays so: an agent once bound stays.
+// unbound reports whether a call may still bind the session to its first
+// agent. Once false it stays so: an agent once bound stays.
 func (s *Server) unbound() bool {
 	return !s.cfg.Overseer && !s.cfg.Stateless && s.sessionAgent() == ""
 }
@@ -176,7 +176,7 @@ func (s *Server) unbound() bool {
 // not give up on the call. op's context ends with the call's, and, when
 // the call blocks, when the client's input ends (ServeStdio).
 func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, blocks bool, prep func(*call) (service.Scope, error), op func(context.Context, *service.Service, service.Scope) error) error {
-	c := &call{s: s}
+	c := &call{s: s, token: callToken(req)}
 	var sc service.Scope
 	if err := s.do(func(svc *service.Service) (err error) {
 		c.svc = svc
@@ -194,7 +194,7 @@ func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, blocks 
 	err := s.gate.Blocking(func(svc *service.Service) error { return op(ctx, svc, sc) })
 	stop()
 	if err == nil {
-		s.bind(c.agent)
+		s.bind(c.bindable())
 	}
 	return err
 }
@@ -231,6 +231,7 @@ func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest) (
 // addTools registers every tool.
 func (s *Server) addTools() {
 	s.addAgentTools()
+	s.addIdentityTools()
 	s.addMailTools()
 	s.addLeaseTools()
 	s.addPortTools()

@@ -47,6 +47,8 @@ var (
 	// ErrPortHeld: another agent holds the port name here (the response
 	// names the claim).
 	ErrPortHeld = ports.ErrHeld
+	// ErrNameTaken: an agent of that name is registered already.
+	ErrNameTaken = mailbox.ErrNameTaken
 )
 
 // ErrAuthenticationRequired: a caller bound to one agent asked to act as

@@ -1,0 +1,83 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+)
+
+// create_agent_identity always makes a new agent, and the session acts as
+// it too; a name hint must be free and valid.
+func TestCreateAgentIdentity(t *testing.T) {
+	g, _ := twoAgents(t)
+	a := g.ok("create_agent_identity", args{"program": "codex", "model": "gpt-5", "task_description": "spike"})
+	name := a.str("name")
+	if name == "" || name == "GreenCastle" || a.str("agent.name") != name || a.str("id") != name || a.str("task_description") != "spike" ||
+		a.str("inception_ts") == "" || !strings.HasPrefix(a.str("registration_token"), "amrt_") {
+		t.Errorf("create_agent_identity: %v", a)
+	}
+	b := g.ok("create_agent_identity", args{})
+	if b.str("name") == name {
+		t.Errorf("two identities, one name %s", name)
+	}
+	g.want(g.ok("create_agent_identity", args{"name_hint": "RedFox"}), "name", "RedFox")
+	g.fail("create_agent_identity", args{"name_hint": "RedFox"}, "NAME_TAKEN")
+	g.fail("create_agent_identity", args{"name_hint": "GreenCastle"}, "NAME_TAKEN") // not an update, unlike register_agent
+	g.fail("create_agent_identity", args{"name_hint": "backend-bot!"}, "INVALID_NAME")
+	g.want(g.ok("fetch_inbox", args{"agent_name": "RedFox"}), "messages", []any{})
+	g.want(g.ok("health_check", args{}), "agent", "GreenCastle")
+}
+
+// retire_agent: no new mail (AGENT_RETIRED, naming what to do), hidden
+// from list_agents, leases released; unretire_agent brings it back;
+// deregister_agent is retire plus block_all. Only the agent's session or
+// its token may do it.
+func TestRetireAgent(t *testing.T) {
+	g, b := twoAgents(t)
+	blueTok := b.ok("register_agent", args{}).str("registration_token")
+	b.ok("file_reservation_paths", args{"paths": []string{"src/**"}})
+	b.ok("acquire_lock", args{"key": "deploy"})
+
+	// Not another session's agent without its token.
+	g.fail("retire_agent", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
+	g.fail("retire_agent", args{"agent_name": "BlueLake", "registration_token": "amrt_nope"}, "AUTHENTICATION_REQUIRED")
+	g.fail("retire_agent", args{"agent_name": ""}, "USAGE")
+	fresh := g.peer("")
+	fresh.fail("retire_agent", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
+
+	r := g.ok("retire_agent", args{"agent_name": "BlueLake", "registration_token": blueTok})
+	if r.str("status") != "retired" || r.str("agent_name") != "BlueLake" || r.str("project_key") == "" ||
+		len(r.list("released_reservations")) != 1 || r.str("released_locks.0.key") != "deploy" || r.get("agent.retired") != true {
+		t.Errorf("retire_agent: %v", r)
+	}
+	if n := len(g.ok("check_file_reservations", args{"paths": []string{"src/a.go"}}).list("paths.0.holders")); n != 0 {
+		t.Errorf("a retired agent still holds %d reservations", n)
+	}
+	g.want(g.ok("list_locks", args{}), "locks", []any{})
+	for _, a := range g.ok("list_agents", args{}).list("agents") {
+		if a.(map[string]any)["name"] == "BlueLake" {
+			t.Error("list_agents lists a retired agent")
+		}
+	}
+	if n := len(g.ok("list_agents", args{"include_retired": true}).list("agents")); n != 2 {
+		t.Errorf("list_agents with include_retired: %d agents, want 2", n)
+	}
+	g.want(g.ok("whois", args{"agent_name": "BlueLake"}), "agent.retired", true)
+
+	e := g.fail("send_message", args{"to": "BlueLake", "subject": "hi", "body_md": ""}, "AGENT_RETIRED")
+	if !strings.Contains(e.Message, "BlueLake is retired") || !strings.Contains(e.Hint, "unretire_agent") {
+		t.Errorf("sending to a retired agent: %+v", e)
+	}
+
+	// Its own session brings it back.
+	b.want(b.ok("unretire_agent", args{"agent_name": "BlueLake"}), "status", "active")
+	g.ok("send_message", args{"to": "BlueLake", "subject": "back", "body_md": ""})
+	g.fail("unretire_agent", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
+
+	d := b.ok("deregister_agent", args{"agent_name": "BlueLake"})
+	if d.str("status") != "deregistered" || d.str("agent.policy") != "block_all" || !strings.HasPrefix(d.str("agent.task"), "[deregistered at ") {
+		t.Errorf("deregister_agent: %v", d)
+	}
+	g.fail("send_message", args{"to": "BlueLake", "subject": "again", "body_md": ""}, "AGENT_RETIRED")
+	g.fail("deregister_agent", args{"agent_name": "Nobody"}, "AUTHENTICATION_REQUIRED")
+	b.want(b.ok("fetch_inbox", args{}), "messages.0.subject", "back") // its mail stays
+}

@@ -1,0 +1,124 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentmail/agentmail/internal/service"
+)
+
+// addIdentityTools registers the identity and lifecycle tools of
+// mcp_agent_mail that register_agent does not cover (issue 24).
+func (s *Server) addIdentityTools() {
+	addTool(s, tool{name: "create_agent_identity", desc: "Create a new agent, always (register_agent updates your own): a free generated name (adjective+noun), or name_hint when it is a valid free name. " +
+		"The session then acts as it too; the result carries its registration_token."},
+		textIdentity, s.createAgentIdentity)
+	addTool(s, tool{name: "retire_agent", desc: "Retire an agent (yours, or one whose registration_token you pass): it takes no new mail (senders get AGENT_RETIRED), is left out of broadcasts and of list_agents (but include_retired), and its file reservations and locks are released. Its mail stays; unretire_agent brings it back."},
+		textLeft, s.retireAgent)
+	addTool(s, tool{name: "unretire_agent", desc: "Bring a retired (or deregistered) agent back: it takes mail again."},
+		textLeft, s.unretireAgent)
+	addTool(s, tool{name: "deregister_agent", desc: "Take an agent off the project's roster, as mcp_agent_mail does: retired (no new mail, leases released), contact policy block_all, its task marked with when. Its mail and history stay; unretire_agent and set_contact_policy bring it back."},
+		textLeft, s.deregisterAgent)
+}
+
+type createIdentityArgs struct {
+	projectArgs
+	Program           string `json:"program,omitempty" jsonschema:"the coding agent the new agent runs in, such as claude-code or codex"`
+	Model             string `json:"model,omitempty" jsonschema:"its model, such as opus-4"`
+	NameHint          string `json:"name_hint,omitempty" jsonschema:"the name to give it: an adjective and a noun, like GreenCastle, not registered yet; leave it out for a free generated one (recommended)"`
+	TaskDescription   string `json:"task_description,omitempty" jsonschema:"what it works on, for the other agents"`
+	AttachmentsPolicy string `json:"attachments_policy,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
+}
+
+// Identity is the document of create_agent_identity: register_agent's,
+// with mcp_agent_mail's flat fields of the agent beside it (its id is the
+// name: agentmail's agents have no number).
+type Identity struct {
+	Registered
+	ID              string       `json:"id"`
+	Name            string       `json:"name"`
+	Program         string       `json:"program"`
+	Model           string       `json:"model"`
+	TaskDescription string       `json:"task_description"`
+	InceptionTS     service.Time `json:"inception_ts"`
+	LastActiveTS    service.Time `json:"last_active_ts"`
+	ProjectID       string       `json:"project_id"` // the project's slug
+}
+
+func (s *Server) createAgentIdentity(ctx context.Context, c *call, in createIdentityArgs) (Identity, error) {
+	sc, err := c.project(in.projectArgs, "")
+	if err != nil {
+		return Identity{}, err
+	}
+	req := service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription}
+	if hint := strings.TrimSpace(in.NameHint); hint != "" {
+		req.Name = &hint
+	}
+	resp, err := c.svc.CreateIdentity(ctx, sc, req)
+	reg, err := s.registered(c, sc, resp, err)
+	if err != nil {
+		return Identity{}, err
+	}
+	a := reg.Agent
+	return Identity{Registered: reg, ID: a.Name, Name: a.Name, Program: a.Program, Model: a.Model, TaskDescription: a.Task,
+		InceptionTS: a.Registered, LastActiveTS: a.LastSeen, ProjectID: reg.Project}, nil
+}
+
+func textIdentity(r Identity) string { return "created " + agentLine(r.Agent) }
+
+// lifecycleArgs name the agent a lifecycle tool changes, which the call
+// acts as: one of the session's, or one whose token it carries.
+type lifecycleArgs struct {
+	projectArgs
+	AgentName         string `json:"agent_name" jsonschema:"the agent: one this session registered (or acts as), or one whose registration_token you pass"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the agent's registration token (register_agent returned it): for an agent this session did not register"`
+}
+
+// lifecycle runs op on the agent in's call acts as.
+func (s *Server) lifecycle(ctx context.Context, c *call, in lifecycleArgs, op func(context.Context, service.Scope, string) (service.RetireResponse, error)) (service.RetireResponse, error) {
+	name := strings.TrimSpace(in.AgentName)
+	if name == "" {
+		return service.RetireResponse{}, service.Usagef("pass agent_name: the agent to change", "agent_name is empty")
+	}
+	sc, err := c.scope(in.projectArgs, name)
+	if err != nil {
+		return service.RetireResponse{}, err
+	}
+	// Stricter than other calls: a session that has no agent yet does not
+	// take up the one named here, nor change it, without its token.
+	if _, own := s.owns(sc.Agent); !own && !c.viaToken && !s.cfg.Overseer {
+		return service.RetireResponse{}, c.notOwned(sc.Agent)
+	}
+	c.viaToken = true // the session does not take on an agent it changes here
+	return op(ctx, sc, sc.Agent)
+}
+
+func (s *Server) retireAgent(ctx context.Context, c *call, in lifecycleArgs) (service.RetireResponse, error) {
+	return s.lifecycle(ctx, c, in, func(ctx context.Context, sc service.Scope, name string) (service.RetireResponse, error) {
+		return c.svc.Retire(ctx, sc, service.RetireRequest{Name: name, Retired: true})
+	})
+}
+
+func (s *Server) unretireAgent(ctx context.Context, c *call, in lifecycleArgs) (service.RetireResponse, error) {
+	return s.lifecycle(ctx, c, in, func(ctx context.Context, sc service.Scope, name string) (service.RetireResponse, error) {
+		return c.svc.Retire(ctx, sc, service.RetireRequest{Name: name, Retired: false})
+	})
+}
+
+func (s *Server) deregisterAgent(ctx context.Context, c *call, in lifecycleArgs) (service.RetireResponse, error) {
+	return s.lifecycle(ctx, c, in, func(ctx context.Context, sc service.Scope, name string) (service.RetireResponse, error) {
+		return c.svc.Deregister(ctx, sc, name)
+	})
+}
+
+func textLeft(r service.RetireResponse) string {
+	lines := []string{fmt.Sprintf("%s is %s", r.AgentName, r.Status)}
+	for _, l := range r.ReleasedLeases {
+		lines = append(lines, "released reservation "+l.ID+" "+l.Pattern)
+	}
+	for _, l := range r.ReleasedLocks {
+		lines = append(lines, "released lock "+l.Key)
+	}
+	return strings.Join(lines, "\n")
+}
