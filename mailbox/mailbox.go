@@ -538,3 +538,42 @@ func ignoreNoRows(err error) error {
 	}
 	return err
 }
+
+// SetArchived archives the project (it then takes no writes and is left
+// out of project lists; everything in it stays) or, with archived false,
+// brings it back. It returns the project as the index now holds it, and
+// whether anything changed. A project the store does not hold is
+// ErrNotFound.
+func (m *Mailbox) SetArchived(ctx context.Context, archived bool) (store.ProjectRow, bool, error) {
+	var out store.ProjectRow
+	var changed bool
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
+		if m.agent != "" {
+			if _, err := m.actor(ctx, tx); err != nil {
+				return err
+			}
+		}
+		p, ok, err := store.LookupProject(ctx, tx, m.proj.Slug)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fault.WithHint(fmt.Errorf("%w: the store holds nothing of project %s (%s)", ErrNotFound, m.proj.Slug, m.proj.Key),
+				"name a project the store knows")
+		}
+		out = p
+		if archived == !p.Archived.IsZero() {
+			return nil
+		}
+		rec := &record.Project{Key: p.Key, Slug: p.Slug, Created: p.Created}
+		verb := "unarchive"
+		if archived {
+			rec.Archived, verb = m.st.Now(), "archive"
+		}
+		tx.Put(rec)
+		tx.Describe(cmp.Or(m.agent, "agentmail"), "project: "+verb+" "+p.Slug)
+		out.Archived, changed = rec.Archived, true
+		return nil
+	})
+	return out, changed, err
+}

@@ -197,6 +197,13 @@ var examples = map[string][]string{
 	"agents unretire": {
 		"agentmail agents unretire RedCat",
 	},
+	"project archive": {
+		"agentmail project archive",
+		"agentmail project archive --json",
+	},
+	"project unarchive": {
+		"agentmail project unarchive",
+	},
 	"agents deregister": {
 		"agentmail agents deregister RedCat --json",
 	},

@@ -85,6 +85,7 @@ var mcpAgentMailTypes = map[string]string{
 	"TIMEOUT":                 "TIMEOUT",
 	"STORE_BUSY":              "RESOURCE_BUSY",
 	"AGENT_RETIRED":           "AGENT_RETIRED",
+	"PROJECT_ARCHIVED":        "PROJECT_ARCHIVED",
 }
 
 // toolHints replace the command line's default hints, which name commands
@@ -106,6 +107,7 @@ var toolHints = map[string]string{
 	"LOCK_HELD":               "wait for it (wait_seconds), or ask the holder with send_message",
 	"PORT_HELD":               "use the holder's port (get_port), claim another name, or ask the holder with send_message",
 	"NO_FREE_PORT":            "release the ports you no longer use (list_ports shows them)",
+	"PROJECT_ARCHIVED":        "the project is archived: unarchive_project with its project_key brings it back (nothing in it was lost); reads go on meanwhile",
 	"AGENT_RETIRED":           "unretire_agent brings it back (as that agent, or with its registration_token); list_agents lists who is active",
 	// The command line's hint names --offline; only tools that grant
 	// leases reach the remote.

@@ -81,3 +81,34 @@ func TestRetireAgent(t *testing.T) {
 	g.fail("deregister_agent", args{"agent_name": "Nobody"}, "AUTHENTICATION_REQUIRED")
 	b.want(b.ok("fetch_inbox", args{}), "messages.0.subject", "back") // its mail stays
 }
+
+// archive_project: writes refused with PROJECT_ARCHIVED (naming
+// unarchive_project), reads go on; unarchive_project brings it back. It
+// needs an agent of the project: the session's, or a token's.
+func TestArchiveProject(t *testing.T) {
+	g, b := twoAgents(t)
+	blueTok := b.ok("register_agent", args{}).str("registration_token")
+	g.ok("send_message", args{"to": "BlueLake", "subject": "before", "body_md": ""})
+	g.peer("").fail("archive_project", args{}, "AUTHENTICATION_REQUIRED")
+	g.peer("").fail("archive_project", args{"registration_token": "amrt_nope"}, "AUTHENTICATION_REQUIRED")
+
+	a := g.peer("").ok("archive_project", args{"registration_token": blueTok})
+	if a.str("status") != "archived" || a.str("slug") == "" || a.str("project_key") == "" || a.get("archived_at") == nil || a.get("changed") != true {
+		t.Errorf("archive_project: %v", a)
+	}
+	e := g.fail("send_message", args{"to": "BlueLake", "subject": "after", "body_md": ""}, "PROJECT_ARCHIVED")
+	if !strings.Contains(e.Message, "takes no writes") || !strings.Contains(e.Hint, "unarchive_project") {
+		t.Errorf("a write to an archived project: %+v", e)
+	}
+	g.fail("file_reservation_paths", args{"paths": []string{"src/**"}}, "PROJECT_ARCHIVED")
+	g.fail("create_agent_identity", args{}, "PROJECT_ARCHIVED")
+	b.want(b.ok("fetch_inbox", args{}), "messages.0.subject", "before")
+	g.want(g.ok("archive_project", args{}), "changed", false)
+
+	u := g.ok("unarchive_project", args{})
+	if u.str("status") != "active" || u.get("archived_at") != nil {
+		t.Errorf("unarchive_project: %v", u)
+	}
+	g.ok("send_message", args{"to": "BlueLake", "subject": "after", "body_md": ""})
+	g.fail("unarchive_project", args{"project_key": "github.com/acme/none"}, "NO_PROJECT")
+}

@@ -232,6 +232,7 @@ func (s *Server) reportProgress(ctx context.Context, req *mcp.CallToolRequest) (
 func (s *Server) addTools() {
 	s.addAgentTools()
 	s.addIdentityTools()
+	s.addProjectTools()
 	s.addMailTools()
 	s.addLeaseTools()
 	s.addPortTools()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -121,4 +122,77 @@ func textLeft(r service.RetireResponse) string {
 		lines = append(lines, "released lock "+l.Key)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// addProjectTools registers archive_project and unarchive_project.
+func (s *Server) addProjectTools() {
+	addTool(s, tool{name: "archive_project", desc: "Archive a project: it then refuses every write (PROJECT_ARCHIVED) and is left out of the project lists; reads go on and nothing in it is lost. " +
+		"Needs an agent of the project: this session's, or the one whose registration_token you pass. unarchive_project brings it back."},
+		textArchive, s.archiveProject)
+	addTool(s, tool{name: "unarchive_project", desc: "Bring an archived project back: it takes writes again."},
+		textArchive, s.unarchiveProject)
+}
+
+type archiveArgs struct {
+	projectArgs
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the registration token of an agent of the project, when this session acts as none of them"`
+}
+
+func (s *Server) archiveProject(ctx context.Context, c *call, in archiveArgs) (service.ArchiveResponse, error) {
+	return s.setArchived(ctx, c, in, true)
+}
+
+func (s *Server) unarchiveProject(ctx context.Context, c *call, in archiveArgs) (service.ArchiveResponse, error) {
+	return s.setArchived(ctx, c, in, false)
+}
+
+// setArchived archives or unarchives the project in names, as an agent of
+// it: the session's, or the one whose token the call carries.
+func (s *Server) setArchived(ctx context.Context, c *call, in archiveArgs, archived bool) (service.ArchiveResponse, error) {
+	sc, err := c.project(in.projectArgs, "")
+	if err != nil {
+		return service.ArchiveResponse{}, err
+	}
+	if sc.Agent, err = s.projectAgent(ctx, c, sc); err != nil {
+		return service.ArchiveResponse{}, err
+	}
+	return c.svc.ArchiveProject(ctx, sc, archived)
+}
+
+// projectAgent returns the agent of sc's project a call that names none
+// acts as for the whole project: the one whose registration token it
+// carries, else the session's ("" for an overseer's).
+func (s *Server) projectAgent(ctx context.Context, c *call, sc service.Scope) (string, error) {
+	if c.token == "" {
+		if s.cfg.Overseer {
+			return "", nil
+		}
+		if me := s.sessionAgent(); me != "" {
+			return me, nil
+		}
+		return "", fault.WithHint(fmt.Errorf("%w: this session acts as no agent of the project", service.ErrAuthenticationRequired),
+			"register an agent first (register_agent), or pass the registration_token of an agent of the project")
+	}
+	list, err := c.svc.Agents(ctx, sc, service.AgentsRequest{All: true})
+	if err != nil {
+		return "", err
+	}
+	for _, a := range list.Agents {
+		if ok, err := c.svc.CheckRegistrationToken(sc, a.Name, c.token); err != nil || ok {
+			c.viaToken = true
+			return a.Name, err
+		}
+	}
+	return "", fault.WithHint(fmt.Errorf("%w: the registration token given is no agent's of project %s", service.ErrAuthenticationRequired, list.Project),
+		"pass the registration_token that register_agent returned for an agent of this project")
+}
+
+func textArchive(r service.ArchiveResponse) string {
+	if !r.Changed {
+		return fmt.Sprintf("project %s (%s) was %s already", r.Slug, r.ProjectKey, r.Status)
+	}
+	if r.Status == "archived" {
+		return fmt.Sprintf("archived project %s (%s): it takes no writes until unarchive_project", r.Slug, r.ProjectKey)
+	}
+	return fmt.Sprintf("unarchived project %s (%s)", r.Slug, r.ProjectKey)
 }

@@ -248,7 +248,7 @@ func writeError(w http.ResponseWriter, doc any, err error) {
 func (s *Server) apiProjects(w http.ResponseWriter, r *http.Request) {
 	var doc service.ProjectsResponse
 	err := s.gate.Do(func(svc *service.Service) (err error) {
-		doc, err = svc.Projects(r.Context())
+		doc, err = svc.Projects(r.Context(), r.URL.Query().Get("all") != "")
 		return err
 	})
 	if err != nil {

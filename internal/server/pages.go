@@ -141,7 +141,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error, pa
 func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
 	var v web.ProjectsView
 	err := s.gate.Do(func(svc *service.Service) error {
-		list, err := svc.Projects(r.Context())
+		list, err := svc.Projects(r.Context(), false)
 		v = web.ProjectsView{Page: web.Page{Now: svc.Now()}, Projects: mapSlice(list.Projects, projectView)}
 		return err
 	})

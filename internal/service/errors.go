@@ -126,6 +126,7 @@ var errorCodes = []struct {
 	http int
 	hint string
 }{
+	{store.ErrArchived, "PROJECT_ARCHIVED", ExitError, http.StatusConflict, "bring it back with agentmail project unarchive (in its repository, or with --project KEY); reads go on meanwhile"},
 	{project.ErrNoProject, "NO_PROJECT", ExitError, http.StatusBadRequest, "run agentmail inside your project's git checkout, or pass --project KEY"},
 	{ErrAuthenticationRequired, "AUTHENTICATION_REQUIRED", ExitError, http.StatusForbidden, "act as your own agent (leave agent_name out), or start agentmail mcp --overseer to act for any agent"},
 	{mailbox.ErrNotRegistered, "NOT_REGISTERED", ExitError, http.StatusForbidden, "pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"},
