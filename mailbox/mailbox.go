@@ -421,6 +421,11 @@ func (m *Mailbox) Deregister(ctx context.Context, name string) (Agent, error) {
 // when it left.
 const deregisteredTag = "[deregistered at"
 
+// Lookup returns the registered agent name (any case), if there is one.
+func (m *Mailbox) Lookup(ctx context.Context, name string) (Agent, bool, error) {
+	return m.lookupAgent(ctx, m.st.Index(), name)
+}
+
 // profileQuery selects the record of the agent of project ? with folded
 // name ?.
 const profileQuery = `SELECT name, program, model, task, registered, updated, retired, policy FROM agents

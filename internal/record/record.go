@@ -170,10 +170,14 @@ func Decode(path string, data []byte) (Record, error) {
 	switch {
 	case len(rest) == 1 && rest[0] == "project.json":
 		rec, err = decodeProject(data)
+	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "profile.json" && isDeletedAgent(data):
+		rec, err = decodeDeletedAgent(slug, rest[1], data)
 	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "profile.json":
 		rec, err = decodeAgent(slug, rest[1], data)
 	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "presence.json":
 		rec, err = decodePresence(slug, rest[1], data)
+	case len(rest) == 5 && rest[0] == "messages" && IsPurged(data):
+		rec, err = decodePurged(slug, path, data)
 	case len(rest) == 5 && rest[0] == "messages":
 		var m *Message
 		if m, err = DecodeMessage(slug, data); err == nil {

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // An archived project is left out of the project list but with all, and
@@ -37,7 +38,7 @@ func TestRetireReleasesAndTokens(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.register("GreenCastle", "BlueLake")
-	if _, err := f.svc.Reserve(ctx, as("BlueLake"), ReserveRequest{Patterns: []string{"src/**"}, TTL: 3600e9, Reason: "r"}); err != nil {
+	if _, err := f.svc.Reserve(ctx, as("BlueLake"), ReserveRequest{Patterns: []string{"src/**"}, TTL: time.Hour, Reason: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := f.svc.Retire(ctx, as("GreenCastle"), RetireRequest{Name: "BlueLake", Retired: true})
@@ -67,5 +68,105 @@ func TestRetireReleasesAndTokens(t *testing.T) {
 	elsewhere.Project = ProjectRef{Key: "github.com/acme/other"}
 	if ok, _ := f.svc.CheckRegistrationToken(elsewhere, "BlueLake", tok); ok {
 		t.Error("a token accepted in another project")
+	}
+}
+
+// A purge takes old messages out of the inbox, the search and a rebuilt
+// index alike (dry run first); the archive's history keeps them.
+func TestPurgeOldMessages(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.register("GreenCastle", "BlueLake")
+	old := f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Subject: "ancient plans", Body: "zebra"})
+	f.clock.Add(40 * 24 * time.Hour)
+	f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Subject: "fresh plans", Body: "zebra"})
+
+	dry, err := f.svc.Purge(ctx, as("GreenCastle"), PurgeRequest{MaxAgeDays: 30, DryRun: true})
+	if err != nil || dry.Status != "dry_run" || dry.MessagesAffected != 1 || dry.Messages[0].ID != old.ID || !dry.HistoryKept {
+		t.Fatalf("dry run: %+v, %v", dry, err)
+	}
+	inboxSubjects := func() []string {
+		box, err := f.svc.Inbox(ctx, as("BlueLake"), InboxRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range box.Messages {
+			out = append(out, m.Subject)
+		}
+		return out
+	}
+	if got := inboxSubjects(); len(got) != 2 {
+		t.Fatalf("a dry run purged: %v", got)
+	}
+	done, err := f.svc.Purge(ctx, as("GreenCastle"), PurgeRequest{MaxAgeDays: 30})
+	if err != nil || done.Status != "purged" || done.MessagesAffected != 1 {
+		t.Fatalf("purge: %+v, %v", done, err)
+	}
+	for _, pass := range []string{"live", "rebuilt"} {
+		if got := inboxSubjects(); len(got) != 1 || got[0] != "fresh plans" {
+			t.Errorf("%s index: inbox %v", pass, got)
+		}
+		res, err := f.svc.Search(ctx, as("BlueLake"), SearchRequest{Query: "zebra"})
+		if err != nil || len(res.Results) != 1 {
+			t.Errorf("%s index: search %+v, %v", pass, res.Results, err)
+		}
+		if _, err := f.svc.Doctor(ctx, DoctorRequest{Reindex: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := f.svc.Doctor(ctx, DoctorRequest{Check: true}); err != nil {
+		t.Errorf("doctor after a purge: %+v, %v", r, err)
+	}
+	again, err := f.svc.Purge(ctx, as("GreenCastle"), PurgeRequest{MaxAgeDays: 30})
+	if err != nil || again.MessagesAffected != 0 {
+		t.Errorf("a second purge: %+v, %v", again, err)
+	}
+	_, err = f.svc.Purge(ctx, as("GreenCastle"), PurgeRequest{MaxAgeDays: -1})
+	wantCode(t, "a negative age", err, "USAGE")
+}
+
+// A hard delete needs its confirmation word for word; it takes the agent
+// and the mail it sent out of every index, releases its leases; the name
+// registers again as a new agent.
+func TestHardDeleteAgent(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.register("GreenCastle", "BlueLake")
+	f.send("BlueLake", SendRequest{To: []string{"GreenCastle"}, Subject: "from blue", Body: "x"})
+	f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Subject: "to blue", Body: "x"})
+	if _, err := f.svc.Reserve(ctx, as("BlueLake"), ReserveRequest{Patterns: []string{"src/**"}, TTL: time.Hour, Reason: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.svc.HardDeleteAgent(ctx, as("GreenCastle"), "BlueLake", "i understand")
+	wantCode(t, "a wrong confirmation", err, "INVALID_ARGUMENT")
+	resp, err := f.svc.HardDeleteAgent(ctx, as("GreenCastle"), "BlueLake", HardDeleteConfirmation)
+	if err != nil || resp.Status != "hard_deleted" || resp.DeletedCounts != (DeletedCounts{Agents: 1, Messages: 1, FileReservations: 1}) || !resp.HistoryKept {
+		t.Fatalf("hard delete: %+v, %v", resp, err)
+	}
+	for _, pass := range []string{"live", "rebuilt"} {
+		list, err := f.svc.Agents(ctx, as(""), AgentsRequest{All: true})
+		if err != nil || len(list.Agents) != 1 {
+			t.Errorf("%s index: agents %+v, %v", pass, list.Agents, err)
+		}
+		box, err := f.svc.Inbox(ctx, as("GreenCastle"), InboxRequest{})
+		if err != nil || len(box.Messages) != 0 {
+			t.Errorf("%s index: GreenCastle's inbox %+v, %v", pass, box.Messages, err)
+		}
+		if _, err := f.svc.Doctor(ctx, DoctorRequest{Reindex: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = f.svc.HardDeleteAgent(ctx, as("GreenCastle"), "BlueLake", HardDeleteConfirmation)
+	wantCode(t, "deleting it again", err, "UNKNOWN_RECIPIENT")
+	f.register("BlueLake")
+	if resp, err := f.svc.HardDeleteProject(ctx, as("GreenCastle"), HardDeleteConfirmation); err != nil || resp.DeletedCounts.Agents != 2 || resp.DeletedCounts.Messages != 1 {
+		t.Errorf("hard delete project: %+v, %v", resp, err)
+	}
+	if list, err := f.svc.Agents(ctx, as(""), AgentsRequest{All: true}); err != nil || len(list.Agents) != 0 {
+		t.Errorf("after the project's hard delete: %+v, %v", list.Agents, err)
+	}
+	if r, err := f.svc.Doctor(ctx, DoctorRequest{Check: true}); err != nil {
+		t.Errorf("doctor after hard deletes: %+v, %v", r, err)
 	}
 }
