@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
@@ -94,6 +95,13 @@ func (s *Server) bind(agent string) {
 	s.boundMu.Lock()
 	defer s.boundMu.Unlock()
 	s.bound = append(s.bound, agent)
+}
+
+// unbind makes the session no longer act as agent (hard-deleted).
+func (s *Server) unbind(agent string) {
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
+	s.bound = slices.DeleteFunc(s.bound, func(a string) bool { return strings.EqualFold(a, agent) })
 }
 
 // act returns the agent a call in sc's project naming given (its

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // create_agent_identity always makes a new agent, and the session acts as
@@ -111,4 +112,52 @@ func TestArchiveProject(t *testing.T) {
 	}
 	g.ok("send_message", args{"to": "BlueLake", "subject": "after", "body_md": ""})
 	g.fail("unarchive_project", args{"project_key": "github.com/acme/none"}, "NO_PROJECT")
+}
+
+// purge_old_messages is a dry run unless told otherwise; hard deletes need
+// their confirmation word for word and an agent of the project; what they
+// take out is gone from every view.
+func TestPurgeAndHardDelete(t *testing.T) {
+	g, b := twoAgents(t)
+	g.ok("send_message", args{"to": "BlueLake", "subject": "old news", "body_md": "zebra"})
+	g.clock.Add(40 * 24 * time.Hour)
+	b.ok("send_message", args{"to": "GreenCastle", "subject": "new news", "body_md": "zebra"})
+
+	dry := g.peer("").ok("purge_old_messages", args{"older_than_days": 30})
+	if dry.str("status") != "dry_run" || dry.num("messages_affected") != 1 || dry.str("messages.0.subject") != "old news" || dry.get("history_kept") != true {
+		t.Errorf("a dry run: %v", dry)
+	}
+	g.peer("").fail("purge_old_messages", args{"max_age_days": 30, "dry_run": false}, "AUTHENTICATION_REQUIRED")
+	g.fail("purge_old_messages", args{"max_age_days": -3}, "USAGE")
+	done := g.ok("purge_old_messages", args{"max_age_days": 30, "dry_run": false})
+	if done.str("status") != "purged" || done.num("messages_affected") != 1 || done.str("cutoff_date") == "" || done.num("max_age_days") != 30 {
+		t.Errorf("purge: %v", done)
+	}
+	b.want(b.ok("fetch_inbox", args{}), "messages", []any{})
+	if n := len(b.ok("search_messages", args{"query": "zebra"}).list("results")); n != 1 {
+		t.Errorf("search after a purge: %d results, want 1", n)
+	}
+
+	e := b.fail("hard_delete_agent", args{"agent_name": "BlueLake", "confirmation": "yes"}, "INVALID_ARGUMENT")
+	if !strings.Contains(e.Message, `"I UNDERSTAND"`) {
+		t.Errorf("a wrong confirmation: %+v", e)
+	}
+	g.fail("hard_delete_agent", args{"agent_name": "BlueLake", "confirmation": "I UNDERSTAND"}, "AUTHENTICATION_REQUIRED")
+	d := b.ok("hard_delete_agent", args{"agent_name": "BlueLake", "confirmation": "I UNDERSTAND"})
+	if d.str("status") != "hard_deleted" || d.str("agent_name") != "BlueLake" || d.num("deleted_counts.messages") != 1 || d.get("filesystem_errors") == nil || d.get("history_kept") != true {
+		t.Errorf("hard_delete_agent: %v", d)
+	}
+	g.want(g.ok("fetch_inbox", args{}), "messages", []any{})
+	g.fail("whois", args{"agent_name": "BlueLake"}, "NOT_FOUND")
+	g.fail("send_message", args{"to": "BlueLake", "subject": "x", "body_md": ""}, "UNKNOWN_RECIPIENT")
+
+	g.fail("hard_delete_project", args{"confirmation": "I understand"}, "INVALID_ARGUMENT")
+	g.peer("").fail("hard_delete_project", args{"confirmation": "I UNDERSTAND"}, "AUTHENTICATION_REQUIRED")
+	p := g.ok("hard_delete_project", args{"confirmation": "I UNDERSTAND"})
+	if p.str("status") != "hard_deleted" || p.num("deleted_counts.agents") != 1 || p.str("slug") == "" {
+		t.Errorf("hard_delete_project: %v", p)
+	}
+	if n := len(g.peer("").ok("list_agents", args{"include_retired": true}).list("agents")); n != 0 {
+		t.Errorf("%d agents after the project's hard delete", n)
+	}
 }

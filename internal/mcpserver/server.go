@@ -233,6 +233,7 @@ func (s *Server) addTools() {
 	s.addAgentTools()
 	s.addIdentityTools()
 	s.addProjectTools()
+	s.addDeletionTools()
 	s.addMailTools()
 	s.addLeaseTools()
 	s.addPortTools()

@@ -196,3 +196,100 @@ func textArchive(r service.ArchiveResponse) string {
 	}
 	return fmt.Sprintf("unarchived project %s (%s)", r.Slug, r.ProjectKey)
 }
+
+// addDeletionTools registers purge_old_messages, hard_delete_agent and
+// hard_delete_project.
+func (s *Server) addDeletionTools() {
+	addTool(s, tool{name: "purge_old_messages", desc: "Take the project's messages older than max_age_days (default 180) out of every mailbox, search and index; a dry run (the default) only lists them. " +
+		"In agentmail's git archive a tombstone replaces each message file: the archive's history keeps the text."},
+		textPurge, s.purgeOldMessages)
+	addTool(s, tool{name: "hard_delete_agent", desc: "Take an agent out of the index and every view: its file reservations and locks released, the messages it sent purged, its profile gone (the name can be registered again). " +
+		"confirmation must be exactly I UNDERSTAND. The archive's git history keeps it all."},
+		textHardDelete, s.hardDeleteAgent)
+	addTool(s, tool{name: "hard_delete_project", desc: "Take every agent and message of a project out of the index and every view (as hard_delete_agent, for all of them); the project stays, empty. " +
+		"confirmation must be exactly I UNDERSTAND. The archive's git history keeps it all."},
+		textHardDelete, s.hardDeleteProject)
+}
+
+type purgeArgs struct {
+	projectArgs
+	MaxAgeDays        *int   `json:"max_age_days,omitempty" jsonschema:"purge messages older than this many days; default 180"`
+	OlderThanDays     *int   `json:"older_than_days,omitempty" jsonschema:"another name for max_age_days"`
+	DryRun            *bool  `json:"dry_run,omitempty" jsonschema:"only list what would be purged; default true: pass false to purge"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the registration token of an agent of the project, when this session acts as none of them (needed to purge, not for a dry run)"`
+}
+
+func (s *Server) purgeOldMessages(ctx context.Context, c *call, in purgeArgs) (service.PurgeResponse, error) {
+	sc, err := c.project(in.projectArgs, "")
+	if err != nil {
+		return service.PurgeResponse{}, err
+	}
+	dry := boolOr(in.DryRun, true)
+	if !dry || c.token != "" || s.sessionAgent() != "" {
+		if sc.Agent, err = s.projectAgent(ctx, c, sc); err != nil {
+			return service.PurgeResponse{}, err
+		}
+	}
+	days := in.MaxAgeDays
+	if days == nil {
+		days = in.OlderThanDays
+	}
+	return c.svc.Purge(ctx, sc, service.PurgeRequest{MaxAgeDays: intOr(days, service.DefaultPurgeAge), DryRun: dry})
+}
+
+func textPurge(r service.PurgeResponse) string {
+	verb := "purged"
+	if r.DryRun {
+		verb = "would purge (dry run; pass dry_run false to purge)"
+	}
+	lines := []string{fmt.Sprintf("%s %s older than %d days (before %s); the archive's history keeps them",
+		verb, count(r.MessagesAffected, "message", "messages"), r.MaxAgeDays, r.CutoffDate.Format("2006-01-02T15:04:05Z"))}
+	for _, m := range r.Messages {
+		lines = append(lines, m.ID+" "+m.From+": "+m.Subject)
+	}
+	return strings.Join(lines, "\n")
+}
+
+type hardDeleteAgentArgs struct {
+	lifecycleArgs
+	Confirmation string `json:"confirmation" jsonschema:"exactly I UNDERSTAND"`
+}
+
+func (s *Server) hardDeleteAgent(ctx context.Context, c *call, in hardDeleteAgentArgs) (service.HardDeleteResponse, error) {
+	var resp service.HardDeleteResponse
+	_, err := s.lifecycle(ctx, c, in.lifecycleArgs, func(ctx context.Context, sc service.Scope, name string) (service.RetireResponse, error) {
+		var err error
+		if resp, err = c.svc.HardDeleteAgent(ctx, sc, name, in.Confirmation); err == nil {
+			s.unbind(name)
+		}
+		return service.RetireResponse{}, err
+	})
+	return resp, err
+}
+
+type hardDeleteProjectArgs struct {
+	archiveArgs
+	Confirmation string `json:"confirmation" jsonschema:"exactly I UNDERSTAND"`
+}
+
+func (s *Server) hardDeleteProject(ctx context.Context, c *call, in hardDeleteProjectArgs) (service.HardDeleteResponse, error) {
+	sc, err := c.project(in.projectArgs, "")
+	if err != nil {
+		return service.HardDeleteResponse{}, err
+	}
+	if sc.Agent, err = s.projectAgent(ctx, c, sc); err != nil {
+		return service.HardDeleteResponse{}, err
+	}
+	c.viaToken = true // the session's agents are gone with the project
+	return c.svc.HardDeleteProject(ctx, sc, in.Confirmation)
+}
+
+func textHardDelete(r service.HardDeleteResponse) string {
+	what := "project " + r.Slug
+	if r.AgentName != "" {
+		what = "agent " + r.AgentName
+	}
+	d := r.DeletedCounts
+	return fmt.Sprintf("hard-deleted %s: %s, %s, %s and %s out of the index and every view; the archive's git history keeps them",
+		what, count(d.Agents, "agent", "agents"), count(d.Messages, "message", "messages"), count(d.FileReservations, "file reservation", "file reservations"), count(d.Locks, "lock", "locks"))
+}
