@@ -22,7 +22,7 @@ func newAgentsCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "active", Usage: fmt.Sprintf("only agents seen in the last %s ($AGENTMAIL_IDLE_AFTER)", service.ActiveWindow)},
 			&cli.BoolFlag{Name: "all", Usage: "retired and deregistered agents too"},
 		},
-		Subcommands: []*cli.Command{newRetireCommand(e, "retire", true), newRetireCommand(e, "unretire", false), newDeregisterCommand(e)},
+		Subcommands: []*cli.Command{newRetireCommand(e, "retire", true), newRetireCommand(e, "unretire", false), newDeregisterCommand(e), newHardDeleteCommand(e, true)},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *agentsOptions {
 			return &agentsOptions{req: service.AgentsRequest{Active: c.Bool("active"), All: c.Bool("all")}}
 		}), runAgents),

@@ -204,6 +204,16 @@ var examples = map[string][]string{
 	"project unarchive": {
 		"agentmail project unarchive",
 	},
+	"agents delete": {
+		"agentmail agents delete RedCat --confirm 'I UNDERSTAND'",
+	},
+	"project delete": {
+		"agentmail project delete --confirm 'I UNDERSTAND' --json",
+	},
+	"purge": {
+		"agentmail purge --older-than-days 90",
+		"agentmail purge --older-than-days 90 --apply --json",
+	},
 	"agents deregister": {
 		"agentmail agents deregister RedCat --json",
 	},

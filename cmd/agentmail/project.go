@@ -20,7 +20,7 @@ func newProjectCommand(e *env) *cli.Command {
 			"runs in it: the normalized origin URL, else the main worktree's path. It does not move when origin is\n" +
 			"added or changed; agentmail project says when origin would give another key, and project set moves it.",
 		Action:      scopedAction(e, noArgsOptions(func(*cli.Context) *projectOptions { return &projectOptions{} }), runProject),
-		Subcommands: []*cli.Command{newProjectSetCommand(e), newProjectArchiveCommand(e, "archive", true), newProjectArchiveCommand(e, "unarchive", false)},
+		Subcommands: []*cli.Command{newProjectSetCommand(e), newProjectArchiveCommand(e, "archive", true), newProjectArchiveCommand(e, "unarchive", false), newHardDeleteCommand(e, false)},
 	}
 }
 
