@@ -100,5 +100,5 @@ func (e *env) mcpServer(c *cli.Context) (*mcpserver.Server, error) {
 		note(n)
 	}
 	return mcpserver.New(mcpserver.Config{Store: cfg, Project: scope.Project, Agent: scope.Agent,
-		Overseer: c.Bool("overseer"), Version: readBuildInfo().Version}), nil
+		Overseer: c.Bool("overseer"), Version: readBuildInfo().Version, Pane: os.Getenv("TMUX_PANE")}), nil
 }

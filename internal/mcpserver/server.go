@@ -51,6 +51,10 @@ type Config struct {
 	// 2026-07-28 on, which has no sessions): each acts as the agent it
 	// names, and none binds the server to an agent.
 	Stateless bool
+	// Pane is the terminal pane the server runs in ($TMUX_PANE of agentmail
+	// mcp), "" for none: registering an agent records that it works there
+	// (see list_window_identities).
+	Pane string
 	// HTTP, over HTTP, ties each call to the HTTP request carrying it: the
 	// call ends when its client goes away.
 	HTTP *HTTPCalls
@@ -234,6 +238,7 @@ func (s *Server) addTools() {
 	s.addIdentityTools()
 	s.addProjectTools()
 	s.addDeletionTools()
+	s.addPaneTools()
 	s.addMailTools()
 	s.addLeaseTools()
 	s.addPortTools()

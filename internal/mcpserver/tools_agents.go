@@ -148,6 +148,7 @@ func (s *Server) registered(c *call, sc service.Scope, resp service.AgentRespons
 		return Registered{}, err
 	}
 	c.agent, c.viaToken = resp.Agent.Name, false // a generated name, or the name as registered
+	s.recordPane(c, sc, resp.Agent.Name)
 	tok, err := c.svc.RegistrationToken(sc, resp.Agent.Name)
 	return Registered{AgentResponse: resp, RegistrationToken: tok}, err
 }
