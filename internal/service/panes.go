@@ -38,7 +38,9 @@ type PaneIdentity struct {
 }
 
 // expired reports whether p is expired at now.
-func (p PaneIdentity) expired(now time.Time) bool { return !p.Expires.IsZero() && !p.Expires.After(now) }
+func (p PaneIdentity) expired(now time.Time) bool {
+	return !p.Expires.IsZero() && !p.Expires.After(now)
+}
 
 // withPanes runs fn on the store's pane identities under a lock of the
 // file; with write, what fn leaves is saved.
