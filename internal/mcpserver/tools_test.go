@@ -53,7 +53,10 @@ func TestToolNames(t *testing.T) {
 		respond_contact list_contacts set_contact_policy acquire_build_slot renew_build_slot release_build_slot
 		install_precommit_guard uninstall_precommit_guard macro_start_session macro_prepare_thread
 		macro_file_reservation_cycle macro_contact_handshake check_mail wait_for_mail acquire_lock renew_lock
-		release_lock list_locks check_file_reservations list_agents claim_port get_port release_port list_ports`)
+		release_lock list_locks check_file_reservations list_agents claim_port get_port release_port list_ports
+		create_agent_identity retire_agent unretire_agent deregister_agent archive_project unarchive_project
+		purge_old_messages hard_delete_agent hard_delete_project list_window_identities rename_window expire_window
+		resolve_pane_identity cleanup_pane_identities`)
 	srv := New(Config{Store: service.Config{Dir: t.TempDir()}})
 	defer srv.Close()
 	got := map[string]bool{}
