@@ -1,6 +1,9 @@
 package fts
 
 import (
+	"database/sql"
+	"errors"
+
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -58,6 +61,8 @@ func (projection) Apply(w *store.Writer, rec record.Record, prepared any) error 
 	switch r := rec.(type) {
 	case *record.Message:
 		return applyMessage(w, r, prepared.(row))
+	case *record.Purged:
+		return purge(w, r)
 	case *record.Receipt:
 		pid, err := w.ProjectID(r.Project)
 		if err != nil {
@@ -100,4 +105,27 @@ func applyMessage(w *store.Writer, m *record.Message, text row) error {
 	}
 	_, err = w.Exec(putSQL, text.values(seq)...)
 	return err
+}
+
+// purge takes a purged message out of the search: its text, its row and
+// its recipients.
+func purge(w *store.Writer, p *record.Purged) error {
+	pid, err := w.ProjectID(p.Project)
+	if err != nil {
+		return err
+	}
+	var seq int64
+	err = w.QueryRow(`SELECT seq FROM search_messages WHERE project_id = ? AND id = ?`, pid, p.ID).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, q := range []string{`DELETE FROM ` + table + ` WHERE rowid = ?1`, `DELETE FROM search_recipients WHERE seq = ?1`, `DELETE FROM search_messages WHERE seq = ?1`} {
+		if _, err := w.Exec(q, seq); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -15,7 +15,10 @@ var (
 	ErrNameTaken        = errors.New("name taken")
 	ErrUnknownRecipient = errors.New("unknown recipient")
 	ErrInvalidTopic     = errors.New("invalid topic")
-	ErrNotFound         = fault.ErrNotFound        // shared with every package
-	ErrAmbiguousID      = fault.ErrAmbiguousID     // shared with every package
-	ErrInvalidArgument  = fault.ErrInvalidArgument // shared with every package
+	// ErrAgentRetired: the recipient is retired (or deregistered) and
+	// takes no new mail until it is brought back.
+	ErrAgentRetired    = errors.New("agent retired")
+	ErrNotFound        = fault.ErrNotFound        // shared with every package
+	ErrAmbiguousID     = fault.ErrAmbiguousID     // shared with every package
+	ErrInvalidArgument = fault.ErrInvalidArgument // shared with every package
 )

@@ -377,6 +377,54 @@ func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent,
 	return out, err
 }
 
+// Deregister takes agent name off the project's roster, as
+// mcp_agent_mail's deregister_agent does: it is retired (no new mail, out
+// of broadcasts and of the agents list), its contact policy becomes
+// block_all, and its task says when it left. Its mail and history stay.
+// Retire with retired false brings it back to receiving mail; its policy
+// stays block_all until it sets another.
+func (m *Mailbox) Deregister(ctx context.Context, name string) (Agent, error) {
+	var out Agent
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
+		if m.agent != "" {
+			if _, err := m.actor(ctx, tx); err != nil {
+				return err
+			}
+		}
+		a, ok, err := m.lookupAgent(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return m.unknownRecipient(ctx, tx, name)
+		}
+		prof, err := m.profile(ctx, tx, a.Name)
+		if err != nil {
+			return err
+		}
+		now := m.st.Now()
+		if !strings.HasPrefix(prof.Task, deregisteredTag) {
+			prof.Task = strings.TrimSpace(fmt.Sprintf("%s %s] %s", deregisteredTag, record.FormatTime(now), prof.Task))
+		}
+		prof.Retired, prof.Policy, prof.Updated = true, "block_all", now
+		tx.Put(prof)
+		tx.Describe(cmp.Or(m.agent, "agentmail"), "agent: deregister "+a.Name)
+		a.Retired, a.Policy, a.Task = true, prof.Policy, prof.Task
+		out = a
+		return nil
+	})
+	return out, err
+}
+
+// deregisteredTag begins the task of a deregistered agent, followed by
+// when it left.
+const deregisteredTag = "[deregistered at"
+
+// Lookup returns the registered agent name (any case), if there is one.
+func (m *Mailbox) Lookup(ctx context.Context, name string) (Agent, bool, error) {
+	return m.lookupAgent(ctx, m.st.Index(), name)
+}
+
 // profileQuery selects the record of the agent of project ? with folded
 // name ?.
 const profileQuery = `SELECT name, program, model, task, registered, updated, retired, policy FROM agents
@@ -407,8 +455,8 @@ const agentRows = `SELECT ` + agentColumns + ` FROM agents a
 	WHERE a.project_id = ` + joinParam + ` ORDER BY a.fold`
 
 // Agents lists the project's agents by name, with their presence; with
-// active, only the active ones.
-func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
+// active, only the active ones; without all, none retired.
+func (m *Mailbox) Agents(ctx context.Context, active, all bool) ([]Agent, error) {
 	if m.agent != "" {
 		if _, err := m.actor(ctx, m.st.Index()); err != nil {
 			return nil, err
@@ -431,7 +479,7 @@ func (m *Mailbox) Agents(ctx context.Context, active bool) ([]Agent, error) {
 			return nil, err
 		}
 		a.State, a.Reservations = m.presence.State(a.LastSeen, now), counts[names.Fold(a.Name)]
-		if !active || a.State == "active" {
+		if (!active || a.State == "active") && (all || !a.Retired) {
 			list = append(list, a)
 		}
 	}
@@ -493,4 +541,43 @@ func ignoreNoRows(err error) error {
 		return nil
 	}
 	return err
+}
+
+// SetArchived archives the project (it then takes no writes and is left
+// out of project lists; everything in it stays) or, with archived false,
+// brings it back. It returns the project as the index now holds it, and
+// whether anything changed. A project the store does not hold is
+// ErrNotFound.
+func (m *Mailbox) SetArchived(ctx context.Context, archived bool) (store.ProjectRow, bool, error) {
+	var out store.ProjectRow
+	var changed bool
+	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
+		if m.agent != "" {
+			if _, err := m.actor(ctx, tx); err != nil {
+				return err
+			}
+		}
+		p, ok, err := store.LookupProject(ctx, tx, m.proj.Slug)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fault.WithHint(fmt.Errorf("%w: the store holds nothing of project %s (%s)", ErrNotFound, m.proj.Slug, m.proj.Key),
+				"name a project the store knows")
+		}
+		out = p
+		if archived == !p.Archived.IsZero() {
+			return nil
+		}
+		rec := &record.Project{Key: p.Key, Slug: p.Slug, Created: p.Created}
+		verb := "unarchive"
+		if archived {
+			rec.Archived, verb = m.st.Now(), "archive"
+		}
+		tx.Put(rec)
+		tx.Describe(cmp.Or(m.agent, "agentmail"), "project: "+verb+" "+p.Slug)
+		out.Archived, changed = rec.Archived, true
+		return nil
+	})
+	return out, changed, err
 }

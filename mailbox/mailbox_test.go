@@ -394,7 +394,7 @@ func TestRegister(t *testing.T) {
 	if err != nil || gen.Name == "" || gen.Name == "GreenCastle" {
 		t.Fatalf("generated: %+v, %v", gen, err)
 	}
-	list, err := f.as("").Agents(ctx, false)
+	list, err := f.as("").Agents(ctx, false, true)
 	if err != nil || len(list) != 2 {
 		t.Fatalf("agents: %+v, %v", list, err)
 	}

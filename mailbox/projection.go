@@ -98,6 +98,10 @@ func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 		project = r.Project
 	case *record.Contact:
 		project = r.Project
+	case *record.Purged:
+		project = r.Project
+	case *record.DeletedAgent:
+		project = r.Project
 	case *record.Presence:
 		// Seen on some machine: the latest of that and this machine's
 		// heartbeat stands.
@@ -128,6 +132,14 @@ func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 	case *record.Receipt:
 		_, err = w.Exec(`UPDATE recipients SET read_at = ?, acked_at = ? WHERE project_id = ? AND agent = ? AND message_id = ?`,
 			store.NullTime(r.ReadAt), store.NullTime(r.AckedAt), pid, r.Agent, r.Message)
+	case *record.DeletedAgent:
+		_, err = w.Exec(`DELETE FROM agents WHERE project_id = ? AND fold = ?`, pid, strings.ToLower(r.Name))
+	case *record.Purged:
+		// Out of the index: the message and who received it. Its
+		// receipts, if any come later, update nothing.
+		if _, err = w.Exec(`DELETE FROM recipients WHERE project_id = ? AND message_id = ?`, pid, r.ID); err == nil {
+			_, err = w.Exec(`DELETE FROM messages WHERE project_id = ? AND id = ?`, pid, r.ID)
+		}
 	case *record.Contact:
 		_, err = w.Exec(`INSERT OR REPLACE INTO contacts(project_id, requester, target, state, reason, requested, decided, expires)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, pid, r.From, r.To, r.State, r.Reason, record.FormatTime(r.Requested),

@@ -240,8 +240,7 @@ func (m *Mailbox) compose(ctx context.Context, q queryer, from string, d Draft) 
 			return nil, m.unknownRecipient(ctx, q, raw)
 		}
 		if a.Retired {
-			return nil, fault.WithHint(fmt.Errorf("%w %s: %s is retired and receives no mail", ErrUnknownRecipient, a.Name, a.Name),
-				"agentmail agents lists who is active; agentmail agents unretire "+a.Name+" brings it back")
+			return nil, fault.WithField(fmt.Errorf("%w: %s is retired and receives no new mail", ErrAgentRetired, a.Name), "to", "name", a.Name)
 		}
 		if err := m.deliverable(ctx, q, from, a, d.Thread, false); err != nil {
 			return nil, err

@@ -20,10 +20,11 @@ func newAgentsCommand(e *env) *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "active", Usage: fmt.Sprintf("only agents seen in the last %s ($AGENTMAIL_IDLE_AFTER)", service.ActiveWindow)},
+			&cli.BoolFlag{Name: "all", Usage: "retired and deregistered agents too"},
 		},
-		Subcommands: []*cli.Command{newRetireCommand(e, "retire", true), newRetireCommand(e, "unretire", false)},
+		Subcommands: []*cli.Command{newRetireCommand(e, "retire", true), newRetireCommand(e, "unretire", false), newDeregisterCommand(e), newHardDeleteCommand(e, true)},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *agentsOptions {
-			return &agentsOptions{req: service.AgentsRequest{Active: c.Bool("active")}}
+			return &agentsOptions{req: service.AgentsRequest{Active: c.Bool("active"), All: c.Bool("all")}}
 		}), runAgents),
 	}
 }
@@ -33,7 +34,11 @@ func runAgents(ctx context.Context, o *agentsOptions) error {
 	o.warnHooks(resp.HooksWarning)
 	return o.render(resp, err, func() error {
 		if len(resp.Agents) == 0 {
-			fmt.Fprintln(o.Stdout, "no agents registered in project "+resp.Project+" (agentmail register creates one)")
+			if o.req.All {
+				fmt.Fprintln(o.Stdout, "no agents registered in project "+resp.Project+" (agentmail register creates one)")
+			} else {
+				fmt.Fprintln(o.Stdout, "no active agents in project "+resp.Project+" (agentmail agents --all lists retired ones too; agentmail register creates one)")
+			}
 			return nil
 		}
 		now := o.now()
@@ -57,7 +62,7 @@ type retireOptions struct {
 
 // newRetireCommand is agents retire, or unretire.
 func newRetireCommand(e *env, name string, retired bool) *cli.Command {
-	usage := "retire an agent: it receives no mail and is left out of --to all"
+	usage := "retire an agent: it receives no new mail, is left out of --to all and of agents (but --all), and its reservations and locks are released"
 	if !retired {
 		usage = "bring a retired agent back"
 	}
@@ -72,12 +77,35 @@ func newRetireCommand(e *env, name string, retired bool) *cli.Command {
 
 func runRetire(ctx context.Context, o *retireOptions) error {
 	resp, err := o.Service.Retire(ctx, o.Scope, o.req)
+	return o.renderLeft(resp, err)
+}
+
+// renderLeft renders the document of retire, unretire or deregister.
+func (o *retireOptions) renderLeft(resp service.RetireResponse, err error) error {
 	return o.render(resp, err, func() error {
-		verb := "retired"
-		if !o.req.Retired {
-			verb = "unretired"
-		}
+		verb := map[string]string{"retired": "retired", "active": "unretired", "deregistered": "deregistered"}[resp.Status]
 		fmt.Fprintf(o.Stdout, "%s %s\n", verb, resp.Agent.Name)
+		for _, r := range resp.ReleasedLeases {
+			fmt.Fprintf(o.Stdout, "released reservation %s %s\n", r.ID, r.Pattern)
+		}
+		for _, l := range resp.ReleasedLocks {
+			fmt.Fprintf(o.Stdout, "released lock %s\n", l.Key)
+		}
 		return nil
 	})
+}
+
+// newDeregisterCommand is agents deregister.
+func newDeregisterCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name: "deregister", ArgsUsage: "NAME",
+		Usage: "take an agent off the roster: retired, contact policy block_all, its task marked; its mail stays (agents unretire brings it back)",
+		Action: scopedAction(e, func(c *cli.Context) (*retireOptions, error) {
+			who, err := oneArg(c, "NAME")
+			return &retireOptions{req: service.RetireRequest{Name: who, Retired: true}}, err
+		}, func(ctx context.Context, o *retireOptions) error {
+			resp, err := o.Service.Deregister(ctx, o.Scope, o.req.Name)
+			return o.renderLeft(resp, err)
+		}),
+	}
 }

@@ -15,6 +15,10 @@ const generalHint = "if it happens again, run agentmail doctor --check and repor
 // commands, from the failure's code, field and values (the service says
 // what went wrong as data; advice to run a command is the command line's).
 var cliHints = service.Hints{
+	"AGENT_RETIRED": func(f service.Failure) string {
+		return "agentmail agents unretire " + cmp.Or(f.String("name"), "NAME") + " brings it back; agentmail agents lists who is active"
+	},
+	"PROJECT_ARCHIVED":         service.Say("bring it back with agentmail project unarchive (in its repository, or with --project KEY); reads go on meanwhile"),
 	"NOT_FOUND/product":        service.Say("agentmail product ensure NAME makes one, with the current project in it"),
 	"INVALID_ARGUMENT/hooks":   service.Say("add --hooks"),
 	"USAGE":                    service.Say("see: agentmail --help"),

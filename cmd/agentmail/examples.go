@@ -193,6 +193,7 @@ var examples = map[string][]string{
 	"agents": {
 		"agentmail agents",
 		"agentmail agents --active --json",
+		"agentmail agents --all",
 		"agentmail agents retire RedCat",
 	},
 	"agents retire": {
@@ -200,6 +201,26 @@ var examples = map[string][]string{
 	},
 	"agents unretire": {
 		"agentmail agents unretire RedCat",
+	},
+	"project archive": {
+		"agentmail project archive",
+		"agentmail project archive --json",
+	},
+	"project unarchive": {
+		"agentmail project unarchive",
+	},
+	"agents delete": {
+		"agentmail agents delete RedCat --confirm 'I UNDERSTAND'",
+	},
+	"project delete": {
+		"agentmail project delete --confirm 'I UNDERSTAND' --json",
+	},
+	"purge": {
+		"agentmail purge --older-than-days 90",
+		"agentmail purge --older-than-days 90 --apply --json",
+	},
+	"agents deregister": {
+		"agentmail agents deregister RedCat --json",
 	},
 
 	"import": {

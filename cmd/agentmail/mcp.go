@@ -105,7 +105,7 @@ func (e *env) mcpServer(c *cli.Context) (*mcpserver.Server, error) {
 		note(n)
 	}
 	return mcpserver.New(mcpserver.Config{Store: cfg, Project: scope.Project, Agent: scope.Agent,
-		Overseer: c.Bool("overseer"), Tools: c.String("tools"), Version: readBuildInfo().Version}), nil
+		Overseer: c.Bool("overseer"), Tools: c.String("tools"), Pane: os.Getenv("TMUX_PANE"), Version: readBuildInfo().Version}), nil
 }
 
 // toolsFlag is --tools, the MCP tool profile, of agentmail mcp and setup.

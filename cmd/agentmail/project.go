@@ -20,7 +20,7 @@ func newProjectCommand(e *env) *cli.Command {
 			"runs in it: the normalized origin URL, else the main worktree's path. It does not move when origin is\n" +
 			"added or changed; agentmail project says when origin would give another key, and project set moves it.",
 		Action:      scopedAction(e, noArgsOptions(func(*cli.Context) *projectOptions { return &projectOptions{} }), runProject),
-		Subcommands: []*cli.Command{newProjectSetCommand(e)},
+		Subcommands: []*cli.Command{newProjectSetCommand(e), newProjectArchiveCommand(e, "archive", true), newProjectArchiveCommand(e, "unarchive", false), newHardDeleteCommand(e, false)},
 	}
 }
 
@@ -116,4 +116,35 @@ func runProjectSet(ctx context.Context, o *projectSetOptions) error {
 	cur := resp.Project
 	fmt.Fprintf(o.Stdout, "project %s (%s), pinned in %s%s\n", cur.Key, cur.Slug, resp.Config, was)
 	return nil
+}
+
+type archiveOptions struct {
+	scoped
+	archived bool
+}
+
+// newProjectArchiveCommand is project archive, or unarchive.
+func newProjectArchiveCommand(e *env, name string, archived bool) *cli.Command {
+	usage := "archive the project: it refuses writes (exit 1, PROJECT_ARCHIVED) and leaves the project lists; everything in it stays and reads go on"
+	if !archived {
+		usage = "bring an archived project back: it takes writes again"
+	}
+	return &cli.Command{
+		Name: name, Usage: usage, ArgsUsage: " ",
+		Action: scopedAction(e, noArgsOptions(func(*cli.Context) *archiveOptions { return &archiveOptions{archived: archived} }),
+			func(ctx context.Context, o *archiveOptions) error {
+				resp, err := o.Service.ArchiveProject(ctx, o.Scope, o.archived)
+				return o.render(resp, err, func() error {
+					switch {
+					case !resp.Changed:
+						fmt.Fprintf(o.Stdout, "project %s (%s) was %s already\n", resp.Slug, resp.ProjectKey, resp.Status)
+					case resp.Status == "archived":
+						fmt.Fprintf(o.Stdout, "archived project %s (%s): it takes no writes until agentmail project unarchive\n", resp.Slug, resp.ProjectKey)
+					default:
+						fmt.Fprintf(o.Stdout, "unarchived project %s (%s)\n", resp.Slug, resp.ProjectKey)
+					}
+					return nil
+				})
+			}),
+	}
 }

@@ -41,6 +41,5 @@ var knownLeaks = set(
 	"internal/store/store.go: run any agentmail command as the store's owner once, which migrates it",
 	"internal/store/store.go: point --store or AGENTMAIL_HOME at a directory you can write",
 	"mailbox/query.go: agentmail inbox or agentmail outbox",
-	"mailbox/send.go: agentmail agents lists who is active; agentmail agents unretire ",
 	"reservations/service.go: agentmail reservations --expired",
 )

@@ -86,11 +86,15 @@ var mcpAgentMailTypes = map[string]string{
 	"AUTHENTICATION_REQUIRED": "AUTHENTICATION_REQUIRED",
 	"TIMEOUT":                 "TIMEOUT",
 	"STORE_BUSY":              "RESOURCE_BUSY",
+	"AGENT_RETIRED":           "AGENT_RETIRED",
+	"PROJECT_ARCHIVED":        "PROJECT_ARCHIVED",
 }
 
 // toolHints word failures in the tools' terms (their names and
 // arguments), from the failure's code, field and values.
 var toolHints = service.Hints{
+	"PROJECT_ARCHIVED":  service.Say("the project is archived: unarchive_project with its project_key brings it back (nothing in it was lost); reads go on meanwhile"),
+	"AGENT_RETIRED":     service.Say("unretire_agent brings it back (as that agent, or with its registration_token); list_agents lists who is active"),
 	"NOT_FOUND/product": service.Say("ensure_product makes a product (product_key or name), with the project of the call in it; products_link adds others"),
 	"NO_PROJECT":        service.Say("pass project_key: the absolute path of your repository, or the key or slug of a known project (the message lists them); ensure_project with human_key creates a new one"),
 	"NOT_REGISTERED":    service.Say("call register_agent (or macro_start_session) first, or pass your agent name"),

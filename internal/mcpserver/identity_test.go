@@ -7,26 +7,72 @@ import (
 	"testing"
 )
 
-// A session acts as one agent: the one it registered (or was started as,
-// or named first); naming another is AUTHENTICATION_REQUIRED.
+// A session acts as the agents it registered (the first when it names
+// none; or the one it was started as, or named first); naming another is
+// AUTHENTICATION_REQUIRED, unless the call carries that agent's
+// registration token.
 func TestSessionActsAsItsAgent(t *testing.T) {
 	g := newHarness(t)
 	g.fail("fetch_inbox", args{}, "NOT_REGISTERED") // nobody yet
 	g.want(g.ok("health_check", args{}), "agent", nil)
-	g.ok("register_agent", args{"name": "GreenCastle"})
+	green := g.ok("register_agent", args{"name": "GreenCastle"})
+	if tok := green.str("registration_token"); !strings.HasPrefix(tok, "amrt_") {
+		t.Errorf("register_agent's registration_token: %q", tok)
+	}
 	g.want(g.ok("health_check", args{}), "agent", "GreenCastle")
 	g.ok("fetch_inbox", args{"agent_name": "greencastle"}) // names ignore case
 
 	e := g.fail("fetch_inbox", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
-	if e.Type != "AUTHENTICATION_REQUIRED" || !strings.Contains(e.Hint, "overseer") {
+	if e.Type != "AUTHENTICATION_REQUIRED" || !strings.Contains(e.Hint, "registration_token") {
 		t.Errorf("acting as another: %+v", e)
 	}
-	g.fail("register_agent", args{"name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
 	g.fail("send_message", args{"sender_name": "BlueLake", "to": "GreenCastle", "subject": "x", "body_md": ""}, "AUTHENTICATION_REQUIRED")
 
 	// Registering again without a name updates one's own profile.
 	g.want(g.ok("register_agent", args{"task_description": "auth"}), "agent.name", "GreenCastle")
 	g.want(g.ok("whois", args{}), "agent.task", "auth")
+}
+
+// Several agents in one session (an orchestrator driving several): each
+// agent a session registers is its; another session acts as one only with
+// its registration token, which does not bind it there.
+func TestSeveralAgentsInOneSession(t *testing.T) {
+	o := newHarness(t)
+	greenTok := o.ok("register_agent", args{"name": "GreenCastle"}).str("registration_token")
+	blueTok := o.ok("register_agent", args{"name": "BlueLake"}).str("registration_token")
+	if greenTok == blueTok || greenTok == "" {
+		t.Fatalf("tokens: %q and %q", greenTok, blueTok)
+	}
+	o.want(o.ok("health_check", args{}), "agent", "GreenCastle") // the first stays the default
+	o.want(o.ok("send_message", args{"sender_name": "BlueLake", "to": "GreenCastle", "subject": "from blue", "body_md": ""}), "message.from", "BlueLake")
+	o.want(o.ok("fetch_inbox", args{}), "messages.0.subject", "from blue")
+	o.want(o.ok("fetch_inbox", args{"agent_name": "BlueLake"}), "messages", []any{})
+	created := o.ok("create_agent_identity", args{"program": "codex", "model": "gpt"})
+	third := created.str("name")
+	o.want(o.ok("check_mail", args{"agent_name": third}), "unread", 0.0)
+
+	// Another session: not without the token, nor with another's.
+	x := o.peer("")
+	x.ok("register_agent", args{"name": "RedFox"})
+	x.fail("fetch_inbox", args{"agent_name": "GreenCastle"}, "AUTHENTICATION_REQUIRED")
+	e := x.fail("register_agent", args{"name": "GreenCastle"}, "AUTHENTICATION_REQUIRED")
+	if !strings.Contains(e.Message, "registration token") {
+		t.Errorf("registering another session's agent: %+v", e)
+	}
+	x.fail("send_message", args{"sender_name": "GreenCastle", "sender_token": blueTok, "to": "BlueLake", "subject": "x", "body_md": ""}, "AUTHENTICATION_REQUIRED")
+	x.fail("send_message", args{"sender_name": "GreenCastle", "sender_token": "amrt_forged", "to": "BlueLake", "subject": "x", "body_md": ""}, "AUTHENTICATION_REQUIRED")
+	// With it, the call acts as the agent; the session does not keep it.
+	x.want(x.ok("send_message", args{"sender_name": "GreenCastle", "sender_token": greenTok, "to": "BlueLake", "subject": "by token", "body_md": ""}), "message.from", "GreenCastle")
+	x.want(x.ok("fetch_inbox", args{"agent_name": "BlueLake", "registration_token": blueTok}), "messages.0.subject", "by token")
+	x.fail("fetch_inbox", args{"agent_name": "BlueLake"}, "AUTHENTICATION_REQUIRED")
+	x.want(x.ok("health_check", args{}), "agent", "RedFox")
+	// Registering with the token takes the agent up in this session.
+	x.want(x.ok("register_agent", args{"name": "BlueLake", "registration_token": blueTok, "task_description": "moved"}), "agent.task", "moved")
+	x.ok("fetch_inbox", args{"agent_name": "BlueLake"})
+	// The same agent gets the same token from the same store.
+	if tok := x.ok("register_agent", args{"name": "BlueLake"}).str("registration_token"); tok != blueTok {
+		t.Errorf("BlueLake's token changed: %q, was %q", tok, blueTok)
+	}
 }
 
 // A server started as an agent (AGENTMAIL_AGENT) is that agent from the

@@ -36,7 +36,7 @@ type startSessionArgs struct {
 	FileReservationReason     string   `json:"file_reservation_reason,omitempty" jsonschema:"the reservations' reason; default macro-session"`
 	FileReservationTTLSeconds *int     `json:"file_reservation_ttl_seconds,omitempty" jsonschema:"how long the reservations last"`
 	InboxLimit                *int     `json:"inbox_limit,omitempty" jsonschema:"at most this many inbox messages, newest first; default 10"`
-	RegistrationToken         string   `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	RegistrationToken         string   `json:"registration_token,omitempty" jsonschema:"the registration token of agent_name (register_agent returned it): to take up an agent another session registered"`
 	Format                    string   `json:"format,omitempty" jsonschema:"json, the only format there is (accepted for mcp_agent_mail clients)"`
 	offlineArgs
 }
@@ -51,6 +51,9 @@ type Session struct {
 	Agent            service.Agent         `json:"agent"`
 	FileReservations Reserved              `json:"file_reservations"`
 	Inbox            service.InboxResponse `json:"inbox"`
+	// RegistrationToken is the agent's registration token, as
+	// register_agent returns it.
+	RegistrationToken string `json:"registration_token"`
 }
 
 func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs) (Session, error) {
@@ -68,7 +71,7 @@ func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs)
 		return Session{}, err
 	}
 	me := reg.Agent.Name
-	out := Session{Project: proj.Project, Agent: reg.Agent,
+	out := Session{Project: proj.Project, Agent: reg.Agent, RegistrationToken: reg.RegistrationToken,
 		FileReservations: reserved(service.ReserveResponse{Conflicts: []service.Conflict{}, Granted: []service.Reservation{}})}
 	if len(in.FileReservationPaths) > 0 {
 		var r service.ReserveResponse
@@ -101,7 +104,7 @@ type prepareThreadArgs struct {
 	IncludeExamples    *bool  `json:"include_examples,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: every message is included"`
 	LLMMode            *bool  `json:"llm_mode,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: no LLM is involved"`
 	LLMModel           string `json:"llm_model,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	RegistrationToken  string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	RegistrationToken  string `json:"registration_token,omitempty" jsonschema:"the agent's registration token (register_agent returned it): lets this session act as an agent it did not register"`
 }
 
 // Prepared is the document of macro_prepare_thread.
@@ -121,7 +124,8 @@ func (s *Server) agentOrRegister(ctx context.Context, c *call, p projectArgs, na
 		me, err = c.svc.Whoami(ctx, sc)
 	}
 	if errors.Is(err, service.ErrNotRegistered) && register {
-		return s.register(ctx, c, p, name, req)
+		reg, err := s.register(ctx, c, p, name, req)
+		return reg.AgentResponse, err
 	}
 	return me, err
 }
@@ -217,8 +221,8 @@ type handshakeArgs struct {
 	Program                    string `json:"program,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	Model                      string `json:"model,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	TaskDescription            string `json:"task_description,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	RequesterRegistrationToken string `json:"requester_registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
-	TargetRegistrationToken    string `json:"target_registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	RequesterRegistrationToken string `json:"requester_registration_token,omitempty" jsonschema:"the requester's registration token (register_agent returned it): lets this session ask as an agent it did not register"`
+	TargetRegistrationToken    string `json:"target_registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: approving for the target takes an overseer's session"`
 }
 
 // Handshake is the document of macro_contact_handshake: the request, the

@@ -60,9 +60,9 @@ func (s *Server) resourceHandler(k resourceKind) mcp.ResourceHandler {
 		}
 		var doc any
 		err = s.do(func(svc *service.Service) (err error) {
-			c := &call{s: s, svc: svc}
+			c := &call{s: s, svc: svc, token: q.Get("agent_token")}
 			if doc, err = k.read(ctx, c, path, q); err == nil {
-				s.bind(c.agent)
+				s.bind(c.bindable())
 			}
 			return err
 		})

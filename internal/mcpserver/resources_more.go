@@ -382,7 +382,7 @@ func (s *Server) toolingProjects(ctx context.Context, c *call, rest string, q ur
 	if err := noPath(rest, "resource://tooling/projects"); err != nil {
 		return nil, err
 	}
-	r, err := c.svc.Projects(ctx)
+	r, err := c.svc.Projects(ctx, false)
 	if err != nil {
 		return nil, err
 	}

@@ -112,9 +112,9 @@ type tool struct {
 func addTool[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx context.Context, c *call, in In) (Out, error)) {
 	register(s, t, text, func(ctx context.Context, req *mcp.CallToolRequest, in In) (out Out, err error) {
 		err = s.do(func(svc *service.Service) error {
-			c := &call{s: s, svc: svc}
+			c := &call{s: s, svc: svc, token: callToken(req)}
 			if out, err = h(ctx, c, in); err == nil {
-				s.bind(c.agent)
+				s.bind(c.bindable())
 			}
 			return err
 		})

@@ -54,6 +54,10 @@ type Config struct {
 	// Tools is the tool profile served (Profiles): "" or "full" for every
 	// tool; a face checks it with CheckProfile first.
 	Tools string
+	// Pane is the terminal pane the server runs in ($TMUX_PANE of agentmail
+	// mcp), "" for none: registering an agent records that it works there
+	// (see list_window_identities).
+	Pane string
 	// HTTP, over HTTP, ties each call to the HTTP request carrying it: the
 	// call ends when its client goes away.
 	HTTP *HTTPCalls
@@ -67,7 +71,7 @@ type Server struct {
 	own  bool          // the server made gate, and closes it
 
 	boundMu sync.Mutex
-	bound   string // the agent the session took on, when cfg.Agent is ""
+	bound   []string // the agents the session took on (registered or named), besides cfg.Agent
 
 	// binding serializes the calls of a session that has no agent yet
 	// (see do).
@@ -173,8 +177,8 @@ func (s *Server) do(fn func(*service.Service) error) error {
 	return s.gate.Do(fn)
 }
 
-// unbound reports whether a call may still bind the session to an agent.
-// Once false it stays so: an agent once bound stays.
+// unbound reports whether a call may still bind the session to its first
+// agent. Once false it stays so: an agent once bound stays.
 func (s *Server) unbound() bool {
 	return !s.cfg.Overseer && !s.cfg.Stateless && s.sessionAgent() == ""
 }
@@ -187,7 +191,7 @@ func (s *Server) unbound() bool {
 // not give up on the call. op's context ends with the call's, and, when
 // the call blocks, when the client's input ends (ServeStdio).
 func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, blocks bool, prep func(*call) (service.Scope, error), op func(context.Context, *service.Service, service.Scope) error) error {
-	c := &call{s: s}
+	c := &call{s: s, token: callToken(req)}
 	var sc service.Scope
 	if err := s.do(func(svc *service.Service) (err error) {
 		c.svc = svc
@@ -205,7 +209,7 @@ func (s *Server) unlocked(ctx context.Context, req *mcp.CallToolRequest, blocks 
 	err := s.gate.Blocking(func(svc *service.Service) error { return op(ctx, svc, sc) })
 	stop()
 	if err == nil {
-		s.bind(c.agent)
+		s.bind(c.bindable())
 	}
 	return err
 }
@@ -246,6 +250,10 @@ func (s *Server) addTools() {
 		add     func()
 	}{
 		{"identity and contacts", s.addAgentTools},
+		{"identity lifecycle", s.addIdentityTools},
+		{"projects", s.addProjectTools},
+		{"deletion", s.addDeletionTools},
+		{"panes and windows", s.addPaneTools},
 		{"messaging", s.addMailTools},
 		{"file reservations, locks and the guard", s.addLeaseTools},
 		{"ports", s.addPortTools},

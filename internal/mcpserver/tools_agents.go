@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,7 +17,7 @@ func (s *Server) addAgentTools() {
 		textProject, s.ensureProjectTool)
 	addTool(s, tool{name: "register_agent", desc: "Create your agent identity in the project, or update your profile. Leave name out for a free generated name (adjective+noun, like GreenCastle); " +
 		"names with digits, user, program or model names are refused with a free suggestion. The session then acts as this agent."},
-		textProfile("registered"), profiled(s.registerAgent))
+		func(r Registered) string { return textAgent("registered")(r.AgentResponse) }, s.registerAgent)
 	addTool(s, tool{name: "whois", desc: "An agent's profile: program, model, task, presence, contact policy, active reservations. Default: your own.", readOnly: true},
 		textProfile("agent"), whoisDoc(s.whois))
 	addTool(s, tool{name: "list_agents", desc: "The project's agents with their presence (active, idle, stale), last-seen time and active reservations.", readOnly: true},
@@ -111,31 +112,57 @@ type registerArgs struct {
 	TaskDescription   string `json:"task_description,omitempty" jsonschema:"what you are working on, for the other agents"`
 	Policy            string `json:"policy,omitempty" jsonschema:"your contact policy: open (the default), auto, contacts_only or block_all; see set_contact_policy"`
 	AttachmentsPolicy string `json:"attachments_policy,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the agent's registration token (register_agent returned it): lets this session act as an agent it did not register"`
+}
+
+// Registered is the document of register_agent: register's, and the
+// agent's registration token, which lets another session (or a stateless
+// call) act as it (mcp_agent_mail's registration_token).
+type Registered struct {
+	service.AgentResponse
+	RegistrationToken string `json:"registration_token"`
 }
 
 // register registers name ("" for a generated one, or the session's own)
-// and makes it the call's agent.
-func (s *Server) register(ctx context.Context, c *call, p projectArgs, name string, req service.RegisterRequest) (service.AgentResponse, error) {
-	agent, err := c.act(name)
+// and makes it the call's agent, which the session then acts as too. A
+// name the session does not act as is registered as a new agent next to
+// the session's; an agent registered already, by another session, needs
+// its registration token.
+func (s *Server) register(ctx context.Context, c *call, p projectArgs, name string, req service.RegisterRequest) (Registered, error) {
+	sc, err := c.project(p, "")
 	if err != nil {
-		return service.AgentResponse{}, err
+		return Registered{}, err
 	}
-	sc, err := c.project(p, agent)
-	if err != nil {
-		return service.AgentResponse{}, err
+	name = strings.TrimSpace(name)
+	agent, err := c.act(name, sc)
+	other := errors.Is(err, service.ErrAuthenticationRequired) && c.token == ""
+	if err != nil && !other {
+		return Registered{}, err
 	}
+	sc.Agent = agent // "" for a new agent beside the session's: its name must be free
 	if name != "" {
 		req.Name = &name
 	}
 	resp, err := c.svc.Register(ctx, sc, req)
-	if err == nil {
-		c.agent = resp.Agent.Name // a generated name, or the name as registered
+	if other && errors.Is(err, service.ErrNameTaken) {
+		return Registered{}, c.notOwned(name)
 	}
-	return resp, err
+	return s.registered(c, sc, resp, err)
 }
 
-func (s *Server) registerAgent(ctx context.Context, c *call, in registerArgs) (service.AgentResponse, error) {
+// registered is the document of an agent just registered (unless err),
+// which the call then acts as.
+func (s *Server) registered(c *call, sc service.Scope, resp service.AgentResponse, err error) (Registered, error) {
+	if err != nil {
+		return Registered{}, err
+	}
+	c.agent, c.viaToken = resp.Agent.Name, false // a generated name, or the name as registered
+	s.recordPane(c, sc, resp.Agent.Name)
+	tok, err := c.svc.RegistrationToken(sc, resp.Agent.Name)
+	return Registered{AgentResponse: resp, RegistrationToken: tok}, err
+}
+
+func (s *Server) registerAgent(ctx context.Context, c *call, in registerArgs) (Registered, error) {
 	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy})
 }
 
@@ -172,7 +199,7 @@ type whoisArgs struct {
 	AgentName            string `json:"agent_name,omitempty" jsonschema:"the agent to look up; default: the agent this session acts as"`
 	IncludeRecentCommits *bool  `json:"include_recent_commits,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	CommitLimit          *int   `json:"commit_limit,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	RegistrationToken    string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	RegistrationToken    string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: whois looks any agent up"`
 }
 
 // whois looks anyone up: profiles are not secret (list_agents shows them
@@ -189,7 +216,7 @@ func (s *Server) whois(ctx context.Context, c *call, in whoisArgs) (service.Agen
 	if err != nil {
 		return service.AgentResponse{}, err
 	}
-	list, err := c.svc.Agents(ctx, sc, service.AgentsRequest{})
+	list, err := c.svc.Agents(ctx, sc, service.AgentsRequest{All: true})
 	if err != nil {
 		return service.AgentResponse{}, err
 	}
@@ -206,7 +233,8 @@ func (s *Server) whois(ctx context.Context, c *call, in whoisArgs) (service.Agen
 
 type agentsArgs struct {
 	projectArgs
-	ActiveOnly bool `json:"active_only,omitempty" jsonschema:"only agents seen in the last 5 minutes"`
+	ActiveOnly     bool `json:"active_only,omitempty" jsonschema:"only agents seen in the last 5 minutes"`
+	IncludeRetired bool `json:"include_retired,omitempty" jsonschema:"retired and deregistered agents too"`
 }
 
 func (s *Server) listAgents(ctx context.Context, c *call, in agentsArgs) (service.AgentsResponse, error) {
@@ -214,7 +242,7 @@ func (s *Server) listAgents(ctx context.Context, c *call, in agentsArgs) (servic
 	if err != nil {
 		return service.AgentsResponse{}, err
 	}
-	return c.svc.Agents(ctx, sc, service.AgentsRequest{Active: in.ActiveOnly})
+	return c.svc.Agents(ctx, sc, service.AgentsRequest{Active: in.ActiveOnly, All: in.IncludeRetired})
 }
 
 func textAgents(r service.AgentsResponse) string {
@@ -232,7 +260,7 @@ type requestContactArgs struct {
 	Program           string `json:"program,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	Model             string `json:"model,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	TaskDescription   string `json:"task_description,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the agent's registration token (register_agent returned it): lets this session act as an agent it did not register"`
 }
 
 // sameProject refuses a to_project that is not the call's project.
@@ -291,7 +319,7 @@ type respondContactArgs struct {
 	Accept            bool   `json:"accept" jsonschema:"true approves for 30 days, false denies"`
 	TTLSeconds        *int   `json:"ttl_seconds,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: an approval lasts 30 days"`
 	FromProject       string `json:"from_project,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
-	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the agent's registration token (register_agent returned it): lets this session act as an agent it did not register"`
 }
 
 func (s *Server) respondContact(ctx context.Context, c *call, in respondContactArgs) (service.ContactResponse, error) {

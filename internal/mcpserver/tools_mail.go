@@ -104,7 +104,7 @@ type sendArgs struct {
 	ConvertImages        *bool    `json:"convert_images,omitempty" jsonschema:"accepted for mcp_agent_mail clients: images are stored as attached, never converted"`
 	Topic                string   `json:"topic,omitempty" jsonschema:"file the message under this topic (1-64 letters, digits, _ . -; case-insensitive); with a topic, to may be empty: a post every agent of the project reads with fetch_topic"`
 	AutoContactIfBlocked *bool    `json:"auto_contact_if_blocked,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: on CONTACT_REQUIRED call request_contact"`
-	SenderToken          string   `json:"sender_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	SenderToken          string   `json:"sender_token,omitempty" jsonschema:"the sender's registration token (register_agent returned it): lets this session send as an agent it did not register"`
 }
 
 // request is the send request in a.
@@ -151,7 +151,7 @@ type replyArgs struct {
 	Cc            Names  `json:"cc,omitempty" jsonschema:"not supported, as to"`
 	Bcc           Names  `json:"bcc,omitempty" jsonschema:"not supported, as to"`
 	SubjectPrefix string `json:"subject_prefix,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: the prefix is always Re:"`
-	SenderToken   string `json:"sender_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
+	SenderToken   string `json:"sender_token,omitempty" jsonschema:"the sender's registration token (register_agent returned it): lets this session send as an agent it did not register"`
 }
 
 func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (Replied, error) {

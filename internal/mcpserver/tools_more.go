@@ -189,7 +189,7 @@ func mapNames(ps []service.ProductProject) []string {
 // productAgent returns the agent a product call acts as: given or the
 // session's; an overseer naming none reads every project whole.
 func (c *call) productAgent(given string) (string, error) {
-	agent, err := c.act(given)
+	agent, err := c.act(given, service.Scope{})
 	if err != nil {
 		return "", err
 	}

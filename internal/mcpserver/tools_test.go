@@ -56,7 +56,10 @@ func TestToolNames(t *testing.T) {
 		release_lock list_locks check_file_reservations list_agents claim_port get_port release_port list_ports
 		fetch_topic get_attachment
 		summarize_recent fetch_summary ensure_product products_link search_messages_product fetch_inbox_product
-		summarize_thread_product fetch_inbox_events get_message_delivery_receipt check_file_reservation_conflicts`)
+		summarize_thread_product fetch_inbox_events get_message_delivery_receipt check_file_reservation_conflicts
+		create_agent_identity retire_agent unretire_agent deregister_agent archive_project unarchive_project
+		purge_old_messages hard_delete_agent hard_delete_project list_window_identities rename_window expire_window
+		resolve_pane_identity cleanup_pane_identities`)
 	srv := New(Config{Store: service.Config{Dir: t.TempDir()}})
 	defer srv.Close()
 	got := map[string]bool{}

@@ -39,6 +39,9 @@ type Project struct {
 	Key     string    `json:"key"`
 	Slug    string    `json:"slug"`
 	Created time.Time `json:"created"`
+	// Archived is when the project was archived (it then takes no writes
+	// and is left out of project lists); zero while it is active.
+	Archived time.Time `json:"archived"`
 }
 
 // ProjectDir returns the directory of the project with slug in the archive.
@@ -47,10 +50,11 @@ func ProjectDir(slug string) string { return "projects/" + slug }
 // Files implements Record.
 func (p *Project) Files() []File {
 	return []File{{ProjectDir(p.Slug) + "/project.json", marshal(struct {
-		Key     string `json:"key"`
-		Slug    string `json:"slug"`
-		Created string `json:"created"`
-	}{p.Key, p.Slug, FormatTime(p.Created)})}}
+		Key      string `json:"key"`
+		Slug     string `json:"slug"`
+		Created  string `json:"created"`
+		Archived string `json:"archived,omitempty"`
+	}{p.Key, p.Slug, FormatTime(p.Created), FormatTime(p.Archived)})}}
 }
 
 // Agent is a registered identity within a project.
@@ -166,10 +170,14 @@ func Decode(path string, data []byte) (Record, error) {
 	switch {
 	case len(rest) == 1 && rest[0] == "project.json":
 		rec, err = decodeProject(data)
+	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "profile.json" && isDeletedAgent(data):
+		rec, err = decodeDeletedAgent(slug, rest[1], data)
 	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "profile.json":
 		rec, err = decodeAgent(slug, rest[1], data)
 	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "presence.json":
 		rec, err = decodePresence(slug, rest[1], data)
+	case len(rest) == 5 && rest[0] == "messages" && IsPurged(data):
+		rec, err = decodePurged(slug, path, data)
 	case len(rest) == 5 && rest[0] == "messages":
 		var m *Message
 		if m, err = DecodeMessage(slug, data); err == nil {
@@ -200,7 +208,7 @@ func Decode(path string, data []byte) (Record, error) {
 }
 
 func decodeProject(data []byte) (*Project, error) {
-	var v struct{ Key, Slug, Created string }
+	var v struct{ Key, Slug, Created, Archived string }
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
@@ -208,7 +216,11 @@ func decodeProject(data []byte) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Project{Key: v.Key, Slug: v.Slug, Created: created}, nil
+	archived, err := ParseTime(v.Archived)
+	if err != nil {
+		return nil, err
+	}
+	return &Project{Key: v.Key, Slug: v.Slug, Created: created, Archived: archived}, nil
 }
 
 func decodeAgent(slug, dirName string, data []byte) (*Agent, error) {

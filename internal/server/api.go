@@ -244,7 +244,7 @@ func writeError(w http.ResponseWriter, doc any, err error) {
 func (s *Server) apiProjects(w http.ResponseWriter, r *http.Request) {
 	var doc service.ProjectsResponse
 	err := s.gate.Do(func(svc *service.Service) (err error) {
-		doc, err = svc.Projects(r.Context())
+		doc, err = svc.Projects(r.Context(), r.URL.Query().Get("all") != "")
 		return err
 	})
 	if err != nil {
@@ -275,7 +275,7 @@ func apiAgents(ctx context.Context, c *apiCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.svc.Agents(ctx, c.watch(""), service.AgentsRequest{Active: active})
+	return c.svc.Agents(ctx, c.watch(""), service.AgentsRequest{Active: active, All: true})
 }
 
 func apiInbox(ctx context.Context, c *apiCall) (any, error) {

@@ -28,7 +28,7 @@ func TestAPIProductsReceiptsConflicts(t *testing.T) {
 	if _, err := h.svc.Reserve(ctx, h.scope("GreenCastle"), service.ReserveRequest{Patterns: []string{"src/**"}, TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	projects, err := h.svc.Projects(ctx)
+	projects, err := h.svc.Projects(ctx, false)
 	if err != nil || len(projects.Projects) != 2 {
 		t.Fatalf("projects: %+v %v", projects, err)
 	}

@@ -89,7 +89,7 @@ func (h *harness) seed(agents []string, msgs ...mail) []string {
 		}
 		ids = append(ids, resp.Message.ID)
 	}
-	list, err := h.svc.Projects(ctx)
+	list, err := h.svc.Projects(ctx, true)
 	if err != nil || len(list.Projects) != 1 {
 		h.t.Fatalf("projects: %+v, %v", list, err)
 	}

@@ -268,3 +268,58 @@ func TestMCPToolProfiles(t *testing.T) {
 		t.Errorf("?tools=tiny: %d %s", r.status, r.body)
 	}
 }
+
+// callToolError calls a tool that must fail and returns its error text.
+func callToolError(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if !res.IsError {
+		t.Fatalf("%s %v: succeeded, want an error", name, args)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// Over HTTP, each session acts as the agents it registered, several of
+// them; another session (or a call of the stateless protocol) acts as one
+// only with its registration token.
+func TestMCPSeveralAgentsPerSession(t *testing.T) {
+	h := startServer(t, Config{})
+	one := h.mcpClient(h.base+"/mcp", "2025-06-18")
+	green := callTool(t, one, "register_agent", map[string]any{"name": "GreenCastle"})["registration_token"].(string)
+	blue := callTool(t, one, "register_agent", map[string]any{"name": "BlueLake"})["registration_token"].(string)
+	sent := callTool(t, one, "send_message", map[string]any{"sender_name": "BlueLake", "to": []string{"GreenCastle"}, "subject": "from blue", "body_md": "x"})
+	if sent["message"].(map[string]any)["from"] != "BlueLake" {
+		t.Errorf("send as the session's second agent: %v", sent)
+	}
+
+	two := h.mcpClient(h.base+"/mcp", "2025-06-18")
+	callTool(t, two, "register_agent", map[string]any{"name": "RedFox"})
+	for _, call := range []map[string]any{
+		{"agent_name": "GreenCastle"},
+		{"agent_name": "GreenCastle", "registration_token": blue},
+	} {
+		if e := callToolError(t, two, "fetch_inbox", call); !strings.Contains(e, "AUTHENTICATION_REQUIRED") {
+			t.Errorf("fetch_inbox %v from another session: %s", call, e)
+		}
+	}
+	if e := callToolError(t, two, "register_agent", map[string]any{"name": "BlueLake"}); !strings.Contains(e, "AUTHENTICATION_REQUIRED") {
+		t.Errorf("register another session's agent: %s", e)
+	}
+	inbox := callTool(t, two, "fetch_inbox", map[string]any{"agent_name": "GreenCastle", "registration_token": green})
+	if msgs := inbox["messages"].([]any); len(msgs) != 1 {
+		t.Errorf("GreenCastle's inbox by token: %v", inbox)
+	}
+
+	// The stateless protocol has no sessions: a token given must be the
+	// agent's.
+	st := h.mcpClient(h.base+"/mcp", statelessProtocol)
+	if e := callToolError(t, st, "fetch_inbox", map[string]any{"agent_name": "GreenCastle", "registration_token": blue}); !strings.Contains(e, "AUTHENTICATION_REQUIRED") {
+		t.Errorf("a stateless call with another's token: %s", e)
+	}
+	callTool(t, st, "fetch_inbox", map[string]any{"agent_name": "GreenCastle", "registration_token": green})
+}

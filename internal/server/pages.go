@@ -142,7 +142,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error, pa
 func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
 	var v web.ProjectsView
 	err := s.gate.Do(func(svc *service.Service) error {
-		list, err := svc.Projects(r.Context())
+		list, err := svc.Projects(r.Context(), false)
 		v = web.ProjectsView{Page: web.Page{Now: svc.Now()}, Projects: mapSlice(list.Projects, projectView)}
 		return err
 	})
@@ -159,7 +159,7 @@ func (s *Server) projectPage(ctx context.Context, p *pageRequest) (web.View, err
 		return nil, err
 	}
 	p.page.Project.Holds = web.Counts(proj.Holds)
-	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{})
+	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{All: true})
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func (s *Server) acksPage(ctx context.Context, p *pageRequest) (web.View, error)
 // composeView is the compose form of p's project, with the agents to
 // choose from, answering the message ?reply= names, if any.
 func (s *Server) composeView(ctx context.Context, p *pageRequest, reply string) (web.ComposeView, error) {
-	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{})
+	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{All: true})
 	if err != nil {
 		return web.ComposeView{}, err
 	}

@@ -59,7 +59,7 @@ type HealthResponse struct {
 // Health opens the store if need be, brings its index up to date with the
 // archive, and says what it holds: an error when it cannot.
 func (s *Service) Health(ctx context.Context) (HealthResponse, error) {
-	list, err := s.Projects(ctx)
+	list, err := s.Projects(ctx, true)
 	if err != nil {
 		return HealthResponse{}, err
 	}

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/reservations"
 )
 
 // AgentResponse is the document of register, whoami, policy and agents
@@ -79,25 +81,109 @@ func (s *Service) SetPolicy(ctx context.Context, sc Scope, policy string) (Agent
 }
 
 // RetireRequest names an agent to retire (it then receives no mail and is
-// left out of broadcasts) or, with Retired false, to bring back.
+// left out of broadcasts and of the agents list) or, with Retired false,
+// to bring back.
 type RetireRequest struct {
 	Name    string
 	Retired bool
 }
 
-// Retire retires an agent or brings it back.
-func (s *Service) Retire(ctx context.Context, sc Scope, req RetireRequest) (AgentResponse, error) {
+// RetireResponse is the document of agents retire, unretire and
+// deregister: the agent, and, with the fields of mcp_agent_mail's
+// retire_agent, its status (retired, active or deregistered), its name and
+// project; when an agent leaves, the reservations and locks it held, which
+// are released.
+type RetireResponse struct {
+	Agent            Agent         `json:"agent"`
+	Status           string        `json:"status"`
+	AgentName        string        `json:"agent_name"`
+	ProjectKey       string        `json:"project_key"`
+	ReleasedLeases   []Reservation `json:"released_reservations"`
+	ReleasedLocks    []Lock        `json:"released_locks"`
+	ReleasedCount    int           `json:"released_count"`
+	ProjectSlug      string        `json:"project_slug"`
+	HistoryPreserved bool          `json:"history_preserved"` // always true: its mail stays in the archive
+}
+
+// Retire retires an agent, releasing its reservations and locks, or
+// brings it back.
+func (s *Service) Retire(ctx context.Context, sc Scope, req RetireRequest) (RetireResponse, error) {
 	x, err := s.session(ctx, sc)
 	if err != nil {
-		return AgentResponse{}, err
+		return RetireResponse{}, err
 	}
 	a, err := x.mb.Retire(ctx, req.Name, req.Retired)
-	return x.agentResponse(a, err)
+	if err != nil {
+		return RetireResponse{}, err
+	}
+	status := "active"
+	if req.Retired {
+		status = "retired"
+	}
+	return x.left(ctx, a, status)
+}
+
+// Deregister takes an agent off the project's roster, as mcp_agent_mail's
+// deregister_agent does: retired, contact policy block_all, its task
+// saying when; its reservations and locks are released, its mail kept.
+func (s *Service) Deregister(ctx context.Context, sc Scope, name string) (RetireResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return RetireResponse{}, err
+	}
+	a, err := x.mb.Deregister(ctx, name)
+	if err != nil {
+		return RetireResponse{}, err
+	}
+	return x.left(ctx, a, "deregistered")
+}
+
+// left is the document of agent a whose status changed; an agent that
+// left (retired or deregistered) has its reservations and locks released.
+func (x *session) left(ctx context.Context, a mailbox.Agent, status string) (RetireResponse, error) {
+	p := x.project()
+	resp := RetireResponse{Agent: agentDoc(a), Status: status, AgentName: a.Name, ProjectKey: p.Key, ProjectSlug: p.Slug,
+		ReleasedLeases: []Reservation{}, ReleasedLocks: []Lock{}, HistoryPreserved: true}
+	if !a.Retired {
+		return resp, nil
+	}
+	rs := reservations.New(x.st, p.Slug, a.Name, nil)
+	released, err := rs.Release(ctx, reservations.Selector{All: true})
+	if err != nil {
+		return resp, fmt.Errorf("%s is %s, but its reservations could not be released: %w", a.Name, status, err)
+	}
+	resp.ReleasedLeases = reservationDocs(released)
+	locks, err := rs.Locks(ctx, "")
+	if err != nil {
+		return resp, fmt.Errorf("%s is %s, but its locks could not be listed: %w", a.Name, status, err)
+	}
+	for _, l := range locks {
+		if names.Fold(l.Holder) != names.Fold(a.Name) {
+			continue
+		}
+		done, err := rs.ReleaseLock(ctx, l.Key)
+		if err != nil {
+			return resp, fmt.Errorf("%s is %s, but its lock %s could not be released: %w", a.Name, status, l.Key, err)
+		}
+		resp.ReleasedLocks = append(resp.ReleasedLocks, lockDoc(done))
+	}
+	resp.ReleasedCount = len(resp.ReleasedLeases) + len(resp.ReleasedLocks)
+	return resp, nil
+}
+
+// CreateIdentity creates a new agent, always: with a fresh generated name,
+// or with req.Name, which must be free (mcp_agent_mail's
+// create_agent_identity; Register would update an agent of that name that
+// is the caller's own).
+func (s *Service) CreateIdentity(ctx context.Context, sc Scope, req RegisterRequest) (AgentResponse, error) {
+	sc.Agent = "" // nobody's own name: a name given must be free
+	return s.Register(ctx, sc, req)
 }
 
 // AgentsRequest filters the list of agents.
 type AgentsRequest struct {
 	Active bool // only agents seen within the idle threshold
+	All    bool // retired agents too
 }
 
 // AgentsResponse is the document of agents: {"agents": [agent...]}, each
@@ -116,7 +202,7 @@ func (s *Service) Agents(ctx context.Context, sc Scope, req AgentsRequest) (Agen
 	if err != nil {
 		return AgentsResponse{}, err
 	}
-	list, err := x.mb.Agents(ctx, req.Active)
+	list, err := x.mb.Agents(ctx, req.Active, req.All)
 	if err != nil {
 		return AgentsResponse{}, err
 	}

@@ -97,7 +97,7 @@ func TestWhoamiAgentsPolicyRetire(t *testing.T) {
 		t.Errorf("retire: %+v, %v", r, err)
 	}
 	_, err = f.svc.Send(ctx, as("GreenCastle"), SendRequest{To: []string{"BlueLake"}, Subject: "s", Body: "b"})
-	wantCode(t, "mail to a retired agent", err, "UNKNOWN_RECIPIENT")
+	wantCode(t, "mail to a retired agent", err, "AGENT_RETIRED")
 	if r, err := f.svc.Retire(ctx, as("GreenCastle"), RetireRequest{Name: "BlueLake"}); err != nil || r.Agent.Retired {
 		t.Errorf("unretire: %+v, %v", r, err)
 	}

@@ -49,6 +49,8 @@ var (
 	// ErrPortHeld: another agent holds the port name here (the response
 	// names the claim).
 	ErrPortHeld = ports.ErrHeld
+	// ErrNameTaken: an agent of that name is registered already.
+	ErrNameTaken = mailbox.ErrNameTaken
 )
 
 // ErrAuthenticationRequired: a caller bound to one agent asked to act as
@@ -201,11 +203,13 @@ var errorCodes = []struct {
 	http int
 	hint string
 }{
+	{store.ErrArchived, "PROJECT_ARCHIVED", ExitError, http.StatusConflict, "reads go on meanwhile"},
 	{project.ErrNoProject, "NO_PROJECT", ExitError, http.StatusBadRequest, ""},
 	{ErrAuthenticationRequired, "AUTHENTICATION_REQUIRED", ExitError, http.StatusForbidden, ""},
 	{mailbox.ErrNotRegistered, "NOT_REGISTERED", ExitError, http.StatusForbidden, ""},
 	{mailbox.ErrInvalidName, "INVALID_NAME", ExitError, http.StatusBadRequest, "agent names are an adjective and a noun, like GreenCastle"},
 	{mailbox.ErrNameTaken, "NAME_TAKEN", ExitError, http.StatusConflict, ""},
+	{mailbox.ErrAgentRetired, "AGENT_RETIRED", ExitError, http.StatusConflict, ""},
 	{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", ExitError, http.StatusBadRequest, ""},
 	{fault.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, ""},
 	{fault.ErrAmbiguousID, "AMBIGUOUS_ID", ExitError, http.StatusBadRequest, "give more characters of the id"},

@@ -34,6 +34,8 @@ func TestDescribe(t *testing.T) {
 		{mailbox.ErrNotRegistered, "NOT_REGISTERED", 1, http.StatusForbidden},
 		{mailbox.ErrInvalidName, "INVALID_NAME", 1, http.StatusBadRequest},
 		{mailbox.ErrNameTaken, "NAME_TAKEN", 1, http.StatusConflict},
+		{mailbox.ErrAgentRetired, "AGENT_RETIRED", 1, http.StatusConflict},
+		{store.ErrArchived, "PROJECT_ARCHIVED", 1, http.StatusConflict},
 		{mailbox.ErrUnknownRecipient, "UNKNOWN_RECIPIENT", 1, http.StatusBadRequest},
 		{mailbox.ErrNotFound, "NOT_FOUND", 1, http.StatusNotFound},
 		{mailbox.ErrAmbiguousID, "AMBIGUOUS_ID", 1, http.StatusBadRequest},

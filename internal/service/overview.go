@@ -24,6 +24,8 @@ type ProjectSummary struct {
 	Key   string `json:"key"`
 	Slug  string `json:"slug"`
 	Holds Counts `json:"holds"`
+	// Archived is when the project was archived; absent while active.
+	Archived *Time `json:"archived,omitempty"`
 }
 
 // ProjectsResponse is the document of the projects listing: {"projects":
@@ -46,14 +48,17 @@ func (s *Service) storedProjects(ctx context.Context) (*store.Store, []store.Pro
 	return st, rows, err
 }
 
-// Projects lists every project of the store.
-func (s *Service) Projects(ctx context.Context) (ProjectsResponse, error) {
+// Projects lists the store's projects; archived ones only with all.
+func (s *Service) Projects(ctx context.Context, all bool) (ProjectsResponse, error) {
 	st, found, err := s.storedProjects(ctx)
 	if err != nil {
 		return ProjectsResponse{}, err
 	}
 	resp := ProjectsResponse{Projects: make([]ProjectSummary, 0, len(found))}
 	for _, row := range found {
+		if !all && !row.Archived.IsZero() {
+			continue
+		}
 		p := project.Project{Key: row.Key, Slug: row.Slug}
 		mb, err := mailbox.Open(ctx, st, p, "")
 		if err != nil {
@@ -63,7 +68,11 @@ func (s *Service) Projects(ctx context.Context) (ProjectsResponse, error) {
 		if err != nil {
 			return ProjectsResponse{}, err
 		}
-		resp.Projects = append(resp.Projects, ProjectSummary{Key: p.Key, Slug: p.Slug, Holds: holdingsDoc(holds)})
+		sum := ProjectSummary{Key: p.Key, Slug: p.Slug, Holds: holdingsDoc(holds)}
+		if !row.Archived.IsZero() {
+			sum.Archived = &Time{row.Archived}
+		}
+		resp.Projects = append(resp.Projects, sum)
 	}
 	return resp, nil
 }

@@ -13,7 +13,7 @@ func TestProjectsAndSlugs(t *testing.T) {
 	ctx := context.Background()
 	f.register("GreenCastle", "BlueLake")
 	f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Subject: "hi", Body: "x"})
-	list, err := f.svc.Projects(ctx)
+	list, err := f.svc.Projects(ctx, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -192,3 +192,36 @@ func (s *Service) FindProject(ctx context.Context, name string) (ProjectKey, err
 	}
 	return ProjectKey{}, fmt.Errorf("%w named %q; %s", project.ErrNoProject, name, list)
 }
+
+// ArchiveResponse is the document of project archive and unarchive, with
+// the fields of mcp_agent_mail's archive_project: status (archived or
+// active), project_key, slug; and when it was archived (null when active),
+// and whether this call changed anything.
+type ArchiveResponse struct {
+	Status     string     `json:"status"`
+	ProjectKey string     `json:"project_key"`
+	Slug       string     `json:"slug"`
+	ArchivedAt Time       `json:"archived_at"`
+	Changed    bool       `json:"changed"`
+	Project    ProjectKey `json:"project"`
+}
+
+// ArchiveProject archives sc's project (it then refuses writes with
+// PROJECT_ARCHIVED and is left out of project lists; everything in it
+// stays, and reads go on) or, with archived false, brings it back.
+func (s *Service) ArchiveProject(ctx context.Context, sc Scope, archived bool) (ArchiveResponse, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return ArchiveResponse{}, err
+	}
+	p, changed, err := x.mb.SetArchived(ctx, archived)
+	if err != nil {
+		return ArchiveResponse{}, err
+	}
+	status := "active"
+	if !p.Archived.IsZero() {
+		status = "archived"
+	}
+	return ArchiveResponse{Status: status, ProjectKey: p.Key, Slug: p.Slug, ArchivedAt: Time{p.Archived}, Changed: changed,
+		Project: ProjectKey{Key: p.Key, Slug: p.Slug}}, nil
+}

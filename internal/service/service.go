@@ -62,6 +62,9 @@ type Service struct {
 
 	mu sync.Mutex
 	st *store.Store // nil until an operation needs it
+
+	tokenMu     sync.Mutex
+	tokenSecret []byte // the registration tokens' secret, once read (see RegistrationToken)
 }
 
 // New returns the service of the store cfg names. It opens nothing yet.

@@ -58,7 +58,7 @@ func nextWait(wait, interval time.Duration, failed bool) time.Duration {
 // sync with SyncEvery. It reads the archive's configuration, not the
 // network or the projects' histories.
 func (s *Service) SyncedProjects(ctx context.Context) ([]ProjectSummary, error) {
-	list, err := s.Projects(ctx)
+	list, err := s.Projects(ctx, true)
 	if err != nil {
 		return nil, err
 	}

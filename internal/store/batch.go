@@ -263,6 +263,9 @@ func (s *Store) run(t *Tx, fn func(*Tx) error) error {
 	if err := fn(t); err != nil {
 		return err
 	}
+	if err := t.checkArchived(); err != nil {
+		return err
+	}
 	for _, r := range t.recs {
 		if err := record.CheckTimes(r); err != nil {
 			return err
@@ -504,4 +507,30 @@ func (s *Store) tellCommitted(parent, head string, files []record.File) {
 		}
 		(*fn)(Committed{Project: slug, Commit: commit, Files: mine})
 	}
+}
+
+// ErrArchived: the project is archived, and takes no writes until it is
+// unarchived.
+var ErrArchived = errors.New("project archived")
+
+// checkArchived refuses a write to an archived project, unless the write
+// records the project itself (archives or unarchives it).
+func (t *Tx) checkArchived() error {
+	if t.slug == "" || len(t.recs) == 0 {
+		return nil
+	}
+	for _, r := range t.recs {
+		if p, ok := r.(*record.Project); ok && p.Slug == t.slug {
+			return nil
+		}
+	}
+	var archived string
+	err := t.sql.QueryRow(`SELECT archived FROM projects WHERE slug = ?`, t.slug).Scan(&archived)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && archived == "" {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("project %s: %w", t.slug, err)
+	}
+	return fmt.Errorf("%w: project %s was archived at %s and takes no writes", ErrArchived, t.slug, archived)
 }

@@ -214,7 +214,7 @@ func (h *history) leasesOf(agent string) *reservations.Service {
 // policy, a conflict, a lock held, an id gone): anything else fails.
 func expected(err error) bool {
 	for _, kind := range []error{fault.ErrInvalidArgument, fault.ErrNotFound, fault.ErrAmbiguousID, mailbox.ErrContactRequired,
-		mailbox.ErrContactBlocked, mailbox.ErrUnknownRecipient, mailbox.ErrNameTaken, mailbox.ErrNotRegistered,
+		mailbox.ErrContactBlocked, mailbox.ErrUnknownRecipient, mailbox.ErrAgentRetired, mailbox.ErrNameTaken, mailbox.ErrNotRegistered,
 		reservations.ErrConflict, reservations.ErrLockHeld} {
 		if errors.Is(err, kind) {
 			return true

@@ -145,12 +145,12 @@ type projects struct{}
 
 // Name is bumped whenever the tables change, so that an index made by
 // another version is rebuilt.
-func (projects) Name() string { return "projects3" }
+func (projects) Name() string { return "projects4" }
 
 func (projects) Tables() []Table {
 	return []Table{{
 		Name:    "projects",
-		Create:  `CREATE TABLE projects(id INTEGER PRIMARY KEY, key TEXT NOT NULL, slug TEXT NOT NULL UNIQUE, created TEXT NOT NULL)`,
+		Create:  `CREATE TABLE projects(id INTEGER PRIMARY KEY, key TEXT NOT NULL, slug TEXT NOT NULL UNIQUE, created TEXT NOT NULL, archived TEXT NOT NULL DEFAULT '')`,
 		Indexes: []string{`CREATE INDEX projects_key ON projects(key)`},
 		Local:   []string{"id"},
 	}, {
@@ -179,16 +179,17 @@ func (projects) Apply(w *Writer, rec record.Record, _ any) error {
 	if _, err := w.ProjectID(p.Slug); err != nil {
 		return err
 	}
-	_, err := w.Exec(`UPDATE projects SET key = ?, created = ? WHERE slug = ?`, p.Key, record.FormatTime(p.Created), p.Slug)
+	_, err := w.Exec(`UPDATE projects SET key = ?, created = ?, archived = ? WHERE slug = ?`, p.Key, record.FormatTime(p.Created), record.FormatTime(p.Archived), p.Slug)
 	return err
 }
 
 // ProjectRow is a project as the index holds it.
 type ProjectRow struct {
-	ID      int64 // the row id the projections' tables refer to it by
-	Key     string
-	Slug    string
-	Created time.Time
+	ID       int64 // the row id the projections' tables refer to it by
+	Key      string
+	Slug     string
+	Created  time.Time
+	Archived time.Time // zero while the project is active
 }
 
 // LookupProject returns the project with slug, if the index holds it.
@@ -198,7 +199,7 @@ func LookupProject(ctx context.Context, q Querier, slug string) (ProjectRow, boo
 
 // ListProjects returns every project the index holds, by slug.
 func ListProjects(ctx context.Context, q Querier) ([]ProjectRow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, key, slug, created FROM projects ORDER BY slug`)
+	rows, err := q.QueryContext(ctx, `SELECT id, key, slug, created, archived FROM projects ORDER BY slug`)
 	if err != nil {
 		return nil, fmt.Errorf("list projects: %w", err)
 	}
@@ -206,11 +207,12 @@ func ListProjects(ctx context.Context, q Querier) ([]ProjectRow, error) {
 	var out []ProjectRow
 	for rows.Next() {
 		var p ProjectRow
-		var created string
-		if err := rows.Scan(&p.ID, &p.Key, &p.Slug, &created); err != nil {
+		var created, archived string
+		if err := rows.Scan(&p.ID, &p.Key, &p.Slug, &created, &archived); err != nil {
 			return nil, fmt.Errorf("list projects: %w", err)
 		}
 		p.Created, _ = record.ParseTime(created)
+		p.Archived, _ = record.ParseTime(archived)
 		out = append(out, p)
 	}
 	return out, rows.Err()
@@ -224,9 +226,9 @@ func LookupProjectByKey(ctx context.Context, q Querier, key string) (ProjectRow,
 
 func lookupProject(ctx context.Context, q Querier, where, arg string) (ProjectRow, bool, error) {
 	var p ProjectRow
-	var created string
-	err := q.QueryRowContext(ctx, `SELECT id, key, slug, created FROM projects WHERE `+where+` ORDER BY created, id LIMIT 1`, arg).
-		Scan(&p.ID, &p.Key, &p.Slug, &created)
+	var created, archived string
+	err := q.QueryRowContext(ctx, `SELECT id, key, slug, created, archived FROM projects WHERE `+where+` ORDER BY created, id LIMIT 1`, arg).
+		Scan(&p.ID, &p.Key, &p.Slug, &created, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, false, nil
 	}
@@ -234,6 +236,7 @@ func lookupProject(ctx context.Context, q Querier, where, arg string) (ProjectRo
 		return p, false, fmt.Errorf("look up project %s: %w", arg, err)
 	}
 	p.Created, _ = record.ParseTime(created)
+	p.Archived, _ = record.ParseTime(archived)
 	return p, true, nil
 }
 
