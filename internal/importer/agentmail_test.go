@@ -241,7 +241,7 @@ func TestImportAgentMailFixture(t *testing.T) {
 		t.Fatalf("PurpleOtter's inbox: %v %+v", err, inbox)
 	}
 
-	agents, err := f.as("").Agents(context.Background(), false)
+	agents, err := f.as("").Agents(context.Background(), false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
