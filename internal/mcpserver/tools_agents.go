@@ -17,7 +17,7 @@ func (s *Server) addAgentTools() {
 		textProject, s.ensureProjectTool)
 	addTool(s, tool{name: "register_agent", desc: "Create your agent identity in the project, or update your profile. Leave name out for a free generated name (adjective+noun, like GreenCastle); " +
 		"names with digits, user, program or model names are refused with a free suggestion. The session then acts as this agent."},
-		func(r Registered) string { return textAgent("registered")(r.AgentResponse) }, s.registerAgent)
+		func(r RegisteredProfile) string { return textProfile("registered")(r.Profile) }, s.registerProfile)
 	addTool(s, tool{name: "whois", desc: "An agent's profile: program, model, task, presence, contact policy, active reservations. Default: your own.", readOnly: true},
 		textProfile("agent"), whoisDoc(s.whois))
 	addTool(s, tool{name: "list_agents", desc: "The project's agents with their presence (active, idle, stale), last-seen time and active reservations.", readOnly: true},
@@ -164,6 +164,21 @@ func (s *Server) registered(c *call, sc service.Scope, resp service.AgentRespons
 
 func (s *Server) registerAgent(ctx context.Context, c *call, in registerArgs) (Registered, error) {
 	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy})
+}
+
+// RegisteredProfile is the document of register_agent: the agent's, with
+// mcp_agent_mail's flat fields (Profile), and its registration token.
+type RegisteredProfile struct {
+	Profile
+	RegistrationToken string `json:"registration_token"`
+}
+
+func (s *Server) registerProfile(ctx context.Context, c *call, in registerArgs) (RegisteredProfile, error) {
+	r, err := s.registerAgent(ctx, c, in)
+	if err != nil {
+		return RegisteredProfile{}, err
+	}
+	return RegisteredProfile{Profile: profile(r.AgentResponse), RegistrationToken: r.RegistrationToken}, nil
 }
 
 // profiled makes a tool answering with an agent's document answer with
