@@ -437,24 +437,9 @@ func neverUsed(proj project.Project, projErr, err error) bool {
 // the guard never lets a held path through for want of looking in the
 // right place.
 func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener, paths func() ([]string, error)) ([]reservations.Reservation, error) {
-	if guard.StoreAbsent(t.abs) {
-		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
-	}
-	if t.projErr != nil {
-		return nil, t.projErr
-	}
-	svc, err := open(t.abs)
+	svc, x, err := guardSession(ctx, sc, t, open)
 	if err != nil {
 		return nil, err
-	}
-	x, err := svc.unpinnedSession(ctx, t.proj, sc.Agent)
-	if err != nil {
-		return nil, err
-	}
-	if !x.mb.Known() {
-		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
 	}
 	x.pin(ctx, svc) // a repository the store knows, used before keys were pinned
 	return x.overview().Covering(ctx, sc.Agent, paths)
@@ -524,4 +509,31 @@ func GuardHooksWarning(p project.Project) *HooksWarning {
 		return nil
 	}
 	return &HooksWarning{Repo: p.Root, Runs: d.Runs.Dir, Source: d.Runs.Source, Global: d.Runs.Global, Installed: d.Installed}
+}
+
+// guardSession opens the store of a guard hook's target and a session of
+// its project there, never creating either: no store, no project, or a
+// store that holds nothing of the project is an error, so that a hook
+// never takes "nothing found" for "nothing held".
+func guardSession(ctx context.Context, sc Scope, t guardTarget, open Opener) (*Service, *session, error) {
+	if guard.StoreAbsent(t.abs) {
+		return nil, nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
+			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+	}
+	if t.projErr != nil {
+		return nil, nil, t.projErr
+	}
+	svc, err := open(t.abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := svc.unpinnedSession(ctx, t.proj, sc.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !x.mb.Known() {
+		return nil, nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
+			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
+	}
+	return svc, x, nil
 }

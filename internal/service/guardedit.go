@@ -273,25 +273,9 @@ func guardLeases(ctx context.Context, sc Scope, store string, p project.Project,
 	if err != nil {
 		return nil, err
 	}
-	t := targets[0]
-	if guard.StoreAbsent(t.abs) {
-		return nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or install the guard again from an environment that names it")
-	}
-	if t.projErr != nil {
-		return nil, t.projErr
-	}
-	svc, err := open(t.abs)
+	_, x, err := guardSession(ctx, sc, targets[0], open)
 	if err != nil {
 		return nil, err
-	}
-	x, err := svc.unpinnedSession(ctx, t.proj, sc.Agent)
-	if err != nil {
-		return nil, err
-	}
-	if !x.mb.Known() {
-		return nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
-			"install the guard in the repository again, from an environment that names the agents' store")
 	}
 	rs, err := x.leases(ctx)
 	if err != nil {
