@@ -338,22 +338,33 @@ func (m *Mailbox) ensureProject(ctx context.Context, tx *store.Tx) error {
 	return nil
 }
 
+// agentActedOn returns the registered agent name that a lifecycle
+// operation (retire, deregister, hard delete) acts on, after checking the
+// acting agent, if any, is registered.
+func (m *Mailbox) agentActedOn(ctx context.Context, tx *store.Tx, name string) (Agent, error) {
+	if m.agent != "" {
+		if _, err := m.actor(ctx, tx); err != nil {
+			return Agent{}, err
+		}
+	}
+	a, ok, err := m.lookupAgent(ctx, tx, name)
+	if err != nil {
+		return Agent{}, err
+	}
+	if !ok {
+		return Agent{}, m.unknownRecipient(ctx, tx, name)
+	}
+	return a, nil
+}
+
 // Retire marks agent name as retired (it receives no mail and is left out
 // of broadcasts), or, with retired false, brings it back.
 func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent, error) {
 	var out Agent
 	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
-		if m.agent != "" {
-			if _, err := m.actor(ctx, tx); err != nil {
-				return err
-			}
-		}
-		a, ok, err := m.lookupAgent(ctx, tx, name)
+		a, err := m.agentActedOn(ctx, tx, name)
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return m.unknownRecipient(ctx, tx, name)
 		}
 		if a.Retired == retired {
 			out = a
@@ -386,17 +397,9 @@ func (m *Mailbox) Retire(ctx context.Context, name string, retired bool) (Agent,
 func (m *Mailbox) Deregister(ctx context.Context, name string) (Agent, error) {
 	var out Agent
 	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
-		if m.agent != "" {
-			if _, err := m.actor(ctx, tx); err != nil {
-				return err
-			}
-		}
-		a, ok, err := m.lookupAgent(ctx, tx, name)
+		a, err := m.agentActedOn(ctx, tx, name)
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return m.unknownRecipient(ctx, tx, name)
 		}
 		prof, err := m.profile(ctx, tx, a.Name)
 		if err != nil {

@@ -98,17 +98,9 @@ type HardDeleted struct {
 func (m *Mailbox) HardDeleteAgent(ctx context.Context, name string) (HardDeleted, error) {
 	var out HardDeleted
 	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
-		if m.agent != "" {
-			if _, err := m.actor(ctx, tx); err != nil {
-				return err
-			}
-		}
-		a, ok, err := m.lookupAgent(ctx, tx, name)
+		a, err := m.agentActedOn(ctx, tx, name)
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return m.unknownRecipient(ctx, tx, name)
 		}
 		list, recs, err := m.purgeIn(ctx, tx, PurgeInput{Sender: a.Name, Reason: "its sender " + a.Name + " was hard-deleted"})
 		if err != nil {
