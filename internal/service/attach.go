@@ -179,12 +179,9 @@ type TopicResponse struct {
 // sent or received, and every post to the topic; a human sees all),
 // newest first.
 func (s *Service) Topic(ctx context.Context, sc Scope, req TopicRequest) (TopicResponse, error) {
-	since, err := ParseSince(req.Since, s.Now())
+	since, err := s.listWindow(req.Since, req.Limit)
 	if err != nil {
 		return TopicResponse{}, err
-	}
-	if req.Limit < 0 {
-		return TopicResponse{}, UsageField("limit", "the limit must not be negative").With("all", "messages")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -194,13 +191,7 @@ func (s *Service) Topic(ctx context.Context, sc Scope, req TopicRequest) (TopicR
 	if err != nil {
 		return TopicResponse{}, err
 	}
-	resp := TopicResponse{Topic: topic, Messages: make([]InboxMessage, len(msgs))}
-	for i, m := range msgs {
-		resp.Messages[i].Received = receivedDoc(m)
-		if req.Bodies {
-			resp.Messages[i].Body = &m.Body
-		}
-	}
+	resp := TopicResponse{Topic: topic, Messages: inboxMessages(msgs, req.Bodies)}
 	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(msgs, messageID))
 	return resp, err
 }

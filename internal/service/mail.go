@@ -254,12 +254,9 @@ type InboxResponse struct {
 // Inbox lists the acting agent's received messages, newest first, without
 // changing their state.
 func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxResponse, error) {
-	since, err := ParseSince(req.Since, s.Now())
+	since, err := s.listWindow(req.Since, req.Limit)
 	if err != nil {
 		return InboxResponse{}, err
-	}
-	if req.Limit < 0 {
-		return InboxResponse{}, UsageField("limit", "the limit must not be negative").With("all", "messages")
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -272,15 +269,35 @@ func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxR
 	if err != nil {
 		return InboxResponse{}, err
 	}
-	resp := InboxResponse{Messages: make([]InboxMessage, len(msgs))}
-	for i, m := range msgs {
-		resp.Messages[i].Received = receivedDoc(m)
-		if req.Bodies {
-			resp.Messages[i].Body = &m.Body
-		}
-	}
+	resp := InboxResponse{Messages: inboxMessages(msgs, req.Bodies)}
 	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(msgs, messageID))
 	return resp, err
+}
+
+// inboxMessages are msgs as a listing shows them, with their bodies when
+// asked for.
+func inboxMessages(msgs []mailbox.Message, bodies bool) []InboxMessage {
+	out := make([]InboxMessage, len(msgs))
+	for i, m := range msgs {
+		out[i].Received = receivedDoc(m)
+		if bodies {
+			out[i].Body = &m.Body
+		}
+	}
+	return out
+}
+
+// listWindow is a message listing's lower time bound from since, after
+// checking since and then the limit (0 is all).
+func (s *Service) listWindow(since string, limit int) (time.Time, error) {
+	t, err := ParseSince(since, s.Now())
+	if err != nil {
+		return time.Time{}, err
+	}
+	if limit < 0 {
+		return time.Time{}, UsageField("limit", "the limit must not be negative").With("all", "messages")
+	}
+	return t, nil
 }
 
 // messageID is a message's id, for mapSlice.
