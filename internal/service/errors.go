@@ -17,6 +17,7 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // Exit statuses of the command line. They are part of the interface: see
@@ -144,6 +145,8 @@ var errorCodes = []struct {
 	{reservations.ErrConflict, "RESERVATION_CONFLICT", ExitConflict, http.StatusConflict, "wait for the holder's reservation to expire, ask the holder (agentmail send --to HOLDER), or pass --shared or --allow-conflicts"},
 	{reservations.ErrLockHeld, "LOCK_HELD", ExitConflict, http.StatusConflict, "wait for it (--wait 5m), or ask the holder (agentmail send --to HOLDER)"},
 	{ports.ErrHeld, "PORT_HELD", ExitConflict, http.StatusConflict, "use it (agentmail port get NAME), claim another name, or ask the holder (agentmail send --to HOLDER)"},
+	{tasks.ErrClaimed, "TASK_CLAIMED", ExitConflict, http.StatusConflict, "choose another task (agentmail work), ask the holder (agentmail send --to HOLDER), or take it over once its holder is silent: agentmail task claim ID --force --reason R"},
+	{tasks.ErrCycle, "DEPENDENCY_CYCLE", ExitError, http.StatusConflict, "remove the dependency that closes the cycle first (agentmail task dep rm), or leave this one out"},
 	{ports.ErrNoFreePort, "NO_FREE_PORT", ExitError, http.StatusServiceUnavailable, "release ports you no longer use: agentmail port list"},
 	{reservations.ErrNotFound, "NOT_FOUND", ExitError, http.StatusNotFound, "agentmail reservations --mine and agentmail lock list show what you hold"},
 	{reservations.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
