@@ -106,6 +106,8 @@ var toolHints = map[string]string{
 	"LOCK_HELD":               "wait for it (wait_seconds), or ask the holder with send_message",
 	"PORT_HELD":               "use the holder's port (get_port), claim another name, or ask the holder with send_message",
 	"NO_FREE_PORT":            "release the ports you no longer use (list_ports shows them)",
+	"TASK_CLAIMED":            "choose another task (list_ready_work), ask the holder with send_message, or take it over with claim_task force: true and a reason once its holder is silent",
+	"DEPENDENCY_CYCLE":        "remove the dependency that closes the cycle first (remove_task_dependency), or leave this one out",
 	// The command line's hint names --offline; only tools that grant
 	// leases reach the remote.
 	"REMOTE_UNREACHABLE": "the project syncs through this remote: check that it is up, or call again with offline: true to grant here only, unconfirmed until a sync decides it",

@@ -56,7 +56,9 @@ func TestToolNames(t *testing.T) {
 		release_lock list_locks check_file_reservations list_agents claim_port get_port release_port list_ports
 		fetch_topic get_attachment
 		summarize_recent fetch_summary ensure_product products_link search_messages_product fetch_inbox_product
-		summarize_thread_product fetch_inbox_events get_message_delivery_receipt check_file_reservation_conflicts`)
+		summarize_thread_product fetch_inbox_events get_message_delivery_receipt check_file_reservation_conflicts
+		create_task update_task get_task list_tasks list_ready_work claim_task release_task close_task reopen_task
+		add_task_dependency remove_task_dependency`)
 	srv := New(Config{Store: service.Config{Dir: t.TempDir()}})
 	defer srv.Close()
 	got := map[string]bool{}
