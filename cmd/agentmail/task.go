@@ -404,6 +404,9 @@ func (o taskOptions) renderTask(resp service.TaskResponse, err error, verb strin
 			for _, c := range resp.Closed {
 				fmt.Fprintf(w, "  closed along: %s %s\n", c.ID, o.esc.line(c.Title))
 			}
+			if verb == "" {
+				fmt.Fprintf(w, "  messages: agentmail thread %s\n", service.TaskThread(t.ID))
+			}
 			if verb == "" && t.Description != "" {
 				fmt.Fprintf(w, "\n%s\n", o.esc.text(strings.TrimRight(t.Description, "\n")))
 			}

@@ -55,6 +55,9 @@ func TestTasks(t *testing.T) {
 	if l := b.ok("list_tasks", args{"mine": true}).list("tasks"); len(l) != 1 {
 		t.Errorf("mine: %v", l)
 	}
+	sent := b.ok("send_message", args{"to": "GreenCastle", "subject": "schema done?", "body_md": "nearly", "task_id": id1})
+	b.want(sent, "message.thread", "task-"+id1)
+	b.fail("send_message", args{"to": "GreenCastle", "subject": "x", "body_md": "", "task_id": id1, "thread_id": "other"}, "USAGE")
 	b.ok("close_task", args{"task_id": id1, "reason": "migrated"})
 	closed := g.ok("close_task", args{"task_id": id2})
 	g.want(closed, "closed.0.id", epic)

@@ -258,6 +258,10 @@ func (s *Service) Work(ctx context.Context, sc Scope, limit int) (WorkResponse, 
 	return r, nil
 }
 
+// TaskThread is the thread of the messages filed under a task (send
+// --task): the task's own, named by its id.
+func TaskThread(id string) string { return "task-" + id }
+
 // taskReason is the reason of the reservations a task's claim takes: what
 // its close and unclaim release.
 func taskReason(id string) string { return "task " + id }
