@@ -32,6 +32,10 @@ type ClaimOptions struct {
 	Force  bool   // take over another agent's claim, whose holder must be silent for StaleAfter
 	Reason string // why, for a forced claim (required then)
 	Within Within // run in the claim's transaction once it is decided
+	// Before runs first, once the claim is decided, with the task as it
+	// was: its holder, when the claim is taken over, the one it is taken
+	// from (to end what that claim took).
+	Before Within
 }
 
 // Claim makes the acting agent the task's holder, all or nothing, decided
@@ -81,16 +85,27 @@ func (s *Service) Claim(ctx context.Context, raw string, o ClaimOptions) (Task, 
 		}
 		var ops []*record.TaskOp
 		if t.Claim != s.agent {
-			c := s.op(t.ID, record.TaskClaim, now)
+			c, err := s.op(ctx, sc, t.ID, record.TaskClaim, now)
+			if err != nil {
+				return err
+			}
 			c.Agent, c.Force, c.Reason = s.agent, from != "", o.Reason
 			ops = append(ops, c)
 		}
 		if o.Start && t.Status != InProgress {
-			st := s.op(t.ID, record.TaskStatus, now)
+			st, err := s.op(ctx, sc, t.ID, record.TaskStatus, now)
+			if err != nil {
+				return err
+			}
 			st.Status = InProgress
 			ops = append(ops, st)
 		}
 		out = s.refold(t, ops...)
+		if o.Before != nil {
+			if err := o.Before(tx, t); err != nil {
+				return err
+			}
+		}
 		if o.Within != nil {
 			if err := o.Within(tx, out); err != nil {
 				return err
@@ -124,7 +139,10 @@ func (s *Service) Unclaim(ctx context.Context, raw string, within Within) (Task,
 		if t.Claim != s.agent || s.agent == "" {
 			return fmt.Errorf("%w claimed by %s: %s (%s) is held by %s", ErrNotFound, who(s.agent), t.ID, t.Title, holder(t.Claim))
 		}
-		o := s.op(t.ID, record.TaskUnclaim, now)
+		o, err := s.op(ctx, sc, t.ID, record.TaskUnclaim, now)
+		if err != nil {
+			return err
+		}
 		o.Agent = s.agent
 		out = s.refold(t, o)
 		if within != nil {
@@ -173,7 +191,10 @@ func (s *Service) Close(ctx context.Context, raw, reason string, within Within) 
 			return invalid("reopen it to work on it again", "task %s (%s) is closed already", t.ID, t.Title)
 		}
 		close := func(t Task, why string) (Task, error) {
-			o := s.op(t.ID, record.TaskStatus, now)
+			o, err := s.op(ctx, sc, t.ID, record.TaskStatus, now)
+			if err != nil {
+				return t, err
+			}
 			o.Status, o.Reason = Closed, why
 			if t.Claim != "" && within != nil {
 				if err := within(tx, t); err != nil {
@@ -243,7 +264,10 @@ func (s *Service) Reopen(ctx context.Context, raw string) (Task, error) {
 				return invalid("reopen the epic first", "task %s is a child of the closed epic %s (%s)", t.ID, p[0].ID, p[0].Title)
 			}
 		}
-		o := s.op(t.ID, record.TaskStatus, now)
+		o, err := s.op(ctx, sc, t.ID, record.TaskStatus, now)
+		if err != nil {
+			return err
+		}
 		o.Status = Open
 		tx.Put(o)
 		tx.Describe(s.agent, fmt.Sprintf("task: %s reopens %s %s", who(s.agent), t.ID, t.Title))
@@ -293,7 +317,10 @@ func (s *Service) dep(ctx context.Context, rawTask, rawDep string, add bool) (Ta
 		} else if !slices.Contains(t.Deps, d.ID) {
 			return fmt.Errorf("%w dependency: %s does not depend on %s", ErrNotFound, t.ID, d.ID)
 		}
-		o := s.op(t.ID, kind, now)
+		o, err := s.op(ctx, sc, t.ID, kind, now)
+		if err != nil {
+			return err
+		}
 		o.Dep = d.ID
 		tx.Put(o)
 		verb := "adds"

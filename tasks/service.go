@@ -159,13 +159,14 @@ func checkPaths(ps []string) ([]string, error) {
 
 // scope is the index as one operation reads it.
 type scope struct {
-	q   store.Querier
-	pid int64
+	q    store.Querier
+	pid  int64
+	last map[string]string // task -> the id of the last change this write made of it
 }
 
 func (s *Service) scope(ctx context.Context, q store.Querier) (scope, error) {
 	p, _, err := store.LookupProject(ctx, q, s.slug)
-	return scope{q, p.ID}, err
+	return scope{q, p.ID, map[string]string{}}, err
 }
 
 func (s *Service) kind() ids.Kind {
@@ -264,10 +265,47 @@ func (s *Service) find(ctx context.Context, sc scope, raw string) (Task, error) 
 	return ts[0], nil
 }
 
-// op returns a new change of task t made now by the service's agent.
-func (s *Service) op(t, kind string, now time.Time) *record.TaskOp {
-	return &record.TaskOp{Project: s.slug, Task: t, ID: ulid.MustNew(ulid.Timestamp(s.st.Clock()), ulid.DefaultEntropy()).String(),
-		Op: kind, By: s.agent, At: now}
+// op returns a new change of task t ("" for a new task) made now by the
+// service's agent. Its id is after every change of t the index holds (and
+// every one this write made): changes made on one machine fold in the
+// order they were decided, even within one millisecond, where ULIDs
+// alone would order them at random.
+func (s *Service) op(ctx context.Context, sc scope, t, kind string, now time.Time) (*record.TaskOp, error) {
+	id := ulid.MustNew(ulid.Timestamp(s.st.Clock()), ulid.DefaultEntropy())
+	if t != "" {
+		last, ok := sc.last[t]
+		if !ok {
+			var max sql.NullString
+			if err := sc.q.QueryRowContext(ctx, `SELECT max(id) FROM task_ops WHERE project_id = ? AND task = ?`, sc.pid, t).Scan(&max); err != nil {
+				return nil, err
+			}
+			last = max.String
+		}
+		if last != "" && id.String() <= last {
+			prev, err := ulid.ParseStrict(last)
+			if err != nil {
+				return nil, err
+			}
+			id = next(prev)
+		}
+		sc.last[t] = id.String()
+	}
+	o := &record.TaskOp{Project: s.slug, Task: t, ID: id.String(), Op: kind, By: s.agent, At: now}
+	if t == "" {
+		o.Task = o.ID
+	}
+	return o, nil
+}
+
+// next returns the id right after u.
+func next(u ulid.ULID) ulid.ULID {
+	for i := len(u) - 1; i >= 0; i-- {
+		u[i]++
+		if u[i] != 0 {
+			break
+		}
+	}
+	return u
 }
 
 // update decides and writes one change of tasks under the project's lock,
@@ -314,8 +352,10 @@ func (s *Service) Create(ctx context.Context, d Draft) (Task, error) {
 	}
 	var out Task
 	err = s.update(ctx, s.plain(), func(tx *store.Tx, sc scope, now time.Time) error {
-		o := s.op("", record.TaskCreate, now)
-		o.Task = o.ID
+		o, err := s.op(ctx, sc, "", record.TaskCreate, now)
+		if err != nil {
+			return err
+		}
 		o.Title, o.Description, o.Type, o.Priority, o.Labels, o.Paths = &d.Title, &d.Description, &d.Type, &prio, &labels, &paths
 		if d.Parent != "" {
 			p, err := s.parent(ctx, sc, d.Parent)
@@ -409,7 +449,10 @@ func (s *Service) Update(ctx context.Context, raw string, ch Change) (Task, erro
 		if err != nil {
 			return err
 		}
-		o := s.op(t.ID, record.TaskSet, now)
+		o, err := s.op(ctx, sc, t.ID, record.TaskSet, now)
+		if err != nil {
+			return err
+		}
 		o.Title, o.Description, o.Type, o.Priority, o.Labels, o.Paths = ch.Title, ch.Description, ch.Type, ch.Priority, ch.Labels, ch.Paths
 		if ch.Parent != nil {
 			parent := ""

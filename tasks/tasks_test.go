@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
+	"github.com/oklog/ulid/v2"
 )
 
 func newStore(t *testing.T) *store.Store {
@@ -192,5 +193,49 @@ func TestEpic(t *testing.T) {
 	}
 	if _, _, err := ts.Claim(ctx, epic.ID, ClaimOptions{}); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("claiming an epic: %v", err)
+	}
+}
+
+// TestOrderWithinAMillisecond: a change is ordered after every change of
+// its task the index holds, even one another process made in the same
+// millisecond with a greater random part (the clock stands still here):
+// ULIDs alone would order them at random.
+func TestOrderWithinAMillisecond(t *testing.T) {
+	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	st, err := store.Open(t.TempDir(), store.Options{Now: func() time.Time { return at }, Projections: []store.Projection{Projection()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.Update(ctx, func(tx *store.Tx) error {
+		tx.Put(&record.Project{Key: "k", Slug: "shop-1234abcd", Created: at})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ts := New(st, "shop-1234abcd", "BlueLake")
+	task := mk(t, ts, "t", Draft{})
+	// Another process closed it in this millisecond, with the greatest
+	// random part there is.
+	var high ulid.ULID
+	if err := high.SetTime(ulid.Timestamp(at)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 6; i < len(high); i++ {
+		high[i] = 0xff
+	}
+	high[15] = 0xf0
+	if err := st.UpdateProject(ctx, "shop-1234abcd", func(tx *store.Tx) error {
+		tx.Put(&record.TaskOp{Project: "shop-1234abcd", Task: task.ID, ID: high.String(), Op: record.TaskStatus, By: "RedFox", At: at, Status: Closed})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Reopen(ctx, task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ts.Get(ctx, task.ID); got.Status != Open {
+		t.Fatalf("reopened after a close of the same millisecond: %+v", got)
 	}
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func taskDoc(t tasks.Task) Task {
 // unclaim, start, close, reopen and dep add|rm: {"task": task}, plus
 // "closed" (the tasks a close closed along: an epic's children, or the
 // epic of a last child), "reserved" (the reservations a claim took),
-// "released" (those a close or unclaim ended) and "taken_from" (the holder
+// "released" (those a close, an unclaim or a claim taken over ended) and "taken_from" (the holder
 // a forced claim took the task from) where they apply.
 type TaskResponse struct {
 	Task      Task          `json:"task"`
@@ -296,22 +297,47 @@ func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest)
 	} else if ok {
 		ts.DecideBy(s.pushFirst(x, remote))
 	}
-	var reserved []Reservation
+	var reserved, released []Reservation
+	var takenOver []reservations.Reservation // the leases of the claim taken over, ended in this write
 	within := func(tx *store.Tx, t tasks.Task) error {
 		reserved = nil
 		if len(t.Paths) == 0 || (req.Reserve != nil && !*req.Reserve) {
 			return nil
 		}
-		res, err := x.inTx(agent, tx).Reserve(ctx, t.Paths, reservations.Options{TTL: ttl, Reason: taskReason(t.ID)})
+		// The leases of a claim taken over end in this write, which the
+		// index does not show yet: conflicts with them alone are none.
+		res, err := x.inTx(agent, tx).Reserve(ctx, t.Paths, reservations.Options{TTL: ttl, Reason: taskReason(t.ID), AllowConflicts: true})
+		if err != nil {
+			return err
+		}
+		var left []reservations.Conflict
+		for _, c := range res.Conflicts {
+			if !slices.ContainsFunc(takenOver, func(r reservations.Reservation) bool { return r.Agent == c.Holder && r.Pattern == c.HolderPattern }) {
+				left = append(left, c)
+			}
+		}
+		if len(left) > 0 {
+			return &reservations.ConflictError{Conflicts: left}
+		}
 		reserved = reservationDocs(res.Granted)
-		return err
+		return nil
 	}
-	t, from, err := ts.Claim(ctx, req.ID, tasks.ClaimOptions{Start: req.Start, Force: req.Force, Reason: req.Reason, Within: within})
+	t, from, err := ts.Claim(ctx, req.ID, tasks.ClaimOptions{Start: req.Start, Force: req.Force, Reason: req.Reason, Within: within,
+		Before: func(tx *store.Tx, t tasks.Task) error {
+			takenOver, released = nil, nil
+			if t.Claim == "" || t.Claim == agent {
+				return nil
+			}
+			var err error
+			takenOver, err = x.inTx(t.Claim, tx).Release(ctx, reservations.Selector{Reason: taskReason(t.ID)})
+			released = reservationDocs(takenOver)
+			return err
+		}})
 	resp, err := s.taskResponse(ctx, ts, t, err)
 	if err != nil {
 		return resp, err
 	}
-	resp.Reserved, resp.TakenFrom = reserved, from
+	resp.Reserved, resp.Released, resp.TakenFrom = reserved, released, from
 	if from != "" {
 		if _, err := x.mb.Send(ctx, mailbox.Draft{To: []string{from}, Importance: "high",
 			Subject: "Took over your task " + t.Title,
