@@ -466,6 +466,9 @@ type Selector struct {
 	Patterns []string
 	IDs      []string
 	All      bool
+	// Reason chooses the agent's active reservations given for this
+	// reason (a task's claim takes its paths so), none being no error.
+	Reason string
 }
 
 // normalize returns sel with its patterns normalized, as Reserve
@@ -501,6 +504,14 @@ func (s *Service) held(ctx context.Context, sc scope, now time.Time, sel Selecto
 // among the active reservations of the project, to say who holds it.
 func (s *Service) pick(ctx context.Context, sc scope, now time.Time, rs []Reservation, sel Selector) ([]Reservation, error) {
 	var out []Reservation
+	if sel.Reason != "" {
+		for _, r := range rs {
+			if r.Agent == s.agent && r.Reason == sel.Reason {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	}
 	if sel.All || len(sel.Patterns)+len(sel.IDs) == 0 {
 		for _, r := range rs {
 			if r.Agent == s.agent {

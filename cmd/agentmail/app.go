@@ -191,6 +191,7 @@ func newApp(e *env) *cli.App {
 			newReserveCommand(e), newRenewCommand(e), newReleaseCommand(e), newReservationsCommand(e),
 			newLockCommand(e),
 			newPortCommand(e),
+			newTaskCommand(e), newWorkCommand(e),
 			newProductCommand(e),
 			newGuardCommand(e),
 			newRegisterCommand(e), newWhoamiCommand(e), newAgentsCommand(e),

@@ -61,6 +61,7 @@ func newSendCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "as-human", Usage: "send as the human overseer (sender Human): no agent needed, every contact policy passes"},
 			&cli.StringFlag{Name: "topic", Usage: "file the message under topic `NAME` (letters, digits, _ . -); without --to it is a post to that channel"},
 			&cli.StringSliceFlag{Name: "attach", Usage: "attach `FILE` of the repository (repeatable); agentmail attachment get gives it back"},
+			&cli.StringFlag{Name: "task", Usage: "file the message under task `ID` (or prefix): in its thread, task-ID"},
 			&cli.DurationFlag{Name: "wait", Usage: "then wait this long (a bare --wait: 2m) for the first reply in the thread; exit 4 on timeout"},
 			idempotencyFlag(),
 		}, bodyFlags()...),
@@ -84,7 +85,7 @@ func newSendCommand(e *env) *cli.Command {
 				Subject: c.String("subject"), Body: body, Thread: c.String("thread"),
 				Importance: c.String("importance"), Ack: c.Bool("ack"), Category: c.String("category"),
 				AsHuman: c.Bool("as-human"), IdempotencyKey: c.String("idempotency-key"),
-				Topic: c.String("topic"), AttachmentPaths: c.StringSlice("attach"),
+				Topic: c.String("topic"), AttachmentPaths: c.StringSlice("attach"), Task: c.String("task"),
 			}, wait: c.IsSet("wait"), waitFor: c.Duration("wait")}, nil
 		}, runSend),
 	}

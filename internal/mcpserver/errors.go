@@ -191,6 +191,10 @@ var toolHints = service.Hints{
 	// Only tools that grant leases reach the remote.
 	"REMOTE_UNREACHABLE": service.Say("the project syncs through this remote: check that it is up, or call again with offline: true to grant here only, unconfirmed until a sync decides it"),
 	"CANCELLED":          service.Say("the call was cancelled: its client went away or closed its input; call again to try again"),
+	"TASK_CLAIMED": func(f service.Failure) string {
+		return "choose another task (list_ready_work), ask the holder (send_message to " + cmp.Or(f.String("holder"), "the holder") + "), or take it over with claim_task force: true and a reason once its holder is silent"
+	},
+	"DEPENDENCY_CYCLE": service.Say("remove the dependency that closes the cycle first (remove_task_dependency), or leave this one out"),
 }
 
 // secondsHint words an invalid duration of the argument arg, in seconds,

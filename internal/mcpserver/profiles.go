@@ -26,6 +26,7 @@ const (
 	clusterMacros    = "workflow_macros"
 	clusterSlots     = "build_slots" // and our locks and ports: leases other than files
 	clusterProduct   = "product_bus"
+	clusterTasks     = "work" // ours: work items
 )
 
 // toolClusters is the cluster of each tool: mcp_agent_mail's for its tools
@@ -62,6 +63,10 @@ var toolClusters = map[string]string{
 
 	"ensure_product": clusterProduct, "products_link": clusterProduct, "search_messages_product": clusterProduct,
 	"fetch_inbox_product": clusterProduct, "summarize_thread_product": clusterProduct,
+
+	"create_task": clusterTasks, "update_task": clusterTasks, "get_task": clusterTasks, "list_tasks": clusterTasks,
+	"list_ready_work": clusterTasks, "claim_task": clusterTasks, "release_task": clusterTasks, "close_task": clusterTasks,
+	"reopen_task": clusterTasks, "add_task_dependency": clusterTasks, "remove_task_dependency": clusterTasks,
 }
 
 // profiles are the profiles other than full: their clusters and tools.

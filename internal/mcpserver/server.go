@@ -257,6 +257,7 @@ func (s *Server) addTools() {
 		{"messaging", s.addMailTools},
 		{"file reservations, locks and the guard", s.addLeaseTools},
 		{"ports", s.addPortTools},
+		{"tasks", s.addTaskTools},
 		{"macros", s.addMacroTools},
 		{"summaries, products, events and receipts", s.addMoreTools},
 	} {

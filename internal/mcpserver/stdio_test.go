@@ -42,8 +42,8 @@ func TestStdioServer(t *testing.T) {
 		}
 		n++
 	}
-	if n != 67 {
-		t.Errorf("%d tools listed, want 67", n)
+	if n != 78 {
+		t.Errorf("%d tools listed, want 78", n)
 	}
 	call := func(cs *mcp.ClientSession, name string, a args) doc {
 		t.Helper()

@@ -103,6 +103,7 @@ type sendArgs struct {
 	AttachmentPaths      []string `json:"attachment_paths,omitempty" jsonschema:"files of the repository to attach, relative to the project's directory (or absolute inside it); stored once each beside the message; get_attachment returns them. The body and files together are at most the message size limit (1 MiB unless configured)"`
 	ConvertImages        *bool    `json:"convert_images,omitempty" jsonschema:"accepted for mcp_agent_mail clients: images are stored as attached, never converted"`
 	Topic                string   `json:"topic,omitempty" jsonschema:"file the message under this topic (1-64 letters, digits, _ . -; case-insensitive); with a topic, to may be empty: a post every agent of the project reads with fetch_topic"`
+	TaskID               string   `json:"task_id,omitempty" jsonschema:"file the message under a task (its id or a prefix of 6+ characters): in the task's thread, task-ID"`
 	AutoContactIfBlocked *bool    `json:"auto_contact_if_blocked,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: on CONTACT_REQUIRED call request_contact"`
 	SenderToken          string   `json:"sender_token,omitempty" jsonschema:"the sender's registration token (register_agent returned it): lets this session send as an agent it did not register"`
 }
@@ -115,7 +116,7 @@ func (a sendArgs) request() (service.SendRequest, error) {
 	}
 	return service.SendRequest{To: to, Cc: a.Cc, Bcc: a.Bcc, Subject: a.Subject, Body: a.BodyMD, Thread: a.ThreadID,
 		Importance: a.Importance, Ack: a.AckRequired, Category: a.Category, IdempotencyKey: a.IdempotencyKey,
-		Topic: a.Topic, AttachmentPaths: a.AttachmentPaths}, nil
+		Topic: a.Topic, AttachmentPaths: a.AttachmentPaths, Task: a.TaskID}, nil
 }
 
 func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (Sent, error) {

@@ -59,7 +59,9 @@ func TestToolNames(t *testing.T) {
 		summarize_thread_product fetch_inbox_events get_message_delivery_receipt check_file_reservation_conflicts
 		create_agent_identity retire_agent unretire_agent deregister_agent archive_project unarchive_project
 		purge_old_messages hard_delete_agent hard_delete_project list_window_identities rename_window expire_window
-		resolve_pane_identity cleanup_pane_identities`)
+		resolve_pane_identity cleanup_pane_identities
+		create_task update_task get_task list_tasks list_ready_work claim_task release_task close_task reopen_task
+		add_task_dependency remove_task_dependency`)
 	srv := New(Config{Store: service.Config{Dir: t.TempDir()}})
 	defer srv.Close()
 	got := map[string]bool{}

@@ -196,6 +196,8 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodeProduct(slug, rest[1], data)
 	case len(rest) == 2 && rest[0] == "contacts":
 		rec, err = decodeContact(slug, data)
+	case len(rest) == 6 && rest[0] == TasksDir:
+		rec, err = decodeTaskOp(slug, rest[4], rest[5], data)
 	case len(rest) == 3 && rest[0] == IdempotencyDir:
 		rec, err = decodeIdempotency(slug, rest[1], rest[2], data)
 	default:

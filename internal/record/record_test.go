@@ -163,6 +163,13 @@ func TestRoundTrip(t *testing.T) {
 		{"port released", &Port{Project: "backend-3fa1c2d9", Host: "build-1.local", Name: "web/dev server", Port: 20418, Holder: "BlueLake",
 			Created: created, Expires: created.Add(time.Hour), Released: created.Add(time.Minute)},
 			"projects/backend-3fa1c2d9/ports/build-1.local/web%2Fdev%20server.json"},
+		{"task created", &TaskOp{Project: "backend-3fa1c2d9", Task: "01JD0000000000000000000003", ID: "01JD0000000000000000000003",
+			Op: TaskCreate, By: "GreenCastle", At: created, Title: ptr("Fix login"), Description: ptr("It *fails*.\n"), Type: ptr("bug"),
+			Priority: ptr(1), Labels: &[]string{"auth"}, Paths: &[]string{"src/auth/**"}, Deps: []string{"01JD0000000000000000000001"}},
+			"projects/backend-3fa1c2d9/tasks/2024/11/18/01JD0000000000000000000003/01JD0000000000000000000003.json"},
+		{"task claimed by force", &TaskOp{Project: "backend-3fa1c2d9", Task: "01JD0000000000000000000003", ID: "01JD0000000000000000000009",
+			Op: TaskClaim, By: "BlueLake", At: created, Agent: "BlueLake", Force: true, Reason: "holder silent"},
+			"projects/backend-3fa1c2d9/tasks/2024/11/18/01JD0000000000000000000003/01JD0000000000000000000009.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -869,3 +876,5 @@ func TestValidAttachmentName(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

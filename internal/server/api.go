@@ -59,6 +59,7 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+p+"/contacts/request", apiPost(s, apiRequestContact))
 	mux.HandleFunc("POST "+p+"/contacts/respond", apiPost(s, apiRespondContact))
 	s.moreAPIRoutes(mux)
+	s.taskAPIRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, nil, fault.WithHint(fmt.Errorf("%w: no API route %s %s", service.ErrNotFound, r.Method, r.URL.Path),
 			"see the API's routes in the README (agentmail serve)"))

@@ -17,6 +17,7 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // Exit statuses of the command line. They are part of the interface: see
@@ -223,6 +224,8 @@ var errorCodes = []struct {
 	{reservations.ErrLockHeld, "LOCK_HELD", ExitConflict, http.StatusConflict, ""},
 	{ports.ErrHeld, "PORT_HELD", ExitConflict, http.StatusConflict, ""},
 	{ports.ErrNoFreePort, "NO_FREE_PORT", ExitError, http.StatusServiceUnavailable, ""},
+	{tasks.ErrClaimed, "TASK_CLAIMED", ExitConflict, http.StatusConflict, ""},
+	{tasks.ErrCycle, "DEPENDENCY_CYCLE", ExitError, http.StatusConflict, ""},
 	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},
 	{guard.ErrBlocked, "GUARD_BLOCKED", ExitError, http.StatusConflict, "to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify"}, // design §7: a blocking hook exits 1
 	{guard.ErrNotRun, "GUARD_NOT_RUN", ExitError, http.StatusConflict, ""},

@@ -17,6 +17,7 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // The codes and exit statuses are part of the interface (README.md, "Exit
@@ -48,6 +49,8 @@ func TestDescribe(t *testing.T) {
 		{reservations.ErrLockHeld, "LOCK_HELD", 3, http.StatusConflict},
 		{ports.ErrHeld, "PORT_HELD", 3, http.StatusConflict},
 		{ports.ErrNoFreePort, "NO_FREE_PORT", 1, http.StatusServiceUnavailable},
+		{tasks.ErrClaimed, "TASK_CLAIMED", 3, http.StatusConflict},
+		{tasks.ErrCycle, "DEPENDENCY_CYCLE", 1, http.StatusConflict},
 		{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{guard.ErrBlocked, "GUARD_BLOCKED", 1, http.StatusConflict},
 		{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", 1, http.StatusConflict},

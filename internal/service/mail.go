@@ -13,6 +13,7 @@ import (
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // HumanSender is the human overseer's mailbox: the sender of AsHuman mail,
@@ -61,11 +62,25 @@ type SendRequest struct {
 	// sender within 24 hours) return the message the first call sent, and
 	// send nothing.
 	IdempotencyKey string
+	// Task files the message under a task (its id or a prefix): in the
+	// task's thread, TaskThread(id), which a Thread given too must not
+	// contradict.
+	Task string
 }
 
 // draft is the mailbox's draft of r, its attachments read (see
 // attachments): the body and the attachments together within MaxBody.
-func (s *Service) draft(x *session, r SendRequest) (mailbox.Draft, error) {
+func (s *Service) draft(ctx context.Context, x *session, r SendRequest) (mailbox.Draft, error) {
+	if r.Task != "" {
+		t, err := tasks.New(x.st, x.project().Slug, "").Get(ctx, r.Task)
+		if err != nil {
+			return mailbox.Draft{}, err
+		}
+		if r.Thread != "" && r.Thread != TaskThread(t.ID) {
+			return mailbox.Draft{}, Usagef("give the task alone: its messages are filed in its thread", "a message about a task is filed in the task's thread %s, not %s", TaskThread(t.ID), r.Thread)
+		}
+		r.Thread = TaskThread(t.ID)
+	}
 	atts, err := s.attachments(x, r)
 	if err != nil {
 		return mailbox.Draft{}, err
@@ -89,7 +104,7 @@ func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResp
 	if err != nil {
 		return SendResponse{}, err
 	}
-	d, err := s.draft(x, req)
+	d, err := s.draft(ctx, x, req)
 	if err != nil {
 		return SendResponse{}, err
 	}
@@ -151,7 +166,7 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	if err != nil {
 		return SendAndWaitResponse{}, err
 	}
-	d, err := s.draft(x, req.SendRequest)
+	d, err := s.draft(ctx, x, req.SendRequest)
 	if err != nil {
 		return SendAndWaitResponse{}, err
 	}

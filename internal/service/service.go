@@ -27,6 +27,7 @@ import (
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/products"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // Config says which store a Service serves and how.
@@ -193,7 +194,7 @@ func (s *Service) store() (*store.Store, error) {
 // mail, reservations, search, port claims, inbox event cursors and products. Every process opening a store registers
 // the same ones (see store.Options).
 func Projections() []store.Projection {
-	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection(), mailbox.CursorProjection(), products.Projection()}
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection(), mailbox.CursorProjection(), products.Projection(), tasks.Projection()}
 }
 
 // opened returns the store if an operation opened it, else nil.

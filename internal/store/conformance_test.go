@@ -21,12 +21,13 @@ import (
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
 	"github.com/oklog/ulid/v2"
 )
 
 // projections are those of a store as the command line opens it.
 func projections() []store.Projection {
-	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection()}
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), tasks.Projection()}
 }
 
 // TestProjectionsConform runs every projection both ways over generated
@@ -52,7 +53,8 @@ func testProjectionsConform(t *testing.T, seed uint64) {
 	h.run(200)
 
 	for _, op := range []string{"register", "send", "post", "send batch", "reply", "mark", "mark all", "request contact", "decide contact",
-		"policy", "retire", "reserve", "renew or release", "force release", "lock", "import"} {
+		"policy", "retire", "reserve", "renew or release", "force release", "lock", "import",
+		"task create", "task update", "task claim", "task unclaim", "task close", "task reopen", "task dep add", "task dep rm"} {
 		if n := h.done[op]; n < 2 {
 			t.Errorf("the history did %q %d times: too few to mean much", op, n)
 		}
@@ -169,7 +171,9 @@ type history struct {
 	leases   map[string][]string // project key -> reservation ids
 	runs     map[string]*reservations.Lock
 	imported int
-	done     map[string]int // operations that succeeded, by name
+	tasks    map[string][]string // project key -> task ids
+	trng     *rand.Rand          // the tasks' random choices
+	done     map[string]int      // operations that succeeded, by name
 }
 
 var (
@@ -180,7 +184,7 @@ var (
 
 func newHistory(t *testing.T, dir string, seed uint64) *history {
 	h := &history{t: t, rng: rand.New(rand.NewPCG(seed, 7)), clock: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC),
-		agents: map[string][]string{}, sent: map[string][]string{}, leases: map[string][]string{}, runs: map[string]*reservations.Lock{},
+		agents: map[string][]string{}, sent: map[string][]string{}, leases: map[string][]string{}, runs: map[string]*reservations.Lock{}, tasks: map[string][]string{}, trng: rand.New(rand.NewPCG(seed, 11)),
 		done: map[string]int{}}
 	for _, key := range []string{"github.com/acme/shop", "/srv/other"} {
 		p, err := project.ProjectFromKey(key)
@@ -262,6 +266,9 @@ func (h *history) run(n int) {
 				o.do()
 				break
 			}
+		}
+		if h.trng.IntN(2) == 0 {
+			h.task() // on a random stream of its own, which leaves the others' histories as they were
 		}
 	}
 }
@@ -530,3 +537,93 @@ func (h *history) importBatch() {
 		h.agents[h.proj.Key] = append(h.agents[h.proj.Key], to)
 	}
 }
+
+// task makes one change of the project's tasks: a task or an epic made
+// (under an epic, after other tasks, at times), updated, claimed (or
+// started, or taken over), unclaimed, closed (an epic closes its
+// children), reopened, a dependency added (a cycle is refused) or removed.
+func (h *history) task() {
+	ctx := context.Background()
+	ts := tasks.New(h.st, h.proj.Slug, tpick(h, h.agents[h.proj.Key]))
+	known := h.tasks[h.proj.Key]
+	some := func() string { return tpick(h, known) }
+	if len(known) < 3 || h.trng.IntN(5) == 0 {
+		d := tasks.Draft{Title: tpick(h, words) + " " + tpick(h, words), Description: "*" + tpick(h, words) + "*", Type: tpick(h, tasks.Types),
+			Labels: []string{tpick(h, []string{"api", "ui"})}, Paths: []string{tpick(h, patterns)}}
+		p := h.trng.IntN(5)
+		d.Priority = &p
+		if len(known) > 0 && h.trng.IntN(2) == 0 {
+			d.Deps = []string{some()}
+		}
+		if len(known) > 0 && h.trng.IntN(3) == 0 {
+			d.Parent = some()
+		}
+		t, err := ts.Create(ctx, d)
+		h.check("task create", err)
+		if err == nil {
+			h.tasks[h.proj.Key] = append(known, t.ID)
+		}
+		return
+	}
+	all, err := tasks.New(h.st, h.proj.Slug, "").List(ctx, tasks.Filter{All: true})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var claimed, closed, depending []tasks.Task
+	for _, t := range all {
+		switch {
+		case t.Claim != "":
+			claimed = append(claimed, t)
+		case t.Status == tasks.Closed:
+			closed = append(closed, t)
+		}
+		if len(t.Deps) > 0 {
+			depending = append(depending, t)
+		}
+	}
+	one := func(list []tasks.Task) (tasks.Task, bool) {
+		if len(list) == 0 {
+			return tasks.Task{}, false
+		}
+		return list[h.trng.IntN(len(list))], true
+	}
+	op := tpick(h, []string{"task update", "task claim", "task claim", "task unclaim", "task close", "task reopen", "task dep add", "task dep rm"})
+	switch op {
+	case "task update":
+		title, p := tpick(h, words)+" again", h.trng.IntN(5)
+		_, err = ts.Update(ctx, some(), tasks.Change{Title: &title, Priority: &p})
+	case "task claim":
+		_, _, err = ts.Claim(ctx, some(), tasks.ClaimOptions{Start: h.trng.IntN(2) == 0, Force: h.trng.IntN(4) == 0, Reason: "silent"})
+		if errors.Is(err, tasks.ErrClaimed) {
+			err = nil
+		}
+	case "task unclaim":
+		t, ok := one(claimed)
+		if !ok {
+			return
+		}
+		_, err = tasks.New(h.st, h.proj.Slug, t.Claim).Unclaim(ctx, t.ID, nil)
+	case "task close":
+		_, err = ts.Close(ctx, some(), tpick(h, words), nil)
+	case "task reopen":
+		t, ok := one(closed)
+		if !ok {
+			return
+		}
+		_, err = ts.Reopen(ctx, t.ID)
+	case "task dep add":
+		_, err = ts.AddDep(ctx, some(), some())
+		if errors.Is(err, tasks.ErrCycle) {
+			err = nil
+		}
+	case "task dep rm":
+		t, ok := one(depending)
+		if !ok {
+			return
+		}
+		_, err = ts.RemoveDep(ctx, t.ID, tpick(h, t.Deps))
+	}
+	h.check(op, err)
+}
+
+func tpick(h *history, list []string) string { return list[h.trng.IntN(len(list))] }

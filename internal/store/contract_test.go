@@ -19,6 +19,7 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/products"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // The storage boundary: each table of the index belongs to the one
@@ -314,6 +315,7 @@ func TestProjectionsDeclareTheirTables(t *testing.T) {
 		"reservations": {reservations.Projection()},
 		"fts":          {fts.Projection()},
 		"products":     {products.Projection()},
+		"tasks":        {tasks.Projection()},
 	} {
 		created, _ := pkgs[dir].tables()
 		var declared []string

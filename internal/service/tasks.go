@@ -1,0 +1,425 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/store"
+	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
+)
+
+// ErrTaskClaimed: another agent holds the task (TASK_CLAIMED, exit 3).
+var ErrTaskClaimed = tasks.ErrClaimed
+
+// ErrDependencyCycle: a dependency that would close a cycle.
+var ErrDependencyCycle = tasks.ErrCycle
+
+// TaskClaim is who holds a task, and since when.
+type TaskClaim struct {
+	Agent string `json:"agent"`
+	Since Time   `json:"since"`
+}
+
+// Task is a work item as every face shows it.
+type Task struct {
+	ID          string     `json:"id"`
+	Title       string     `json:"title"`
+	Description string     `json:"description"`
+	Type        string     `json:"type"`
+	Priority    int        `json:"priority"`
+	Status      string     `json:"status"`
+	CloseReason string     `json:"close_reason"`
+	Parent      string     `json:"parent"`
+	Deps        []string   `json:"deps"`
+	Labels      []string   `json:"labels"`
+	Paths       []string   `json:"paths"`
+	Creator     string     `json:"creator"`
+	Claim       *TaskClaim `json:"claim"` // null when unclaimed
+	Created     Time       `json:"created"`
+	Updated     Time       `json:"updated"`
+	Closed      Time       `json:"closed"`
+}
+
+func taskDoc(t tasks.Task) Task {
+	d := Task{ID: t.ID, Title: t.Title, Description: t.Description, Type: t.Type, Priority: t.Priority, Status: t.Status,
+		CloseReason: t.Reason, Parent: t.Parent, Deps: nonNil(t.Deps), Labels: nonNil(t.Labels), Paths: nonNil(t.Paths),
+		Creator: t.Creator, Created: Time{t.Created}, Updated: Time{t.Updated}, Closed: Time{t.Closed}}
+	if t.Claim != "" {
+		d.Claim = &TaskClaim{Agent: t.Claim, Since: Time{t.Claimed}}
+	}
+	return d
+}
+
+// TaskResponse is the document of task create, show, update, claim,
+// unclaim, start, close, reopen and dep add|rm: {"task": task}, plus
+// "closed" (the tasks a close closed along: an epic's children, or the
+// epic of a last child), "reserved" (the reservations a claim took),
+// "released" (those a close, an unclaim or a claim taken over ended) and "taken_from" (the holder
+// a forced claim took the task from) where they apply.
+type TaskResponse struct {
+	Task      Task          `json:"task"`
+	Closed    []Task        `json:"closed,omitempty"`
+	Reserved  []Reservation `json:"reserved,omitempty"`
+	Released  []Reservation `json:"released,omitempty"`
+	TakenFrom string        `json:"taken_from,omitempty"`
+
+	Short ids.Short `json:"-"` // each task id's shortest unique prefix, for display
+}
+
+// TasksResponse is the document of task list: {"tasks": [task...]}.
+type TasksResponse struct {
+	Tasks []Task `json:"tasks"`
+
+	Short ids.Short `json:"-"`
+}
+
+// WorkResponse is the document of work: {"mine": [task...], "ready":
+// [task...]}: the tasks the acting agent holds, then the top ready ones.
+type WorkResponse struct {
+	Mine  []Task `json:"mine"`
+	Ready []Task `json:"ready"`
+
+	Short ids.Short `json:"-"`
+}
+
+// CreateTaskRequest makes a task.
+type CreateTaskRequest struct {
+	Title       string
+	Description string // markdown
+	Type        string // task (default), bug, feature, epic, chore
+	Priority    *int   // 0 (critical) to 4 (backlog); nil for 2
+	Parent      string // an epic's id or prefix
+	Deps        []string
+	Labels      []string
+	Paths       []string // globs of the repository paths it touches
+}
+
+// UpdateTaskRequest changes the fields given (nil: unchanged).
+type UpdateTaskRequest struct {
+	ID          string
+	Title       *string
+	Description *string
+	Type        *string
+	Priority    *int
+	Parent      *string // "" takes it out of its epic
+	Labels      *[]string
+	Paths       *[]string
+}
+
+// TaskListRequest chooses tasks: those not closed by default.
+type TaskListRequest struct {
+	Status  string // open, in_progress, closed
+	All     bool   // closed ones too
+	Ready   bool
+	Blocked bool
+	Mine    bool // claimed by the acting agent
+	Claimer string
+	Type    string
+	Label   string
+	Parent  string
+	Limit   int
+}
+
+// ClaimTaskRequest claims a task.
+type ClaimTaskRequest struct {
+	ID     string
+	Start  bool   // move it to in_progress too
+	Force  bool   // take over a claim whose holder is silent (tasks.StaleAfter)
+	Reason string // why, for a forced claim; the holder receives it
+	// Reserve takes the task's paths as exclusive reservations with the
+	// claim, both or neither; nil: when the task names paths.
+	Reserve *bool
+	TTL     time.Duration // the reservations' lease; 0 for an hour
+}
+
+// CloseTaskRequest closes a task.
+type CloseTaskRequest struct {
+	ID     string
+	Reason string // "" for done
+}
+
+// TaskDepRequest adds or removes a dependency: ID depends on Dep.
+type TaskDepRequest struct {
+	ID  string
+	Dep string
+}
+
+// tasks opens sc's project's tasks, acting as sc's agent (registered) when
+// act, else as sc's agent or nobody, unchecked.
+func (s *Service) tasks(ctx context.Context, sc Scope, act bool) (*session, *tasks.Service, string, error) {
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	agent := sc.Agent
+	if act {
+		me, err := x.mb.Whoami(ctx)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		agent = me.Name
+	}
+	return x, tasks.New(x.st, x.project().Slug, agent), agent, nil
+}
+
+func (s *Service) taskResponse(ctx context.Context, ts *tasks.Service, t tasks.Task, err error) (TaskResponse, error) {
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	r := TaskResponse{Task: taskDoc(t)}
+	r.Short, _ = ts.ShortIDs(ctx, []string{t.ID})
+	return r, nil
+}
+
+// CreateTask makes a task, created by the acting agent (or the human
+// overseer when none is named).
+func (s *Service) CreateTask(ctx context.Context, sc Scope, req CreateTaskRequest) (TaskResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	t, err := ts.Create(ctx, tasks.Draft{Title: req.Title, Description: req.Description, Type: req.Type, Priority: req.Priority,
+		Parent: req.Parent, Deps: req.Deps, Labels: req.Labels, Paths: req.Paths})
+	return s.taskResponse(ctx, ts, t, err)
+}
+
+// UpdateTask changes a task's fields.
+func (s *Service) UpdateTask(ctx context.Context, sc Scope, req UpdateTaskRequest) (TaskResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	t, err := ts.Update(ctx, req.ID, tasks.Change{Title: req.Title, Description: req.Description, Type: req.Type,
+		Priority: req.Priority, Parent: req.Parent, Labels: req.Labels, Paths: req.Paths})
+	return s.taskResponse(ctx, ts, t, err)
+}
+
+// GetTask returns a task.
+func (s *Service) GetTask(ctx context.Context, sc Scope, id string) (TaskResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, false)
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	t, err := ts.Get(ctx, id)
+	return s.taskResponse(ctx, ts, t, err)
+}
+
+func (s *Service) taskList(ctx context.Context, ts *tasks.Service, list []tasks.Task) ([]Task, ids.Short) {
+	short, _ := ts.ShortIDs(ctx, mapSlice(list, func(t tasks.Task) string { return t.ID }))
+	return mapSlice(list, taskDoc), short
+}
+
+// Tasks lists tasks by priority, then age.
+func (s *Service) Tasks(ctx context.Context, sc Scope, req TaskListRequest) (TasksResponse, error) {
+	_, ts, agent, err := s.tasks(ctx, sc, req.Mine)
+	if err != nil {
+		return TasksResponse{}, err
+	}
+	f := tasks.Filter{Status: req.Status, All: req.All, Ready: req.Ready, Blocked: req.Blocked, Claimer: req.Claimer, Type: req.Type,
+		Label: req.Label, Parent: req.Parent, Limit: req.Limit}
+	if req.Mine {
+		f.Claimer = agent
+	}
+	if req.Limit < 0 {
+		return TasksResponse{}, Usagef("", "the limit must be positive, got %d", req.Limit)
+	}
+	list, err := ts.List(ctx, f)
+	if err != nil {
+		return TasksResponse{}, err
+	}
+	r := TasksResponse{}
+	r.Tasks, r.Short = s.taskList(ctx, ts, list)
+	return r, nil
+}
+
+// Work returns what the acting agent should do next: the tasks it holds,
+// then at most limit ready ones (5 for 0), by priority then age.
+func (s *Service) Work(ctx context.Context, sc Scope, limit int) (WorkResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return WorkResponse{}, err
+	}
+	if limit < 0 {
+		return WorkResponse{}, Usagef("", "the limit must be positive, got %d", limit)
+	}
+	mine, ready, err := ts.Work(ctx, limit)
+	if err != nil {
+		return WorkResponse{}, err
+	}
+	var r WorkResponse
+	all := append(append([]tasks.Task{}, mine...), ready...)
+	r.Short, _ = ts.ShortIDs(ctx, mapSlice(all, func(t tasks.Task) string { return t.ID }))
+	r.Mine, r.Ready = mapSlice(mine, taskDoc), mapSlice(ready, taskDoc)
+	return r, nil
+}
+
+// TaskThread is the thread of the messages filed under a task (send
+// --task): the task's own, named by its id.
+func TaskThread(id string) string { return "task-" + id }
+
+// taskReason is the reason of the reservations a task's claim takes: what
+// its close and unclaim release.
+func taskReason(id string) string { return "task " + id }
+
+// inTx returns x's project's reservations, acting as agent, deciding in tx
+// (a change of tasks' transaction).
+func (x *session) inTx(agent string, tx *store.Tx) *reservations.Service {
+	rs := reservations.New(x.st, x.project().Slug, agent, nil)
+	rs.DecideBy(func(_ context.Context, fn func(*store.Tx) error) error { return fn(tx) })
+	return rs
+}
+
+// ClaimTask makes the acting agent a task's holder, with its paths
+// reserved (exclusively, both or neither) when asked or when it names
+// paths; a task another agent holds is TASK_CLAIMED naming the holder. A
+// forced claim takes over one whose holder has been silent for
+// tasks.StaleAfter, and tells the holder.
+func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest) (TaskResponse, error) {
+	x, ts, agent, err := s.tasks(ctx, sc, true)
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	if req.TTL < 0 {
+		return TaskResponse{}, Usagef("", "the reservations' lease must be positive, got %s", req.TTL)
+	}
+	ttl := req.TTL
+	if ttl == 0 {
+		ttl = time.Hour
+	}
+	if remote, ok, err := x.synced(); err != nil {
+		return TaskResponse{}, err
+	} else if ok {
+		ts.DecideBy(s.pushFirst(x, remote))
+	}
+	var reserved, released []Reservation
+	var takenOver []reservations.Reservation // the leases of the claim taken over, ended in this write
+	within := func(tx *store.Tx, t tasks.Task) error {
+		reserved = nil
+		if len(t.Paths) == 0 || (req.Reserve != nil && !*req.Reserve) {
+			return nil
+		}
+		// The leases of a claim taken over end in this write, which the
+		// index does not show yet: conflicts with them alone are none.
+		res, err := x.inTx(agent, tx).Reserve(ctx, t.Paths, reservations.Options{TTL: ttl, Reason: taskReason(t.ID), AllowConflicts: true})
+		if err != nil {
+			return err
+		}
+		var left []reservations.Conflict
+		for _, c := range res.Conflicts {
+			if !slices.ContainsFunc(takenOver, func(r reservations.Reservation) bool { return r.Agent == c.Holder && r.Pattern == c.HolderPattern }) {
+				left = append(left, c)
+			}
+		}
+		if len(left) > 0 {
+			return &reservations.ConflictError{Conflicts: left}
+		}
+		reserved = reservationDocs(res.Granted)
+		return nil
+	}
+	t, from, err := ts.Claim(ctx, req.ID, tasks.ClaimOptions{Start: req.Start, Force: req.Force, Reason: req.Reason, Within: within,
+		Before: func(tx *store.Tx, t tasks.Task) error {
+			takenOver, released = nil, nil
+			if t.Claim == "" || t.Claim == agent {
+				return nil
+			}
+			var err error
+			takenOver, err = x.inTx(t.Claim, tx).Release(ctx, reservations.Selector{Reason: taskReason(t.ID)})
+			released = reservationDocs(takenOver)
+			return err
+		}})
+	resp, err := s.taskResponse(ctx, ts, t, err)
+	if err != nil {
+		return resp, err
+	}
+	resp.Reserved, resp.Released, resp.TakenFrom = reserved, released, from
+	if from != "" {
+		if _, err := x.mb.Send(ctx, mailbox.Draft{To: []string{from}, Importance: "high",
+			Subject: "Took over your task " + t.Title,
+			Body:    fmt.Sprintf("%s took over your claim of task %s (%s): %s", agent, t.ID, t.Title, req.Reason)}); err != nil {
+			return resp, fmt.Errorf("claimed, but could not tell %s: %w", from, err)
+		}
+	}
+	return resp, nil
+}
+
+// releaseWithin returns the Within that ends the reservations a task's
+// claim took, appending them to released.
+func (x *session) releaseWithin(ctx context.Context, released *[]Reservation) tasks.Within {
+	return func(tx *store.Tx, t tasks.Task) error {
+		if t.Claim == "" {
+			return nil
+		}
+		rs, err := x.inTx(t.Claim, tx).Release(ctx, reservations.Selector{Reason: taskReason(t.ID)})
+		*released = append(*released, reservationDocs(rs)...)
+		return err
+	}
+}
+
+// UnclaimTask ends the acting agent's claim of a task, and the
+// reservations it took.
+func (s *Service) UnclaimTask(ctx context.Context, sc Scope, id string) (TaskResponse, error) {
+	x, ts, _, err := s.tasks(ctx, sc, true)
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	var released []Reservation
+	t, err := ts.Unclaim(ctx, id, x.releaseWithin(ctx, &released))
+	resp, err := s.taskResponse(ctx, ts, t, err)
+	resp.Released = released
+	return resp, err
+}
+
+// CloseTask closes a task (an epic's open children with it; an epic whose
+// last open child it is after it) and ends the reservations their claims
+// took.
+func (s *Service) CloseTask(ctx context.Context, sc Scope, req CloseTaskRequest) (TaskResponse, error) {
+	x, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	var released []Reservation
+	c, err := ts.Close(ctx, req.ID, strings.TrimSpace(req.Reason), x.releaseWithin(ctx, &released))
+	resp, err := s.taskResponse(ctx, ts, c.Task, err)
+	if err != nil {
+		return resp, err
+	}
+	resp.Closed, resp.Released = mapSlice(c.Along, taskDoc), released
+	return resp, nil
+}
+
+// ReopenTask opens a closed task again (not under a closed epic).
+func (s *Service) ReopenTask(ctx context.Context, sc Scope, id string) (TaskResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	t, err := ts.Reopen(ctx, id)
+	return s.taskResponse(ctx, ts, t, err)
+}
+
+// AddTaskDep makes a task depend on another; one that would close a
+// cycle is DEPENDENCY_CYCLE.
+func (s *Service) AddTaskDep(ctx context.Context, sc Scope, req TaskDepRequest) (TaskResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	t, err := ts.AddDep(ctx, req.ID, req.Dep)
+	return s.taskResponse(ctx, ts, t, err)
+}
+
+// RemoveTaskDep drops a dependency.
+func (s *Service) RemoveTaskDep(ctx context.Context, sc Scope, req TaskDepRequest) (TaskResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	t, err := ts.RemoveDep(ctx, req.ID, req.Dep)
+	return s.taskResponse(ctx, ts, t, err)
+}

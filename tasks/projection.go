@@ -1,0 +1,97 @@
+package tasks
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/store"
+)
+
+// Projection returns the tasks' part of the index: each change as it is
+// (task_ops), and each task's folded state (tasks) with its dependencies
+// (task_deps), folded again whenever a change of it arrives.
+func Projection() store.Projection { return projection{} }
+
+type projection struct{}
+
+func (projection) Name() string { return "tasks1" }
+
+func (projection) Tables() []store.Table {
+	return []store.Table{
+		{Name: "task_ops", Create: `CREATE TABLE task_ops(project_id INTEGER NOT NULL, task TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL,
+			PRIMARY KEY(project_id, task, id)) WITHOUT ROWID`},
+		{Name: "tasks", Create: `CREATE TABLE tasks(project_id INTEGER NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
+			type TEXT NOT NULL, priority INTEGER NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL, parent TEXT NOT NULL,
+			labels TEXT NOT NULL, paths TEXT NOT NULL, creator TEXT NOT NULL, claim TEXT NOT NULL, claimed TEXT,
+			created TEXT NOT NULL, updated TEXT NOT NULL, closed TEXT,
+			PRIMARY KEY(project_id, id)) WITHOUT ROWID`,
+			Indexes: []string{`CREATE INDEX tasks_status ON tasks(project_id, status, priority, id)`,
+				`CREATE INDEX tasks_parent ON tasks(project_id, parent)`}},
+		{Name: "task_deps", Create: `CREATE TABLE task_deps(project_id INTEGER NOT NULL, task TEXT NOT NULL, dep TEXT NOT NULL,
+			PRIMARY KEY(project_id, task, dep)) WITHOUT ROWID`,
+			Indexes: []string{`CREATE INDEX task_deps_dep ON task_deps(project_id, dep)`}},
+	}
+}
+
+func (projection) Prepare(record.Record) any { return nil }
+
+func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
+	o, ok := rec.(*record.TaskOp)
+	if !ok {
+		return nil
+	}
+	pid, err := w.ProjectID(o.Project)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Exec(`INSERT OR IGNORE INTO task_ops(project_id, task, id, data) VALUES (?, ?, ?, ?)`,
+		pid, o.Task, o.ID, string(o.Files()[0].Data)); err != nil {
+		return err
+	}
+	var log string
+	if err := w.QueryRow(`SELECT json_group_array(data) FROM (SELECT data FROM task_ops WHERE project_id = ? AND task = ? ORDER BY id)`,
+		pid, o.Task).Scan(&log); err != nil {
+		return err
+	}
+	var datas []string
+	if err := json.Unmarshal([]byte(log), &datas); err != nil {
+		return err
+	}
+	ops := make([]*record.TaskOp, 0, len(datas))
+	for _, d := range datas {
+		op, err := record.DecodeTaskOp(o.Project, []byte(d))
+		if err != nil {
+			return fmt.Errorf("task %s: %w", o.Task, err)
+		}
+		ops = append(ops, op)
+	}
+	t, ok := Fold(ops)
+	if !ok {
+		return nil // its creation has not arrived yet
+	}
+	if _, err := w.Exec(`INSERT OR REPLACE INTO tasks(project_id, id, title, description, type, priority, status, reason, parent,
+		labels, paths, creator, claim, claimed, created, updated, closed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		pid, t.ID, t.Title, t.Description, t.Type, t.Priority, t.Status, t.Reason, t.Parent, jsonList(t.Labels), jsonList(t.Paths),
+		t.Creator, t.Claim, store.NullTime(t.Claimed), record.FormatTime(t.Created), record.FormatTime(t.Updated),
+		store.NullTime(t.Closed)); err != nil {
+		return err
+	}
+	if _, err := w.Exec(`DELETE FROM task_deps WHERE project_id = ? AND task = ?`, pid, t.ID); err != nil {
+		return err
+	}
+	for _, d := range t.Deps {
+		if _, err := w.Exec(`INSERT OR IGNORE INTO task_deps(project_id, task, dep) VALUES (?, ?, ?)`, pid, t.ID, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func jsonList(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
