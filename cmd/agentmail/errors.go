@@ -127,12 +127,12 @@ var cliHints = service.Hints{
 		return fmt.Sprintf("use it (agentmail port get %s), claim another name, or ask the holder: agentmail send --to %s --subject 'port %s'",
 			f.String("name"), f.String("holder"), f.String("name"))
 	},
-	"NO_FREE_PORT":      service.Say("release ports you no longer use: agentmail port list"),
+	"NO_FREE_PORT": service.Say("release ports you no longer use: agentmail port list"),
 	"TASK_CLAIMED": func(f service.Failure) string {
 		return fmt.Sprintf("choose another task (agentmail work), ask the holder (agentmail send --to %s), or take it over once its holder is silent: agentmail task claim %s --force --reason R",
 			cmp.Or(f.String("holder"), "HOLDER"), cmp.Or(f.String("task"), "ID"))
 	},
-	"DEPENDENCY_CYCLE": service.Say("remove the dependency that closes the cycle first (agentmail task dep rm), or leave this one out"),
+	"DEPENDENCY_CYCLE":  service.Say("remove the dependency that closes the cycle first (agentmail task dep rm), or leave this one out"),
 	"GUARD_NOT_RUN":     service.Say("run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"),
 	"GLOBAL_HOOKS_PATH": service.Say("pass --allow-global to install the hooks there anyway"),
 	"HOOK_IN_THE_WAY":   service.Say("move the file out of the way, or see agentmail guard status"),

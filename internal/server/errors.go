@@ -73,12 +73,12 @@ var apiHints = service.Hints{
 		}
 		return "try again after it expires, or ask the holder with a message"
 	},
-	"PORT_HELD":     service.Say("use the holder's port (GET /api/projects/SLUG/ports/NAME), claim another name, or ask the holder with a message"),
-	"NO_FREE_PORT":  service.Say("release the ports you no longer use (GET /api/projects/SLUG/ports lists them)"),
+	"PORT_HELD":        service.Say("use the holder's port (GET /api/projects/SLUG/ports/NAME), claim another name, or ask the holder with a message"),
+	"NO_FREE_PORT":     service.Say("release the ports you no longer use (GET /api/projects/SLUG/ports lists them)"),
 	"TASK_CLAIMED":     service.Say(`choose another task (GET /api/projects/SLUG/work), ask the holder with a message, or take it over once its holder is silent: "force": true with a "reason"`),
 	"DEPENDENCY_CYCLE": service.Say("remove the dependency that closes the cycle first, or leave this one out"),
-	"STORE_BUSY":    service.Say("try again in a moment"),
-	"STORE_CORRUPT": service.Say("the store needs a check: ask its owner to run its doctor"),
+	"STORE_BUSY":       service.Say("try again in a moment"),
+	"STORE_CORRUPT":    service.Say("the store needs a check: ask its owner to run its doctor"),
 }
 
 // apiDurationHint words an invalid duration of the request's field.
