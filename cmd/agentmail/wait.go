@@ -23,9 +23,10 @@ func newWaitCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "thread", Usage: "only mail in this thread"},
 			&cli.StringFlag{Name: "from", Usage: "only mail from this agent"},
 			&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
+			&cli.StringFlag{Name: "topic", Usage: "instead, the next unread post to channel `NAME` (as agentmail poll, which marks it read)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *waitOptions {
-			return &waitOptions{req: service.WaitRequest{Timeout: c.Duration("timeout"), Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent")}}
+			return &waitOptions{req: service.WaitRequest{Timeout: c.Duration("timeout"), Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent"), Topic: c.String("topic")}}
 		}), runWait),
 	}
 }

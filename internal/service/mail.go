@@ -247,6 +247,9 @@ type InboxMessage struct {
 // receipt...]}, each with "body" when bodies were asked for.
 type InboxResponse struct {
 	Messages []InboxMessage `json:"messages"`
+	// Posts are the unread posts of the channels the agent subscribes to,
+	// oldest first (on the first page of an unfiltered inbox).
+	Posts []Message `json:"posts,omitempty"`
 
 	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
 }
@@ -279,7 +282,12 @@ func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxR
 			resp.Messages[i].Body = &m.Body
 		}
 	}
-	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(msgs, messageID))
+	if req.Before == "" && req.Topic == "" && req.Category == "" && !req.Urgent {
+		if _, resp.Posts, err = newPosts(ctx, x, 0); err != nil {
+			return resp, err
+		}
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, append(mapSlice(msgs, messageID), mapSlice(resp.Posts, docID)...))
 	return resp, err
 }
 

@@ -23,14 +23,19 @@ type CheckResponse struct {
 	Messages        []Message `json:"messages"`         // the newest unread
 	Unread          int       `json:"unread"`
 	Urgent          int       `json:"urgent"` // unread and high or urgent
+	// Posts counts the unread posts of the channels the agent subscribes
+	// to; NewPosts lists the oldest of them.
+	Posts    int       `json:"posts"`
+	NewPosts []Message `json:"new_posts"`
 
 	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
 	HooksWarning *HooksWarning `json:"-"`
 }
 
-// Waiting reports whether unread mail or a contact request waits.
-func (r CheckResponse) Waiting() bool { return r.Unread+r.ContactRequests > 0 }
+// Waiting reports whether unread mail, a contact request or a post of a
+// subscribed channel waits.
+func (r CheckResponse) Waiting() bool { return r.Unread+r.ContactRequests+r.Posts > 0 }
 
 // Check counts the acting agent's unread, urgent and unacknowledged mail
 // and open contact requests, and lists the newest unread messages.
@@ -45,9 +50,15 @@ func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckR
 	}
 	resp := CheckResponse{AwaitingAck: sum.AwaitingAck, ContactRequests: sum.ContactRequests,
 		Messages: mapSlice(sum.Newest, messageDoc), Unread: sum.Unread, Urgent: sum.Urgent, HooksWarning: GuardHooksWarning(x.project())}
-	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(sum.Newest, messageID))
+	if resp.Posts, resp.NewPosts, err = newPosts(ctx, x, req.Newest); err != nil {
+		return resp, err
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, append(mapSlice(sum.Newest, messageID), mapSlice(resp.NewPosts, docID)...))
 	return resp, err
 }
+
+// docID is a message document's id, for mapSlice.
+func docID(m Message) string { return m.ID }
 
 // WaitRequest says what new mail to wait for, and how long.
 type WaitRequest struct {
@@ -55,6 +66,9 @@ type WaitRequest struct {
 	Thread  string        // only mail in this thread (a name, or a message id or prefix)
 	From    string        // only mail from this agent
 	Urgent  bool          // only high and urgent mail
+	// Topic waits for the next post to this channel instead (as Poll,
+	// which marks it read).
+	Topic string
 }
 
 // WaitResponse is the document of wait: {"messages": [message + receipt +
@@ -70,6 +84,17 @@ type WaitResponse struct {
 func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResponse, error) {
 	if req.Timeout < 0 {
 		return WaitResponse{}, Usagef("pass a duration such as --timeout 5m (0 checks once)", "--timeout must not be negative, got %s", req.Timeout)
+	}
+	if req.Topic != "" {
+		if req.Thread != "" || req.From != "" || req.Urgent {
+			return WaitResponse{}, Usagef("wait for a channel's post alone, or for mail by thread, sender or urgency", "a topic cannot be combined with the mail filters")
+		}
+		p, err := s.Poll(ctx, sc, PollRequest{Topic: req.Topic, Timeout: req.Timeout})
+		resp := WaitResponse{Messages: []FullMessage{}, Timeout: p.Timeout}
+		if p.Message != nil {
+			resp.Messages = append(resp.Messages, *p.Message)
+		}
+		return resp, err
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
