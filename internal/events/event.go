@@ -23,10 +23,13 @@ const (
 	TypeLock        = "lock"
 	TypeContact     = "contact"
 	TypeAgent       = "agent"
+	// TypePost is a post to a channel: a message with a topic and no
+	// recipients, one event for the channel (its Agent is the sender).
+	TypePost = "post"
 )
 
 // Types lists every event type.
-var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent}
+var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent, TypePost}
 
 // The states of leases (reservations and locks).
 const (
@@ -53,6 +56,8 @@ type Event struct {
 	// (receipts); requested, approved or denied (contacts); registered or
 	// updated (agents); absent for messages.
 	State string `json:"state,omitempty"`
+	// Topic is the topic of a message or post that has one.
+	Topic string `json:"topic,omitempty"`
 	// Commit is the archive commit that made the change; for an expiry,
 	// the project's head when it expired.
 	Commit string `json:"commit"`
@@ -303,8 +308,13 @@ func recordEvents(slug, path string, rec record.Record, before func(path string)
 }
 
 // messageEvents is one event per recipient of m, each with the message as
-// that recipient sees it.
+// that recipient sees it; a post (a topic and no recipients) is one post
+// event.
 func messageEvents(m *record.Message) []Event {
+	if m.Topic != "" && len(m.To)+len(m.Cc)+len(m.Bcc) == 0 {
+		doc := service.MessageRecordDoc(m, "")
+		return []Event{{Type: TypePost, Agent: m.From, Topic: m.Topic, Message: &doc}}
+	}
 	var out []Event
 	seen := map[string]bool{}
 	for _, list := range [][]string{m.To, m.Cc, m.Bcc} {
@@ -314,7 +324,7 @@ func messageEvents(m *record.Message) []Event {
 			}
 			seen[name] = true
 			doc := service.MessageRecordDoc(m, name)
-			out = append(out, Event{Type: TypeMessage, Agent: name, Message: &doc})
+			out = append(out, Event{Type: TypeMessage, Agent: name, Topic: m.Topic, Message: &doc})
 		}
 	}
 	return out
