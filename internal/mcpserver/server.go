@@ -249,6 +249,7 @@ func (s *Server) addTools() {
 		{"messaging", s.addMailTools},
 		{"file reservations, locks and the guard", s.addLeaseTools},
 		{"ports", s.addPortTools},
+		{"channels, agent state and control", s.addAttentionTools},
 		{"macros", s.addMacroTools},
 		{"summaries, products, events and receipts", s.addMoreTools},
 	} {

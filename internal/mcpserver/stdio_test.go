@@ -42,8 +42,8 @@ func TestStdioServer(t *testing.T) {
 		}
 		n++
 	}
-	if n != 53 {
-		t.Errorf("%d tools listed, want 53", n)
+	if n != 55 {
+		t.Errorf("%d tools listed, want 55", n)
 	}
 	call := func(cs *mcp.ClientSession, name string, a args) doc {
 		t.Helper()

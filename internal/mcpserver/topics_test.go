@@ -82,3 +82,30 @@ func TestTopicsAndAttachments(t *testing.T) {
 	b.fail("get_attachment", args{"message_id": id, "name": "nope"}, "NOT_FOUND")
 	b.fail("get_attachment", args{"message_id": id, "name": ""}, "USAGE")
 }
+
+// subscribe_topic makes a channel's posts show in check_mail (count, list,
+// text); wait_for_mail with the topic returns the next one and marks it
+// read; unsubscribe_topic stops it. Its errors speak no command line.
+func TestSubscribeTopic(t *testing.T) {
+	g, b := twoAgents(t)
+	res := b.call("subscribe_topic", args{"topic": "Builds"})
+	if !strings.HasPrefix(text(res), "subscribed to builds") {
+		t.Fatalf("subscribe_topic: %s", text(res))
+	}
+	g.ok("send_message", args{"to": []string{}, "topic": "builds", "subject": "main is green", "body_md": "ci 4411"})
+	chk := b.ok("check_mail", args{})
+	b.want(chk, "posts", float64(1))
+	b.want(chk, "new_posts.0.subject", "main is green")
+	if txt := text(b.call("check_mail", args{})); !strings.Contains(txt, "1 new post in your channels") {
+		t.Errorf("check_mail text: %s", txt)
+	}
+	w := b.ok("wait_for_mail", args{"topic": "builds", "timeout_seconds": 0})
+	b.want(w, "messages.0.body", "ci 4411")
+	b.want(b.ok("check_mail", args{}), "posts", float64(0))
+	checkNoCLI(t, "wait_for_mail", b.fail("wait_for_mail", args{"topic": "builds", "from": "GreenCastle", "timeout_seconds": 0}, "USAGE"))
+	checkNoCLI(t, "subscribe_topic", b.fail("subscribe_topic", args{"topic": "no good"}, "INVALID_TOPIC"))
+	un := b.ok("unsubscribe_topic", args{"topic": "builds"})
+	if n := len(un.list("subscriptions")); n != 0 {
+		t.Errorf("after unsubscribe_topic: %d subscriptions", n)
+	}
+}
