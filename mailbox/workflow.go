@@ -176,7 +176,23 @@ type WaitFilter struct {
 	Thread string // a thread name, or a message id (or unique prefix) of the thread
 	From   string
 	Urgent bool
+	// Steered also ends the wait when the agent is paused, resumed or
+	// interrupted after the call began: Wait returns a *SteeredError.
+	Steered bool
 }
+
+// ErrSteered: a wait ended because the agent was paused, resumed or
+// interrupted.
+var ErrSteered = errors.New("steered")
+
+// SteeredError is the control that ended a wait.
+type SteeredError struct{ Control record.Control }
+
+func (e *SteeredError) Error() string {
+	return fmt.Sprintf("%s: %s's control changed", ErrSteered, e.Control.Agent)
+}
+
+func (e *SteeredError) Unwrap() error { return ErrSteered }
 
 // Wait blocks until unread mail matching f arrives for the acting agent
 // after the call began, and returns it; ErrTimeout after timeout. It checks
@@ -204,7 +220,9 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			return nil, fmt.Errorf("thread: %w", err)
 		}
 	}
-	since := firstIDAt(m.st.Clock())
+	began := m.st.Clock()
+	since := firstIDAt(began)
+	began = began.Truncate(time.Second) // as records hold times
 	deadline := time.Now().Add(timeout)
 	lastHead := ""
 	for {
@@ -220,6 +238,15 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			if m.pid == 0 {
 				if err := m.loadProjectID(ctx, m.st.Index()); err != nil {
 					return nil, err
+				}
+			}
+			if f.Steered {
+				c, ok, err := m.controlOf(ctx, m.st.Index(), me.Name)
+				if err != nil {
+					return nil, err
+				}
+				if ok && (!c.PauseAt.Before(began) || !c.InterruptAt.IsZero() && !c.InterruptAt.Before(began)) {
+					return nil, &SteeredError{Control: c}
 				}
 			}
 			where := []string{"r.project_id = ?", "r.agent = ?", "r.read_at IS NULL", "r.message_id >= ?"}

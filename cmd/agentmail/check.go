@@ -60,6 +60,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		return waiting
 	}
 	err = o.buffered(func(w io.Writer) {
+		for _, l := range o.steeringLines(resp.Steering) {
+			fmt.Fprintln(w, l)
+		}
 		if resp.Unread > 0 {
 			fmt.Fprintf(w, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", resp.Unread, resp.Urgent, resp.AwaitingAck)
 		}
@@ -73,6 +76,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		for _, m := range resp.NewPosts {
 			m = o.esc.message(m)
 			fmt.Fprintf(w, "  %s  #%s %s: %s\n", resp.Short.Of(m.ID), m.Topic, m.From, truncate(m.Subject, 60))
+		}
+		for _, a := range resp.Stuck {
+			fmt.Fprintf(w, "%s is stuck%s\n", o.esc.line(a.Agent), noteSuffix(o.esc.line(a.Note)))
 		}
 		if resp.ContactRequests > 0 {
 			fmt.Fprintf(w, "%d contact %s waiting for your answer: agentmail contacts list\n", resp.ContactRequests, plural(resp.ContactRequests, "request", "requests"))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -44,6 +45,21 @@ func runWait(ctx context.Context, o *waitOptions) error {
 	}
 	if resp.Timeout {
 		return err
+	}
+	if c := resp.Control; c != nil {
+		var st service.Steering
+		switch {
+		case !c.InterruptAt.IsZero() && !c.InterruptAt.Before(c.PauseAt.Time):
+			st.Interrupt = c
+		case c.Paused:
+			st.Paused = c
+		default:
+			fmt.Fprintf(o.Stdout, "RESUMED by %s\n", o.esc.line(c.PauseBy))
+		}
+		for _, l := range o.steeringLines(st) {
+			fmt.Fprintln(o.Stdout, l)
+		}
+		return nil
 	}
 	o.printMessages(resp.Messages, o.now(), false)
 	return nil

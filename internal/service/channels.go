@@ -92,6 +92,9 @@ func (s *Service) Subscribe(ctx context.Context, sc Scope, topic string, on bool
 	if err != nil {
 		return SubscriptionsResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return SubscriptionsResponse{}, err
+	}
 	t, changed, err := x.mb.Subscribe(ctx, topic, on)
 	if err != nil {
 		return SubscriptionsResponse{}, err

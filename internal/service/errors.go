@@ -27,6 +27,7 @@ const (
 	ExitUsage    = 2
 	ExitConflict = 3
 	ExitTimeout  = 4
+	ExitPaused   = 5
 )
 
 // Sentinels of the domain packages that callers of the service branch on.
@@ -139,6 +140,7 @@ var errorCodes = []struct {
 	{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "see: agentmail COMMAND --help"},
 	{mailbox.ErrInvalidTopic, "INVALID_TOPIC", ExitError, http.StatusBadRequest, "a topic is 1 to 64 letters, digits, '_', '.' and '-', such as builds or team-api"},
 	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, "wait again, or check agentmail inbox"},
+	{mailbox.ErrPaused, "PAUSED", ExitPaused, http.StatusLocked, "wait to be resumed; reads, check, wait, state and releasing what you hold still work"},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, "ask first: agentmail contacts request NAME --reason \"...\""},
 	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", ExitError, http.StatusForbidden, "the recipient takes no mail; ask a human to pass it on (agentmail send --as-human)"},
 	{reservations.ErrConflict, "RESERVATION_CONFLICT", ExitConflict, http.StatusConflict, "wait for the holder's reservation to expire, ask the holder (agentmail send --to HOLDER), or pass --shared or --allow-conflicts"},

@@ -89,6 +89,9 @@ func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResp
 	if err != nil {
 		return SendResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return SendResponse{}, err
+	}
 	d, err := s.draft(x, req)
 	if err != nil {
 		return SendResponse{}, err
@@ -151,6 +154,9 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	if err != nil {
 		return SendAndWaitResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return SendAndWaitResponse{}, err
+	}
 	d, err := s.draft(x, req.SendRequest)
 	if err != nil {
 		return SendAndWaitResponse{}, err
@@ -208,6 +214,9 @@ func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendRe
 	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
+		return SendResponse{}, err
+	}
+	if err := x.writable(ctx); err != nil {
 		return SendResponse{}, err
 	}
 	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold, AsHuman: req.AsHuman,

@@ -27,15 +27,21 @@ type CheckResponse struct {
 	// to; NewPosts lists the oldest of them.
 	Posts    int       `json:"posts"`
 	NewPosts []Message `json:"new_posts"`
+	// Paused and Interrupt steer the agent (shown first); Stuck are the
+	// team's agents that say they are stuck.
+	Steering
+	Stuck []WorkState `json:"stuck"`
 
 	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
 	HooksWarning *HooksWarning `json:"-"`
 }
 
-// Waiting reports whether unread mail, a contact request or a post of a
-// subscribed channel waits.
-func (r CheckResponse) Waiting() bool { return r.Unread+r.ContactRequests+r.Posts > 0 }
+// Waiting reports whether unread mail, a contact request, a post of a
+// subscribed channel, a pause, an interrupt or a stuck teammate waits.
+func (r CheckResponse) Waiting() bool {
+	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck) > 0 || r.Paused != nil || r.Interrupt != nil
+}
 
 // Check counts the acting agent's unread, urgent and unacknowledged mail
 // and open contact requests, and lists the newest unread messages.
@@ -51,6 +57,12 @@ func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckR
 	resp := CheckResponse{AwaitingAck: sum.AwaitingAck, ContactRequests: sum.ContactRequests,
 		Messages: mapSlice(sum.Newest, messageDoc), Unread: sum.Unread, Urgent: sum.Urgent, HooksWarning: GuardHooksWarning(x.project())}
 	if resp.Posts, resp.NewPosts, err = newPosts(ctx, x, req.Newest); err != nil {
+		return resp, err
+	}
+	if resp.Steering, err = steering(ctx, x, true); err != nil {
+		return resp, err
+	}
+	if resp.Stuck, err = stuckAgents(ctx, x, sc.Agent); err != nil {
 		return resp, err
 	}
 	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, append(mapSlice(sum.Newest, messageID), mapSlice(resp.NewPosts, docID)...))
@@ -76,10 +88,14 @@ type WaitRequest struct {
 type WaitResponse struct {
 	Messages []FullMessage `json:"messages"`
 	Timeout  bool          `json:"timeout"` // nothing arrived in time
+	// Control is set when the wait ended because the agent was paused,
+	// resumed or interrupted meanwhile.
+	Control *Control `json:"control,omitempty"`
 }
 
 // Wait blocks until unread mail matching req arrives for the acting agent
-// after the call began, and returns it. On timeout the error wraps
+// after the call began, and returns it; or until the agent is paused,
+// resumed or interrupted (the response's Control). On timeout the error wraps
 // mailbox.ErrTimeout and the response says so.
 func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResponse, error) {
 	if req.Timeout < 0 {
@@ -100,7 +116,10 @@ func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResp
 	if err != nil {
 		return WaitResponse{}, err
 	}
-	msgs, err := x.mb.Wait(ctx, mailbox.WaitFilter{Thread: req.Thread, From: req.From, Urgent: req.Urgent}, req.Timeout, pollInterval)
+	msgs, err := x.mb.Wait(ctx, mailbox.WaitFilter{Thread: req.Thread, From: req.From, Urgent: req.Urgent, Steered: true}, req.Timeout, pollInterval)
+	if c, ok := steered(err); ok {
+		return WaitResponse{Messages: []FullMessage{}, Control: c}, nil
+	}
 	timedOut := errors.Is(err, mailbox.ErrTimeout)
 	if err != nil && !timedOut {
 		return WaitResponse{}, err
