@@ -298,5 +298,3 @@ func (m *Mailbox) Poll(ctx context.Context, topic string, timeout, poll time.Dur
 		}
 	}
 }
-
-

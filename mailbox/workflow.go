@@ -177,7 +177,8 @@ type WaitFilter struct {
 	From   string
 	Urgent bool
 	// Steered also ends the wait when the agent is paused, resumed or
-	// interrupted after the call began: Wait returns a *SteeredError.
+	// interrupted after the call began (its control record changed):
+	// Wait returns a *SteeredError.
 	Steered bool
 }
 
@@ -220,9 +221,13 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			return nil, fmt.Errorf("thread: %w", err)
 		}
 	}
-	began := m.st.Clock()
-	since := firstIDAt(began)
-	began = began.Truncate(time.Second) // as records hold times
+	since := firstIDAt(m.st.Clock())
+	var before record.Control // the control as it was when the wait began
+	if f.Steered {
+		if before, _, err = m.controlOf(ctx, m.st.Index(), me.Name); err != nil {
+			return nil, err
+		}
+	}
 	deadline := time.Now().Add(timeout)
 	lastHead := ""
 	for {
@@ -245,7 +250,7 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 				if err != nil {
 					return nil, err
 				}
-				if ok && (!c.PauseAt.Before(began) || !c.InterruptAt.IsZero() && !c.InterruptAt.Before(began)) {
+				if ok && c != before {
 					return nil, &SteeredError{Control: c}
 				}
 			}
