@@ -106,6 +106,7 @@ var toolHints = map[string]string{
 	"LOCK_HELD":               "wait for it (wait_seconds), or ask the holder with send_message",
 	"PORT_HELD":               "use the holder's port (get_port), claim another name, or ask the holder with send_message",
 	"NO_FREE_PORT":            "release the ports you no longer use (list_ports shows them)",
+	"PAUSED":                  "wait to be resumed (wait_for_mail returns when you are); reads, check_mail, set_agent_state and releasing what you hold still work",
 	// The command line's hint names --offline; only tools that grant
 	// leases reach the remote.
 	"REMOTE_UNREACHABLE": "the project syncs through this remote: check that it is up, or call again with offline: true to grant here only, unconfirmed until a sync decides it",

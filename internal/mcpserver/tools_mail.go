@@ -504,12 +504,15 @@ func (s *Server) checkMail(ctx context.Context, c *call, in checkArgs) (service.
 
 func textCheck(r service.CheckResponse) string {
 	if !r.Waiting() {
-		return "nothing waits: no unread mail, no contact requests, no new posts"
+		return "nothing waits: no unread mail, no contact requests, no new posts, nobody stuck"
 	}
-	out := []string{fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
-		count(r.Unread, "unread message", "unread messages"), r.Urgent, r.AwaitingAck, count(r.ContactRequests, "contact request", "contact requests"))}
+	out := append(steeringText(r.Steering), fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
+		count(r.Unread, "unread message", "unread messages"), r.Urgent, r.AwaitingAck, count(r.ContactRequests, "contact request", "contact requests")))
 	for _, m := range r.Messages {
 		out = append(out, header(m))
+	}
+	for _, a := range r.Stuck {
+		out = append(out, a.Agent+" is stuck"+suffix(a.Note))
 	}
 	if r.Posts > 0 {
 		out = append(out, count(r.Posts, "new post", "new posts")+" in your channels (wait_for_mail with topic reads the next one):")
