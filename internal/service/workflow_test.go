@@ -34,7 +34,7 @@ func TestCheck(t *testing.T) {
 	if sum.Short.Of(sum.Messages[0].ID) == sum.Messages[0].ID {
 		t.Errorf("no short id for display: %v", sum.Short)
 	}
-	if got := keys(t, sum); !slices.Equal(got, []string{"awaiting_ack", "contact_requests", "messages", "unread", "urgent"}) {
+	if got := keys(t, sum); !slices.Equal(got, []string{"awaiting_ack", "contact_requests", "messages", "unread", "urgent", "posts", "new_posts", "stuck"}) {
 		t.Errorf("document keys %q", got)
 	}
 	_, err = f.svc.Check(ctx, as(""), CheckRequest{})
