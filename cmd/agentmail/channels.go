@@ -16,6 +16,8 @@ func init() {
 		`agentmail publish jobs --payload '{"job": 17, "file": "src/api/users.go"}'`,
 	}
 	examples["subscribe"] = []string{"agentmail subscribe builds", "agentmail subscriptions"}
+	examples["unsubscribe"] = []string{"agentmail unsubscribe builds"}
+	examples["subscriptions"] = []string{"agentmail subscriptions", "agentmail subscriptions --json | jq -r '.subscriptions[] | select(.unread > 0) | .topic'"}
 	examples["poll"] = []string{
 		"agentmail poll jobs --timeout 30s",
 		"agentmail poll jobs --timeout 30s --json | jq -r .message.body",
