@@ -211,7 +211,7 @@ func (m *Mailbox) Attention(ctx context.Context, mark bool) (Attention, error) {
 	}
 	out.Fresh = seen < at
 	if out.Fresh && mark && !m.st.ReadOnly() {
-		_, err = m.st.Index().ExecContext(ctx, `INSERT INTO interrupts_seen(slug, fold, interrupt_at) VALUES (?, ?, ?)
+		err = m.keep(ctx, `INSERT INTO interrupts_seen(slug, fold, interrupt_at) VALUES (?, ?, ?)
 			ON CONFLICT(slug, fold) DO UPDATE SET interrupt_at = excluded.interrupt_at`, m.proj.Slug, fold, at)
 	}
 	return out, err

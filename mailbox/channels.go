@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -232,13 +233,35 @@ func (m *Mailbox) MarkPosts(ctx context.Context, posts []Message) error {
 		if !p.Post() {
 			continue
 		}
-		if _, err := m.st.Index().ExecContext(ctx, `INSERT INTO topic_cursors(slug, fold, topic, message_id) VALUES (?, ?, ?, ?)
+		if err := m.keep(ctx, `INSERT INTO topic_cursors(slug, fold, topic, message_id) VALUES (?, ?, ?, ?)
 			ON CONFLICT(slug, fold, topic) DO UPDATE SET message_id = max(message_id, excluded.message_id)`,
 			m.proj.Slug, fold, p.Topic, p.ID); err != nil {
 			return fmt.Errorf("store the reading position in %s: %w", p.Topic, err)
 		}
 	}
 	return nil
+}
+
+// keepWait bounds how long keep waits for the index's write lock.
+const keepWait = 30 * time.Second
+
+// keep writes to a kept table of the index (a reading position) what a
+// read must not lose: unlike a last-seen time, which the next command
+// records, it waits for another process's index write to end (up to
+// keepWait), trying again every few milliseconds.
+func (m *Mailbox) keep(ctx context.Context, query string, args ...any) error {
+	deadline := time.Now().Add(keepWait)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		_, err := m.st.Index().ExecContext(ctx, query, args...)
+		if !errors.Is(err, store.ErrBusy) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // Poll blocks until a post to topic that the acting agent has not read
