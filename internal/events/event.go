@@ -26,10 +26,14 @@ const (
 	// TypePost is a post to a channel: a message with a topic and no
 	// recipients, one event for the channel (its Agent is the sender).
 	TypePost = "post"
+	// TypeState is an agent saying what state its work is in; TypeControl
+	// an agent paused, resumed or interrupted (its Agent is the target).
+	TypeState   = "state"
+	TypeControl = "control"
 )
 
 // Types lists every event type.
-var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent, TypePost}
+var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent, TypePost, TypeState, TypeControl}
 
 // The states of leases (reservations and locks).
 const (
@@ -70,6 +74,8 @@ type Event struct {
 	Lock        *service.Lock        `json:"lock,omitempty"`
 	Contact     *service.Contact     `json:"contact,omitempty"`
 	Profile     *service.Agent       `json:"profile,omitempty"`
+	Work        *service.WorkState   `json:"work,omitempty"`
+	Control     *service.Control     `json:"control,omitempty"`
 }
 
 // Receipt is the document of a receipt event: one agent's read and ack
@@ -303,6 +309,23 @@ func recordEvents(slug, path string, rec record.Record, before func(path string)
 		}
 		doc := service.ProfileRecordDoc(r)
 		return []Event{{Type: TypeAgent, Agent: r.Name, State: state, Profile: &doc}}, nil
+	case *record.AgentState:
+		doc := service.WorkRecordDoc(r)
+		return []Event{{Type: TypeState, Agent: r.Agent, State: r.State, Work: &doc}}, nil
+	case *record.Control:
+		old, err := previous[*record.Control](before, slug, path)
+		if err != nil {
+			return nil, err
+		}
+		state := "resumed"
+		switch {
+		case old == nil && !r.InterruptAt.IsZero() && r.PauseAt.IsZero(), old != nil && !old.InterruptAt.Equal(r.InterruptAt):
+			state = "interrupted"
+		case r.Paused:
+			state = "paused"
+		}
+		doc := service.ControlRecordDoc(r)
+		return []Event{{Type: TypeControl, Agent: r.Agent, State: state, Control: &doc}}, nil
 	}
 	return nil, nil
 }

@@ -503,3 +503,20 @@ func TestPostEventsByTopic(t *testing.T) {
 		t.Fatalf("bad topic: status %d", resp.StatusCode)
 	}
 }
+
+// An agent's state and its control are events about that agent: stuck,
+// paused, interrupted, resumed.
+func TestStateAndControlEvents(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake")
+	ctx := context.Background()
+	c := connect(t, f.url("agent=BlueLake&types=state,control"), "")
+	must(t)(f.svc.SetState(ctx, as("BlueLake"), "stuck", "db"))
+	for _, action := range []string{"pause", "interrupt", "resume"} {
+		must(t)(f.svc.Control(ctx, as("GreenCastle"), service.ControlRequest{Agent: "BlueLake", Action: action, Reason: action + " now"}))
+	}
+	got := c.until(func(fr frame) bool { return fr.event.Type == TypeControl && fr.event.State == "resumed" })
+	wantSummary(t, got, "state BlueLake stuck", "control BlueLake paused", "control BlueLake interrupted", "control BlueLake resumed")
+	if got[0].event.Work == nil || got[0].event.Work.Note != "db" || got[2].event.Control == nil || got[2].event.Control.InterruptReason != "interrupt now" {
+		t.Errorf("documents: %+v %+v", got[0].event.Work, got[2].event.Control)
+	}
+}

@@ -26,6 +26,14 @@ func workDoc(s record.AgentState) WorkState {
 	return WorkState{Agent: s.Agent, State: s.State, Note: s.Note, Updated: Time{s.Updated}}
 }
 
+// WorkRecordDoc is the document of a state record, as the live events
+// carry it.
+func WorkRecordDoc(s *record.AgentState) WorkState { return workDoc(*s) }
+
+// ControlRecordDoc is the document of a control record, as the live
+// events carry it.
+func ControlRecordDoc(c *record.Control) Control { return controlDoc(*c) }
+
 // StateResponse is the document of state: {"state": work state}.
 type StateResponse struct {
 	State WorkState `json:"state"`
