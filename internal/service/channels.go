@@ -27,6 +27,10 @@ type PublishRequest struct {
 	IdempotencyKey string
 }
 
+// postPollInterval is how often Poll looks at the archive's head (a read
+// of its refs) for a new post: a post reaches a waiting poll within it.
+const postPollInterval = 20 * time.Millisecond
+
 // maxDerivedSubject is how much of a post's first line becomes its
 // subject when it is given none.
 const maxDerivedSubject = 80
@@ -146,7 +150,7 @@ func (s *Service) Poll(ctx context.Context, sc Scope, req PollRequest) (PollResp
 	if err != nil {
 		return PollResponse{}, err
 	}
-	m, err := x.mb.Poll(ctx, req.Topic, req.Timeout, pollInterval)
+	m, err := x.mb.Poll(ctx, req.Topic, req.Timeout, postPollInterval)
 	if errors.Is(err, mailbox.ErrTimeout) {
 		return PollResponse{Timeout: true}, err
 	}
