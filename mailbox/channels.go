@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
@@ -134,7 +135,7 @@ func (m *Mailbox) Subscribe(ctx context.Context, topic string, on bool) (string,
 		switch {
 		case on && i < 0:
 			subs.Topics = append(subs.Topics, record.Subscription{Topic: t, Since: now})
-			slices.SortFunc(subs.Topics, func(a, b record.Subscription) int { return cmpTopic(a.Topic, b.Topic) })
+			slices.SortFunc(subs.Topics, func(a, b record.Subscription) int { return strings.Compare(a.Topic, b.Topic) })
 		case !on && i >= 0:
 			subs.Topics = slices.Delete(subs.Topics, i, i+1)
 		default:
@@ -151,16 +152,6 @@ func (m *Mailbox) Subscribe(ctx context.Context, topic string, on bool) (string,
 		return nil
 	})
 	return t, changed, err
-}
-
-func cmpTopic(a, b string) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	return 0
 }
 
 // Channels lists the acting agent's channels, by topic, each with its
