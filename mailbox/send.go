@@ -448,8 +448,12 @@ func (m *Mailbox) Reply(ctx context.Context, id string, r ReplyDraft) (Message, 
 // acknowledgement it has not had (read or not). Existing timestamps are
 // kept; unchanged receipts are not rewritten. It returns the messages as
 // they are afterwards.
+//
+// A post to a channel (no recipients) is read by moving the agent's
+// reading position in its channel to it (see MarkPosts); it is not
+// acknowledged.
 func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Message, error) {
-	var out []Message
+	var out, posts []Message
 	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {
 		me, err := m.actor(ctx, tx)
 		if err != nil {
@@ -475,6 +479,11 @@ func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Mess
 			msg, err := m.visibleMessage(ctx, tx, id, me.Name)
 			if err != nil {
 				return err
+			}
+			if msg.kind == "" && msg.post && !ack && msg.From != me.Name {
+				posts = append(posts, msg.Message) // read: the reading position in its channel moves
+				out = append(out, msg.Message)
+				continue
 			}
 			if msg.kind == "" {
 				return fault.WithHint(fmt.Errorf("%w: %s is not in %s's inbox (it was sent by %s)", ErrNotFound, msg.ID, me.Name, msg.From),
@@ -507,6 +516,9 @@ func (m *Mailbox) Mark(ctx context.Context, ids []string, all, ack bool) ([]Mess
 		tx.Describe(me.Name, fmt.Sprintf("%s: %s %s", verb, me.Name, summarizeIDs(changed)))
 		return nil
 	})
+	if err == nil {
+		err = m.MarkPosts(ctx, posts)
+	}
 	return out, err
 }
 

@@ -176,7 +176,24 @@ type WaitFilter struct {
 	Thread string // a thread name, or a message id (or unique prefix) of the thread
 	From   string
 	Urgent bool
+	// Steered also ends the wait when the agent is paused, resumed or
+	// interrupted after the call began (its control record changed):
+	// Wait returns a *SteeredError.
+	Steered bool
 }
+
+// ErrSteered: a wait ended because the agent was paused, resumed or
+// interrupted.
+var ErrSteered = errors.New("steered")
+
+// SteeredError is the control that ended a wait.
+type SteeredError struct{ Control record.Control }
+
+func (e *SteeredError) Error() string {
+	return fmt.Sprintf("%s: %s's control changed", ErrSteered, e.Control.Agent)
+}
+
+func (e *SteeredError) Unwrap() error { return ErrSteered }
 
 // Wait blocks until unread mail matching f arrives for the acting agent
 // after the call began, and returns it; ErrTimeout after timeout. It checks
@@ -205,6 +222,12 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 		}
 	}
 	since := firstIDAt(m.st.Clock())
+	var before record.Control // the control as it was when the wait began
+	if f.Steered {
+		if before, _, err = m.controlOf(ctx, m.st.Index(), me.Name); err != nil {
+			return nil, err
+		}
+	}
 	deadline := time.Now().Add(timeout)
 	lastHead := ""
 	for {
@@ -220,6 +243,15 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 			if m.pid == 0 {
 				if err := m.loadProjectID(ctx, m.st.Index()); err != nil {
 					return nil, err
+				}
+			}
+			if f.Steered {
+				c, ok, err := m.controlOf(ctx, m.st.Index(), me.Name)
+				if err != nil {
+					return nil, err
+				}
+				if ok && c != before {
+					return nil, &SteeredError{Control: c}
 				}
 			}
 			where := []string{"r.project_id = ?", "r.agent = ?", "r.read_at IS NULL", "r.message_id >= ?"}

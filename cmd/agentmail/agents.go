@@ -48,9 +48,23 @@ func runAgents(ctx context.Context, o *agentsOptions) error {
 			if a.Retired {
 				state = "retired"
 			}
+			if a.Work != nil && a.Work.State != "running" {
+				state += "/" + a.Work.State
+			}
+			if a.Paused != nil {
+				state += "/paused"
+			}
 			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Program, truncate(a.Task, 40)}
 		}
 		table(o.Stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tPROGRAM\tTASK", rows)
+		for _, a := range mapSlice(resp.Agents, o.esc.agent) {
+			if a.Work != nil && a.Work.State == "stuck" {
+				fmt.Fprintf(o.Stdout, "%s is stuck (%s)%s\n", a.Name, ago(a.Work.Updated.Time, now), noteSuffix(o.esc.line(a.Work.Note)))
+			}
+			if a.Paused != nil {
+				fmt.Fprintf(o.Stdout, "%s is paused by %s (%s)%s\n", a.Name, o.esc.line(a.Paused.PauseBy), ago(a.Paused.PauseAt.Time, now), noteSuffix(o.esc.line(a.Paused.PauseReason)))
+			}
+		}
 		return nil
 	})
 }
@@ -108,4 +122,12 @@ func newDeregisterCommand(e *env) *cli.Command {
 			return o.renderLeft(resp, err)
 		}),
 	}
+}
+
+// noteSuffix is ": note", or nothing for no note.
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return ": " + note
 }

@@ -187,6 +187,8 @@ func newApp(e *env) *cli.App {
 			newMarkCommand(e, false), newMarkCommand(e, true), newThreadCommand(e), newTopicCommand(e), newAttachmentCommand(e),
 			newSearchCommand(e),
 			newCheckCommand(e), newWaitCommand(e), newAcksCommand(e),
+			newPublishCommand(e), newSubscribeCommand(e, true), newSubscribeCommand(e, false), newSubscriptionsCommand(e), newPollCommand(e),
+			newStateCommand(e), newControlCommand(e),
 			newPolicyCommand(e), newContactsCommand(e),
 			newReserveCommand(e), newRenewCommand(e), newReleaseCommand(e), newReservationsCommand(e),
 			newLockCommand(e),

@@ -24,7 +24,7 @@ func newCheckCommand(e *env) *cli.Command {
 		ArgsUsage: " ",
 		Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
 			"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +
-			"requests. With --json, always a document. --exit-code also exits 1 when something waits, for hooks\n" +
+			"requests, then the new posts of the channels you subscribe to. With --json, always a document. --exit-code also exits 1 when something waits, for hooks\n" +
 			"that branch on it. --hook is for an editor's prompt hook, where exit 2 blocks the prompt (Claude\n" +
 			"Code): an error that would exit 2 (a bad AGENTMAIL_IDLE_AFTER, say) exits 1, shown but not blocking.",
 		Flags: []cli.Flag{
@@ -60,12 +60,25 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		return waiting
 	}
 	err = o.buffered(func(w io.Writer) {
+		for _, l := range o.steeringLines(resp.Steering) {
+			fmt.Fprintln(w, l)
+		}
 		if resp.Unread > 0 {
 			fmt.Fprintf(w, "%d unread (%d urgent, %d awaiting your ack): agentmail inbox --unread\n", resp.Unread, resp.Urgent, resp.AwaitingAck)
 		}
 		for _, m := range resp.Messages {
 			m = o.esc.message(m)
 			fmt.Fprintf(w, "  %s  %s: %s\n", resp.Short.Of(m.ID), m.From, truncate(m.Subject, 60))
+		}
+		if resp.Posts > 0 {
+			fmt.Fprintf(w, "%s in your channels: agentmail poll CHANNEL, or agentmail read ID\n", count(resp.Posts, "new post", "new posts"))
+		}
+		for _, m := range resp.NewPosts {
+			m = o.esc.message(m)
+			fmt.Fprintf(w, "  %s  #%s %s: %s\n", resp.Short.Of(m.ID), m.Topic, m.From, truncate(m.Subject, 60))
+		}
+		for _, a := range resp.Stuck {
+			fmt.Fprintf(w, "%s is stuck%s\n", o.esc.line(a.Agent), noteSuffix(o.esc.line(a.Note)))
 		}
 		if resp.ContactRequests > 0 {
 			fmt.Fprintf(w, "%d contact %s waiting for your answer: agentmail contacts list\n", resp.ContactRequests, plural(resp.ContactRequests, "request", "requests"))

@@ -133,6 +133,7 @@ var cliHints = service.Hints{
 			cmp.Or(f.String("holder"), "HOLDER"), cmp.Or(f.String("task"), "ID"))
 	},
 	"DEPENDENCY_CYCLE":  service.Say("remove the dependency that closes the cycle first (agentmail task dep rm), or leave this one out"),
+	"PAUSED":            service.Say("wait to be resumed (agentmail wait returns when you are); reads, check, wait, state and releasing what you hold still work"),
 	"GUARD_NOT_RUN":     service.Say("run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"),
 	"GLOBAL_HOOKS_PATH": service.Say("pass --allow-global to install the hooks there anyway"),
 	"HOOK_IN_THE_WAY":   service.Say("move the file out of the way, or see agentmail guard status"),

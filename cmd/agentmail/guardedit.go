@@ -153,6 +153,13 @@ func (o output) editDecision(r service.GuardEditResponse) error {
 // editReason is what the agent is told of a denied edit (or, in warn
 // mode, of one that would be): "" when there is nothing to say.
 func editReason(r service.GuardEditResponse) string {
+	if p := r.Paused; p != nil {
+		s := fmt.Sprintf("agentmail: you (%s) are paused by %s", p.Agent, p.PauseBy)
+		if p.PauseReason != "" {
+			s += ": " + p.PauseReason
+		}
+		return s + ". Stop and wait to be resumed (agentmail wait returns when you are); agentmail check shows the pause."
+	}
 	if r.Unchecked != nil {
 		s := "agentmail guard: cannot check the file reservations, so the edit is stopped (block mode): " + *r.Unchecked
 		if r.Mode != "block" {

@@ -65,6 +65,7 @@ func runInbox(ctx context.Context, o *inboxOptions) error {
 	o.req.Abbreviate = !o.JSON && !o.req.Bodies
 	resp, err := o.Service.Inbox(ctx, o.Scope, o.req)
 	return o.render(resp, err, func() error {
+		defer o.printPosts(resp)
 		if len(resp.Messages) == 0 {
 			fmt.Fprintln(o.Stdout, "no messages")
 			return nil
@@ -79,4 +80,18 @@ func runInbox(ctx context.Context, o *inboxOptions) error {
 		messageTable(o.Stdout, received, resp.Short, o.now(), true)
 		return nil
 	})
+}
+
+// printPosts lists the unread posts of the agent's channels after its
+// inbox.
+func (o *inboxOptions) printPosts(resp service.InboxResponse) {
+	if len(resp.Posts) == 0 {
+		return
+	}
+	fmt.Fprintf(o.Stdout, "\n%s in your channels (agentmail read ID, or poll CHANNEL):\n", count(len(resp.Posts), "new post", "new posts"))
+	now := o.now()
+	for _, m := range resp.Posts {
+		m = o.esc.message(m)
+		fmt.Fprintf(o.Stdout, "  %s  #%s  %-14s %s  (%s)\n", resp.Short.Of(m.ID), m.Topic, m.From, truncate(m.Subject, 60), ago(m.Created.Time, now))
+	}
 }

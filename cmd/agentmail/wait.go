@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -23,9 +24,10 @@ func newWaitCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "thread", Usage: "only mail in this thread"},
 			&cli.StringFlag{Name: "from", Usage: "only mail from this agent"},
 			&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
+			&cli.StringFlag{Name: "topic", Usage: "instead, the next unread post to channel `NAME` (as agentmail poll, which marks it read)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *waitOptions {
-			return &waitOptions{req: service.WaitRequest{Timeout: c.Duration("timeout"), Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent")}}
+			return &waitOptions{req: service.WaitRequest{Timeout: c.Duration("timeout"), Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent"), Topic: c.String("topic")}}
 		}), runWait),
 	}
 }
@@ -43,6 +45,21 @@ func runWait(ctx context.Context, o *waitOptions) error {
 	}
 	if resp.Timeout {
 		return err
+	}
+	if c := resp.Control; c != nil {
+		var st service.Steering
+		switch {
+		case !c.InterruptAt.IsZero() && !c.InterruptAt.Before(c.PauseAt.Time):
+			st.Interrupt = c
+		case c.Paused:
+			st.Paused = c
+		default:
+			fmt.Fprintf(o.Stdout, "RESUMED by %s\n", o.esc.line(c.PauseBy))
+		}
+		for _, l := range o.steeringLines(st) {
+			fmt.Fprintln(o.Stdout, l)
+		}
+		return nil
 	}
 	o.printMessages(resp.Messages, o.now(), false)
 	return nil

@@ -1,7 +1,8 @@
 // Package events is agentmail serve's live event stream, /api/events:
 // server-sent events of new mail, read and ack receipts, reservations and
-// locks taken, renewed, released or expired, contact requests and agents'
-// profiles, for one project.
+// locks taken, renewed, released or expired, contact requests, agents'
+// profiles, posts to channels, and agents' states and controls, for one
+// project.
 //
 // # The archive is the source
 //
@@ -50,16 +51,17 @@
 // # The stream
 //
 // GET /api/events?project=SLUG[&agent=NAME][&types=message,receipt,...]
-// [&last_event_id=ID] answers text/event-stream (last_event_id stands for
+// [&topic=NAME][&last_event_id=ID] answers text/event-stream (last_event_id stands for
 // a Last-Event-ID header the request lacks; a commit alone there means
 // after all of its events); an unknown project (404 NOT_FOUND) or a bad
 // query (400 INVALID_ARGUMENT) is a JSON error before the stream starts.
 // agent keeps the events that concern that agent (see Event.Agent; a
-// contact event concerns both sides), types the events of those types.
+// contact event concerns both sides; a post every agent), types the events
+// of those types, topic the posts and messages of that topic.
 // Each event is
 //
 //	id: <commit>:<n>          (absent for an expiry)
-//	event: <type>             message, receipt, reservation, lock, contact or agent
+//	event: <type>             message, receipt, reservation, lock, contact, agent, post, state or control
 //	data: <one JSON object>
 //
 // with the data
@@ -71,7 +73,8 @@
 // command line's --json: "message" (as its recipient, the event's agent,
 // sees it), "receipt": {"message", "agent", "read_at", "acked_at"},
 // "reservation", "lock", "contact", "profile" (last_seen null: presence
-// is not in the archive). A message makes one event per recipient; the
+// is not in the archive), "work" (a state), "control". A message makes
+// one event per recipient, a post one event (its agent the sender); the
 // sender's outbox copy and the recipients' inbox copies make none of
 // their own. A comment line is written every 15 s to keep idle
 // connections open.

@@ -23,10 +23,17 @@ const (
 	TypeLock        = "lock"
 	TypeContact     = "contact"
 	TypeAgent       = "agent"
+	// TypePost is a post to a channel: a message with a topic and no
+	// recipients, one event for the channel (its Agent is the sender).
+	TypePost = "post"
+	// TypeState is an agent saying what state its work is in; TypeControl
+	// an agent paused, resumed or interrupted (its Agent is the target).
+	TypeState   = "state"
+	TypeControl = "control"
 )
 
 // Types lists every event type.
-var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent}
+var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent, TypePost, TypeState, TypeControl}
 
 // The states of leases (reservations and locks).
 const (
@@ -53,6 +60,8 @@ type Event struct {
 	// (receipts); requested, approved or denied (contacts); registered or
 	// updated (agents); absent for messages.
 	State string `json:"state,omitempty"`
+	// Topic is the topic of a message or post that has one.
+	Topic string `json:"topic,omitempty"`
 	// Commit is the archive commit that made the change; for an expiry,
 	// the project's head when it expired.
 	Commit string `json:"commit"`
@@ -65,6 +74,8 @@ type Event struct {
 	Lock        *service.Lock        `json:"lock,omitempty"`
 	Contact     *service.Contact     `json:"contact,omitempty"`
 	Profile     *service.Agent       `json:"profile,omitempty"`
+	Work        *service.WorkState   `json:"work,omitempty"`
+	Control     *service.Control     `json:"control,omitempty"`
 }
 
 // Receipt is the document of a receipt event: one agent's read and ack
@@ -298,13 +309,35 @@ func recordEvents(slug, path string, rec record.Record, before func(path string)
 		}
 		doc := service.ProfileRecordDoc(r)
 		return []Event{{Type: TypeAgent, Agent: r.Name, State: state, Profile: &doc}}, nil
+	case *record.AgentState:
+		doc := service.WorkRecordDoc(r)
+		return []Event{{Type: TypeState, Agent: r.Agent, State: r.State, Work: &doc}}, nil
+	case *record.Control:
+		old, err := previous[*record.Control](before, slug, path)
+		if err != nil {
+			return nil, err
+		}
+		state := "resumed"
+		switch {
+		case old == nil && !r.InterruptAt.IsZero() && r.PauseAt.IsZero(), old != nil && !old.InterruptAt.Equal(r.InterruptAt):
+			state = "interrupted"
+		case r.Paused:
+			state = "paused"
+		}
+		doc := service.ControlRecordDoc(r)
+		return []Event{{Type: TypeControl, Agent: r.Agent, State: state, Control: &doc}}, nil
 	}
 	return nil, nil
 }
 
 // messageEvents is one event per recipient of m, each with the message as
-// that recipient sees it.
+// that recipient sees it; a post (a topic and no recipients) is one post
+// event.
 func messageEvents(m *record.Message) []Event {
+	if m.Topic != "" && len(m.To)+len(m.Cc)+len(m.Bcc) == 0 {
+		doc := service.MessageRecordDoc(m, "")
+		return []Event{{Type: TypePost, Agent: m.From, Topic: m.Topic, Message: &doc}}
+	}
 	var out []Event
 	seen := map[string]bool{}
 	for _, list := range [][]string{m.To, m.Cc, m.Bcc} {
@@ -314,7 +347,7 @@ func messageEvents(m *record.Message) []Event {
 			}
 			seen[name] = true
 			doc := service.MessageRecordDoc(m, name)
-			out = append(out, Event{Type: TypeMessage, Agent: name, Message: &doc})
+			out = append(out, Event{Type: TypeMessage, Agent: name, Topic: m.Topic, Message: &doc})
 		}
 	}
 	return out

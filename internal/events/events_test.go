@@ -474,3 +474,49 @@ func untilContact(t *testing.T, s *subscription) []Event {
 		}
 	}
 }
+
+// A post to a channel is one post event, which the topic filter lets
+// through to any agent's stream, past the agent filter; other topics'
+// posts and mail without the topic stay out.
+func TestPostEventsByTopic(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake", "RedFox")
+	ctx := context.Background()
+	builds := connect(t, f.url("agent=BlueLake&topic=Builds"), "")
+	all := connect(t, f.url(""), "")
+	must(t)(f.svc.Publish(ctx, as("GreenCastle"), service.PublishRequest{Topic: "deploys", Body: "not builds"}))
+	f.send("GreenCastle", []string{"RedFox"}, "no topic")
+	must(t)(f.svc.Publish(ctx, as("GreenCastle"), service.PublishRequest{Topic: "builds", Body: "main is green"}))
+
+	got := builds.until(func(fr frame) bool { return fr.event.Type == TypePost })
+	if len(got) != 1 || got[0].name != TypePost || got[0].event.Topic != "builds" || got[0].event.Agent != "GreenCastle" ||
+		got[0].event.Message == nil || got[0].event.Message.Subject != "main is green" || len(got[0].event.Message.To) != 0 {
+		t.Fatalf("builds stream: %v", got)
+	}
+	wantSummary(t, all.until(func(fr frame) bool { return fr.event.Topic == "builds" }),
+		"post GreenCastle", "message RedFox", "post GreenCastle")
+	resp, err := http.Get(f.url("topic=no%20good"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("bad topic: status %d", resp.StatusCode)
+	}
+}
+
+// An agent's state and its control are events about that agent: stuck,
+// paused, interrupted, resumed.
+func TestStateAndControlEvents(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake")
+	ctx := context.Background()
+	c := connect(t, f.url("agent=BlueLake&types=state,control"), "")
+	must(t)(f.svc.SetState(ctx, as("BlueLake"), "stuck", "db"))
+	for _, action := range []string{"pause", "interrupt", "resume"} {
+		must(t)(f.svc.Control(ctx, as("GreenCastle"), service.ControlRequest{Agent: "BlueLake", Action: action, Reason: action + " now"}))
+	}
+	got := c.until(func(fr frame) bool { return fr.event.Type == TypeControl && fr.event.State == "resumed" })
+	wantSummary(t, got, "state BlueLake stuck", "control BlueLake paused", "control BlueLake interrupted", "control BlueLake resumed")
+	if got[0].event.Work == nil || got[0].event.Work.Note != "db" || got[2].event.Control == nil || got[2].event.Control.InterruptReason != "interrupt now" {
+		t.Errorf("documents: %+v %+v", got[0].event.Work, got[2].event.Control)
+	}
+}

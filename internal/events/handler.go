@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/web"
 )
 
 // Handler serves GET /api/events?project=SLUG[&agent=NAME][&types=T,...]
-// [&last_event_id=ID]: the project's events as server-sent events, from
+// [&topic=NAME][&last_event_id=ID]: the project's events as server-sent events, from
 // now on, or from the event after the request's Last-Event-ID (else the
 // last_event_id parameter: an event id, or a commit for the events after
 // all of that commit's).
@@ -31,10 +32,14 @@ type Handler struct {
 type filter struct {
 	agent string          // "" for every agent
 	types map[string]bool // nil for every type
+	topic string          // "" for every topic; else only the messages and posts of this one
 }
 
+// match reports whether the filter lets e through. A post concerns every
+// agent: the agent filter does not hold it back.
 func (q filter) match(e *Event) bool {
-	return (q.agent == "" || e.concerns(q.agent)) && (q.types == nil || q.types[e.Type])
+	return (q.agent == "" || e.Type == TypePost || e.concerns(q.agent)) && (q.types == nil || q.types[e.Type]) &&
+		(q.topic == "" || e.Topic == q.topic)
 }
 
 // parseQuery reads the request's project and filter.
@@ -46,6 +51,13 @@ func parseQuery(r *http.Request) (string, filter, error) {
 			"name the project: /api/events?project=SLUG (agentmail project prints the slug)")
 	}
 	q := filter{agent: strings.TrimSpace(v.Get("agent"))}
+	if t := v.Get("topic"); t != "" {
+		var ok bool
+		if q.topic, ok = record.NormalTopic(t); !ok {
+			return "", filter{}, fault.WithHint(fmt.Errorf("%w: %q is no topic", service.ErrInvalidTopic, t),
+				"a topic is 1 to 64 letters, digits, _ . and -")
+		}
+	}
 	if list := v.Get("types"); list != "" {
 		q.types = map[string]bool{}
 		for _, t := range strings.Split(list, ",") {

@@ -195,6 +195,9 @@ var toolHints = service.Hints{
 		return "choose another task (list_ready_work), ask the holder (send_message to " + cmp.Or(f.String("holder"), "the holder") + "), or take it over with claim_task force: true and a reason once its holder is silent"
 	},
 	"DEPENDENCY_CYCLE": service.Say("remove the dependency that closes the cycle first (remove_task_dependency), or leave this one out"),
+	"PAUSED": func(f service.Failure) string {
+		return "wait to be resumed (wait_for_mail returns when you are); reads, check_mail, set_agent_state and releasing what you hold still work"
+	},
 }
 
 // secondsHint words an invalid duration of the argument arg, in seconds,

@@ -258,6 +258,7 @@ func (s *Server) addTools() {
 		{"file reservations, locks and the guard", s.addLeaseTools},
 		{"ports", s.addPortTools},
 		{"tasks", s.addTaskTools},
+		{"channels, agent state and control", s.addAttentionTools},
 		{"macros", s.addMacroTools},
 		{"summaries, products, events and receipts", s.addMoreTools},
 	} {

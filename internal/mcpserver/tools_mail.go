@@ -505,12 +505,21 @@ func (s *Server) checkMail(ctx context.Context, c *call, in checkArgs) (service.
 
 func textCheck(r service.CheckResponse) string {
 	if !r.Waiting() {
-		return "nothing waits: no unread mail, no contact requests"
+		return "nothing waits: no unread mail, no contact requests, no new posts, nobody stuck"
 	}
-	out := []string{fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
-		count(r.Unread, "unread message", "unread messages"), r.Urgent, r.AwaitingAck, count(r.ContactRequests, "contact request", "contact requests"))}
+	out := append(steeringText(r.Steering), fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
+		count(r.Unread, "unread message", "unread messages"), r.Urgent, r.AwaitingAck, count(r.ContactRequests, "contact request", "contact requests")))
 	for _, m := range r.Messages {
 		out = append(out, header(m))
+	}
+	for _, a := range r.Stuck {
+		out = append(out, a.Agent+" is stuck"+suffix(a.Note))
+	}
+	if r.Posts > 0 {
+		out = append(out, count(r.Posts, "new post", "new posts")+" in your channels (wait_for_mail with topic reads the next one):")
+		for _, m := range r.NewPosts {
+			out = append(out, "#"+m.Topic+" "+header(m))
+		}
 	}
 	return strings.Join(out, "\n")
 }
@@ -521,6 +530,7 @@ type waitArgs struct {
 	ThreadID       string `json:"thread_id,omitempty" jsonschema:"only mail in this thread: a thread name, or the id (or a unique prefix) of a message in it"`
 	From           string `json:"from,omitempty" jsonschema:"only mail from this agent"`
 	UrgentOnly     bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent mail"`
+	Topic          string `json:"topic,omitempty" jsonschema:"instead of mail, the next post to this channel you have not read (by another agent; after the last one you read, else since you subscribed, else from now on), which is then marked read; alone, without the mail filters"`
 }
 
 // Waited is the document of wait_for_mail: wait's document, and TimedOut,
@@ -544,7 +554,7 @@ func (s *Server) waitForMail(ctx context.Context, req *mcp.CallToolRequest, in w
 	var resp service.WaitResponse
 	err = s.unlocked(ctx, req, timeout > 0, func(c *call) (service.Scope, error) { return c.scope(in.projectArgs, in.AgentName) },
 		func(ctx context.Context, svc *service.Service, sc service.Scope) error {
-			resp, err = svc.Wait(ctx, sc, service.WaitRequest{Timeout: min(timeout, maxWait), Thread: in.ThreadID, From: in.From, Urgent: in.UrgentOnly})
+			resp, err = svc.Wait(ctx, sc, service.WaitRequest{Timeout: min(timeout, maxWait), Thread: in.ThreadID, From: in.From, Urgent: in.UrgentOnly, Topic: in.Topic})
 			if errors.Is(err, service.ErrTimeout) {
 				return nil
 			}

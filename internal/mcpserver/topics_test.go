@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,75 @@ func TestTopicsAndAttachments(t *testing.T) {
 	b.want(md, "text", "# notes\n")
 	b.fail("get_attachment", args{"message_id": id, "name": "nope"}, "NOT_FOUND")
 	b.fail("get_attachment", args{"message_id": id, "name": ""}, "USAGE")
+}
+
+// subscribe_topic makes a channel's posts show in check_mail (count, list,
+// text); wait_for_mail with the topic returns the next one and marks it
+// read; unsubscribe_topic stops it. Its errors speak no command line.
+func TestSubscribeTopic(t *testing.T) {
+	g, b := twoAgents(t)
+	b.want(b.ok("subscribe_topic", args{"topic": "Builds"}), "topic", "builds")
+	if txt := text(b.call("subscribe_topic", args{"topic": "builds"})); !strings.HasPrefix(txt, "subscribed to builds (already so)") {
+		t.Fatalf("subscribe_topic: %s", txt)
+	}
+	g.ok("send_message", args{"to": []string{}, "topic": "builds", "subject": "main is green", "body_md": "ci 4411"})
+	chk := b.ok("check_mail", args{})
+	b.want(chk, "posts", float64(1))
+	b.want(chk, "new_posts.0.subject", "main is green")
+	if txt := text(b.call("check_mail", args{})); !strings.Contains(txt, "1 new post in your channels") {
+		t.Errorf("check_mail text: %s", txt)
+	}
+	w := b.ok("wait_for_mail", args{"topic": "builds", "timeout_seconds": 0})
+	b.want(w, "messages.0.body", "ci 4411")
+	b.want(b.ok("check_mail", args{}), "posts", float64(0))
+	checkNoCLI(t, "wait_for_mail", b.fail("wait_for_mail", args{"topic": "builds", "from": "GreenCastle", "timeout_seconds": 0}, "USAGE"))
+	checkNoCLI(t, "subscribe_topic", b.fail("subscribe_topic", args{"topic": "no good"}, "INVALID_TOPIC"))
+	un := b.ok("unsubscribe_topic", args{"topic": "builds"})
+	if n := len(un.list("subscriptions")); n != 0 {
+		t.Errorf("after unsubscribe_topic: %d subscriptions", n)
+	}
+}
+
+// set_agent_state is shown by list_agents and by another agent's
+// check_mail while stuck; control_agent pauses an agent, whose writes then
+// fail with PAUSED (in the tools' words) and whose check_mail says so
+// first; an interrupt is shown once; resumed, it writes again.
+func TestStateAndControl(t *testing.T) {
+	g, b := twoAgents(t)
+	st := g.ok("set_agent_state", args{"state": "stuck", "note": "need the DB password"})
+	g.want(st, "state.state", "stuck")
+	list := b.ok("list_agents", args{})
+	found := false
+	for i := range list.list("agents") {
+		if list.str(fmt.Sprintf("agents.%d.name", i)) == "GreenCastle" {
+			found = list.str(fmt.Sprintf("agents.%d.work.state", i)) == "stuck"
+		}
+	}
+	if !found {
+		t.Errorf("list_agents: no stuck GreenCastle: %v", list.get("agents"))
+	}
+	if txt := text(b.call("check_mail", args{})); !strings.Contains(txt, "GreenCastle is stuck: need the DB password") {
+		t.Errorf("check_mail: %s", txt)
+	}
+	checkNoCLI(t, "set_agent_state", g.fail("set_agent_state", args{"state": "sleepy"}, "INVALID_ARGUMENT"))
+
+	g.ok("control_agent", args{"target": "BlueLake", "action": "pause", "reason": "schema first"})
+	e := b.fail("send_message", args{"to": "GreenCastle", "subject": "x", "body_md": ""}, "PAUSED")
+	checkNoCLI(t, "send_message", e)
+	if !strings.Contains(e.Message, "schema first") {
+		t.Errorf("PAUSED: %+v", e)
+	}
+	checkNoCLI(t, "subscribe_topic", b.fail("subscribe_topic", args{"topic": "builds"}, "PAUSED"))
+	b.ok("set_agent_state", args{"state": "idle"})
+	g.ok("control_agent", args{"target": "BlueLake", "action": "interrupt", "reason": "main is red"})
+	chk := b.call("check_mail", args{})
+	if txt := text(chk); !strings.HasPrefix(txt, "INTERRUPTED by GreenCastle: main is red\nPAUSED by GreenCastle: schema first") {
+		t.Errorf("check_mail: %s", txt)
+	}
+	if txt := text(b.call("check_mail", args{})); strings.Contains(txt, "INTERRUPTED") || !strings.HasPrefix(txt, "PAUSED") {
+		t.Errorf("second check_mail: %s", txt)
+	}
+	g.ok("control_agent", args{"target": "BlueLake", "action": "resume"})
+	b.ok("send_message", args{"to": "GreenCastle", "subject": "resumed", "body_md": ""})
+	checkNoCLI(t, "control_agent", g.fail("control_agent", args{"target": "BlueLake", "action": "freeze"}, "INVALID_ARGUMENT"))
 }

@@ -21,7 +21,10 @@ import (
 //   - a port claim, like a lock, keeps its latest claim; one claim keeps
 //     its latest expiry and its earliest release;
 //   - a profile keeps its latest update, a presence its latest time, an
-//     idempotency key its latest use (an earlier one is past its window);
+//     idempotency key its latest use (an earlier one is past its window),
+//     an agent's subscriptions and its state their latest change;
+//   - an agent's control keeps the latest pause or resume and, apart, the
+//     latest interrupt;
 //   - a contact merges by who may write which field: the requester writes
 //     the request (reason, requested), the recipient the answer (state,
 //     decided, expires); each keeps its latest version, and an answer
@@ -96,6 +99,12 @@ func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err e
 		m = mergeContact(x, rb.(*Contact))
 	case *Presence:
 		return later(a, b, x.LastSeen, rb.(*Presence).LastSeen), false, nil
+	case *Subscriptions:
+		return later(a, b, x.Updated, rb.(*Subscriptions).Updated), false, nil
+	case *AgentState:
+		return later(a, b, x.Updated, rb.(*AgentState).Updated), false, nil
+	case *Control:
+		m = mergeControl(x, rb.(*Control))
 	case *Idempotency:
 		return later(a, b, x.Created, rb.(*Idempotency).Created), false, nil
 	default:

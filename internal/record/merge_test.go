@@ -48,6 +48,19 @@ func variants(r *rand.Rand) map[string]func() File {
 		"presence": func() File {
 			return (&Presence{Project: "p", Agent: "GreenCastle", LastSeen: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
 		},
+		"subscriptions": func() File {
+			topics := []Subscription{{"builds", mt0}, {"jobs", mt0.Add(time.Minute)}}[:r.Intn(3)]
+			return (&Subscriptions{Project: "p", Agent: "BlueLake", Topics: topics, Updated: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
+		},
+		"state": func() File {
+			return (&AgentState{Project: "p", Agent: "BlueLake", State: AgentStates[r.Intn(4)], Note: []string{"", "db"}[r.Intn(2)],
+				Updated: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
+		},
+		"control": func() File {
+			return (&Control{Project: "p", Agent: "BlueLake", Paused: r.Intn(2) == 0, PauseBy: []string{"A", "B"}[r.Intn(2)],
+				PauseReason: []string{"", "x"}[r.Intn(2)], PauseAt: someTime(r), InterruptBy: []string{"", "Human"}[r.Intn(2)],
+				InterruptReason: []string{"", "red"}[r.Intn(2)], InterruptAt: someTime(r)}).Files()[0]
+		},
 		"contact": func() File {
 			st := []string{"requested", "approved", "denied"}[r.Intn(3)]
 			req := mt0.Add(time.Duration(r.Intn(3)) * time.Minute)
@@ -146,6 +159,16 @@ func TestMergeRules(t *testing.T) {
 		&Lock{Project: "p", Key: "k", Holder: "B", Created: at(1), Expires: at(5)}).(*Lock)
 	if lk.Holder != "B" {
 		t.Errorf("lock: holder %q, want the latest acquisition's", lk.Holder)
+	}
+	ctl := merged(&Control{Project: "p", Agent: "B", Paused: true, PauseBy: "A", PauseAt: at(5), InterruptBy: "A", InterruptAt: at(1)},
+		&Control{Project: "p", Agent: "B", Paused: false, PauseBy: "C", PauseAt: at(2), InterruptBy: "Human", InterruptReason: "red", InterruptAt: at(3)}).(*Control)
+	if !ctl.Paused || ctl.PauseBy != "A" || ctl.InterruptBy != "Human" || ctl.InterruptReason != "red" {
+		t.Errorf("control: %+v, want the latest pause and, apart, the latest interrupt", ctl)
+	}
+	sub := merged(&Subscriptions{Project: "p", Agent: "B", Topics: []Subscription{{"jobs", at(1)}}, Updated: at(4)},
+		&Subscriptions{Project: "p", Agent: "B", Updated: at(2)}).(*Subscriptions)
+	if len(sub.Topics) != 1 {
+		t.Errorf("subscriptions: %+v, want the latest change", sub)
 	}
 	pr := merged(&Presence{Project: "p", Agent: "G", LastSeen: at(7)}, &Presence{Project: "p", Agent: "G", LastSeen: at(2)}).(*Presence)
 	if !pr.LastSeen.Equal(at(7)) {

@@ -178,6 +178,12 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodePresence(slug, rest[1], data)
 	case len(rest) == 5 && rest[0] == "messages" && IsPurged(data):
 		rec, err = decodePurged(slug, path, data)
+	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "subscriptions.json":
+		rec, err = decodeSubscriptions(slug, rest[1], data)
+	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "state.json":
+		rec, err = decodeAgentState(slug, rest[1], data)
+	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "control.json":
+		rec, err = decodeControl(slug, rest[1], data)
 	case len(rest) == 5 && rest[0] == "messages":
 		var m *Message
 		if m, err = DecodeMessage(slug, data); err == nil {

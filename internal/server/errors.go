@@ -77,6 +77,7 @@ var apiHints = service.Hints{
 	"NO_FREE_PORT":     service.Say("release the ports you no longer use (GET /api/projects/SLUG/ports lists them)"),
 	"TASK_CLAIMED":     service.Say(`choose another task (GET /api/projects/SLUG/work), ask the holder with a message, or take it over once its holder is silent: "force": true with a "reason"`),
 	"DEPENDENCY_CYCLE": service.Say("remove the dependency that closes the cycle first, or leave this one out"),
+	"PAUSED":           service.Say("wait to be resumed; reads and releasing what you hold still work"),
 	"STORE_BUSY":       service.Say("try again in a moment"),
 	"STORE_CORRUPT":    service.Say("the store needs a check: ask its owner to run its doctor"),
 }

@@ -31,6 +31,12 @@ func TestPages(t *testing.T) {
 	if _, err := h.svc.Send(ctx, h.scope("BlueLake"), service.SendRequest{To: []string{"Human"}, Subject: "Re: Schema twelve", Body: "for you"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := h.svc.SetState(ctx, h.scope("RedFox"), "stuck", "need the DB password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.Control(ctx, h.scope("Human"), service.ControlRequest{Agent: "BlueLake", Action: "pause", Reason: "schema first"}); err != nil {
+		t.Fatal(err)
+	}
 	head, err := h.svc.ArchiveHead(ctx, h.scope(""))
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +52,8 @@ func TestPages(t *testing.T) {
 		want []string
 	}{
 		{"/mail/", []string{h.slug, projectKey}},
-		{m, []string{"GreenCastle", "BlueLake", "RedFox", "src/api/**"}},
+		{m, []string{"GreenCastle", "BlueLake", "RedFox", "src/api/**", `<span class="badge stuck">stuck</span> need the DB password`,
+			`<span class="badge stuck">paused</span> by Human: schema first`}},
 		{m + "/inbox/BlueLake", []string{"Schema twelve", "note 052", "note 004", `rel="next"`}},
 		{m + "/inbox/BlueLake?before=" + ids[3], []string{"note 002", "note 000", "← Newest"}},
 		{m + "/outbox/GreenCastle", []string{"note 052"}},

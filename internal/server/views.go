@@ -17,8 +17,15 @@ func mapSlice[T, V any](s []T, f func(T) V) []V {
 }
 
 func agentView(a service.Agent) web.Agent {
-	return web.Agent{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task, Registered: a.Registered.Time,
+	v := web.Agent{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task, Registered: a.Registered.Time,
 		LastSeen: a.LastSeen.Time, Retired: a.Retired, Policy: a.Policy, State: a.State, Reservations: a.Reservations}
+	if a.Work != nil {
+		v.Work, v.WorkNote = a.Work.State, a.Work.Note
+	}
+	if a.Paused != nil {
+		v.PausedBy, v.PauseReason = a.Paused.PauseBy, a.Paused.PauseReason
+	}
+	return v
 }
 
 func messageView(m service.Message) web.Message {

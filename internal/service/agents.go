@@ -76,6 +76,9 @@ func (s *Service) SetPolicy(ctx context.Context, sc Scope, policy string) (Agent
 	if err != nil {
 		return AgentResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return AgentResponse{}, err
+	}
 	a, err := x.mb.SetPolicy(ctx, policy)
 	return x.agentResponse(a, err)
 }
@@ -206,5 +209,24 @@ func (s *Service) Agents(ctx context.Context, sc Scope, req AgentsRequest) (Agen
 	if err != nil {
 		return AgentsResponse{}, err
 	}
-	return AgentsResponse{Agents: mapSlice(list, listedAgentDoc), Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}, nil
+	resp := AgentsResponse{Agents: mapSlice(list, listedAgentDoc), Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}
+	states, err := x.mb.States(ctx)
+	if err != nil {
+		return resp, err
+	}
+	controls, err := x.mb.Controls(ctx)
+	if err != nil {
+		return resp, err
+	}
+	for i, a := range resp.Agents {
+		if st, ok := states[a.Name]; ok {
+			w := workDoc(st)
+			resp.Agents[i].Work = &w
+		}
+		if c, ok := controls[a.Name]; ok && c.Paused {
+			doc := controlDoc(c)
+			resp.Agents[i].Paused = &doc
+		}
+	}
+	return resp, nil
 }

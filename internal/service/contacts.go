@@ -21,6 +21,9 @@ func (s *Service) RequestContact(ctx context.Context, sc Scope, req ContactReque
 	if err != nil {
 		return ContactResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return ContactResponse{}, err
+	}
 	c, err := x.mb.RequestContact(ctx, req.To, req.Reason)
 	if err != nil {
 		return ContactResponse{}, err
@@ -33,6 +36,9 @@ func (s *Service) RequestContact(ctx context.Context, sc Scope, req ContactReque
 func (s *Service) DecideContact(ctx context.Context, sc Scope, from string, approve bool) (ContactResponse, error) {
 	x, err := s.session(ctx, sc)
 	if err != nil {
+		return ContactResponse{}, err
+	}
+	if err := x.writable(ctx); err != nil {
 		return ContactResponse{}, err
 	}
 	c, err := x.mb.DecideContact(ctx, from, approve)

@@ -71,6 +71,10 @@ type Agent struct {
 	Policy       string `json:"policy"`
 	State        string `json:"state,omitempty"`        // active, idle or stale; in Agents only
 	Reservations *int   `json:"reservations,omitempty"` // active ones; in Agents only
+	// Work is the state the agent says it is in (running, idle, stuck,
+	// done), and Paused its pause while it is paused; in Agents only.
+	Work   *WorkState `json:"work,omitempty"`
+	Paused *Control   `json:"paused,omitempty"`
 }
 
 func agentDoc(a mailbox.Agent) Agent {

@@ -28,6 +28,7 @@ const (
 	ExitUsage    = 2
 	ExitConflict = 3
 	ExitTimeout  = 4
+	ExitPaused   = 5
 )
 
 // Sentinels of the domain packages that callers of the service branch on.
@@ -218,6 +219,7 @@ var errorCodes = []struct {
 	{fault.ErrInvalidArgument, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, ""},
 	{mailbox.ErrInvalidTopic, "INVALID_TOPIC", ExitError, http.StatusBadRequest, "a topic is 1 to 64 letters, digits, '_', '.' and '-', such as builds or team-api"},
 	{mailbox.ErrTimeout, "TIMEOUT", ExitTimeout, http.StatusRequestTimeout, ""},
+	{mailbox.ErrPaused, "PAUSED", ExitPaused, http.StatusLocked, ""},
 	{mailbox.ErrContactRequired, "CONTACT_REQUIRED", ExitError, http.StatusForbidden, ""},
 	{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", ExitError, http.StatusForbidden, ""},
 	{reservations.ErrConflict, "RESERVATION_CONFLICT", ExitConflict, http.StatusConflict, ""},

@@ -43,6 +43,7 @@ func TestDescribe(t *testing.T) {
 		{mailbox.ErrInvalidArgument, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{mailbox.ErrInvalidTopic, "INVALID_TOPIC", 1, http.StatusBadRequest},
 		{mailbox.ErrTimeout, "TIMEOUT", 4, http.StatusRequestTimeout},
+		{mailbox.ErrPaused, "PAUSED", 5, http.StatusLocked},
 		{mailbox.ErrContactRequired, "CONTACT_REQUIRED", 1, http.StatusForbidden},
 		{mailbox.ErrContactBlocked, "CONTACT_BLOCKED", 1, http.StatusForbidden},
 		{reservations.ErrConflict, "RESERVATION_CONFLICT", 3, http.StatusConflict},

@@ -13,6 +13,8 @@ import (
 	"github.com/agentmail/agentmail/hooks"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -116,6 +118,8 @@ type GuardEditResponse struct {
 	// renewed with AutoReserve (empty without).
 	Reserved []Reservation `json:"reserved"`
 	Renewed  []Reservation `json:"renewed"`
+	// Paused is set when the call was denied because the agent is paused.
+	Paused *Control `json:"paused,omitempty"`
 
 	UncheckedHint string    `json:"-"`
 	Now           time.Time `json:"-"`
@@ -145,13 +149,27 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	if perr == nil {
 		var ok bool
 		if paths, ok, perr = call.EditPaths(); !ok {
-			return resp, nil // not a tool that writes files
+			paths = nil // not a tool that writes files: only a pause stops it
 		}
 	}
 	resp.Tool, resp.Event = call.ToolName, call.HookEventName
 	cwd := call.Cwd
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = sc.Project.Dir
+	}
+	if perr == nil && !guard.BypassedIn(env) {
+		// A paused agent's tool calls stop here, whatever the tool.
+		pp := project.Project{}.In(cwd)
+		if pp.Root != "" {
+			if c := guardPaused(ctx, sc, req.Store, pp, recordedGuard(pp, env), env, open); c != nil {
+				doc := controlDoc(*c)
+				resp.Decision, resp.Paused = "deny", &doc
+				return resp, nil
+			}
+		}
+	}
+	if len(paths) == 0 && perr == nil {
+		return resp, nil // not a tool that writes files
 	}
 	for i, path := range paths {
 		if !filepath.IsAbs(path) {
@@ -285,6 +303,34 @@ func guardLeases(ctx context.Context, sc Scope, store string, p project.Project,
 		rs.Offline()
 	}
 	return rs, nil
+}
+
+// guardPaused returns the control of the scope's agent when it is paused,
+// in the store and project the guard consults first (those guard install
+// recorded in the repository p); nil when it is not, or when that cannot
+// be told (no agent, no store, an unknown project: the guard's check says
+// what is wrong with those).
+func guardPaused(ctx context.Context, sc Scope, store string, p project.Project, rec hooks.Settings, env func(string) string, open Opener) *record.Control {
+	if sc.Agent == "" {
+		return nil
+	}
+	targets, err := guardTargets(sc, GuardCheckRequest{Store: store, Recorded: rec.Store, RecordedProject: rec.Project, Located: &p}, env)
+	if err != nil || len(targets) == 0 || guard.StoreAbsent(targets[0].abs) || targets[0].projErr != nil {
+		return nil
+	}
+	svc, err := open(targets[0].abs)
+	if err != nil {
+		return nil
+	}
+	x, err := svc.unpinnedSession(ctx, targets[0].proj, sc.Agent)
+	if err != nil {
+		return nil
+	}
+	var pe *mailbox.PausedError
+	if errors.As(x.mb.Writable(ctx), &pe) {
+		return &pe.Control
+	}
+	return nil
 }
 
 // GuardSessionEndRequest is a coding agent's session-end hook (Claude

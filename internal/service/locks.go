@@ -46,6 +46,9 @@ func (s *Service) AcquireLock(ctx context.Context, sc Scope, req LockRequest) (L
 	if err != nil {
 		return LockResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return LockResponse{}, err
+	}
 	if err := s.grantOffline(x, rs, req.Offline); err != nil {
 		return LockResponse{}, err
 	}
@@ -54,8 +57,11 @@ func (s *Service) AcquireLock(ctx context.Context, sc Scope, req LockRequest) (L
 
 // RenewLock extends a lock the acting agent holds to req.TTL from now.
 func (s *Service) RenewLock(ctx context.Context, sc Scope, req LockRequest) (LockResponse, error) {
-	_, rs, err := s.leases(ctx, sc)
+	x, rs, err := s.leases(ctx, sc)
 	if err != nil {
+		return LockResponse{}, err
+	}
+	if err := x.writable(ctx); err != nil {
 		return LockResponse{}, err
 	}
 	return heldResponse(rs.RenewLock(ctx, req.Key, req.TTL))
@@ -103,6 +109,9 @@ type LockRun struct {
 func (s *Service) StartLockRun(ctx context.Context, sc Scope, req LockRequest) (*LockRun, LockResponse, error) {
 	x, rs, err := s.leases(ctx, sc)
 	if err != nil {
+		return nil, LockResponse{}, err
+	}
+	if err := x.writable(ctx); err != nil {
 		return nil, LockResponse{}, err
 	}
 	if err := s.grantOffline(x, rs, req.Offline); err != nil {

@@ -104,6 +104,9 @@ func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResp
 	if err != nil {
 		return SendResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return SendResponse{}, err
+	}
 	d, err := s.draft(ctx, x, req)
 	if err != nil {
 		return SendResponse{}, err
@@ -166,6 +169,9 @@ func (s *Service) SendAndWait(ctx context.Context, sc Scope, req SendAndWaitRequ
 	if err != nil {
 		return SendAndWaitResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return SendAndWaitResponse{}, err
+	}
 	d, err := s.draft(ctx, x, req.SendRequest)
 	if err != nil {
 		return SendAndWaitResponse{}, err
@@ -225,6 +231,9 @@ func (s *Service) Reply(ctx context.Context, sc Scope, req ReplyRequest) (SendRe
 	if err != nil {
 		return SendResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return SendResponse{}, err
+	}
 	m, err := x.mb.Reply(ctx, req.ID, mailbox.ReplyDraft{All: req.All, Body: req.Body, Hold: req.Hold, AsHuman: req.AsHuman,
 		IdempotencyKey: req.IdempotencyKey})
 	if err != nil {
@@ -262,6 +271,9 @@ type InboxMessage struct {
 // receipt...]}, each with "body" when bodies were asked for.
 type InboxResponse struct {
 	Messages []InboxMessage `json:"messages"`
+	// Posts are the unread posts of the channels the agent subscribes to,
+	// oldest first (on the first page of an unfiltered inbox).
+	Posts []Message `json:"posts,omitempty"`
 
 	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
@@ -285,7 +297,12 @@ func (s *Service) Inbox(ctx context.Context, sc Scope, req InboxRequest) (InboxR
 		return InboxResponse{}, err
 	}
 	resp := InboxResponse{Messages: inboxMessages(msgs, req.Bodies)}
-	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(msgs, messageID))
+	if req.Before == "" && req.Topic == "" && req.Category == "" && !req.Urgent {
+		if _, resp.Posts, err = newPosts(ctx, x, 0); err != nil {
+			return resp, err
+		}
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, append(mapSlice(msgs, messageID), mapSlice(resp.Posts, docID)...))
 	return resp, err
 }
 

@@ -42,8 +42,9 @@ func portDoc(p ports.Port, host string) Port {
 }
 
 // ports returns the port claims of sc's project on this machine, acting as
-// sc's agent (registered) when mine, else as nobody.
-func (s *Service) ports(ctx context.Context, sc Scope, mine bool) (*ports.Service, string, error) {
+// sc's agent (registered) when mine, else as nobody; claim refuses a
+// paused agent (PAUSED).
+func (s *Service) ports(ctx context.Context, sc Scope, mine, claim bool) (*ports.Service, string, error) {
 	host, err := ports.Host()
 	if err != nil {
 		return nil, "", err
@@ -57,6 +58,11 @@ func (s *Service) ports(ctx context.Context, sc Scope, mine bool) (*ports.Servic
 		me, err := x.mb.Whoami(ctx)
 		if err != nil {
 			return nil, "", err
+		}
+		if claim {
+			if err := x.writable(ctx); err != nil {
+				return nil, "", err
+			}
 		}
 		agent = me.Name
 	}
@@ -80,7 +86,7 @@ func portResult(p ports.Port, host string, err error) (PortResponse, error) {
 // under req.Name (see ports.Service.Claim). A name another agent holds
 // here is ports.ErrHeld, the response naming the claim.
 func (s *Service) ClaimPort(ctx context.Context, sc Scope, req PortRequest) (PortResponse, error) {
-	ps, host, err := s.ports(ctx, sc, true)
+	ps, host, err := s.ports(ctx, sc, true, true)
 	if err != nil {
 		return PortResponse{}, err
 	}
@@ -90,7 +96,7 @@ func (s *Service) ClaimPort(ctx context.Context, sc Scope, req PortRequest) (Por
 
 // ReleasePort ends the acting agent's claim of name on this machine.
 func (s *Service) ReleasePort(ctx context.Context, sc Scope, name string) (PortResponse, error) {
-	ps, host, err := s.ports(ctx, sc, true)
+	ps, host, err := s.ports(ctx, sc, true, false)
 	if err != nil {
 		return PortResponse{}, err
 	}
@@ -101,7 +107,7 @@ func (s *Service) ReleasePort(ctx context.Context, sc Scope, name string) (PortR
 // GetPort returns the claim held now under name on this machine: where
 // another agent's server listens.
 func (s *Service) GetPort(ctx context.Context, sc Scope, name string) (PortResponse, error) {
-	ps, host, err := s.ports(ctx, sc, false)
+	ps, host, err := s.ports(ctx, sc, false, false)
 	if err != nil {
 		return PortResponse{}, err
 	}
@@ -112,7 +118,7 @@ func (s *Service) GetPort(ctx context.Context, sc Scope, name string) (PortRespo
 // Ports lists the claims held now, this machine's and, in a synced
 // project, other machines' (Here false).
 func (s *Service) Ports(ctx context.Context, sc Scope) (PortsResponse, error) {
-	ps, host, err := s.ports(ctx, sc, false)
+	ps, host, err := s.ports(ctx, sc, false, false)
 	if err != nil {
 		return PortsResponse{}, err
 	}
@@ -132,7 +138,7 @@ type PortRun struct {
 
 // StartPortRun claims req.Name's port for a run, as ClaimPort does.
 func (s *Service) StartPortRun(ctx context.Context, sc Scope, req PortRequest) (*PortRun, PortResponse, error) {
-	ps, host, err := s.ports(ctx, sc, true)
+	ps, host, err := s.ports(ctx, sc, true, true)
 	if err != nil {
 		return nil, PortResponse{}, err
 	}

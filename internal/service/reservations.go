@@ -93,6 +93,9 @@ func (s *Service) Reserve(ctx context.Context, sc Scope, req ReserveRequest) (Re
 	if err != nil {
 		return ReserveResponse{}, err
 	}
+	if err := x.writable(ctx); err != nil {
+		return ReserveResponse{}, err
+	}
 	pats, err := x.project().RepoPatterns(req.Patterns)
 	if err != nil {
 		return ReserveResponse{}, err
@@ -152,6 +155,9 @@ type RenewResponse struct {
 func (s *Service) Renew(ctx context.Context, sc Scope, req RenewRequest) (RenewResponse, error) {
 	x, rs, err := s.leases(ctx, sc)
 	if err != nil {
+		return RenewResponse{}, err
+	}
+	if err := x.writable(ctx); err != nil {
 		return RenewResponse{}, err
 	}
 	sel, err := req.selector(x.project())

@@ -33,13 +33,13 @@ func (c *clock) Add(d time.Duration) { c.offset.Add(int64(d)) }
 // fixture is a service on a fresh store, with a clock and the notes it
 // passed on.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	svc   *Service
 	clock *clock
 	notes []string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: &clock{base: time.Now().UTC().Truncate(time.Second)}}
 	var mu sync.Mutex

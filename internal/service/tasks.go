@@ -168,6 +168,16 @@ func (s *Service) tasks(ctx context.Context, sc Scope, act bool) (*session, *tas
 	return x, tasks.New(x.st, x.project().Slug, agent), agent, nil
 }
 
+// tasksToWrite is tasks for a change of them: a paused agent's is PAUSED
+// (releasing its claim is not a change it is refused: see UnclaimTask).
+func (s *Service) tasksToWrite(ctx context.Context, sc Scope, act bool) (*session, *tasks.Service, string, error) {
+	x, ts, agent, err := s.tasks(ctx, sc, act)
+	if err == nil {
+		err = x.writable(ctx)
+	}
+	return x, ts, agent, err
+}
+
 func (s *Service) taskResponse(ctx context.Context, ts *tasks.Service, t tasks.Task, err error) (TaskResponse, error) {
 	if err != nil {
 		return TaskResponse{}, err
@@ -180,7 +190,7 @@ func (s *Service) taskResponse(ctx context.Context, ts *tasks.Service, t tasks.T
 // CreateTask makes a task, created by the acting agent (or the human
 // overseer when none is named).
 func (s *Service) CreateTask(ctx context.Context, sc Scope, req CreateTaskRequest) (TaskResponse, error) {
-	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	_, ts, _, err := s.tasksToWrite(ctx, sc, sc.Agent != "")
 	if err != nil {
 		return TaskResponse{}, err
 	}
@@ -191,7 +201,7 @@ func (s *Service) CreateTask(ctx context.Context, sc Scope, req CreateTaskReques
 
 // UpdateTask changes a task's fields.
 func (s *Service) UpdateTask(ctx context.Context, sc Scope, req UpdateTaskRequest) (TaskResponse, error) {
-	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	_, ts, _, err := s.tasksToWrite(ctx, sc, sc.Agent != "")
 	if err != nil {
 		return TaskResponse{}, err
 	}
@@ -281,7 +291,7 @@ func (x *session) inTx(agent string, tx *store.Tx) *reservations.Service {
 // forced claim takes over one whose holder has been silent for
 // tasks.StaleAfter, and tells the holder.
 func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest) (TaskResponse, error) {
-	x, ts, agent, err := s.tasks(ctx, sc, true)
+	x, ts, agent, err := s.tasksToWrite(ctx, sc, true)
 	if err != nil {
 		return TaskResponse{}, err
 	}
@@ -379,7 +389,7 @@ func (s *Service) UnclaimTask(ctx context.Context, sc Scope, id string) (TaskRes
 // last open child it is after it) and ends the reservations their claims
 // took.
 func (s *Service) CloseTask(ctx context.Context, sc Scope, req CloseTaskRequest) (TaskResponse, error) {
-	x, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	x, ts, _, err := s.tasksToWrite(ctx, sc, sc.Agent != "")
 	if err != nil {
 		return TaskResponse{}, err
 	}
@@ -395,7 +405,7 @@ func (s *Service) CloseTask(ctx context.Context, sc Scope, req CloseTaskRequest)
 
 // ReopenTask opens a closed task again (not under a closed epic).
 func (s *Service) ReopenTask(ctx context.Context, sc Scope, id string) (TaskResponse, error) {
-	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	_, ts, _, err := s.tasksToWrite(ctx, sc, sc.Agent != "")
 	if err != nil {
 		return TaskResponse{}, err
 	}
@@ -406,7 +416,7 @@ func (s *Service) ReopenTask(ctx context.Context, sc Scope, id string) (TaskResp
 // AddTaskDep makes a task depend on another; one that would close a
 // cycle is DEPENDENCY_CYCLE.
 func (s *Service) AddTaskDep(ctx context.Context, sc Scope, req TaskDepRequest) (TaskResponse, error) {
-	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	_, ts, _, err := s.tasksToWrite(ctx, sc, sc.Agent != "")
 	if err != nil {
 		return TaskResponse{}, err
 	}
@@ -416,7 +426,7 @@ func (s *Service) AddTaskDep(ctx context.Context, sc Scope, req TaskDepRequest) 
 
 // RemoveTaskDep drops a dependency.
 func (s *Service) RemoveTaskDep(ctx context.Context, sc Scope, req TaskDepRequest) (TaskResponse, error) {
-	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	_, ts, _, err := s.tasksToWrite(ctx, sc, sc.Agent != "")
 	if err != nil {
 		return TaskResponse{}, err
 	}

@@ -23,14 +23,25 @@ type CheckResponse struct {
 	Messages        []Message `json:"messages"`         // the newest unread
 	Unread          int       `json:"unread"`
 	Urgent          int       `json:"urgent"` // unread and high or urgent
+	// Posts counts the unread posts of the channels the agent subscribes
+	// to; NewPosts lists the oldest of them.
+	Posts    int       `json:"posts"`
+	NewPosts []Message `json:"new_posts"`
+	// Paused and Interrupt steer the agent (shown first); Stuck are the
+	// team's agents that say they are stuck.
+	Steering
+	Stuck []WorkState `json:"stuck"`
 
 	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
 	HooksWarning *HooksWarning `json:"-"`
 }
 
-// Waiting reports whether unread mail or a contact request waits.
-func (r CheckResponse) Waiting() bool { return r.Unread+r.ContactRequests > 0 }
+// Waiting reports whether unread mail, a contact request, a post of a
+// subscribed channel, a pause, an interrupt or a stuck teammate waits.
+func (r CheckResponse) Waiting() bool {
+	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck) > 0 || r.Paused != nil || r.Interrupt != nil
+}
 
 // Check counts the acting agent's unread, urgent and unacknowledged mail
 // and open contact requests, and lists the newest unread messages.
@@ -45,9 +56,21 @@ func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckR
 	}
 	resp := CheckResponse{AwaitingAck: sum.AwaitingAck, ContactRequests: sum.ContactRequests,
 		Messages: mapSlice(sum.Newest, messageDoc), Unread: sum.Unread, Urgent: sum.Urgent, HooksWarning: GuardHooksWarning(x.project())}
-	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, mapSlice(sum.Newest, messageID))
+	if resp.Posts, resp.NewPosts, err = newPosts(ctx, x, req.Newest); err != nil {
+		return resp, err
+	}
+	if resp.Steering, err = steering(ctx, x, true); err != nil {
+		return resp, err
+	}
+	if resp.Stuck, err = stuckAgents(ctx, x, sc.Agent); err != nil {
+		return resp, err
+	}
+	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, append(mapSlice(sum.Newest, messageID), mapSlice(resp.NewPosts, docID)...))
 	return resp, err
 }
+
+// docID is a message document's id, for mapSlice.
+func docID(m Message) string { return m.ID }
 
 // WaitRequest says what new mail to wait for, and how long.
 type WaitRequest struct {
@@ -55,6 +78,9 @@ type WaitRequest struct {
 	Thread  string        // only mail in this thread (a name, or a message id or prefix)
 	From    string        // only mail from this agent
 	Urgent  bool          // only high and urgent mail
+	// Topic waits for the next post to this channel instead (as Poll,
+	// which marks it read).
+	Topic string
 }
 
 // WaitResponse is the document of wait: {"messages": [message + receipt +
@@ -62,20 +88,38 @@ type WaitRequest struct {
 type WaitResponse struct {
 	Messages []FullMessage `json:"messages"`
 	Timeout  bool          `json:"timeout"` // nothing arrived in time
+	// Control is set when the wait ended because the agent was paused,
+	// resumed or interrupted meanwhile.
+	Control *Control `json:"control,omitempty"`
 }
 
 // Wait blocks until unread mail matching req arrives for the acting agent
-// after the call began, and returns it. On timeout the error wraps
+// after the call began, and returns it; or until the agent is paused,
+// resumed or interrupted (the response's Control). On timeout the error wraps
 // mailbox.ErrTimeout and the response says so.
 func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResponse, error) {
 	if req.Timeout < 0 {
 		return WaitResponse{}, UsageField("timeout", "the timeout must not be negative, got %s", req.Timeout).With("example", "5m")
 	}
+	if req.Topic != "" {
+		if req.Thread != "" || req.From != "" || req.Urgent {
+			return WaitResponse{}, Usagef("wait for a channel's post alone, or for mail by thread, sender or urgency", "a topic cannot be combined with the mail filters")
+		}
+		p, err := s.Poll(ctx, sc, PollRequest{Topic: req.Topic, Timeout: req.Timeout})
+		resp := WaitResponse{Messages: []FullMessage{}, Timeout: p.Timeout}
+		if p.Message != nil {
+			resp.Messages = append(resp.Messages, *p.Message)
+		}
+		return resp, err
+	}
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return WaitResponse{}, err
 	}
-	msgs, err := x.mb.Wait(ctx, mailbox.WaitFilter{Thread: req.Thread, From: req.From, Urgent: req.Urgent}, req.Timeout, pollInterval)
+	msgs, err := x.mb.Wait(ctx, mailbox.WaitFilter{Thread: req.Thread, From: req.From, Urgent: req.Urgent, Steered: true}, req.Timeout, pollInterval)
+	if c, ok := steered(err); ok {
+		return WaitResponse{Messages: []FullMessage{}, Control: c}, nil
+	}
 	timedOut := errors.Is(err, mailbox.ErrTimeout)
 	if err != nil && !timedOut {
 		return WaitResponse{}, err

@@ -311,7 +311,7 @@ func TestTablesOwned(t *testing.T) {
 func TestProjectionsDeclareTheirTables(t *testing.T) {
 	pkgs := readPackages(t)
 	for dir, projs := range map[string][]store.Projection{
-		"mailbox":      {mailbox.Projection(), mailbox.CursorProjection()},
+		"mailbox":      {mailbox.Projection(), mailbox.CursorProjection(), mailbox.AttentionProjection()},
 		"reservations": {reservations.Projection()},
 		"fts":          {fts.Projection()},
 		"products":     {products.Projection()},

@@ -39,6 +39,12 @@ type Agent struct {
 	Policy       string
 	State        string
 	Reservations *int
+	// Work is the state the agent says it is in (running, idle, stuck,
+	// done; "" for none), with its note.
+	Work, WorkNote string
+	// PausedBy is who paused the agent ("" while it is not paused), and
+	// why.
+	PausedBy, PauseReason string
 }
 
 // Message is the message document: a message's headers.
