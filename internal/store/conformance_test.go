@@ -27,7 +27,7 @@ import (
 
 // projections are those of a store as the command line opens it.
 func projections() []store.Projection {
-	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), tasks.Projection()}
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), tasks.Projection(), mailbox.AttentionProjection()}
 }
 
 // TestProjectionsConform runs every projection both ways over generated
@@ -54,7 +54,8 @@ func testProjectionsConform(t *testing.T, seed uint64) {
 
 	for _, op := range []string{"register", "send", "post", "send batch", "reply", "mark", "mark all", "request contact", "decide contact",
 		"policy", "retire", "reserve", "renew or release", "force release", "lock", "import",
-		"task create", "task update", "task claim", "task unclaim", "task close", "task reopen", "task dep add", "task dep rm"} {
+		"task create", "task update", "task claim", "task unclaim", "task close", "task reopen", "task dep add", "task dep rm",
+		"subscribe", "unsubscribe", "state", "control pause", "control resume", "control interrupt"} {
 		if n := h.done[op]; n < 2 {
 			t.Errorf("the history did %q %d times: too few to mean much", op, n)
 		}
@@ -173,6 +174,7 @@ type history struct {
 	imported int
 	tasks    map[string][]string // project key -> task ids
 	trng     *rand.Rand          // the tasks' random choices
+	arng     *rand.Rand          // the channels', states' and controls' random choices
 	done     map[string]int      // operations that succeeded, by name
 }
 
@@ -184,7 +186,7 @@ var (
 
 func newHistory(t *testing.T, dir string, seed uint64) *history {
 	h := &history{t: t, rng: rand.New(rand.NewPCG(seed, 7)), clock: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC),
-		agents: map[string][]string{}, sent: map[string][]string{}, leases: map[string][]string{}, runs: map[string]*reservations.Lock{}, tasks: map[string][]string{}, trng: rand.New(rand.NewPCG(seed, 11)),
+		agents: map[string][]string{}, sent: map[string][]string{}, leases: map[string][]string{}, runs: map[string]*reservations.Lock{}, tasks: map[string][]string{}, trng: rand.New(rand.NewPCG(seed, 11)), arng: rand.New(rand.NewPCG(seed, 13)),
 		done: map[string]int{}}
 	for _, key := range []string{"github.com/acme/shop", "/srv/other"} {
 		p, err := project.ProjectFromKey(key)
@@ -269,6 +271,9 @@ func (h *history) run(n int) {
 		}
 		if h.trng.IntN(2) == 0 {
 			h.task() // on a random stream of its own, which leaves the others' histories as they were
+		}
+		if h.arng.IntN(4) == 0 {
+			h.attention() // on a stream of its own too
 		}
 	}
 }
@@ -624,6 +629,30 @@ func (h *history) task() {
 		_, err = ts.RemoveDep(ctx, t.ID, tpick(h, t.Deps))
 	}
 	h.check(op, err)
+}
+
+// attention is one change of what steers an agent: a channel followed or
+// left, a state said, or a pause, resume or interrupt by another agent or
+// the human overseer.
+func (h *history) attention() {
+	ctx := context.Background()
+	names := h.agents[h.proj.Key]
+	pick := func(list []string) string { return list[h.arng.IntN(len(list))] }
+	me := pick(names)
+	switch h.arng.IntN(4) {
+	case 0:
+		on := h.arng.IntN(3) > 0
+		_, _, err := h.mailbox(me).Subscribe(ctx, pick(topics), on)
+		h.check(map[bool]string{true: "subscribe", false: "unsubscribe"}[on], err)
+	case 1:
+		_, err := h.mailbox(me).SetState(ctx, pick(record.AgentStates), pick(words))
+		h.check("state", err)
+	default:
+		by := pick(append([]string{""}, names...)) // "" is the human overseer
+		action := pick([]string{mailbox.ControlPause, mailbox.ControlResume, mailbox.ControlInterrupt})
+		_, err := h.mailbox(by).Control(ctx, pick(names), action, pick(words))
+		h.check("control "+action, err)
+	}
 }
 
 func tpick(h *history, list []string) string { return list[h.trng.IntN(len(list))] }
