@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A scripted tour of agentmail in a temporary repository and store: two
-# agents register, exchange messages, read, acknowledge and reply, and the
-# project's branch of the archive is cloned and read as files. Usage:
+# agents register, exchange messages, read, acknowledge and reply; one
+# reserves files and the guard stops the other's commit; work is planned as
+# tasks and claimed; a channel carries a post; an overseer pauses an agent;
+# and the project's branch of the archive is cloned and read as files. Usage:
 # scripts/demo.sh [path/to/agentmail, or a command on PATH]
 set -euo pipefail
 bin=${1:-bin/agentmail}
@@ -39,6 +41,50 @@ am reply "${id:0:8}" --body "Confirmed: wired up in the UI, tests pass."
 export AGENTMAIL_AGENT=GreenCastle
 am inbox --unread
 am thread checkout
+
+# Leases: GreenCastle reserves the API; the guard stops BlueLake's commit.
+am reserve 'src/api/**' --ttl 1h --reason "checkout API"
+am guard install
+mkdir -p src/api && echo 'def pay(): ...' > src/api/checkout.py && git add src/api/checkout.py
+export AGENTMAIL_AGENT=BlueLake
+say "git commit -m 'tweak checkout'   # as BlueLake"
+if git -c user.name=demo -c user.email=demo@example.com commit -q -m 'tweak checkout'; then
+  echo "the commit went through: the guard did not stop it" >&2
+  exit 1
+fi
+git reset -q
+
+# Work: an epic with two tasks, the second after the first.
+export AGENTMAIL_AGENT=GreenCastle
+taskid() { sed -n 's/^ *"id": "\([0-9A-Z]*\)".*/\1/p' | head -1; }
+epic=$("$bin" task create "Checkout" --type epic --json | taskid)
+first=$("$bin" task create "Payment API" --parent "$epic" --priority 1 --path 'src/api/**' --json | taskid)
+am task create "Payment form" --parent "$epic" --dep "$first"
+am task list
+export AGENTMAIL_AGENT=BlueLake
+am work
+export AGENTMAIL_AGENT=GreenCastle
+am release --all
+am task claim "$first"
+am task close "$first" --reason "done in 4f2c1e0"
+export AGENTMAIL_AGENT=BlueLake
+am work
+
+# Channels: BlueLake follows builds; GreenCastle posts to it.
+export AGENTMAIL_AGENT=BlueLake
+am subscribe builds
+export AGENTMAIL_AGENT=GreenCastle
+am publish builds --body "main is green at 4f2c1e0"
+export AGENTMAIL_AGENT=BlueLake
+am poll builds --timeout 5s
+
+# The overseer pauses BlueLake: its writes are refused until resumed.
+am control pause BlueLake --as-human --reason "hold on until the schema lands"
+export AGENTMAIL_AGENT=BlueLake
+am check || true
+am send --to GreenCastle --subject "can I go on?" --body "?" || true
+am control resume BlueLake --as-human
+export AGENTMAIL_AGENT=GreenCastle
 
 # The archive is a git repository with a branch per project: a human clones
 # the project's branch and reads the mail as files.

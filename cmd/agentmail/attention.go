@@ -17,6 +17,7 @@ func init() {
 	examples["control"] = []string{
 		"agentmail control pause BlueLake --reason 'hold edits to src/api until the schema lands'",
 		"agentmail control resume BlueLake",
+		"agentmail control pause BlueLake --as-human --reason 'review first'   # the overseer, no agent of its own",
 		"agentmail control interrupt BlueLake --reason 'stop: main is red'",
 	}
 }
@@ -56,22 +57,28 @@ func newControlCommand(e *env) *cli.Command {
 			"ack, releasing what it holds, and reads; with Claude Code's hooks (setup claude-code --hooks) its edits\n" +
 			"are denied with the reason. check and the prompt hook print the pause first, and a wait returns on it.\n" +
 			"interrupt: the agent's next check shows it before anything else, once.",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why: shown to the agent"}},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why: shown to the agent"},
+			&cli.BoolFlag{Name: "as-human", Usage: "steer as the human overseer (Human): no agent needed"}},
 		Action: scopedAction(e, func(c *cli.Context) (*controlOptions, error) {
 			if c.Args().Len() != 2 {
 				return nil, usagef("usage: "+c.Command.HelpName+" pause|resume|interrupt AGENT", "expected an action and an agent, got %s", count(c.Args().Len(), "argument", "arguments"))
 			}
-			return &controlOptions{req: service.ControlRequest{Action: c.Args().Get(0), Agent: c.Args().Get(1), Reason: c.String("reason")}}, nil
+			return &controlOptions{req: service.ControlRequest{Action: c.Args().Get(0), Agent: c.Args().Get(1), Reason: c.String("reason")},
+				asHuman: c.Bool("as-human")}, nil
 		}, runControl),
 	}
 }
 
 type controlOptions struct {
 	scoped
-	req service.ControlRequest
+	req     service.ControlRequest
+	asHuman bool
 }
 
 func runControl(ctx context.Context, o *controlOptions) error {
+	if o.asHuman {
+		o.Scope.Agent = service.HumanSender
+	}
 	resp, err := o.Service.Control(ctx, o.Scope, o.req)
 	return o.render(resp, err, func() error {
 		verb := map[string]string{"pause": "paused", "resume": "resumed", "interrupt": "interrupted"}[resp.Action]

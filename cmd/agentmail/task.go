@@ -359,7 +359,7 @@ func (o taskOptions) taskLine(w io.Writer, t service.Task, short ids.Short) {
 	}
 	deps := ""
 	if len(t.Deps) > 0 {
-		deps = fmt.Sprintf("  (%d deps)", len(t.Deps))
+		deps = "  (" + count(len(t.Deps), "dependency", "dependencies") + ")"
 	}
 	fmt.Fprintf(w, "%-10s P%d %-7s %-11s %s%s%s\n", short.Of(t.ID), t.Priority, t.Type, t.Status, o.esc.line(t.Title), holder, deps)
 }

@@ -648,7 +648,7 @@ func (h *history) attention() {
 		_, err := h.mailbox(me).SetState(ctx, pick(record.AgentStates), pick(words))
 		h.check("state", err)
 	default:
-		by := pick(append([]string{""}, names...)) // "" is the human overseer
+		by := pick(append([]string{mailbox.HumanSender}, names...))
 		action := pick([]string{mailbox.ControlPause, mailbox.ControlResume, mailbox.ControlInterrupt})
 		_, err := h.mailbox(by).Control(ctx, pick(names), action, pick(words))
 		h.check("control "+action, err)
