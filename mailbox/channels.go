@@ -185,8 +185,10 @@ func (m *Mailbox) Channels(ctx context.Context) ([]Channel, error) {
 // newPostRows are the posts of the channels agent ?1 (folded: ?2) of
 // project ?3 (slug ?4) subscribes to that it has not read, oldest first:
 // posted since it subscribed, after its reading position in the channel,
-// by another agent.
-const newPostRows = ` FROM subscriptions s JOIN messages m ON m.project_id = s.project_id AND m.topic = s.topic AND m.id >= s.since_id
+// by another agent. CROSS JOIN keeps the subscriptions the outer loop:
+// left to itself, SQLite's planner walks every message of the project
+// (9 ms of every check at 10,000 messages) instead of each channel's.
+const newPostRows = ` FROM subscriptions s CROSS JOIN messages m ON m.project_id = s.project_id AND m.topic = s.topic AND m.id >= s.since_id
 	LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?1
 	WHERE s.project_id = ?3 AND s.agent = ?1 AND m.sender != ?1 AND ` + isPost + `
 	AND m.id > COALESCE((SELECT c.message_id FROM topic_cursors c WHERE c.slug = ?4 AND c.fold = ?2 AND c.topic = s.topic), '')`

@@ -33,7 +33,7 @@ func newFixture(t testing.TB, agents ...string) *fixture {
 
 // testProjections are the projections of the tests' stores: the
 // mailbox's, and the reservations' that the contact policy asks.
-var testProjections = []store.Projection{Projection(), reservations.Projection(), CursorProjection()}
+var testProjections = []store.Projection{Projection(), reservations.Projection(), CursorProjection(), AttentionProjection()}
 
 // newFixtureWith is newFixture with store options other than the clock
 // (and the projections, by default testProjections).

@@ -32,3 +32,17 @@ func TestMessagesByIDPlan(t *testing.T) {
 		t.Errorf("the plan begins %q; want the scan of the listed ids (SCAN j):\n%s", steps[0], strings.Join(steps, "\n"))
 	}
 }
+
+// TestNewPostsPlan: counting an agent's new posts (every check and inbox
+// runs it) walks its channels' posts only, never the project's messages.
+func TestNewPostsPlan(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake")
+	for range 3 {
+		f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "hello", Body: "body"})
+	}
+	got := queryPlan(t, f, `SELECT count(*)`+newPostRows, "BlueLake", "bluelake", 1, "slug")
+	steps := strings.Split(got, "\n")
+	if !strings.HasPrefix(steps[0], "SEARCH s ") || !strings.Contains(got, "INDEX messages_topic (project_id=? AND topic=? AND id>?)") {
+		t.Errorf("the new posts' plan does not go from the subscriptions to each channel's posts:\n%s", got)
+	}
+}
