@@ -31,6 +31,7 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteAcks, s.page(s.acksPage, "message", "receipt"))
 	mux.HandleFunc(web.RouteCompose, s.page(s.composePage))
 	mux.HandleFunc(web.RouteSend, s.page(s.sendPage))
+	mux.HandleFunc(web.RouteControl, s.page(s.controlPage, "message", "receipt"))
 	mux.HandleFunc(web.RouteArchive, s.archiveFile)
 	mux.HandleFunc(web.RouteAttachment, s.attachmentFile)
 	// Any other address of a project: the not-found page, with the
@@ -194,6 +195,9 @@ func (s *Server) mailboxPage(outbox bool) func(context.Context, *pageRequest) (w
 			return nil, err
 		}
 		v := web.MailboxView{Page: p.page, Agent: a, Outbox: outbox, Before: p.r.URL.Query().Get("before")}
+		if !outbox && !service.IsHuman(a.Name) {
+			v.CSRF = s.guard.CSRFToken(p.w, p.r)
+		}
 		if outbox {
 			// The stream has no filter by sender: the page picks them out.
 			v.LiveFrom = a.Name
@@ -223,6 +227,41 @@ func (s *Server) mailboxPage(outbox bool) func(context.Context, *pageRequest) (w
 		}
 		return v, nil
 	}
+}
+
+// controlPage steers the agent of the inbox it is sent from, as Human
+// (control pause|resume|interrupt), and shows the inbox again: with what
+// was done, or what was wrong (status 400, or the error's).
+func (s *Server) controlPage(ctx context.Context, p *pageRequest) (web.View, error) {
+	agent := p.r.PathValue("agent")
+	form, err := web.ReadControl(p.r.PostForm)
+	var done service.ControlResponse
+	if err == nil {
+		done, err = p.svc.Control(ctx, service.Scope{Project: p.scope.Project, Agent: service.HumanSender},
+			service.ControlRequest{Agent: agent, Action: form.Action, Reason: form.Reason})
+	}
+	view, verr := s.mailboxPage(false)(ctx, p)
+	if verr != nil {
+		return nil, verr
+	}
+	v := view.(web.MailboxView)
+	if err == nil {
+		v.Steered = map[string]string{"pause": "Paused", "resume": "Resumed", "interrupt": "Interrupted"}[done.Action] + " " + done.Control.Agent + "."
+		return v, nil
+	}
+	status, err := formError(err)
+	v.Error, v.Hint = err.Error(), fault.Hint(err)
+	return statusView{v, status}, nil
+}
+
+// formError is a form's failure as its page shows it: the HTTP status, and
+// the error with its hint in the pages' terms.
+func formError(err error) (int, error) {
+	if errors.Is(err, web.ErrInvalidForm) {
+		return http.StatusBadRequest, err
+	}
+	f := service.Describe(err)
+	return f.HTTP, fault.WithHint(errors.New(f.Message), pageHint(f))
 }
 
 // messagePage shows a message with its thread, as ?agent= sees it (the
@@ -404,11 +443,7 @@ func (s *Server) sendPage(ctx context.Context, p *pageRequest) (web.View, error)
 			return v, nil
 		}
 	}
-	status := http.StatusBadRequest
-	if !errors.Is(err, web.ErrInvalidForm) {
-		f := service.Describe(err)
-		status, err = f.HTTP, fault.WithHint(errors.New(f.Message), pageHint(f))
-	}
+	status, err := formError(err)
 	v.Form, v.Error, v.Hint = form, err.Error(), fault.Hint(err)
 	v.ConfirmAll = errors.Is(err, web.ErrConfirmAll)
 	return statusView{v, status}, nil

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -141,5 +142,73 @@ func TestComposeCSRF(t *testing.T) {
 	got := inbox()
 	if len(got) != 1 || got[0].From != "Human" || got[0].Subject != "From the overseer" || got[0].Importance != "high" {
 		t.Fatalf("BlueLake's inbox: %+v", got)
+	}
+}
+
+// TestSteerFromInbox: the overseer pauses an agent from its inbox page, as
+// a browser would (the form's CSRF token and cookie; without them,
+// refused and nothing recorded): the agent's writes are then PAUSED and its
+// check shows who paused it and why; Resume lifts it; an unknown action is
+// shown on the page, status 400.
+func TestSteerFromInbox(t *testing.T) {
+	ctx := context.Background()
+	h := startServer(t, Config{})
+	h.seed([]string{"GreenCastle", "BlueLake"})
+	inbox := h.base + "/mail/" + h.slug + "/inbox/BlueLake"
+	steer := inbox + "/control"
+	paused := func() bool {
+		r, err := h.svc.Check(ctx, h.scope("BlueLake"), service.CheckRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Steering.Paused != nil
+	}
+
+	resp, err := http.PostForm(steer, url.Values{"action": {"pause"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 || paused() {
+		t.Fatalf("a steering post without the CSRF token: %d, paused %v", resp.StatusCode, paused())
+	}
+
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	post := func(form url.Values) (int, string) {
+		t.Helper()
+		m := csrfInput.FindStringSubmatch(get(t, client, inbox))
+		if m == nil {
+			t.Fatal("no steering form on the inbox page")
+		}
+		form.Set("csrf", m[1])
+		resp, err := client.PostForm(steer, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	status, page := post(url.Values{"action": {"pause"}, "reason": {"hold until the schema lands"}})
+	if status != 200 || !strings.Contains(page, "Paused BlueLake.") || !strings.Contains(page, `value="resume"`) {
+		t.Fatalf("pause: %d\n%s", status, page)
+	}
+	c, err := h.svc.Check(ctx, h.scope("BlueLake"), service.CheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Steering.Paused; p == nil || p.PauseBy != "Human" || p.PauseReason != "hold until the schema lands" {
+		t.Fatalf("BlueLake's check: %+v", c.Steering)
+	}
+	if _, err := h.svc.Send(ctx, h.scope("BlueLake"), service.SendRequest{To: []string{"GreenCastle"}, Subject: "s", Body: "b"}); !errors.Is(err, service.ErrPaused) {
+		t.Fatalf("a paused agent's send: %v", err)
+	}
+
+	if status, page = post(url.Values{"action": {"freeze"}}); status != 400 || !strings.Contains(page, "Pause, Resume or Interrupt") {
+		t.Fatalf("an unknown action: %d\n%s", status, page)
+	}
+	if status, page = post(url.Values{"action": {"resume"}}); status != 200 || !strings.Contains(page, "Resumed BlueLake.") || paused() {
+		t.Fatalf("resume: %d, paused %v\n%s", status, paused(), page)
 	}
 }

@@ -66,7 +66,13 @@ func (s *Service) Whoami(ctx context.Context, sc Scope) (AgentResponse, error) {
 		return AgentResponse{}, err
 	}
 	a, err := x.mb.Whoami(ctx)
-	return x.agentResponse(a, err)
+	resp, err := x.agentResponse(a, err)
+	if err == nil {
+		one := []Agent{resp.Agent}
+		err = x.attend(ctx, one)
+		resp.Agent = one[0]
+	}
+	return resp, err
 }
 
 // SetPolicy sets the acting agent's contact policy (one of
@@ -210,23 +216,28 @@ func (s *Service) Agents(ctx context.Context, sc Scope, req AgentsRequest) (Agen
 		return AgentsResponse{}, err
 	}
 	resp := AgentsResponse{Agents: mapSlice(list, listedAgentDoc), Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}
+	return resp, x.attend(ctx, resp.Agents)
+}
+
+// attend fills in the state each of agents says it is in, and its pause.
+func (x *session) attend(ctx context.Context, agents []Agent) error {
 	states, err := x.mb.States(ctx)
 	if err != nil {
-		return resp, err
+		return err
 	}
 	controls, err := x.mb.Controls(ctx)
 	if err != nil {
-		return resp, err
+		return err
 	}
-	for i, a := range resp.Agents {
+	for i, a := range agents {
 		if st, ok := states[a.Name]; ok {
 			w := workDoc(st)
-			resp.Agents[i].Work = &w
+			agents[i].Work = &w
 		}
 		if c, ok := controls[a.Name]; ok && c.Paused {
 			doc := controlDoc(c)
-			resp.Agents[i].Paused = &doc
+			agents[i].Paused = &doc
 		}
 	}
-	return resp, nil
+	return nil
 }

@@ -212,13 +212,15 @@ func fixtureViews() map[string]View {
 		{ID: hostileMessage.ID, Thread: hostileThread, From: "EvilTwin", Subject: hostileMessage.Subject, Created: hostileMessage.Created,
 			Marked: marked("Hello <script>document.title='"+pwnedTitle+"'</script> ", "session", " <img src=x onerror=\"fetch('"+hitPath+"?snippet')\">"), Score: 1.3},
 	}
+	pausedAgent := fixtureAgents[1]
+	pausedAgent.PausedBy, pausedAgent.PauseReason = Human, "hold the login form until the schema lands"
 	return map[string]View{
 		"projects": ProjectsView{Page: Page{Now: at(fixtureNow)}, Projects: []Project{fixtureProject,
 			{Key: "/home/dev/src/tools", Slug: "tools-0b1c2d3e", Holds: Counts{Agents: 1, Messages: 12}},
 			{Key: "github.com/acme/<script>document.title='" + pwnedTitle + "'</script>", Slug: "evil-00000000", Holds: Counts{}}}},
 		"project": ProjectView{Page: page, Agents: fixtureAgents, Reservations: fixtureReservations[:4], Locks: fixtureLocks[:1]},
-		"inbox": MailboxView{Page: page, Agent: fixtureAgents[1], Messages: fixtureInbox,
-			Older: fixtureInbox[len(fixtureInbox)-1].ID},
+		"inbox": MailboxView{Page: page, Agent: pausedAgent, Messages: fixtureInbox,
+			Older: fixtureInbox[len(fixtureInbox)-1].ID, CSRF: "fixture-token", Steered: "Paused " + pausedAgent.Name + "."},
 		"inbox-older": MailboxView{Page: page, Agent: fixtureAgents[1], Messages: fixtureInbox[5:], Before: fixtureInbox[4].ID},
 		"outbox": MailboxView{Page: page, Agent: fixtureAgents[0], Outbox: true,
 			Messages: []Received{thread[2].Received, thread[0].Received}},

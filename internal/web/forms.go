@@ -103,6 +103,26 @@ func ReadCompose(form url.Values, maxSubject int) (ComposeForm, error) {
 	return f, nil
 }
 
+// Control actions, as the steering form sends them (control
+// pause|resume|interrupt).
+var ControlActions = []string{"pause", "resume", "interrupt"}
+
+// ControlForm is the overseer steering an agent from its inbox page.
+type ControlForm struct {
+	Action string
+	Reason string
+}
+
+// ReadControl reads a posted steering form. An action it does not know
+// is an error wrapping ErrInvalidForm, with a hint.
+func ReadControl(form url.Values) (ControlForm, error) {
+	f := ControlForm{Action: form.Get("action"), Reason: strings.TrimSpace(form.Get("reason"))}
+	if !slices.Contains(ControlActions, f.Action) {
+		return f, fault.WithHint(fmt.Errorf("%w: no action %q", ErrInvalidForm, f.Action), "press Pause, Resume or Interrupt")
+	}
+	return f, nil
+}
+
 // SearchFilters are the search page's field filters, each a value of the
 // query language's field of that name; Since and Before are dates
 // (YYYY-MM-DD, as a date input sends them).

@@ -35,6 +35,7 @@ func funcs(md *Markdown) template.FuncMap {
 		"projectURL":    ProjectURL,
 		"inboxURL":      InboxURL,
 		"outboxURL":     OutboxURL,
+		"controlURL":    ControlURL,
 		"messageURL":    MessageURL,
 		"threadURL":     ThreadURL,
 		"searchURL":     SearchURL,

@@ -28,6 +28,7 @@ const (
 	RouteSend         = "POST /mail/{project}/compose"
 	RouteArchive      = "GET /mail/{project}/archive/{commit}/{path...}"
 	RouteAttachment   = "GET /mail/{project}/message/{id}/attachment/{name}"
+	RouteControl      = "POST /mail/{project}/inbox/{agent}/control"
 )
 
 // AttachmentURL is the address of an attachment of a message, as agent
@@ -74,6 +75,10 @@ func InboxURL(project, agent, before string) string {
 func OutboxURL(project, agent, before string) string {
 	return withQuery(mailURL(project, "outbox", agent), "before", before)
 }
+
+// ControlURL is where the form steering an agent (pause, resume,
+// interrupt) is sent.
+func ControlURL(project, agent string) string { return mailURL(project, "inbox", agent, "control") }
 
 // MessageURL is the address of a message, as agent (if set) sees it.
 func MessageURL(project, id, agent string) string {

@@ -198,6 +198,12 @@ type MailboxView struct {
 	// the page lists messages strictly older than it.
 	Before string
 	Older  string
+	// CSRF is set on an inbox the overseer may steer from (an agent's,
+	// not Human's): the steering form's token. Steered says what the
+	// last steering did, Error and Hint why it could not.
+	CSRF        string
+	Steered     string
+	Error, Hint string
 }
 
 // MessageView is one message with its thread, as Agent (if set) sees it.
