@@ -37,6 +37,7 @@ func newPublishCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "payload", Usage: "post this `JSON` document as the body (checked to be JSON)"},
 			&cli.StringFlag{Name: "importance", Value: "normal", Usage: "low, normal, high or urgent"},
 			&cli.StringFlag{Name: "thread", Usage: "thread `NAME` to file the post under"},
+			&cli.BoolFlag{Name: "as-human", Usage: "post as the human overseer (sender Human): no agent needed"},
 			idempotencyFlag(),
 		}, bodyFlags()...),
 		Action: scopedAction(e, func(c *cli.Context) (*publishOptions, error) {
@@ -45,7 +46,8 @@ func newPublishCommand(e *env) *cli.Command {
 				return nil, err
 			}
 			req := service.PublishRequest{Topic: topic, Subject: c.String("subject"), Payload: c.String("payload"),
-				Importance: c.String("importance"), Thread: c.String("thread"), IdempotencyKey: c.String("idempotency-key")}
+				Importance: c.String("importance"), Thread: c.String("thread"), IdempotencyKey: c.String("idempotency-key"),
+				AsHuman: c.Bool("as-human")}
 			if !c.IsSet("payload") || c.IsSet("body") || c.IsSet("body-file") {
 				if req.Body, err = e.readBody(c); err != nil {
 					return nil, err

@@ -32,6 +32,9 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteCompose, s.page(s.composePage))
 	mux.HandleFunc(web.RouteSend, s.page(s.sendPage))
 	mux.HandleFunc(web.RouteControl, s.page(s.controlPage, "message", "receipt"))
+	mux.HandleFunc(web.RouteChannels, s.page(s.channelsPage, "message"))
+	mux.HandleFunc(web.RouteChannel, s.page(s.channelPage, "message"))
+	mux.HandleFunc(web.RoutePost, s.page(s.postPage, "message"))
 	mux.HandleFunc(web.RouteArchive, s.archiveFile)
 	mux.HandleFunc(web.RouteAttachment, s.attachmentFile)
 	// Any other address of a project: the not-found page, with the
@@ -251,6 +254,52 @@ func (s *Server) controlPage(ctx context.Context, p *pageRequest) (web.View, err
 	}
 	status, err := formError(err)
 	v.Error, v.Hint = err.Error(), fault.Hint(err)
+	return statusView{v, status}, nil
+}
+
+// channelsPage lists the project's channels: the topics of its messages.
+func (s *Server) channelsPage(ctx context.Context, p *pageRequest) (web.View, error) {
+	resp, err := p.svc.Topics(ctx, p.scope)
+	if err != nil {
+		return nil, err
+	}
+	return web.ChannelsView{Page: p.page, Channels: mapSlice(resp.Topics, func(t service.TopicSummary) web.Channel {
+		return web.Channel{Topic: t.Topic, Messages: t.Messages, Last: t.Last.Time}
+	})}, nil
+}
+
+// channelPage shows a channel's pageSize newest messages and the form
+// posting to it.
+func (s *Server) channelPage(ctx context.Context, p *pageRequest) (web.View, error) {
+	resp, err := p.svc.Topic(ctx, p.scope, service.TopicRequest{Topic: p.r.PathValue("topic"), Limit: pageSize})
+	if err != nil {
+		return nil, err
+	}
+	return web.ChannelView{Page: p.page, Topic: resp.Topic, Messages: mapSlice(resp.Messages, inboxView),
+		CSRF: s.guard.CSRFToken(p.w, p.r)}, nil
+}
+
+// postPage posts the channel form as Human, and shows the channel again:
+// with the post made, or with what was wrong.
+func (s *Server) postPage(ctx context.Context, p *pageRequest) (web.View, error) {
+	form, err := web.ReadPost(p.r.PostForm, service.MaxSubject)
+	var posted service.SendResponse
+	if err == nil {
+		posted, err = p.svc.Publish(ctx, p.scope,
+			service.PublishRequest{Topic: p.r.PathValue("topic"), Subject: form.Subject, Body: form.Body, AsHuman: true})
+	}
+	view, verr := s.channelPage(ctx, p)
+	if verr != nil {
+		return nil, verr
+	}
+	v := view.(web.ChannelView)
+	if err == nil {
+		m := messageView(posted.Message)
+		v.Posted = &m
+		return v, nil
+	}
+	status, err := formError(err)
+	v.Form, v.Error, v.Hint = form, err.Error(), fault.Hint(err)
 	return statusView{v, status}, nil
 }
 

@@ -212,3 +212,60 @@ func TestSteerFromInbox(t *testing.T) {
 		t.Fatalf("resume: %d, paused %v\n%s", status, paused(), page)
 	}
 }
+
+// TestChannelPages: the channels page lists the project's topics; a
+// channel's page shows its posts, and its form posts as Human (with the
+// form's CSRF token): the post is a message of the channel from Human, with
+// no recipients. An empty post is shown again on the page, status 400; a
+// name that cannot be a topic is an error page.
+func TestChannelPages(t *testing.T) {
+	ctx := context.Background()
+	h := startServer(t, Config{})
+	h.seed([]string{"GreenCastle", "BlueLake"})
+	if _, err := h.svc.Publish(ctx, h.scope("GreenCastle"), service.PublishRequest{Topic: "builds", Body: "main is green at 4f2c1e0"}); err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	m := h.base + "/mail/" + h.slug
+	if page := get(t, client, m+"/channels"); !strings.Contains(page, `href="/mail/`+h.slug+`/channel/builds"`) || !strings.Contains(page, "1 message") {
+		t.Fatalf("the channels page:\n%s", page)
+	}
+	channel := m + "/channel/builds"
+	post := func(form url.Values) (int, string) {
+		t.Helper()
+		page := get(t, client, channel)
+		if !strings.Contains(page, "main is green at 4f2c1e0") {
+			t.Fatalf("the channel page lacks its post:\n%s", page)
+		}
+		form.Set("csrf", csrfInput.FindStringSubmatch(page)[1])
+		resp, err := client.PostForm(channel, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if status, page := post(url.Values{"body": {"Deploy **frozen** until 18:00"}}); status != 200 || !strings.Contains(page, "Posted:") {
+		t.Fatalf("a post: %d\n%s", status, page)
+	}
+	got, err := h.svc.Topic(ctx, h.scope("BlueLake"), service.TopicRequest{Topic: "builds"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Messages) != 2 || got.Messages[0].From != "Human" || len(got.Messages[0].To) != 0 || got.Messages[0].Subject != "Deploy **frozen** until 18:00" {
+		t.Fatalf("#builds as BlueLake sees it: %+v", got.Messages)
+	}
+	if status, page := post(url.Values{"body": {"  "}}); status != 400 || !strings.Contains(page, "write the post") {
+		t.Fatalf("an empty post: %d\n%s", status, page)
+	}
+	resp, err := client.Get(m + "/channel/" + url.PathEscape("no such topic!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("a channel that cannot be: %d", resp.StatusCode)
+	}
+}

@@ -25,6 +25,7 @@ type PublishRequest struct {
 	Thread     string
 	// IdempotencyKey: as SendRequest's.
 	IdempotencyKey string
+	AsHuman        bool // from HumanSender, the overseer: needs no agent
 }
 
 // postPollInterval is how often Poll looks at the archive's head (a read
@@ -61,7 +62,7 @@ func (s *Service) Publish(ctx context.Context, sc Scope, req PublishRequest) (Se
 		return SendResponse{}, Usagef("name the channel to post to", "no channel given")
 	}
 	return s.Send(ctx, sc, SendRequest{Topic: req.Topic, Subject: subject, Body: body, Importance: req.Importance,
-		Thread: req.Thread, IdempotencyKey: req.IdempotencyKey})
+		Thread: req.Thread, IdempotencyKey: req.IdempotencyKey, AsHuman: req.AsHuman})
 }
 
 // truncateRunes cuts s to at most n runes, marking a cut with "…".

@@ -178,6 +178,8 @@ var shots = []struct {
 	{"acks", 1280, 500, false},
 	{"compose", 1280, 900, false},
 	{"compose-error", 1280, 900, false},
+	{"channel", 1280, 800, false},
+	{"channel", 390, 844, true},
 	{"inbox", 390, 844, false},
 	{"message", 390, 1400, false},
 	{"project", 390, 1400, false},

@@ -123,6 +123,27 @@ func ReadControl(form url.Values) (ControlForm, error) {
 	return f, nil
 }
 
+// PostForm is the overseer's post to a channel: a subject (empty: the
+// body's first line) and a markdown body.
+type PostForm struct {
+	Subject string
+	Body    string
+}
+
+// ReadPost reads a posted channel form; maxSubject is the longest subject
+// the server takes, in characters.
+func ReadPost(form url.Values, maxSubject int) (PostForm, error) {
+	f := PostForm{Subject: strings.TrimSpace(form.Get("subject")), Body: strings.ReplaceAll(form.Get("body"), "\r\n", "\n")}
+	switch n := utf8.RuneCountInString(f.Subject); {
+	case strings.TrimSpace(f.Body) == "":
+		return f, fault.WithHint(fmt.Errorf("%w: the post is empty", ErrInvalidForm), "write the post")
+	case n > maxSubject:
+		return f, fault.WithHint(fmt.Errorf("%w: the subject is %d characters long, the limit is %d", ErrInvalidForm, n, maxSubject),
+			"shorten the subject and put the details in the post")
+	}
+	return f, nil
+}
+
 // SearchFilters are the search page's field filters, each a value of the
 // query language's field of that name; Since and Before are dates
 // (YYYY-MM-DD, as a date input sends them).

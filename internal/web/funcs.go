@@ -36,6 +36,7 @@ func funcs(md *Markdown) template.FuncMap {
 		"inboxURL":      InboxURL,
 		"outboxURL":     OutboxURL,
 		"controlURL":    ControlURL,
+		"channelURL":    ChannelURL,
 		"messageURL":    MessageURL,
 		"threadURL":     ThreadURL,
 		"searchURL":     SearchURL,

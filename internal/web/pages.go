@@ -43,6 +43,8 @@ func (ReservationsView) Section() string { return "reservations" }
 func (ContactsView) Section() string     { return "contacts" }
 func (AcksView) Section() string         { return "acks" }
 func (ComposeView) Section() string      { return "compose" }
+func (ChannelsView) Section() string     { return "channels" }
+func (ChannelView) Section() string      { return "channels" }
 func (ErrorView) Section() string        { return "" }
 
 func (ProjectsView) template() string     { return "projects.html" }
@@ -55,6 +57,8 @@ func (ReservationsView) template() string { return "reservations.html" }
 func (ContactsView) template() string     { return "contacts.html" }
 func (AcksView) template() string         { return "acks.html" }
 func (ComposeView) template() string      { return "compose.html" }
+func (ChannelsView) template() string     { return "channels.html" }
+func (ChannelView) template() string      { return "channel.html" }
 func (ErrorView) template() string        { return "error.html" }
 
 // Pages renders the views with the embedded templates.

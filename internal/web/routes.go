@@ -29,6 +29,9 @@ const (
 	RouteArchive      = "GET /mail/{project}/archive/{commit}/{path...}"
 	RouteAttachment   = "GET /mail/{project}/message/{id}/attachment/{name}"
 	RouteControl      = "POST /mail/{project}/inbox/{agent}/control"
+	RouteChannels     = "GET /mail/{project}/channels"
+	RouteChannel      = "GET /mail/{project}/channel/{topic}"
+	RoutePost         = "POST /mail/{project}/channel/{topic}"
 )
 
 // AttachmentURL is the address of an attachment of a message, as agent
@@ -79,6 +82,10 @@ func OutboxURL(project, agent, before string) string {
 // ControlURL is where the form steering an agent (pause, resume,
 // interrupt) is sent.
 func ControlURL(project, agent string) string { return mailURL(project, "inbox", agent, "control") }
+
+// ChannelURL is the address of a channel's page: its posts, newest first,
+// and the form posting to it.
+func ChannelURL(project, topic string) string { return mailURL(project, "channel", topic) }
 
 // MessageURL is the address of a message, as agent (if set) sees it.
 func MessageURL(project, id, agent string) string {

@@ -289,6 +289,36 @@ type ComposeView struct {
 	ConfirmAll bool
 }
 
+// Channel is a topic of the project's messages: how many there are, and
+// when the last was sent.
+type Channel struct {
+	Topic    string
+	Messages int
+	Last     time.Time
+}
+
+// ChannelsView lists the project's channels (the topics of its
+// messages), most recently active first.
+type ChannelsView struct {
+	Page
+	Channels []Channel
+}
+
+// ChannelView is a channel: its messages newest first (posts, and mail
+// filed under its topic), and the form posting to it as Human. Posted is
+// the post just made, Error and Hint what was wrong with the form (shown
+// again in Form).
+type ChannelView struct {
+	Page
+	Topic    string
+	Messages []Received
+	CSRF     string
+	Form     PostForm
+	Posted   *Message
+	Error    string
+	Hint     string
+}
+
 // ErrorView is a page that could not be shown.
 type ErrorView struct {
 	Page
