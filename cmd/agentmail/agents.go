@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
@@ -48,9 +50,14 @@ func runAgents(ctx context.Context, o *agentsOptions) error {
 			if a.Retired {
 				state = "retired"
 			}
-			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Program, truncate(a.Task, 40)}
+			claims := make([]string, len(*a.Claims))
+			for j, c := range *a.Claims {
+				claims[j] = c.ID[:min(len(c.ID), 8)]
+			}
+			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), cmp.Or(a.Role, "-"), cmp.Or(a.Branch, "-"),
+				cmp.Or(strings.Join(claims, ","), "-"), a.Program, truncate(a.Task, 40)}
 		}
-		table(o.Stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tPROGRAM\tTASK", rows)
+		table(o.Stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tROLE\tBRANCH\tCLAIMS\tPROGRAM\tTASK", rows)
 		return nil
 	})
 }
