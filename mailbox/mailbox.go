@@ -131,24 +131,29 @@ type Agent struct {
 	Policy       string // contact policy: open, auto, contacts_only, block_all
 	State        string // active, idle or stale (see Presence); set by Agents
 	Reservations int    // active reservations; set by Agents
+	Role         string // a free word such as reviewer; "" for none
+	Branch       string // the branch of the working tree it last ran a command in, on this machine; "" if unknown
+	Worktree     string // that working tree's root
 }
 
-// agentByName is the query of an agent (agentColumns) by the slug and id
-// of its project and its folded name.
+// agentByName is the query of an agent (agentColumns) by the slug (twice)
+// and id of its project and its folded name.
 const agentByName = `SELECT ` + agentColumns + ` FROM agents a
 	LEFT JOIN presence p ON p.slug = ` + joinParam + ` AND p.fold = a.fold
+	LEFT JOIN worktrees w ON w.slug = ` + joinParam + ` AND w.fold = a.fold
 	WHERE a.project_id = ` + joinParam + ` AND a.fold = ` + joinParam
 
 // joinParam is a parameter compared for equality, or a LIMIT, in a query
 // that joins tables or has subqueries (see store.JoinParam).
 const joinParam = store.JoinParam
 
-const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated), a.retired, a.policy`
+const agentColumns = `a.name, a.program, a.model, a.task, a.registered, COALESCE(p.last_seen, a.updated), a.retired, a.policy, a.role,
+	COALESCE(w.branch, ''), COALESCE(w.root, '')`
 
 func scanAgent(sc interface{ Scan(...any) error }) (Agent, error) {
 	var a Agent
 	var reg, seen string
-	if err := sc.Scan(&a.Name, &a.Program, &a.Model, &a.Task, &reg, &seen, &a.Retired, &a.Policy); err != nil {
+	if err := sc.Scan(&a.Name, &a.Program, &a.Model, &a.Task, &reg, &seen, &a.Retired, &a.Policy, &a.Role, &a.Branch, &a.Worktree); err != nil {
 		return a, err
 	}
 	a.Registered, _ = record.ParseTime(reg)
@@ -161,7 +166,7 @@ func (m *Mailbox) lookupAgent(ctx context.Context, q queryer, name string) (Agen
 	if m.pid == 0 {
 		return Agent{}, false, nil
 	}
-	a, err := scanAgent(q.QueryRowContext(ctx, agentByName, m.proj.Slug, m.pid, names.Fold(name)))
+	a, err := scanAgent(q.QueryRowContext(ctx, agentByName, m.proj.Slug, m.proj.Slug, m.pid, names.Fold(name)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Agent{}, false, nil
 	}
@@ -192,10 +197,31 @@ func (m *Mailbox) actor(ctx context.Context, q queryer) (Agent, error) {
 	now := m.st.Now()
 	seen := a.LastSeen
 	a.LastSeen = now
-	if d := now.Sub(seen); d >= 0 && d < m.presence.Refresh() {
+	if root, branch := m.proj.Root, m.proj.Repo.Branch(); branch != "" && (branch != a.Branch || root != a.Worktree) {
+		a.Branch, a.Worktree = branch, root
+		if err := m.touchWorktree(ctx, q, a.Name, root, branch); err != nil {
+			return a, err
+		}
+	} else if d := now.Sub(seen); d >= 0 && d < m.presence.Refresh() {
 		return a, nil
 	}
 	return a, m.touch(ctx, q, a.Name)
+}
+
+// touchWorktree records the working tree (and its branch) that agent runs
+// a command in, when it is not the one recorded: kept only in the index,
+// as presence is.
+func (m *Mailbox) touchWorktree(ctx context.Context, q queryer, agent, root, branch string) error {
+	if m.st.ReadOnly() {
+		return nil
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO worktrees(slug, fold, root, branch, seen) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(slug, fold) DO UPDATE SET root = excluded.root, branch = excluded.branch, seen = excluded.seen`,
+		m.proj.Slug, names.Fold(agent), root, branch, record.FormatTime(m.st.Now()))
+	if errors.Is(err, store.ErrBusy) {
+		return nil
+	}
+	return err
 }
 
 // reader returns whose mail the mailbox reads: the acting agent (see
@@ -232,11 +258,17 @@ type RegisterInput struct {
 	Model   string
 	Task    string
 	Policy  string // contact policy; "" keeps the current one (DefaultPolicy for a new agent)
+	Role    string // a free word such as reviewer; "" keeps the current one
 }
 
 // Register creates an identity, or updates the acting agent's own profile
 // when it registers its own name again.
 func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error) {
+	if in.Role != "" {
+		if err := validRole(in.Role); err != nil {
+			return Agent{}, err
+		}
+	}
 	if in.Policy != "" {
 		var err error
 		if in.Policy, err = validPolicy(in.Policy); err != nil {
@@ -262,7 +294,7 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 		}
 		now := m.st.Now()
 		rec := &record.Agent{Project: m.proj.Slug, Name: name, Program: in.Program, Model: in.Model, Task: in.Task, Registered: now, Updated: now,
-			Policy: cmp.Or(in.Policy, DefaultPolicy)}
+			Policy: cmp.Or(in.Policy, DefaultPolicy), Role: in.Role}
 		prev, exists, err := m.lookupAgent(ctx, tx, name)
 		if err != nil {
 			return err
@@ -280,16 +312,39 @@ func (m *Mailbox) Register(ctx context.Context, in RegisterInput) (Agent, error)
 			rec.Program = keep(in.Program, prev.Program)
 			rec.Model = keep(in.Model, prev.Model)
 			rec.Task = keep(in.Task, prev.Task)
+			rec.Role = keep(in.Role, prev.Role)
 			if in.Policy == "" {
 				rec.Policy = prev.Policy
 			}
 		}
 		tx.Put(rec)
 		tx.Describe(rec.Name, "agent: "+verb+" "+rec.Name)
-		out = Agent{Name: rec.Name, Program: rec.Program, Model: rec.Model, Task: rec.Task, Registered: rec.Registered, LastSeen: now, Policy: cmpPolicy(rec.Policy)}
+		out = Agent{Name: rec.Name, Program: rec.Program, Model: rec.Model, Task: rec.Task, Registered: rec.Registered, LastSeen: now, Policy: cmpPolicy(rec.Policy),
+			Role: rec.Role, Branch: prev.Branch, Worktree: prev.Worktree}
+		if branch := m.proj.Repo.Branch(); branch != "" {
+			out.Branch, out.Worktree = branch, m.proj.Root
+			if err := m.touchWorktree(ctx, tx, rec.Name, m.proj.Root, branch); err != nil {
+				return err
+			}
+		}
 		return m.touch(ctx, tx, rec.Name)
 	})
 	return out, err
+}
+
+// validRole checks that a role is one word: a letter, then up to 31
+// letters, digits, hyphens or underscores.
+func validRole(role string) error {
+	ok := len(role) <= 32
+	for i, r := range role {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '_')) {
+			ok = false
+		}
+	}
+	if !ok {
+		return fault.WithField(invalid(fmt.Sprintf("role %q is not one word", role), "a role is one word of up to 32 letters, digits, - or _, such as reviewer"), "role")
+	}
+	return nil
 }
 
 func keep(newValue, old string) string {
@@ -430,14 +485,14 @@ func (m *Mailbox) Lookup(ctx context.Context, name string) (Agent, bool, error) 
 
 // profileQuery selects the record of the agent of project ? with folded
 // name ?.
-const profileQuery = `SELECT name, program, model, task, registered, updated, retired, policy FROM agents
+const profileQuery = `SELECT name, program, model, task, registered, updated, retired, policy, role FROM agents
 	WHERE project_id = ? AND fold = ?`
 
 // profile loads an agent's full record from the index.
 func (m *Mailbox) profile(ctx context.Context, q queryer, name string) (*record.Agent, error) {
 	r := &record.Agent{Project: m.proj.Slug}
 	var reg, upd string
-	err := q.QueryRowContext(ctx, profileQuery, m.pid, names.Fold(name)).Scan(&r.Name, &r.Program, &r.Model, &r.Task, &reg, &upd, &r.Retired, &r.Policy)
+	err := q.QueryRowContext(ctx, profileQuery, m.pid, names.Fold(name)).Scan(&r.Name, &r.Program, &r.Model, &r.Task, &reg, &upd, &r.Retired, &r.Policy, &r.Role)
 	if err != nil {
 		return nil, err
 	}
@@ -452,9 +507,10 @@ func (m *Mailbox) Whoami(ctx context.Context) (Agent, error) {
 }
 
 // agentRows selects the agents (agentColumns) of the project with slug ?
-// and row id ?, by folded name.
+// (twice) and row id ?, by folded name.
 const agentRows = `SELECT ` + agentColumns + ` FROM agents a
 	LEFT JOIN presence p ON p.slug = ` + joinParam + ` AND p.fold = a.fold
+	LEFT JOIN worktrees w ON w.slug = ` + joinParam + ` AND w.fold = a.fold
 	WHERE a.project_id = ` + joinParam + ` ORDER BY a.fold`
 
 // Agents lists the project's agents by name, with their presence; with
@@ -469,7 +525,7 @@ func (m *Mailbox) Agents(ctx context.Context, active, all bool) ([]Agent, error)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := m.st.Index().QueryContext(ctx, agentRows, m.proj.Slug, m.pid)
+	rows, err := m.st.Index().QueryContext(ctx, agentRows, m.proj.Slug, m.proj.Slug, m.pid)
 	if err != nil {
 		return nil, err
 	}

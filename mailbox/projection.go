@@ -19,13 +19,14 @@ func Projection() store.Projection { return projection{} }
 type projection struct{}
 
 // Name changes with the tables.
-func (projection) Name() string { return "mailbox3" }
+func (projection) Name() string { return "mailbox4" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
 		{Name: "agents", Create: `CREATE TABLE agents(project_id INTEGER NOT NULL, fold TEXT NOT NULL, name TEXT NOT NULL,
 			program TEXT NOT NULL, model TEXT NOT NULL, task TEXT NOT NULL,
 			registered TEXT NOT NULL, updated TEXT NOT NULL, retired INTEGER NOT NULL DEFAULT 0, policy TEXT NOT NULL DEFAULT '',
+			role TEXT NOT NULL DEFAULT '',
 			PRIMARY KEY(project_id, fold)) WITHOUT ROWID`},
 		// presence is the heartbeat behind last-seen, kept in the index
 		// (keyed by project slug, not row id, it outlives rebuilds); sync
@@ -33,6 +34,11 @@ func (projection) Tables() []store.Table {
 		// which raise it.
 		{Name: "presence", Kept: true, Create: `CREATE TABLE presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
 			PRIMARY KEY(slug, fold)) WITHOUT ROWID`},
+		// worktrees is where each agent last ran a command inside the
+		// project's repository: the working tree and its branch, as this
+		// machine saw it (kept in the index, as presence is).
+		{Name: "worktrees", Kept: true, Create: `CREATE TABLE worktrees(slug TEXT NOT NULL, fold TEXT NOT NULL, root TEXT NOT NULL,
+			branch TEXT NOT NULL, seen TEXT NOT NULL, PRIMARY KEY(slug, fold)) WITHOUT ROWID`},
 		// published_presence is the presence records of the archive: what
 		// sync carried last, so that it need not read the archive to know.
 		{Name: "published_presence", Create: `CREATE TABLE published_presence(slug TEXT NOT NULL, fold TEXT NOT NULL, last_seen TEXT NOT NULL,
@@ -121,12 +127,12 @@ func (projection) Apply(w *store.Writer, rec record.Record, p any) error {
 	}
 	switch r := rec.(type) {
 	case *record.Agent:
-		_, err = w.Exec(`INSERT INTO agents(project_id, fold, name, program, model, task, registered, updated, retired, policy)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		_, err = w.Exec(`INSERT INTO agents(project_id, fold, name, program, model, task, registered, updated, retired, policy, role)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(project_id, fold) DO UPDATE SET name = excluded.name, program = excluded.program,
 			model = excluded.model, task = excluded.task, registered = excluded.registered, updated = excluded.updated,
-			retired = excluded.retired, policy = excluded.policy`,
-			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated), r.Retired, r.Policy)
+			retired = excluded.retired, policy = excluded.policy, role = excluded.role`,
+			pid, strings.ToLower(r.Name), r.Name, r.Program, r.Model, r.Task, record.FormatTime(r.Registered), record.FormatTime(r.Updated), r.Retired, r.Policy, r.Role)
 	case *record.Message:
 		err = applyMessage(w, pid, r, p.(prepared))
 	case *record.Receipt:

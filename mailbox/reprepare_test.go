@@ -31,7 +31,7 @@ func TestQueriesNotRecompiled(t *testing.T) {
 	sqlitetest.CompiledOnce(t, filepath.Join(f.st.Dir(), "index.db"), []sqlitetest.Query{
 		{Name: "inbox", Query: inbox, Args: [][]any{inboxArgs}},
 		{Name: "inbox, filtered", Query: filtered, Args: [][]any{filteredArgs}},
-		{Name: "agent by name", Query: agentByName, Args: [][]any{{f.proj.Slug, mb.pid, "bluelake"}, {f.proj.Slug, mb.pid, "greencastle"}}},
+		{Name: "agent by name", Query: agentByName, Args: [][]any{{f.proj.Slug, f.proj.Slug, mb.pid, "bluelake"}, {f.proj.Slug, f.proj.Slug, mb.pid, "greencastle"}}},
 		{Name: "message as seen", Query: messageAsSeen, Args: [][]any{{"BlueLake", sent.ID}, {"GreenCastle", reply.ID}}},
 		{Name: "messages by id", Query: messagesByID, Args: [][]any{{list, "BlueLake", mb.pid}, {list, "GreenCastle", mb.pid}}},
 		{Name: "outbox", Query: outboxRows, Args: [][]any{{"GreenCastle", mb.pid, "GreenCastle", "", ""}, {"BlueLake", mb.pid, "BlueLake", "", ""}}},
@@ -52,7 +52,7 @@ func TestQueriesNotRecompiled(t *testing.T) {
 		{Name: "last seen", Query: lastSeen, Args: [][]any{{f.proj.Slug, "bluelake"}, {f.proj.Slug, "greencastle"}}},
 		{Name: "broadcast", Query: broadcastNames, Args: [][]any{{mb.pid, "bluelake"}, {mb.pid, "greencastle"}}},
 		{Name: "profile", Query: profileQuery, Args: [][]any{{mb.pid, "bluelake"}, {mb.pid, "greencastle"}}},
-		{Name: "agents", Query: agentRows, Args: [][]any{{f.proj.Slug, mb.pid}}},
+		{Name: "agents", Query: agentRows, Args: [][]any{{f.proj.Slug, f.proj.Slug, mb.pid}}},
 		{Name: "holdings", Query: holdingsQuery, Args: [][]any{{mb.pid}}},
 		{Name: "id neighbours", Query: idNeighbours, Args: [][]any{{mb.pid, list}, {mb.pid, `["` + sent.ID + `"]`}}},
 	})

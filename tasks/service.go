@@ -530,6 +530,7 @@ type Filter struct {
 	Ready   bool   // open, unclaimed, every dependency closed (not epics)
 	Blocked bool   // not closed, with a dependency not closed
 	Claimer string // claimed by this agent
+	Claimed bool   // claimed by some agent
 	Type    string
 	Label   string
 	Parent  string // children of this epic (an id or prefix)
@@ -574,6 +575,9 @@ func (s *Service) List(ctx context.Context, f Filter) ([]Task, error) {
 	}
 	if f.Claimer != "" {
 		where, args = append(where, "claim = ?"), append(args, f.Claimer)
+	}
+	if f.Claimed {
+		where = append(where, "claim != ''")
 	}
 	if f.Type != "" {
 		where, args = append(where, "type = ?"), append(args, f.Type)

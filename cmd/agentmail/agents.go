@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/urfave/cli/v2"
@@ -54,9 +55,15 @@ func runAgents(ctx context.Context, o *agentsOptions) error {
 			if a.Paused != nil {
 				state += "/paused"
 			}
-			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Program, truncate(a.Task, 40)}
+			claims := make([]string, len(*a.Claims))
+			for j, c := range *a.Claims {
+				claims[j] = c.ID[:min(len(c.ID), 8)]
+			}
+			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Role, a.Branch,
+				strings.Join(claims, ","), a.Program, truncate(a.Task, 40)}
 		}
-		table(o.Stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tPROGRAM\tTASK", rows)
+		sparseTable(o.Stdout, []string{"NAME", "STATE", "LAST SEEN", "RESERVED", "ROLE", "BRANCH", "CLAIMS", "PROGRAM", "TASK"}, rows,
+			"ROLE", "BRANCH", "CLAIMS")
 		for _, a := range mapSlice(resp.Agents, o.esc.agent) {
 			if a.Work != nil && a.Work.State == "stuck" {
 				fmt.Fprintf(o.Stdout, "%s is stuck (%s)%s\n", a.Name, ago(a.Work.Updated.Time, now), noteSuffix(o.esc.line(a.Work.Note)))

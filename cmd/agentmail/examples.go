@@ -225,10 +225,15 @@ var examples = map[string][]string{
 
 	"import": {
 		"agentmail import agent-mail ~/.mcp_agent_mail_git_mailbox_repo --source-project backend",
+		"agentmail import beads .beads/issues.jsonl",
 	},
 	"import agent-mail": {
 		"agentmail import agent-mail ~/.mcp_agent_mail_git_mailbox_repo --source-project backend",
 		"agentmail import agent-mail ./old-archive/projects/backend --json",
+	},
+	"import beads": {
+		"agentmail import beads .beads/issues.jsonl",
+		"agentmail import beads ../old/.beads/issues.jsonl --json",
 	},
 
 	"project": {

@@ -19,7 +19,7 @@ type importOptions struct {
 func newImportCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "import",
-		Usage: "import mail from another system",
+		Usage: "import mail or work items from another system",
 		Subcommands: []*cli.Command{{
 			Name:      "agent-mail",
 			Usage:     "import an archive of the Python mcp_agent_mail server into this project",
@@ -39,6 +39,19 @@ func newImportCommand(e *env) *cli.Command {
 					progress: func() (func(int, int), func()) { return e.progress(c, "importing", "records") },
 				}, err
 			}, runImport),
+		}, {
+			Name:      "beads",
+			Usage:     "import a beads export (.beads/issues.jsonl) as tasks",
+			ArgsUsage: "PATH",
+			Description: "PATH is a beads JSONL export, one issue per line (.beads/issues.jsonl). Each issue becomes a task of\n" +
+				"the current project (or --project KEY) with its title, description, type, priority, status, labels,\n" +
+				"parent epic and blocking dependencies; an assignee that names an agent of the project claims it.\n" +
+				"Importing again updates the tasks made before and writes nothing when the export is unchanged.\n" +
+				"What cannot be mapped is reported as warnings.",
+			Action: scopedAction(e, func(c *cli.Context) (*importBeadsOptions, error) {
+				path, err := oneArg(c, "PATH")
+				return &importBeadsOptions{req: service.ImportBeadsRequest{Path: path}}, err
+			}, runImportBeads),
 		}},
 	}
 }
@@ -61,6 +74,26 @@ func runImport(ctx context.Context, o *importOptions) error {
 			row("already present", resp.Skipped),
 			row("malformed", resp.Malformed),
 		})
+		if len(resp.Warnings) > 0 {
+			fmt.Fprintf(o.Stdout, "%s (on stderr)\n", count(len(resp.Warnings), "warning", "warnings"))
+		}
+		return nil
+	})
+}
+
+type importBeadsOptions struct {
+	scoped
+	req service.ImportBeadsRequest
+}
+
+func runImportBeads(ctx context.Context, o *importBeadsOptions) error {
+	resp, err := o.Service.ImportBeads(ctx, o.Scope, o.req)
+	return o.render(resp, err, func() error {
+		for _, w := range resp.Warnings {
+			fmt.Fprintln(o.Stderr, "warning: "+w)
+		}
+		fmt.Fprintf(o.Stdout, "imported %s from %s into %s: %d created, %d updated, %d unchanged, %d skipped\n",
+			count(len(resp.Tasks), "issue", "issues"), resp.Path, resp.Project.Slug, resp.Created, resp.Updated, resp.Unchanged, resp.Skipped)
 		if len(resp.Warnings) > 0 {
 			fmt.Fprintf(o.Stdout, "%s (on stderr)\n", count(len(resp.Warnings), "warning", "warnings"))
 		}

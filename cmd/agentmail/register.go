@@ -25,11 +25,12 @@ func newRegisterCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "program", Usage: "the program running the agent, e.g. claude-code"},
 			&cli.StringFlag{Name: "model", Usage: "the model behind it"},
 			&cli.StringFlag{Name: "task", Usage: "what the agent is working on"},
+			&cli.StringFlag{Name: "role", Usage: "the agent's role in the team, one word such as reviewer (shown by agents)"},
 			&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open (default), auto, contacts_only, block_all (see agentmail policy --help)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *registerOptions {
 			o := &registerOptions{req: service.RegisterRequest{
-				Program: c.String("program"), Model: c.String("model"), Task: c.String("task"), Policy: c.String("policy"),
+				Program: c.String("program"), Model: c.String("model"), Task: c.String("task"), Policy: c.String("policy"), Role: c.String("role"),
 			}}
 			if c.IsSet("name") {
 				name := c.String("name")

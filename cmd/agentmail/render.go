@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -64,6 +65,36 @@ func table(w io.Writer, header string, rows [][]string) {
 	}
 	tw.Flush()
 	b.Flush()
+}
+
+// sparseTable is table with the columns named in optional left out when
+// they are empty in every row; in those kept, an empty cell reads "-".
+func sparseTable(w io.Writer, header []string, rows [][]string, optional ...string) {
+	var keep []int
+	for c, name := range header {
+		empty := slices.Contains(optional, name)
+		for _, r := range rows {
+			empty = empty && r[c] == ""
+		}
+		if !empty {
+			keep = append(keep, c)
+		}
+	}
+	pick := func(r []string) []string {
+		out := make([]string, len(keep))
+		for i, c := range keep {
+			out[i] = r[c]
+			if out[i] == "" && slices.Contains(optional, header[c]) {
+				out[i] = "-"
+			}
+		}
+		return out
+	}
+	kept := make([][]string, len(rows))
+	for i, r := range rows {
+		kept[i] = pick(r)
+	}
+	table(w, strings.Join(pick(header), "\t"), kept)
 }
 
 func truncate(s string, n int) string {

@@ -83,6 +83,7 @@ func (x escaper) fullMessage(m service.FullMessage) service.FullMessage {
 
 func (x escaper) agent(a service.Agent) service.Agent {
 	a.Name, a.Program, a.Model, a.Task = x.line(a.Name), x.line(a.Program), x.line(a.Model), x.line(a.Task)
+	a.Role, a.Branch, a.Worktree = x.line(a.Role), x.line(a.Branch), x.line(a.Worktree)
 	return a
 }
 

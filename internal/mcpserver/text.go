@@ -194,6 +194,19 @@ func agentLine(a service.Agent) string {
 	if a.Reservations != nil {
 		about = append(about, count(*a.Reservations, "reservation", "reservations"))
 	}
+	if a.Role != "" {
+		about = append(about, "role "+a.Role)
+	}
+	if a.Branch != "" {
+		about = append(about, "branch "+a.Branch)
+	}
+	if a.Claims != nil && len(*a.Claims) > 0 {
+		held := make([]string, len(*a.Claims))
+		for i, c := range *a.Claims {
+			held[i] = c.ID + " " + c.Title
+		}
+		about = append(about, "holds "+strings.Join(held, "; "))
+	}
 	line += " (" + strings.Join(about, ", ") + ")"
 	if a.Task != "" {
 		line += ": " + a.Task

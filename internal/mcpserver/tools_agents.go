@@ -20,7 +20,7 @@ func (s *Server) addAgentTools() {
 		func(r RegisteredProfile) string { return textProfile("registered")(r.Profile) }, s.registerProfile)
 	addTool(s, tool{name: "whois", desc: "An agent's profile: program, model, task, presence, contact policy, active reservations. Default: your own.", readOnly: true},
 		textProfile("agent"), whoisDoc(s.whois))
-	addTool(s, tool{name: "list_agents", desc: "The project's agents with their presence (active, idle, stale), last-seen time and active reservations.", readOnly: true},
+	addTool(s, tool{name: "list_agents", desc: "The project's agents with their presence (active, idle, stale), last-seen time, active reservations, role, the branch each last worked in and the tasks each holds.", readOnly: true},
 		textAgents, s.listAgents)
 	addTool(s, tool{name: "request_contact", desc: "Ask an agent whose contact policy requires it for permission to write to it (send_message fails with CONTACT_REQUIRED until it approves)."},
 		textContacted, s.requestContactTool)
@@ -111,6 +111,7 @@ type registerArgs struct {
 	Name              string `json:"name,omitempty" jsonschema:"the name to register: an adjective and a noun, like GreenCastle; leave it out for a free generated one, or to update your own profile"`
 	TaskDescription   string `json:"task_description,omitempty" jsonschema:"what you are working on, for the other agents"`
 	Policy            string `json:"policy,omitempty" jsonschema:"your contact policy: open (the default), auto, contacts_only or block_all; see set_contact_policy"`
+	Role              string `json:"role,omitempty" jsonschema:"your role in the team, one word such as reviewer or implementer; list_agents shows it"`
 	AttachmentsPolicy string `json:"attachments_policy,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the agent's registration token (register_agent returned it): lets this session act as an agent it did not register"`
 }
@@ -163,7 +164,7 @@ func (s *Server) registered(c *call, sc service.Scope, resp service.AgentRespons
 }
 
 func (s *Server) registerAgent(ctx context.Context, c *call, in registerArgs) (Registered, error) {
-	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy})
+	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy, Role: in.Role})
 }
 
 // RegisteredProfile is the document of register_agent: the agent's, with

@@ -24,6 +24,7 @@ const PinKey = "agentmail.project"
 
 // Repository is what a git repository says about its project.
 type Repository struct {
+	GitDir    string // the git directory of the working tree (a worktree's own, or the main one)
 	Config    string // the repository's configuration file, shared by its worktrees: where the pin lives
 	Pinned    string // the key pinned there; "" when none is
 	OriginURL string // remote.origin.url as configured; "" without origin
@@ -68,7 +69,7 @@ func readRepository(gitDir string) (*Repository, error) {
 	if real, err := filepath.EvalSymlinks(main); err == nil {
 		main = real
 	}
-	repo := &Repository{Config: filepath.Join(common, "config"), PathKey: main}
+	repo := &Repository{GitDir: gitDir, Config: filepath.Join(common, "config"), PathKey: main}
 	b, err := os.ReadFile(repo.Config)
 	if errors.Is(err, os.ErrNotExist) {
 		return repo, nil
@@ -93,6 +94,24 @@ func readRepository(gitDir string) (*Repository, error) {
 		}
 	}
 	return repo, nil
+}
+
+// Branch returns the branch checked out in the working tree, read from its
+// HEAD file (one small read, no git process): "" when HEAD is detached or
+// cannot be read.
+func (r *Repository) Branch() string {
+	if r == nil || r.GitDir == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
+	if !ok {
+		return ""
+	}
+	return ref
 }
 
 // lastOption returns the last value of a key among opts, as git reads a

@@ -68,6 +68,7 @@ type Agent struct {
 	Updated    time.Time
 	Retired    bool   // receives no mail and is left out of broadcasts
 	Policy     string // contact policy: open, auto (""), contacts_only, block_all
+	Role       string // a free word such as reviewer; "" for none
 }
 
 type agentJSON struct {
@@ -79,12 +80,13 @@ type agentJSON struct {
 	Updated    string `json:"updated"`
 	Retired    bool   `json:"retired,omitempty"`
 	Policy     string `json:"policy,omitempty"`
+	Role       string `json:"role,omitempty"`
 }
 
 // Files implements Record.
 func (a *Agent) Files() []File {
 	return []File{{ProjectDir(a.Project) + "/agents/" + a.Name + "/profile.json", marshal(agentJSON{
-		a.Name, a.Program, a.Model, a.Task, FormatTime(a.Registered), FormatTime(a.Updated), a.Retired, a.Policy,
+		a.Name, a.Program, a.Model, a.Task, FormatTime(a.Registered), FormatTime(a.Updated), a.Retired, a.Policy, a.Role,
 	})}}
 }
 
@@ -247,7 +249,7 @@ func decodeAgent(slug, dirName string, data []byte) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{Project: slug, Name: v.Name, Program: v.Program, Model: v.Model, Task: v.Task, Registered: reg, Updated: upd, Retired: v.Retired, Policy: v.Policy}, nil
+	return &Agent{Project: slug, Name: v.Name, Program: v.Program, Model: v.Model, Task: v.Task, Registered: reg, Updated: upd, Retired: v.Retired, Policy: v.Policy, Role: v.Role}, nil
 }
 
 func decodeReceipt(slug string, data []byte) (*Receipt, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // AgentResponse is the document of register, whoami, policy and agents
@@ -30,6 +31,7 @@ type RegisterRequest struct {
 	Model   string
 	Task    string
 	Policy  string // contact policy; "" keeps the current one (mailbox.DefaultPolicy for a new agent)
+	Role    string // a free word such as reviewer; "" keeps the current one
 }
 
 // Register creates an identity, or updates the acting agent's own profile
@@ -42,7 +44,7 @@ func (s *Service) Register(ctx context.Context, sc Scope, req RegisterRequest) (
 	if err != nil {
 		return AgentResponse{}, err
 	}
-	in := mailbox.RegisterInput{Program: req.Program, Model: req.Model, Task: req.Task, Policy: req.Policy}
+	in := mailbox.RegisterInput{Program: req.Program, Model: req.Model, Task: req.Task, Policy: req.Policy, Role: req.Role}
 	if req.Name != nil {
 		in.Name = *req.Name
 	}
@@ -215,7 +217,22 @@ func (s *Service) Agents(ctx context.Context, sc Scope, req AgentsRequest) (Agen
 	if err != nil {
 		return AgentsResponse{}, err
 	}
-	resp := AgentsResponse{Agents: mapSlice(list, listedAgentDoc), Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}
+	held, err := tasks.New(x.st, x.project().Slug, "").List(ctx, tasks.Filter{Claimed: true})
+	if err != nil {
+		return AgentsResponse{}, err
+	}
+	claims := map[string][]AgentClaim{}
+	for _, t := range held {
+		f := names.Fold(t.Claim)
+		claims[f] = append(claims[f], AgentClaim{t.ID, t.Title, t.Status})
+	}
+	docs := mapSlice(list, func(a mailbox.Agent) Agent {
+		d := listedAgentDoc(a)
+		c := append([]AgentClaim{}, claims[names.Fold(a.Name)]...)
+		d.Claims = &c
+		return d
+	})
+	resp := AgentsResponse{Agents: docs, Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}
 	return resp, x.attend(ctx, resp.Agents)
 }
 

@@ -72,14 +72,27 @@ type Agent struct {
 	State        string `json:"state,omitempty"`        // active, idle or stale; in Agents only
 	Reservations *int   `json:"reservations,omitempty"` // active ones; in Agents only
 	// Work is the state the agent says it is in (running, idle, stuck,
-	// done), and Paused its pause while it is paused; in Agents only.
+	// done), and Paused its pause while it is paused; in Agents and Whoami.
 	Work   *WorkState `json:"work,omitempty"`
 	Paused *Control   `json:"paused,omitempty"`
+	Role         string `json:"role"`
+	Branch       string `json:"branch,omitempty"`   // of the working tree it last ran a command in (this machine's view)
+	Worktree     string `json:"worktree,omitempty"` // that working tree's root
+	// Claims are the tasks it holds, not closed; in Agents only.
+	Claims *[]AgentClaim `json:"claims,omitempty"`
+}
+
+// AgentClaim is a task an agent holds, as the agents list names it.
+type AgentClaim struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
 }
 
 func agentDoc(a mailbox.Agent) Agent {
 	return Agent{Name: a.Name, Program: a.Program, Model: a.Model, Task: a.Task,
-		Registered: Time{a.Registered}, LastSeen: Time{a.LastSeen}, Retired: a.Retired, Policy: a.Policy}
+		Registered: Time{a.Registered}, LastSeen: Time{a.LastSeen}, Retired: a.Retired, Policy: a.Policy,
+		Role: a.Role, Branch: a.Branch, Worktree: a.Worktree}
 }
 
 // listedAgentDoc adds what Agents reports beyond the profile.

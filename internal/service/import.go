@@ -60,3 +60,50 @@ func (s *Service) ImportAgentMail(ctx context.Context, sc Scope, req ImportReque
 		Source: ImportSource{rep.Dir, rep.Source}, Warnings: rep.Warnings,
 	}, nil
 }
+
+// ImportBeadsRequest names a beads JSONL export to import into the
+// scope's project as tasks.
+type ImportBeadsRequest struct {
+	Path string // the export: .beads/issues.jsonl
+}
+
+// ImportedTask pairs a beads issue with the task it became.
+type ImportedTask struct {
+	Beads string `json:"beads"`
+	Task  string `json:"task"`
+}
+
+// ImportBeadsResponse is the document of import beads.
+type ImportBeadsResponse struct {
+	Created   int            `json:"created"`
+	Path      string         `json:"path"` // the export, absolute
+	Project   ProjectKey     `json:"project"`
+	Skipped   int            `json:"skipped"` // lines that could not be used; each has a warning
+	Tasks     []ImportedTask `json:"tasks"`   // every issue imported, in the file's order
+	Unchanged int            `json:"unchanged"`
+	Updated   int            `json:"updated"`
+	Warnings  []string       `json:"warnings"` // "ID: what" or "line N: what"
+}
+
+// ImportBeads imports a beads export's issues as tasks, made by the acting
+// agent (or the human overseer); importing again updates the tasks it made
+// and writes nothing when the export is unchanged.
+func (s *Service) ImportBeads(ctx context.Context, sc Scope, req ImportBeadsRequest) (ImportBeadsResponse, error) {
+	if req.Path == "" {
+		return ImportBeadsResponse{}, UsageField("path", "give the path of a beads export, such as .beads/issues.jsonl")
+	}
+	x, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return ImportBeadsResponse{}, err
+	}
+	rep, err := importer.Beads(ctx, x.mb, ts, req.Path)
+	if err != nil {
+		return ImportBeadsResponse{}, err
+	}
+	proj := x.project()
+	return ImportBeadsResponse{
+		Created: rep.Created, Path: rep.Path, Project: ProjectKey{proj.Key, proj.Slug}, Skipped: rep.Skipped,
+		Tasks: mapSlice(rep.Tasks, func(t importer.BeadsTask) ImportedTask { return ImportedTask(t) }), Unchanged: rep.Unchanged,
+		Updated: rep.Updated, Warnings: rep.Warnings,
+	}, nil
+}
