@@ -73,11 +73,11 @@ type Agent struct {
 	Reservations *int   `json:"reservations,omitempty"` // active ones; in Agents only
 	// Work is the state the agent says it is in (running, idle, stuck,
 	// done), and Paused its pause while it is paused; in Agents and Whoami.
-	Work   *WorkState `json:"work,omitempty"`
-	Paused *Control   `json:"paused,omitempty"`
-	Role         string `json:"role"`
-	Branch       string `json:"branch,omitempty"`   // of the working tree it last ran a command in (this machine's view)
-	Worktree     string `json:"worktree,omitempty"` // that working tree's root
+	Work     *WorkState `json:"work,omitempty"`
+	Paused   *Control   `json:"paused,omitempty"`
+	Role     string     `json:"role"`
+	Branch   string     `json:"branch,omitempty"`   // of the working tree it last ran a command in (this machine's view)
+	Worktree string     `json:"worktree,omitempty"` // that working tree's root
 	// Claims are the tasks it holds, not closed; in Agents only.
 	Claims *[]AgentClaim `json:"claims,omitempty"`
 }
