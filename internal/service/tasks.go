@@ -252,11 +252,17 @@ func (s *Service) Work(ctx context.Context, sc Scope, limit int) (WorkResponse, 
 	if err != nil {
 		return WorkResponse{}, err
 	}
+	return s.workResponse(ctx, ts, mine, ready), nil
+}
+
+// workResponse is the document of the tasks an agent holds and the ready
+// ones.
+func (s *Service) workResponse(ctx context.Context, ts *tasks.Service, mine, ready []tasks.Task) WorkResponse {
 	var r WorkResponse
 	all := append(append([]tasks.Task{}, mine...), ready...)
 	r.Short, _ = ts.ShortIDs(ctx, mapSlice(all, func(t tasks.Task) string { return t.ID }))
 	r.Mine, r.Ready = mapSlice(mine, taskDoc), mapSlice(ready, taskDoc)
-	return r, nil
+	return r
 }
 
 // TaskThread is the thread of the messages filed under a task (send
