@@ -139,7 +139,7 @@ func TestFileEvents(t *testing.T) {
 			if prev != "" {
 				c.Parents = []string{prev}
 			}
-			evs, err := fileEvents(slug, rel, parentFiles(arc, c))
+			evs, err := fileEvents(slug, rel, parentFiles(arc, c), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
