@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/record"
 )
 
 // ErrTimeout: WaitReady saw no ready task in time.
@@ -66,4 +67,33 @@ func (s *Service) WaitReady(ctx context.Context, limit int, timeout, poll time.D
 		case <-time.After(min(poll, time.Until(deadline))):
 		}
 	}
+}
+
+// History returns a task and its changes in the order they fold in (its
+// log as the index holds it).
+func (s *Service) History(ctx context.Context, raw string) (Task, []*record.TaskOp, error) {
+	sc, err := s.scope(ctx, s.st.Index())
+	if err != nil {
+		return Task{}, nil, err
+	}
+	t, err := s.find(ctx, sc, raw)
+	if err != nil {
+		return Task{}, nil, err
+	}
+	rows, err := sc.q.QueryContext(ctx, `SELECT data FROM task_ops WHERE project_id = ? AND task = ? ORDER BY id`, sc.pid, t.ID)
+	if err != nil {
+		return Task{}, nil, err
+	}
+	defer rows.Close()
+	var ops []*record.TaskOp
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return Task{}, nil, err
+		}
+		if o, err := record.DecodeTaskOp(s.slug, []byte(data)); err == nil {
+			ops = append(ops, o)
+		}
+	}
+	return t, ops, rows.Err()
 }
