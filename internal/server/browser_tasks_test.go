@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/events"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -49,7 +51,8 @@ func columnOf(dom, id string) string {
 
 // The tasks board in headless Chromium: each task in its column with its
 // holder, priority, type and dependencies; a task moves from ready to in
-// progress when an agent claims it (a reload shows it); a task's page
+// progress when an agent claims it (a reload shows it), and an open board
+// offers the reload when a task changes; a task's page
 // shows its description (markdown, a hostile one inert), dependencies,
 // claim, history and the messages filed under it. Screenshots at 1400 and
 // 390 px, light and dark, go to $AGENTMAIL_SCREENSHOTS.
@@ -94,7 +97,14 @@ func TestBrowserTasks(t *testing.T) {
 	// TestBrowser), which tells EventSource to stop.
 	site := h.srv.http.Handler
 	top := http.NewServeMux()
-	top.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	var live atomic.Pointer[http.HandlerFunc] // a live case's stream, once
+	top.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
+		if f := live.Swap(nil); f != nil {
+			(*f)(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	top.Handle("/", site)
 	h.srv.http.Handler = top
 
@@ -157,6 +167,28 @@ func TestBrowserTasks(t *testing.T) {
 	if !regexp.MustCompile(`(?s)data-task="` + bug.ID + `".*?RedFox.*?</article>`).MatchString(dom) {
 		t.Errorf("the claimed card does not name its holder")
 	}
+	// Live: an open board is told when an agent starts a task (the
+	// claim lands while the page has no stream yet; the stream, opened at
+	// the head the page was made at, replays it).
+	feed := &events.Handler{Feed: h.srv.feed}
+	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := h.svc.ClaimTask(context.Background(), h.scope("GreenCastle"), service.ClaimTaskRequest{ID: docs.ID, Start: true}); err != nil {
+			t.Error(err)
+		}
+		time.Sleep(400 * time.Millisecond)
+		ctx, cancel := context.WithTimeout(r.Context(), 1500*time.Millisecond)
+		defer cancel()
+		feed.ServeHTTP(w, r.WithContext(ctx))
+	})
+	live.Store(&stream)
+	dom = shot("tasks-live", board, 1400, false)
+	if live.Load() != nil {
+		t.Fatal("the board opened no event stream")
+	}
+	if !strings.Contains(dom, `<div id="live" class="live" role="status"><span id="live-text">Tasks changed</span>`) {
+		t.Errorf("the board shows no Tasks changed banner after a claim: %.1500s", dom[strings.Index(dom, "<body"):])
+	}
+
 	// A task that is not there is the not-found page.
 	if r := h.do("GET", "/mail/"+h.slug+"/task/01M8J00000000000000000000Z", nil); r.status != 404 {
 		t.Errorf("a missing task's page: %d", r.status)
