@@ -13,7 +13,7 @@ import (
 )
 
 // ErrTimeout: Wait saw no matching mail in time.
-var ErrTimeout = errors.New("timed out")
+var ErrTimeout = fault.ErrTimeout
 
 // StaleAfter is how long an agent must have run no command to count as
 // stale by default; after ActiveWindow it is idle.
@@ -54,6 +54,7 @@ func (m *Mailbox) Watch() { m.watching = true }
 
 // Summary is what Check reports.
 type Summary struct {
+	Agent       string // whose: the acting agent's name as registered
 	Unread      int
 	Urgent      int // unread and high or urgent
 	AwaitingAck int // received, ack requested, not acknowledged
@@ -83,6 +84,7 @@ func (m *Mailbox) Check(ctx context.Context, newest int) (Summary, error) {
 	if err != nil {
 		return s, err
 	}
+	s.Agent = me.Name
 	err = m.st.Index().QueryRowContext(ctx, checkQuery, m.pid, me.Name).Scan(&s.Unread, &s.Urgent, &s.AwaitingAck, &s.ContactRequests)
 	if err != nil || s.Unread == 0 {
 		return s, err

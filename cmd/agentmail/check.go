@@ -20,15 +20,16 @@ const checkNewest = 3
 func newCheckCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
-		Usage:     "anything for me? silent when no mail or contact request waits (for an agent's per-step hook)",
+		Usage:     "anything for me? silent when no mail, contact request or ready work waits (for an agent's per-step hook)",
 		ArgsUsage: " ",
-		Description: "Prints nothing and exits 0 when there is no unread mail and no contact request waiting for\n" +
-			"your answer; otherwise one summary line, the newest unread subjects and a line about contact\n" +
-			"requests, then the new posts of the channels you subscribe to. With --json, always a document. --exit-code also exits 1 when something waits, for hooks\n" +
-			"that branch on it. --hook is for an editor's prompt hook, where exit 2 blocks the prompt (Claude\n" +
-			"Code): an error that would exit 2 (a bad AGENTMAIL_IDLE_AFTER, say) exits 1, shown but not blocking.",
+		Description: "Prints nothing and exits 0 when there is no unread mail, no contact request waiting for\n" +
+			"your answer and no ready task while you hold none; otherwise one summary line, the newest unread\n" +
+			"subjects, a line about contact requests and one about ready work, then the new posts of the\n" +
+			"channels you subscribe to. With --json, always a document.\n" +
+			"--exit-code also exits 1 when something waits, for hooks that branch on it. --hook is for an\n" +
+			"editor's prompt hook, where exit 2 blocks the prompt (Claude Code): an error that would exit 2 (a bad AGENTMAIL_IDLE_AFTER, say) exits 1, shown but not blocking.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when unread mail or a contact request waits, 0 when nothing does"},
+			&cli.BoolFlag{Name: "exit-code", Usage: "exit 1 when unread mail, a contact request or ready work waits, 0 when nothing does"},
 			&cli.BoolFlag{Name: "hook", Usage: "never exit 2 (which blocks the prompt of a Claude Code hook): usage errors exit 1"},
 		},
 		Action: func(c *cli.Context) error {
@@ -83,9 +84,23 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		if resp.ContactRequests > 0 {
 			fmt.Fprintf(w, "%d contact %s waiting for your answer: agentmail contacts list\n", resp.ContactRequests, plural(resp.ContactRequests, "request", "requests"))
 		}
+		if resp.ReadyTasks > 0 {
+			fmt.Fprintf(w, "%s ready and you hold none: agentmail work\n", readyCount(resp.ReadyTasks))
+		}
 	})
 	if err != nil {
 		return err
 	}
 	return waiting
+}
+
+// readyCount words check's count of ready tasks, which stops at 100.
+func readyCount(n int) string {
+	switch {
+	case n >= 100:
+		return "100+ tasks"
+	case n == 1:
+		return "1 task"
+	}
+	return fmt.Sprintf("%d tasks", n)
 }

@@ -328,26 +328,29 @@ func newWorkCommand(e *env) *cli.Command {
 				return usagef("pass --limit 1 or more", "--limit must be positive, got %d", o.limit)
 			}
 			resp, err := o.Service.Work(ctx, o.Scope, o.limit)
-			return o.render(resp, err, func() error {
-				return o.buffered(func(w io.Writer) {
-					if len(resp.Mine) > 0 {
-						fmt.Fprintln(w, "yours:")
-						for _, t := range resp.Mine {
-							o.taskLine(w, t, resp.Short)
-						}
-					}
-					if len(resp.Ready) == 0 {
-						fmt.Fprintln(w, "no ready work")
-						return
-					}
-					fmt.Fprintln(w, "ready:")
-					for _, t := range resp.Ready {
-						o.taskLine(w, t, resp.Short)
-					}
-				})
-			})
+			return o.render(resp, err, func() error { return o.printWork(resp) })
 		}),
 	}
+}
+
+// printWork prints what work answers: the tasks held, then the ready ones.
+func (o taskOptions) printWork(resp service.WorkResponse) error {
+	return o.buffered(func(w io.Writer) {
+		if len(resp.Mine) > 0 {
+			fmt.Fprintln(w, "yours:")
+			for _, t := range resp.Mine {
+				o.taskLine(w, t, resp.Short)
+			}
+		}
+		if len(resp.Ready) == 0 {
+			fmt.Fprintln(w, "no ready work")
+			return
+		}
+		fmt.Fprintln(w, "ready:")
+		for _, t := range resp.Ready {
+			o.taskLine(w, t, resp.Short)
+		}
+	})
 }
 
 // taskLine prints a task on one line: id, priority, type, status, title,

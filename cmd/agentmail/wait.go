@@ -11,13 +11,14 @@ import (
 
 type waitOptions struct {
 	scoped
-	req service.WaitRequest
+	req  service.WaitRequest
+	work bool
 }
 
 func newWaitCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "wait",
-		Usage:     "block until new mail arrives (exit 4 on timeout)",
+		Usage:     "block until new mail arrives, with --topic a post to a channel, with --work a ready task (exit 4 on timeout)",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "give up after this long (exit 4)"},
@@ -25,14 +26,19 @@ func newWaitCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "from", Usage: "only mail from this agent"},
 			&cli.BoolFlag{Name: "urgent", Usage: "only high and urgent mail"},
 			&cli.StringFlag{Name: "topic", Usage: "instead, the next unread post to channel `NAME` (as agentmail poll, which marks it read)"},
+			&cli.BoolFlag{Name: "work", Usage: "wait for ready work instead of mail: print it as work does (returns at once when some is ready)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *waitOptions {
-			return &waitOptions{req: service.WaitRequest{Timeout: c.Duration("timeout"), Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent"), Topic: c.String("topic")}}
+			return &waitOptions{req: service.WaitRequest{Timeout: c.Duration("timeout"), Thread: c.String("thread"), From: c.String("from"), Urgent: c.Bool("urgent"), Topic: c.String("topic")},
+				work: c.Bool("work")}
 		}), runWait),
 	}
 }
 
 func runWait(ctx context.Context, o *waitOptions) error {
+	if o.work {
+		return runWaitWork(ctx, o)
+	}
 	resp, err := o.Service.Wait(ctx, o.Scope, o.req)
 	if err != nil && !resp.Timeout {
 		return err
@@ -63,4 +69,26 @@ func runWait(ctx context.Context, o *waitOptions) error {
 	}
 	o.printMessages(resp.Messages, o.now(), false)
 	return nil
+}
+
+// runWaitWork is wait --work: block until a task is ready, print work's
+// answer.
+func runWaitWork(ctx context.Context, o *waitOptions) error {
+	if o.req.Thread != "" || o.req.From != "" || o.req.Urgent || o.req.Topic != "" {
+		return usagef("wait for mail and for work in two commands", "--work waits for tasks; --thread, --from, --urgent and --topic choose mail")
+	}
+	resp, err := o.Service.WaitWork(ctx, o.Scope, o.req.Timeout, 0)
+	if err != nil && !resp.Timeout {
+		return err
+	}
+	if o.JSON {
+		if perr := o.printJSON(resp); perr != nil {
+			return perr
+		}
+		return err
+	}
+	if resp.Timeout {
+		return err
+	}
+	return taskOptions{scoped: o.scoped}.printWork(resp.WorkResponse)
 }

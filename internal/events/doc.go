@@ -1,8 +1,8 @@
 // Package events is agentmail serve's live event stream, /api/events:
 // server-sent events of new mail, read and ack receipts, reservations and
 // locks taken, renewed, released or expired, contact requests, agents'
-// profiles, posts to channels, and agents' states and controls, for one
-// project.
+// profiles, posts to channels, agents' states and controls, tasks changed
+// and work available (a task became ready), for one project.
 //
 // # The archive is the source
 //
@@ -61,7 +61,7 @@
 // Each event is
 //
 //	id: <commit>:<n>          (absent for an expiry)
-//	event: <type>             message, receipt, reservation, lock, contact, agent, post, state or control
+//	event: <type>             message, receipt, reservation, lock, contact, agent, post, state, control, task or work
 //	data: <one JSON object>
 //
 // with the data
@@ -73,7 +73,12 @@
 // command line's --json: "message" (as its recipient, the event's agent,
 // sees it), "receipt": {"message", "agent", "read_at", "acked_at"},
 // "reservation", "lock", "contact", "profile" (last_seen null: presence
-// is not in the archive), "work" (a state), "control". A message makes
+// is not in the archive), "work" (a state), "control", "task" (a task
+// event's task as its commit leaves it, folded from the task's log there;
+// a work event's task, just ready). Work has no id: after a commit that
+// changed a project's tasks, the next poll at which the branch has not
+// moved reads the ready tasks (Options.Ready, the index's) and sends those
+// that were not ready at the last look. A message makes
 // one event per recipient, a post one event (its agent the sender); the
 // sender's outbox copy and the recipients' inbox copies make none of
 // their own. A comment line is written every 15 s to keep idle

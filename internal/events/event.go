@@ -30,10 +30,14 @@ const (
 	// an agent paused, resumed or interrupted (its Agent is the target).
 	TypeState   = "state"
 	TypeControl = "control"
+	// TypeTask is a task changed (created, updated, claimed, unclaimed,
+	// started, closed, reopened); TypeWork a task that became ready.
+	TypeTask = "task"
+	TypeWork = "work"
 )
 
 // Types lists every event type.
-var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent, TypePost, TypeState, TypeControl}
+var Types = []string{TypeMessage, TypeReceipt, TypeReservation, TypeLock, TypeContact, TypeAgent, TypePost, TypeState, TypeControl, TypeTask, TypeWork}
 
 // The states of leases (reservations and locks).
 const (
@@ -41,6 +45,18 @@ const (
 	StateRenewed  = "renewed"
 	StateReleased = "released"
 	StateExpired  = "expired"
+)
+
+// The states of tasks (TypeTask), and of work (TypeWork).
+const (
+	StateCreated   = "created"
+	StateUpdated   = "updated" // its fields or dependencies changed
+	StateClaimed   = "claimed"
+	StateUnclaimed = "unclaimed"
+	StateStarted   = "started"  // moved to in_progress
+	StateClosed    = "closed"   // closed, with its reason
+	StateReopened  = "reopened" // moved back to open
+	StateAvailable = "available"
 )
 
 // Event is one change in a project's archive; its JSON form is the data of
@@ -54,11 +70,14 @@ type Event struct {
 	Project string `json:"project"`
 	// Agent is whom the event concerns: the recipient of a message, the
 	// reader of a receipt, the holder of a reservation or lock, the agent
-	// asked by a contact request, the agent whose profile changed.
+	// asked by a contact request, the agent whose profile changed, the
+	// agent that claimed or unclaimed a task or changed it otherwise (""
+	// for the human overseer); "" for work, which concerns every agent.
 	Agent string `json:"agent"`
 	// State: taken, renewed, released or expired (leases); read or acked
 	// (receipts); requested, approved or denied (contacts); registered or
-	// updated (agents); absent for messages.
+	// updated (agents); created, updated, claimed, unclaimed, started,
+	// closed or reopened (tasks); available (work); absent for messages.
 	State string `json:"state,omitempty"`
 	// Topic is the topic of a message or post that has one.
 	Topic string `json:"topic,omitempty"`
@@ -76,6 +95,9 @@ type Event struct {
 	Profile     *service.Agent       `json:"profile,omitempty"`
 	Work        *service.WorkState   `json:"work,omitempty"`
 	Control     *service.Control     `json:"control,omitempty"`
+	// Task: a task event's task as its commit leaves it; work's task,
+	// which just became ready.
+	Task *service.Task `json:"task,omitempty"`
 }
 
 // Receipt is the document of a receipt event: one agent's read and ack
@@ -89,9 +111,9 @@ type Receipt struct {
 
 // concerns reports whether the event is about agent (names compare
 // ignoring case, as agent names are unique): its Agent, or either side of
-// a contact request.
+// a contact request; work concerns every agent.
 func (e *Event) concerns(agent string) bool {
-	if strings.EqualFold(e.Agent, agent) {
+	if e.Type == TypeWork || strings.EqualFold(e.Agent, agent) {
 		return true
 	}
 	return e.Contact != nil && (strings.EqualFold(e.Contact.From, agent) || strings.EqualFold(e.Contact.To, agent))
@@ -138,10 +160,10 @@ func commitEvents(arc reader, slug string, c archive.CommitInfo) ([]Event, error
 	if err != nil {
 		return nil, err
 	}
-	before := parentFiles(arc, c)
+	before, log := parentFiles(arc, c), taskLog(arc, slug, c)
 	var out []Event
 	for _, f := range changed {
-		evs, err := fileEvents(slug, f, before)
+		evs, err := fileEvents(slug, f, before, log)
 		if err != nil {
 			return nil, fmt.Errorf("events of %s: %w", c.Hash, err)
 		}
@@ -158,7 +180,7 @@ func commitEvents(arc reader, slug string, c archive.CommitInfo) ([]Event, error
 // from the parent's, which is read (a record written again unchanged, such
 // as a lease renewed twice in a second, changes nothing in git).
 func writtenEvents(arc reader, slug string, c archive.CommitInfo, files []record.File) ([]Event, error) {
-	before := parentFiles(arc, c)
+	before, log := parentFiles(arc, c), taskLog(arc, slug, c)
 	var out []Event
 	for _, f := range files {
 		rec, err := record.Decode(record.ProjectDir(slug)+"/"+f.Path, f.Data)
@@ -176,7 +198,7 @@ func writtenEvents(arc reader, slug string, c archive.CommitInfo, files []record
 			}
 			prev = func(string) ([]byte, error) { return old, nil }
 		}
-		evs, err := recordEvents(slug, f.Path, rec, prev)
+		evs, err := recordEvents(slug, f.Path, rec, prev, log)
 		if err != nil {
 			return nil, fmt.Errorf("events of %s: %w", c.Hash, err)
 		}
@@ -252,21 +274,23 @@ func parentFiles(arc reader, c archive.CommitInfo) func(path string) ([]byte, er
 
 // fileEvents classifies one changed file, at path in the project's branch,
 // into events; before reads what a file held before the change (nil:
-// nothing). The record is decoded by record.Decode, the archive's one
-// parser; files that hold no record of interest, or a malformed one, make
-// no event.
-func fileEvents(slug string, f record.File, before func(path string) ([]byte, error)) ([]Event, error) {
+// nothing), log the changes of a task as the commit holds them. The record
+// is decoded by record.Decode, the archive's one parser; files that hold
+// no record of interest, or a malformed one, make no event.
+func fileEvents(slug string, f record.File, before func(path string) ([]byte, error), log taskReader) ([]Event, error) {
 	rec, err := record.Decode(record.ProjectDir(slug)+"/"+f.Path, f.Data)
 	if err != nil || rec == nil {
 		return nil, nil // a malformed record tells nothing; doctor reports it
 	}
-	return recordEvents(slug, f.Path, rec, before)
+	return recordEvents(slug, f.Path, rec, before, log)
 }
 
 // recordEvents is fileEvents of the record rec, decoded from the file at
 // path.
-func recordEvents(slug, path string, rec record.Record, before func(path string) ([]byte, error)) ([]Event, error) {
+func recordEvents(slug, path string, rec record.Record, before func(path string) ([]byte, error), log taskReader) ([]Event, error) {
 	switch r := rec.(type) {
+	case *record.TaskOp:
+		return taskEvents(r, log)
 	case *record.Message:
 		return messageEvents(r), nil
 	case *record.Receipt:
@@ -386,6 +410,61 @@ func lockState(old, cur *record.Lock) string {
 		return StateTaken
 	}
 	return StateRenewed
+}
+
+// taskReader returns the changes of a task, by id, as a commit holds
+// them.
+type taskReader func(task string) ([]*record.TaskOp, error)
+
+// taskLog is the taskReader of commit c of the project slug: it reads the
+// task's directory there.
+func taskLog(arc reader, slug string, c archive.CommitInfo) taskReader {
+	return func(task string) ([]*record.TaskOp, error) {
+		dir := strings.TrimPrefix(record.TaskDir(slug, task), record.ProjectDir(slug)+"/") + "/"
+		skip := func(d string) bool { d += "/"; return !strings.HasPrefix(dir, d) && !strings.HasPrefix(d, dir) }
+		var ops []*record.TaskOp
+		err := arc.Changes("", c.Hash, skip, func(_ string, data []byte) error {
+			if o, err := record.DecodeTaskOp(slug, data); err == nil {
+				ops = append(ops, o)
+			}
+			return nil // a malformed change is skipped, as the index skips it
+		})
+		return ops, err
+	}
+}
+
+// taskEvents returns the event of a change of a task: the change's kind
+// as its state, with the task as the commit leaves it. A change its
+// commit's log makes moot (a claim of a task another agent holds, which
+// two stores can make apart before they sync) makes none, nor one whose
+// task's creation has not arrived.
+func taskEvents(o *record.TaskOp, log taskReader) ([]Event, error) {
+	ops, err := log(o.Task)
+	if err != nil {
+		return nil, err
+	}
+	doc, ok := service.TaskRecordDoc(ops)
+	if !ok {
+		return nil, nil
+	}
+	agent, state := o.By, StateUpdated
+	switch o.Op {
+	case record.TaskCreate:
+		state = StateCreated
+	case record.TaskClaim:
+		if doc.Claim == nil || !strings.EqualFold(doc.Claim.Agent, o.Agent) {
+			return nil, nil
+		}
+		agent, state = o.Agent, StateClaimed
+	case record.TaskUnclaim:
+		agent, state = o.Agent, StateUnclaimed
+	case record.TaskStatus:
+		state = map[string]string{"in_progress": StateStarted, "closed": StateClosed, "open": StateReopened}[o.Status]
+		if state == "" {
+			return nil, nil
+		}
+	}
+	return []Event{{Type: TypeTask, Agent: agent, State: state, Task: &doc}}, nil
 }
 
 // previous returns the record the file at path held before, as before

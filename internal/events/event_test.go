@@ -139,7 +139,7 @@ func TestFileEvents(t *testing.T) {
 			if prev != "" {
 				c.Parents = []string{prev}
 			}
-			evs, err := fileEvents(slug, rel, parentFiles(arc, c))
+			evs, err := fileEvents(slug, rel, parentFiles(arc, c), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -288,6 +288,12 @@ func TestWrittenEventsAsCommitEvents(t *testing.T) {
 	updated.Task, updated.Updated = "review", t0.Add(time.Minute)
 	malformed := record.File{Path: record.ProjectDir(slug) + "/reservations/bad.json", Data: []byte("{")}
 	project := &record.Project{Key: "github.com/acme/shop", Slug: slug, Created: t0}
+	title := "Schema"
+	const task = "01KAQ0000000000000000000T0"
+	created := &record.TaskOp{Project: slug, Task: task, ID: task, Op: record.TaskCreate, By: "GreenCastle", At: t0, Title: &title}
+	claimed := &record.TaskOp{Project: slug, Task: task, ID: "01KAQ0000000000000000000T1", Op: record.TaskClaim, By: "BlueLake", At: t0, Agent: "BlueLake"}
+	started := &record.TaskOp{Project: slug, Task: task, ID: "01KAQ0000000000000000000T2", Op: record.TaskStatus, By: "BlueLake", At: t0, Status: "in_progress"}
+	moot := &record.TaskOp{Project: slug, Task: task, ID: "01KAQ0000000000000000000T3", Op: record.TaskClaim, By: "RedFox", At: t0, Agent: "RedFox"}
 
 	files := func(recs ...record.Record) []record.File {
 		var out []record.File
@@ -308,6 +314,9 @@ func TestWrittenEventsAsCommitEvents(t *testing.T) {
 		{"a record written again unchanged", files(renewed), 0},
 		{"unchanged beside changed", files(lock, released), 1},
 		{"a malformed file", []record.File{malformed}, 0},
+		{"a task created", files(created), 1},
+		{"a task claimed and started in one commit", files(claimed, started), 2},
+		{"a claim another's claim makes moot", files(moot), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			head = commitFiles(t, arc, head, tc.files)

@@ -2,8 +2,10 @@ package events
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +33,12 @@ type Options struct {
 	// its stream is ended (its client reconnects with Last-Event-ID and
 	// misses nothing); 4096 if zero.
 	Buffer int
+	// Ready returns a project's ready tasks (open, unclaimed, every
+	// dependency closed), read when the feed adopts the project and after
+	// each commit that changes its tasks: a task ready after and not
+	// before is sent as work available. Nil sends no work events;
+	// FollowService sets it to the service's ready list.
+	Ready func(slug string) ([]service.Task, error)
 }
 
 // Errors of Subscribe.
@@ -57,13 +65,17 @@ type Feed struct {
 
 	pollMu sync.Mutex // one poll at a time
 
-	mu        sync.Mutex // the fields below
-	heads     archive.State
-	leases    map[string]map[string]expiry // by project, by leaseKey
-	subs      map[*subscription]bool
-	written   map[string]written   // by commit: what this process wrote (Written), until published
-	unwritten map[string]time.Time // by commit: when a poll first found it untold (see ready)
-	closed    bool
+	mu       sync.Mutex // the fields below
+	heads    archive.State
+	leases   map[string]map[string]expiry // by project, by leaseKey
+	readyIDs map[string]map[string]bool   // by project: the ids of its ready tasks (Options.Ready)
+	// tasksMoved: by project, the last commit published that changed its
+	// tasks, whose ready tasks the next poll reads.
+	tasksMoved map[string]string
+	subs       map[*subscription]bool
+	written    map[string]written   // by commit: what this process wrote (Written), until published
+	unwritten  map[string]time.Time // by commit: when a poll first found it untold (see ready)
+	closed     bool
 
 	told atomic.Bool // the feed is told of its process's writes (FollowService)
 
@@ -124,6 +136,9 @@ func FollowService(svc *service.Service, opts Options) (*Feed, error) {
 	arc, err := svc.Archive()
 	if err != nil {
 		return nil, err
+	}
+	if opts.Ready == nil {
+		opts.Ready = func(slug string) ([]service.Task, error) { return readyOf(svc, slug) }
 	}
 	f, err := Follow(arc, opts)
 	if err != nil {
@@ -206,7 +221,7 @@ func start(arc *archive.Archive, owned bool, opts Options) (*Feed, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	f := &Feed{opts: opts, arc: arc, owned: owned, heads: archive.State{}, leases: map[string]map[string]expiry{},
+	f := &Feed{opts: opts, arc: arc, owned: owned, heads: archive.State{}, leases: map[string]map[string]expiry{}, readyIDs: map[string]map[string]bool{}, tasksMoved: map[string]string{},
 		subs: map[*subscription]bool{}, written: map[string]written{}, unwritten: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := f.poll(); err != nil {
 		return nil, fmt.Errorf("event feed: %w", err)
@@ -294,6 +309,7 @@ func (f *Feed) poll() error {
 		slugs = append(slugs, slug)
 	}
 	slices.Sort(slugs)
+	f.workDue(state)
 	var errs []error
 	for _, slug := range slugs {
 		if err := f.advance(slug, state[slug]); err != nil {
@@ -337,6 +353,11 @@ func (f *Feed) advance(slug, head string) error {
 			return err // published up to the commit before; the next poll goes on from there
 		}
 		f.publish(slug, c.Hash, evs)
+		if slices.ContainsFunc(evs, func(e Event) bool { return e.Type == TypeTask }) {
+			f.mu.Lock()
+			f.tasksMoved[slug] = c.Hash
+			f.mu.Unlock()
+		}
 	}
 	return nil
 }
@@ -398,10 +419,99 @@ func (f *Feed) adopt(slug, head string) error {
 			watched[leaseKey(&e)] = x
 		}
 	}
+	ready := f.readyTasks(slug)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.heads[slug], f.leases[slug] = head, watched
+	if ready != nil {
+		f.readyIDs[slug] = map[string]bool{}
+		for _, t := range ready {
+			f.readyIDs[slug][t.ID] = true
+		}
+	}
 	return nil
+}
+
+// workDue sends the work available of each project whose tasks a commit
+// published by an earlier poll changed, and whose branch has not moved
+// since (state): its writer has indexed it, and the index shows no later
+// commit, whose events must come first. A project whose branch moves
+// meanwhile waits for a later poll.
+func (f *Feed) workDue(state archive.State) {
+	f.mu.Lock()
+	due := map[string]string{}
+	for slug, head := range f.tasksMoved {
+		if state[slug] == f.heads[slug] {
+			due[slug] = head
+		}
+	}
+	f.mu.Unlock()
+	for _, slug := range slices.Sorted(maps.Keys(due)) {
+		ready := f.readyTasks(slug)
+		var now archive.State
+		if err := f.withArchive(func(arc *archive.Archive) (err error) { now, err = arc.State(); return err }); err != nil || now[slug] != state[slug] {
+			continue
+		}
+		f.mu.Lock()
+		if f.tasksMoved[slug] == due[slug] {
+			delete(f.tasksMoved, slug)
+		}
+		f.mu.Unlock()
+		f.workAvailable(slug, due[slug], ready)
+	}
+}
+
+// readyOf is the ready tasks of the project slug in svc.
+func readyOf(svc *service.Service, slug string) ([]service.Task, error) {
+	ctx := context.Background()
+	ref, err := svc.ProjectBySlug(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := svc.Tasks(ctx, service.Scope{Project: ref, Watching: true}, service.TaskListRequest{Ready: true})
+	return resp.Tasks, err
+}
+
+// readyTasks returns the project slug's ready tasks by Options.Ready, nil
+// (noted) when they cannot be read or there is no Ready.
+func (f *Feed) readyTasks(slug string) []service.Task {
+	if f.opts.Ready == nil {
+		return nil
+	}
+	list, err := f.opts.Ready(slug)
+	if err != nil {
+		f.note(fmt.Sprintf("events: the ready tasks of project %s: %v", slug, err))
+		return nil
+	}
+	if list == nil {
+		list = []service.Task{}
+	}
+	return list
+}
+
+// workAvailable sends work available for each task of the project slug
+// in ready and not at the last look, after commit head: a task created
+// ready, whose last dependency closed, unclaimed or reopened. It runs at
+// a poll after the one that published head (workDue): a commit's writer
+// indexes it a moment after the branch moves. These events, like
+// expiries, carry no id: what is ready is read from the index, not from
+// one commit.
+func (f *Feed) workAvailable(slug, head string, ready []service.Task) {
+	if ready == nil {
+		return
+	}
+	at := record.FormatTime(f.opts.Now())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	was, now := f.readyIDs[slug], map[string]bool{}
+	for _, t := range ready {
+		now[t.ID] = true
+		if was != nil && !was[t.ID] {
+			t := t
+			f.send(Event{Type: TypeWork, Project: slug, State: StateAvailable, Commit: head, Time: at, Task: &t})
+		}
+	}
+	f.readyIDs[slug] = now
 }
 
 // events returns the events of commit c of the project slug: from the

@@ -13,4 +13,6 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrAmbiguousID: an id prefix names several things.
 	ErrAmbiguousID = errors.New("ambiguous id")
+	// ErrTimeout: what a wait waited for did not come in time.
+	ErrTimeout = errors.New("timed out")
 )

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -116,5 +117,36 @@ func TestTaskClaimRace(t *testing.T) {
 		if l := g.ok("list_tasks", args{"holder": won[0]}).list("tasks"); len(l) == 0 {
 			t.Errorf("round %d: the holder holds nothing", round)
 		}
+	}
+}
+
+// list_ready_work with wait_seconds: answers at once when a task is
+// ready, blocks until one becomes ready (its last dependency closed by
+// another agent) while other calls go on, and answers an empty ready list
+// when none did in time.
+func TestReadyWorkWait(t *testing.T) {
+	g, b := twoAgents(t)
+	start := time.Now()
+	if r := b.ok("list_ready_work", args{"wait_seconds": 1}).list("ready"); len(r) != 0 || time.Since(start) < 900*time.Millisecond {
+		t.Errorf("nothing ready: %v after %s", r, time.Since(start))
+	}
+	b.fail("list_ready_work", args{"wait_seconds": -1}, "USAGE")
+	schema := g.ok("create_task", args{"title": "Schema"}).str("task.id")
+	api := g.ok("create_task", args{"title": "API", "depends_on": []string{schema}}).str("task.id")
+	if r := b.ok("list_ready_work", args{"wait_seconds": 30}).list("ready"); len(r) != 1 || r[0].(map[string]any)["id"] != schema {
+		t.Fatalf("a ready task waits for nobody: %v", r)
+	}
+	g.ok("claim_task", args{"task_id": schema})
+	got := make(chan doc, 1)
+	go func() { got <- b.ok("list_ready_work", args{"wait_seconds": 30}) }()
+	time.Sleep(400 * time.Millisecond) // the wait has begun
+	g.ok("close_task", args{"task_id": schema})
+	select {
+	case d := <-got:
+		if r := d.list("ready"); len(r) != 1 || r[0].(map[string]any)["id"] != api {
+			t.Errorf("woken with %v, want the API", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("list_ready_work did not return once the API became ready")
 	}
 }

@@ -74,7 +74,7 @@ func (s *Server) addMailTools() {
 		textThread, s.getThread)
 	addTool(s, tool{name: "summarize_thread", desc: "A thread's participants (everyone who wrote or was addressed, in order of appearance) and its messages with bodies, oldest first. No LLM is involved: read the messages.", readOnly: true},
 		textSummary, s.summarizeThread)
-	addTool(s, tool{name: "check_mail", desc: "The cheap \"anything for me?\" to call between steps: counts of unread, urgent and unacknowledged mail and open contact requests, and the newest unread messages.", readOnly: true},
+	addTool(s, tool{name: "check_mail", desc: "The cheap \"anything for me?\" to call between steps: counts of unread, urgent and unacknowledged mail and open contact requests, the newest unread messages, and, when you hold no task, how many tasks are ready (ready_tasks, at most 100).", readOnly: true},
 		textCheck, s.checkMail)
 	register(s, tool{name: "wait_for_mail", desc: "Block until new unread mail for you arrives (optionally only in a thread, from an agent, or urgent), then return it. " +
 		"Gives up after timeout_seconds with timed_out: true, which is not an error. Other calls go on meanwhile; cancelling the call stops the wait.", readOnly: true},
@@ -505,12 +505,15 @@ func (s *Server) checkMail(ctx context.Context, c *call, in checkArgs) (service.
 
 func textCheck(r service.CheckResponse) string {
 	if !r.Waiting() {
-		return "nothing waits: no unread mail, no contact requests, no new posts, nobody stuck"
+		return "nothing waits: no unread mail, no contact requests, no new posts, nobody stuck, no ready work"
 	}
 	out := append(steeringText(r.Steering), fmt.Sprintf("%s (%d urgent), %d awaiting your acknowledgement, %s",
 		count(r.Unread, "unread message", "unread messages"), r.Urgent, r.AwaitingAck, count(r.ContactRequests, "contact request", "contact requests")))
 	for _, m := range r.Messages {
 		out = append(out, header(m))
+	}
+	if r.ReadyTasks > 0 {
+		out = append(out, count(r.ReadyTasks, "task", "tasks")+" ready and you hold none: list_ready_work, then claim_task")
 	}
 	for _, a := range r.Stuck {
 		out = append(out, a.Agent+" is stuck"+suffix(a.Note))

@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // addTaskTools adds the work items: tasks with dependencies, epics and
@@ -22,8 +24,9 @@ func (s *Server) addTaskTools() {
 	addTool(s, tool{name: "list_tasks", desc: "Tasks by priority then age: those not closed by default; filter by status, ready (open, unclaimed, " +
 		"every dependency closed), blocked, mine (claimed by you), holder, type, label or parent epic.", readOnly: true},
 		textTasks, s.listTasks)
-	addTool(s, tool{name: "list_ready_work", desc: "What to do next: the tasks you hold, then the top ready ones (open, unclaimed, every dependency closed), " +
-		"by priority then age. Claim one with claim_task.", readOnly: true},
+	register(s, tool{name: "list_ready_work", desc: "What to do next: the tasks you hold, then the top ready ones (open, unclaimed, every dependency closed), " +
+		"by priority then age. Claim one with claim_task. wait_seconds blocks until a task is ready (at once when one is): ready is empty " +
+		"if none became ready in time. Other calls go on meanwhile; cancelling the call stops the wait.", readOnly: true},
 		textWork, s.listReadyWork)
 	addTool(s, tool{name: "claim_task", desc: "Become a task's holder, decided exactly under the project's lock: a task another agent holds fails with " +
 		"TASK_CLAIMED naming the holder. start: true moves it to in_progress too. The task's paths are reserved exclusively with the claim, both or " +
@@ -140,19 +143,34 @@ func (s *Server) listTasks(ctx context.Context, c *call, in listTasksArgs) (serv
 
 type workArgs struct {
 	agentArgs
-	Limit *int `json:"limit,omitempty" jsonschema:"at most this many ready tasks; default 5"`
+	Limit       *int `json:"limit,omitempty" jsonschema:"at most this many ready tasks; default 5"`
+	WaitSeconds *int `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds for a task to become ready; default 0 (answer at once), at most 600"`
 }
 
-func (s *Server) listReadyWork(ctx context.Context, c *call, in workArgs) (service.WorkResponse, error) {
-	sc, err := c.viewer(in.projectArgs, in.AgentName)
-	if err != nil {
-		return service.WorkResponse{}, err
-	}
+func (s *Server) listReadyWork(ctx context.Context, req *mcp.CallToolRequest, in workArgs) (service.WorkResponse, error) {
 	limit := intOr(in.Limit, 5)
 	if limit <= 0 {
 		return service.WorkResponse{}, service.Usagef("leave limit out, or give 1 or more", "limit must be positive, got %d", limit)
 	}
-	return c.svc.Work(ctx, sc, limit)
+	wait, err := seconds(intOr(in.WaitSeconds, 0), "wait_seconds")
+	if err != nil {
+		return service.WorkResponse{}, err
+	}
+	var resp service.WorkResponse
+	err = s.unlocked(ctx, req, wait > 0, func(c *call) (service.Scope, error) { return c.viewer(in.projectArgs, in.AgentName) },
+		func(ctx context.Context, svc *service.Service, sc service.Scope) error {
+			if wait == 0 {
+				resp, err = svc.Work(ctx, sc, limit)
+				return err
+			}
+			waited, err := svc.WaitWork(ctx, sc, min(wait, maxWait), limit)
+			resp = waited.WorkResponse
+			if errors.Is(err, service.ErrTimeout) {
+				return nil
+			}
+			return err
+		})
+	return resp, err
 }
 
 type claimTaskArgs struct {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // The documents of records read from the archive itself, by a face that
@@ -51,4 +52,11 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// TaskRecordDoc returns the document of the task that a log of changes
+// folds into (tasks.Fold), and false when the log holds no creation.
+func TaskRecordDoc(ops []*record.TaskOp) (Task, bool) {
+	t, ok := tasks.Fold(ops)
+	return taskDoc(t), ok
 }

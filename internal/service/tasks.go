@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/reservations"
@@ -262,11 +263,17 @@ func (s *Service) Work(ctx context.Context, sc Scope, limit int) (WorkResponse, 
 	if err != nil {
 		return WorkResponse{}, err
 	}
+	return s.workResponse(ctx, ts, mine, ready), nil
+}
+
+// workResponse is the document of the tasks an agent holds and the ready
+// ones.
+func (s *Service) workResponse(ctx context.Context, ts *tasks.Service, mine, ready []tasks.Task) WorkResponse {
 	var r WorkResponse
 	all := append(append([]tasks.Task{}, mine...), ready...)
 	r.Short, _ = ts.ShortIDs(ctx, mapSlice(all, func(t tasks.Task) string { return t.ID }))
 	r.Mine, r.Ready = mapSlice(mine, taskDoc), mapSlice(ready, taskDoc)
-	return r, nil
+	return r
 }
 
 // TaskThread is the thread of the messages filed under a task (send
@@ -432,4 +439,55 @@ func (s *Service) RemoveTaskDep(ctx context.Context, sc Scope, req TaskDepReques
 	}
 	t, err := ts.RemoveDep(ctx, req.ID, req.Dep)
 	return s.taskResponse(ctx, ts, t, err)
+}
+
+// TaskChange is one change of a task's log, as a page shows it: its kind
+// (record.TaskOp's op), who made it and when, and what it says.
+type TaskChange struct {
+	ID     string   `json:"id"`
+	Op     string   `json:"op"` // create, set, claim, unclaim, status, dep_add, dep_rm
+	By     string   `json:"by"` // "" for the human overseer
+	At     Time     `json:"at"`
+	Agent  string   `json:"agent,omitempty"`  // claim, unclaim: whose claim
+	Force  bool     `json:"force,omitempty"`  // a claim taken over
+	Status string   `json:"status,omitempty"` // status: the new status
+	Reason string   `json:"reason,omitempty"` // a close's, a forced claim's
+	Dep    string   `json:"dep,omitempty"`    // dep_add, dep_rm
+	Fields []string `json:"fields,omitempty"` // set: the fields it replaced
+}
+
+// TaskHistoryResponse is a task with its log: {"task": task, "changes":
+// [change...]}, oldest first.
+type TaskHistoryResponse struct {
+	Task    Task         `json:"task"`
+	Changes []TaskChange `json:"changes"`
+}
+
+// TaskHistory returns a task and its changes in the order they fold in.
+func (s *Service) TaskHistory(ctx context.Context, sc Scope, id string) (TaskHistoryResponse, error) {
+	_, ts, _, err := s.tasks(ctx, sc, false)
+	if err != nil {
+		return TaskHistoryResponse{}, err
+	}
+	t, ops, err := ts.History(ctx, id)
+	if err != nil {
+		return TaskHistoryResponse{}, err
+	}
+	return TaskHistoryResponse{Task: taskDoc(t), Changes: mapSlice(ops, taskChangeDoc)}, nil
+}
+
+func taskChangeDoc(o *record.TaskOp) TaskChange {
+	c := TaskChange{ID: o.ID, Op: o.Op, By: o.By, At: Time{o.At}, Agent: o.Agent, Force: o.Force, Status: o.Status, Reason: o.Reason, Dep: o.Dep}
+	if o.Op == record.TaskSet {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"title", o.Title != nil}, {"description", o.Description != nil}, {"type", o.Type != nil}, {"priority", o.Priority != nil},
+			{"parent", o.Parent != nil}, {"labels", o.Labels != nil}, {"paths", o.Paths != nil}} {
+			if f.set {
+				c.Fields = append(c.Fields, f.name)
+			}
+		}
+	}
+	return c
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/tasks"
 )
 
 // CheckRequest is the cheap "anything for me?" of an agent's per-step
@@ -18,11 +19,16 @@ type CheckRequest struct {
 
 // CheckResponse is the document of check.
 type CheckResponse struct {
-	AwaitingAck     int       `json:"awaiting_ack"`     // received, ack requested, not acknowledged
-	ContactRequests int       `json:"contact_requests"` // requests to write to the agent it has not answered
-	Messages        []Message `json:"messages"`         // the newest unread
-	Unread          int       `json:"unread"`
-	Urgent          int       `json:"urgent"` // unread and high or urgent
+	AwaitingAck     int `json:"awaiting_ack"`     // received, ack requested, not acknowledged
+	ContactRequests int `json:"contact_requests"` // requests to write to the agent it has not answered
+	// HoldsTask: the agent holds a task that is not closed.
+	HoldsTask bool      `json:"holds_task"`
+	Messages  []Message `json:"messages"` // the newest unread
+	// ReadyTasks counts the ready tasks (at most 100) when the agent holds
+	// none, else 0.
+	ReadyTasks int `json:"ready_tasks"`
+	Unread     int `json:"unread"`
+	Urgent     int `json:"urgent"` // unread and high or urgent
 	// Posts counts the unread posts of the channels the agent subscribes
 	// to; NewPosts lists the oldest of them.
 	Posts    int       `json:"posts"`
@@ -38,13 +44,15 @@ type CheckResponse struct {
 }
 
 // Waiting reports whether unread mail, a contact request, a post of a
-// subscribed channel, a pause, an interrupt or a stuck teammate waits.
+// subscribed channel, a pause, an interrupt, a stuck teammate or, for an
+// agent that holds no task, ready work waits.
 func (r CheckResponse) Waiting() bool {
-	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck) > 0 || r.Paused != nil || r.Interrupt != nil
+	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck)+r.ReadyTasks > 0 || r.Paused != nil || r.Interrupt != nil
 }
 
 // Check counts the acting agent's unread, urgent and unacknowledged mail
-// and open contact requests, and lists the newest unread messages.
+// and open contact requests, lists the newest unread messages, and, when
+// the agent holds no task, counts the ready ones.
 func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckResponse, error) {
 	x, err := s.session(ctx, sc)
 	if err != nil {
@@ -56,6 +64,9 @@ func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckR
 	}
 	resp := CheckResponse{AwaitingAck: sum.AwaitingAck, ContactRequests: sum.ContactRequests,
 		Messages: mapSlice(sum.Newest, messageDoc), Unread: sum.Unread, Urgent: sum.Urgent, HooksWarning: GuardHooksWarning(x.project())}
+	if resp.HoldsTask, resp.ReadyTasks, err = tasks.New(x.st, x.project().Slug, sum.Agent).Waiting(ctx); err != nil {
+		return CheckResponse{}, err
+	}
 	if resp.Posts, resp.NewPosts, err = newPosts(ctx, x, req.Newest); err != nil {
 		return resp, err
 	}
@@ -125,6 +136,39 @@ func (s *Service) Wait(ctx context.Context, sc Scope, req WaitRequest) (WaitResp
 		return WaitResponse{}, err
 	}
 	return WaitResponse{Messages: mapSlice(msgs, fullDoc), Timeout: timedOut}, err
+}
+
+// WaitWorkResponse is the document of wait --work: work's {"mine":
+// [task...], "ready": [task...]} and "timeout" (true, with no tasks, when
+// no task became ready in time).
+type WaitWorkResponse struct {
+	WorkResponse
+	Timeout bool `json:"timeout"`
+}
+
+// WaitWork blocks until a task is ready in sc's project, or returns at
+// once when one is, and returns what Work returns then (limit: as Work's).
+// On timeout the error wraps ErrTimeout and the response says so.
+func (s *Service) WaitWork(ctx context.Context, sc Scope, timeout time.Duration, limit int) (WaitWorkResponse, error) {
+	if timeout < 0 {
+		return WaitWorkResponse{}, UsageField("timeout", "the timeout must not be negative, got %s", timeout).With("example", "5m")
+	}
+	if limit < 0 {
+		return WaitWorkResponse{}, Usagef("", "the limit must be positive, got %d", limit)
+	}
+	_, ts, _, err := s.tasks(ctx, sc, sc.Agent != "")
+	if err != nil {
+		return WaitWorkResponse{}, err
+	}
+	mine, ready, err := ts.WaitReady(ctx, limit, timeout, pollInterval)
+	if errors.Is(err, tasks.ErrTimeout) {
+		return WaitWorkResponse{WorkResponse: WorkResponse{Mine: []Task{}, Ready: []Task{}}, Timeout: true}, err
+	}
+	if err != nil {
+		return WaitWorkResponse{}, err
+	}
+	r := WaitWorkResponse{WorkResponse: s.workResponse(ctx, ts, mine, ready)}
+	return r, nil
 }
 
 // ReceivedResponse is the document of acks pending: {"messages": [message

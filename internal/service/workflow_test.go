@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 		t.Errorf("no short id for display: %v", sum.Short)
 	}
 	// The short ids, asked for, are in the document.
-	if got := keys(t, sum); !slices.Equal(got, []string{"awaiting_ack", "contact_requests", "messages", "unread", "urgent", "posts", "new_posts", "stuck", "short_ids"}) {
+	if got := keys(t, sum); !slices.Equal(got, []string{"awaiting_ack", "contact_requests", "holds_task", "messages", "ready_tasks", "unread", "urgent", "posts", "new_posts", "stuck", "short_ids"}) {
 		t.Errorf("document keys %q", got)
 	}
 	_, err = f.svc.Check(ctx, as(""), CheckRequest{})

@@ -20,7 +20,9 @@
     reservation: "Reservations changed",
     lock: "Locks changed",
     contact: "New contact request",
-    agent: "Agents changed"
+    agent: "Agents changed",
+    task: "Tasks changed",
+    work: "Work became ready"
   };
   var types = (body.getAttribute("data-live") || "message").split(" ");
   // The page's own messages, when it shows some: message events of its
