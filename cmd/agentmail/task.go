@@ -407,6 +407,11 @@ func (o taskOptions) renderTask(resp service.TaskResponse, err error, verb strin
 			if verb == "" {
 				fmt.Fprintf(w, "  messages: agentmail thread %s\n", service.TaskThread(t.ID))
 			}
+			if resp.Commits != nil {
+				for _, c := range *resp.Commits {
+					fmt.Fprintf(w, "  commit:   %s %s (%s, %s)\n", c.Hash[:min(len(c.Hash), 10)], o.esc.line(c.Subject), o.esc.line(c.Author), ago(c.Time.Time, o.now()))
+				}
+			}
 			if verb == "" && t.Description != "" {
 				fmt.Fprintf(w, "\n%s\n", o.esc.text(strings.TrimRight(t.Description, "\n")))
 			}
