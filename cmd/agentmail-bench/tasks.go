@@ -184,7 +184,7 @@ func loadOrSeedTasks(ctx context.Context, dir string, n int) error {
 // seedTasks gives a store the bench's 20 agents, the 1,000 reservations
 // the other benchmarks hold, and n tasks made over the past 30 days, as
 // a busy project's: one in 100 an epic holding the next ones, 40%
-// closed, 10% claimed, a third depending on one or two earlier tasks,
+// closed, 1% claimed (5 tasks held by each agent), a third depending on one or two earlier tasks,
 // priorities 0 to 4. They are written as an import (tasks.Import), one
 // commit.
 func seedTasks(ctx context.Context, dir string, n int) error {
@@ -231,10 +231,10 @@ func seedTasks(ctx context.Context, dir string, n int) error {
 		case epic != "" && rng.IntN(2) == 0:
 			it.Parent = epic
 		}
-		switch r := rng.IntN(10); {
-		case r < 4 && it.Type != tasks.Epic:
+		switch r := rng.IntN(100); {
+		case r < 40 && it.Type != tasks.Epic:
 			it.Status, it.Closed = tasks.Closed, at.Add(time.Hour)
-		case r == 4:
+		case r == 40:
 			it.Claim = agentName(rng.IntN(len(benchAgents)))
 		}
 		if i > 0 && rng.IntN(3) == 0 {

@@ -79,9 +79,11 @@ type TaskResponse struct {
 	Short ids.Short `json:"-"` // each task id's shortest unique prefix, for display
 }
 
-// TasksResponse is the document of task list: {"tasks": [task...]}.
+// TasksResponse is the document of task list: {"tasks": [task...]},
+// and "more": true when the limit left some out.
 type TasksResponse struct {
 	Tasks []Task `json:"tasks"`
+	More  bool   `json:"more,omitempty"`
 
 	Short ids.Short `json:"-"`
 }
@@ -296,7 +298,10 @@ func (s *Service) Tasks(ctx context.Context, sc Scope, req TaskListRequest) (Tas
 		return TasksResponse{}, err
 	}
 	f := tasks.Filter{Status: req.Status, All: req.All, Ready: req.Ready, Blocked: req.Blocked, Claimer: req.Claimer, Type: req.Type,
-		Label: req.Label, Parent: req.Parent, Limit: req.Limit}
+		Label: req.Label, Parent: req.Parent}
+	if req.Limit > 0 {
+		f.Limit = req.Limit + 1 // one more tells whether there are more
+	}
 	if req.Mine {
 		f.Claimer = agent
 	}
@@ -308,6 +313,9 @@ func (s *Service) Tasks(ctx context.Context, sc Scope, req TaskListRequest) (Tas
 		return TasksResponse{}, err
 	}
 	r := TasksResponse{}
+	if req.Limit > 0 && len(list) > req.Limit {
+		list, r.More = list[:req.Limit], true
+	}
 	r.Tasks, r.Short = s.taskList(ctx, ts, list)
 	return r, nil
 }
