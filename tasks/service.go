@@ -219,15 +219,24 @@ func (s *Service) scan(rows interface{ Scan(...any) error }) (Task, error) {
 		&t.Creator, &t.Claim, &claimed, &created, &updated, &closed, &deps); err != nil {
 		return t, err
 	}
-	json.Unmarshal([]byte(labels), &t.Labels)
-	json.Unmarshal([]byte(paths), &t.Paths)
-	json.Unmarshal([]byte(deps), &t.Deps)
+	t.Labels, t.Paths, t.Deps = list(labels), list(paths), list(deps)
 	slices.Sort(t.Deps)
 	t.Created, _ = record.ParseTime(created)
 	t.Updated, _ = record.ParseTime(updated)
 	t.Claimed, _ = record.ParseTime(claimed.String)
 	t.Closed, _ = record.ParseTime(closed.String)
 	return t, nil
+}
+
+// list reads a JSON list of the index: most are empty, which need no
+// decoding.
+func list(v string) []string {
+	if v == "[]" {
+		return []string{}
+	}
+	var out []string
+	json.Unmarshal([]byte(v), &out)
+	return out
 }
 
 func (s *Service) load(ctx context.Context, sc scope, where string, args ...any) ([]Task, error) {
