@@ -17,7 +17,7 @@ STATIC_LDFLAGS := -linkmode external -extldflags -static
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 export CGO_ENABLED := 1
 
-.PHONY: build build-static install test bench bench-cli bench-import bench-mcp bench-serve bench-sync pgo lint demo clean
+.PHONY: build build-static install test bench bench-cli bench-import bench-tasks bench-mcp bench-serve bench-sync pgo lint demo clean
 
 build:
 	$(GO) build $(GOFLAGS_ALL) -ldflags '$(LDFLAGS) -X main.version=$(VERSION)' -o $(BIN) ./cmd/agentmail
@@ -64,6 +64,11 @@ bench-cli: build
 # in turns when set.
 bench-import: build
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only import $(if $(BENCH_BASE),-base $(BENCH_BASE))
+
+# Work items at 10,000 tasks (issue 27): work and task list --ready over
+# --version, and list_ready_work and claim_task in a live MCP server.
+bench-tasks: build
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only tasks
 
 bench-mcp: build
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only mcp

@@ -10,12 +10,17 @@ import (
 
 // Projection returns the tasks' part of the index: each change as it is
 // (task_ops), and each task's folded state (tasks) with its dependencies
-// (task_deps), folded again whenever a change of it arrives.
+// (task_deps, and as a list in the row), folded again whenever a change of
+// it arrives. A task's row also counts its dependencies not closed
+// (waiting; one not in the index yet counts), recounted for the task and
+// for those that depend on it whenever a change of it arrives: ready and
+// blocked are then read from the row and an index rather than worked out
+// for every task on every read.
 func Projection() store.Projection { return projection{} }
 
 type projection struct{}
 
-func (projection) Name() string { return "tasks1" }
+func (projection) Name() string { return "tasks2" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
@@ -24,10 +29,15 @@ func (projection) Tables() []store.Table {
 		{Name: "tasks", Create: `CREATE TABLE tasks(project_id INTEGER NOT NULL, id TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
 			type TEXT NOT NULL, priority INTEGER NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL, parent TEXT NOT NULL,
 			labels TEXT NOT NULL, paths TEXT NOT NULL, creator TEXT NOT NULL, claim TEXT NOT NULL, claimed TEXT,
-			created TEXT NOT NULL, updated TEXT NOT NULL, closed TEXT,
+			created TEXT NOT NULL, updated TEXT NOT NULL, closed TEXT, deps TEXT NOT NULL, waiting INTEGER NOT NULL,
 			PRIMARY KEY(project_id, id)) WITHOUT ROWID`,
 			Indexes: []string{`CREATE INDEX tasks_status ON tasks(project_id, status, priority, id)`,
-				`CREATE INDEX tasks_parent ON tasks(project_id, parent)`}},
+				`CREATE INDEX tasks_parent ON tasks(project_id, parent)`,
+				// The tasks an agent holds (work, agents), without reading
+				// every task.
+				`CREATE INDEX tasks_claim ON tasks(project_id, claim, priority, id)`,
+				// Ready work by priority then age (readyWhere's terms).
+				`CREATE INDEX tasks_ready ON tasks(project_id, priority, id) WHERE status = 'open' AND claim = '' AND type != 'epic' AND waiting = 0`}},
 		{Name: "task_deps", Create: `CREATE TABLE task_deps(project_id INTEGER NOT NULL, task TEXT NOT NULL, dep TEXT NOT NULL,
 			PRIMARY KEY(project_id, task, dep)) WITHOUT ROWID`,
 			Indexes: []string{`CREATE INDEX task_deps_dep ON task_deps(project_id, dep)`}},
@@ -71,10 +81,10 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 		return nil // its creation has not arrived yet
 	}
 	if _, err := w.Exec(`INSERT OR REPLACE INTO tasks(project_id, id, title, description, type, priority, status, reason, parent,
-		labels, paths, creator, claim, claimed, created, updated, closed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		labels, paths, creator, claim, claimed, created, updated, closed, deps, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
 		pid, t.ID, t.Title, t.Description, t.Type, t.Priority, t.Status, t.Reason, t.Parent, jsonList(t.Labels), jsonList(t.Paths),
 		t.Creator, t.Claim, store.NullTime(t.Claimed), record.FormatTime(t.Created), record.FormatTime(t.Updated),
-		store.NullTime(t.Closed)); err != nil {
+		store.NullTime(t.Closed), jsonList(t.Deps)); err != nil {
 		return err
 	}
 	if _, err := w.Exec(`DELETE FROM task_deps WHERE project_id = ? AND task = ?`, pid, t.ID); err != nil {
@@ -85,7 +95,12 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 			return err
 		}
 	}
-	return nil
+	// The task's count, and those of the tasks that depend on it.
+	_, err = w.Exec(`UPDATE tasks SET waiting = (SELECT count(*) FROM task_deps d
+		LEFT JOIN tasks u ON u.project_id = d.project_id AND u.id = d.dep
+		WHERE d.project_id = tasks.project_id AND d.task = tasks.id AND coalesce(u.status, '') != 'closed')
+		WHERE project_id = ?1 AND (id = ?2 OR id IN (SELECT task FROM task_deps WHERE project_id = ?1 AND dep = ?2))`, pid, t.ID)
+	return err
 }
 
 func jsonList(v []string) string {

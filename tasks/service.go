@@ -209,8 +209,7 @@ func (s *Service) ShortIDs(ctx context.Context, list []string) (ids.Short, error
 	FROM json_each(?2) j`, []any{sc.pid}, list)
 }
 
-const columns = `id, title, description, type, priority, status, reason, parent, labels, paths, creator, claim, claimed, created, updated, closed,
-	(SELECT coalesce(json_group_array(dep), '[]') FROM task_deps d WHERE d.project_id = t.project_id AND d.task = t.id)`
+const columns = `id, title, description, type, priority, status, reason, parent, labels, paths, creator, claim, claimed, created, updated, closed, deps`
 
 func (s *Service) scan(rows interface{ Scan(...any) error }) (Task, error) {
 	t := Task{Project: s.slug}
@@ -220,15 +219,24 @@ func (s *Service) scan(rows interface{ Scan(...any) error }) (Task, error) {
 		&t.Creator, &t.Claim, &claimed, &created, &updated, &closed, &deps); err != nil {
 		return t, err
 	}
-	json.Unmarshal([]byte(labels), &t.Labels)
-	json.Unmarshal([]byte(paths), &t.Paths)
-	json.Unmarshal([]byte(deps), &t.Deps)
+	t.Labels, t.Paths, t.Deps = list(labels), list(paths), list(deps)
 	slices.Sort(t.Deps)
 	t.Created, _ = record.ParseTime(created)
 	t.Updated, _ = record.ParseTime(updated)
 	t.Claimed, _ = record.ParseTime(claimed.String)
 	t.Closed, _ = record.ParseTime(closed.String)
 	return t, nil
+}
+
+// list reads a JSON list of the index: most are empty, which need no
+// decoding.
+func list(v string) []string {
+	if v == "[]" {
+		return []string{}
+	}
+	var out []string
+	json.Unmarshal([]byte(v), &out)
+	return out
 }
 
 func (s *Service) load(ctx context.Context, sc scope, where string, args ...any) ([]Task, error) {
@@ -538,12 +546,10 @@ type Filter struct {
 }
 
 const (
-	readyWhere = `status = 'open' AND claim = '' AND type != 'epic' AND NOT EXISTS (SELECT 1 FROM task_deps d
-		LEFT JOIN tasks u ON u.project_id = d.project_id AND u.id = d.dep
-		WHERE d.project_id = t.project_id AND d.task = t.id AND coalesce(u.status, '') != 'closed')`
-	blockedWhere = `status != 'closed' AND EXISTS (SELECT 1 FROM task_deps d
-		LEFT JOIN tasks u ON u.project_id = d.project_id AND u.id = d.dep
-		WHERE d.project_id = t.project_id AND d.task = t.id AND coalesce(u.status, '') != 'closed')`
+	// The terms of the index tasks_ready, which the query must hold as
+	// they are written there to use it.
+	readyWhere   = `status = 'open' AND claim = '' AND type != 'epic' AND waiting = 0`
+	blockedWhere = `status != 'closed' AND waiting > 0`
 )
 
 // List returns the tasks f chooses, by priority, then age.

@@ -239,3 +239,67 @@ func TestOrderWithinAMillisecond(t *testing.T) {
 		t.Fatalf("reopened after a close of the same millisecond: %+v", got)
 	}
 }
+
+// TestWaitingAnyOrder: the count of dependencies not closed that ready and
+// blocked read is kept for a task and for those depending on it, whatever
+// order their changes arrive in (a dependency first seen after the task
+// that waits for it), and equals a rebuild's.
+func TestWaitingAnyOrder(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t)
+	ts := New(st, "shop-1234abcd", "")
+	at := st.Now()
+	a := ulid.MustNew(ulid.Timestamp(at), ulid.DefaultEntropy()).String()
+	b := ulid.MustNew(ulid.Timestamp(at.Add(time.Second)), ulid.DefaultEntropy()).String()
+	put := func(ops ...*record.TaskOp) {
+		t.Helper()
+		if err := st.Update(ctx, func(tx *store.Tx) error {
+			for _, o := range ops {
+				tx.Put(o)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(f Filter) []string {
+		t.Helper()
+		list, err := ts.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, x := range list {
+			out = append(out, x.ID)
+		}
+		return out
+	}
+	title := "t"
+	// B waits for A, which the index has not seen yet.
+	put(&record.TaskOp{Project: "shop-1234abcd", Task: b, ID: b, Op: record.TaskCreate, At: at, Title: &title, Deps: []string{a}})
+	if got := ids(Filter{Ready: true}); len(got) != 0 {
+		t.Fatalf("ready before A arrived: %v", got)
+	}
+	if got := ids(Filter{Blocked: true}); !reflect.DeepEqual(got, []string{b}) {
+		t.Fatalf("blocked before A arrived: %v, want B", got)
+	}
+	put(&record.TaskOp{Project: "shop-1234abcd", Task: a, ID: a, Op: record.TaskCreate, At: at, Title: &title})
+	if got := ids(Filter{Ready: true}); !reflect.DeepEqual(got, []string{a}) {
+		t.Fatalf("ready with A open: %v, want A only", got)
+	}
+	if _, err := ts.Close(ctx, a, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(Filter{Ready: true}); !reflect.DeepEqual(got, []string{b}) {
+		t.Fatalf("ready with A closed: %v, want B", got)
+	}
+	if _, err := ts.Reopen(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(Filter{Blocked: true}); !reflect.DeepEqual(got, []string{b}) {
+		t.Fatalf("blocked with A reopened: %v, want B", got)
+	}
+	if diffs, err := st.Check(ctx); err != nil || len(diffs) > 0 {
+		t.Fatalf("index and rebuild differ: %v %v", diffs, err)
+	}
+}

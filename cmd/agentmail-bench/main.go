@@ -32,7 +32,8 @@ func main() {
 	messages := flag.Int("messages", 100000, "messages to seed the project with")
 	runs := flag.Int("runs", 40, "runs per whole-process measurement")
 	dir := flag.String("dir", "", "store directory to use (default: a temporary one, removed afterwards); a directory seeded\nby an earlier run with the same -messages is used again as it is, with what that run added")
-	only := flag.String("only", "", "measure only the command line (cli), the command line in turns with the floor and -base (cli-turns), the MCP server (mcp), agentmail serve (serve),\nsync (sync) or import agent-mail of an mcp_agent_mail archive of -messages messages (import)")
+	only := flag.String("only", "", "measure only the command line (cli), the command line in turns with the floor and -base (cli-turns), the MCP server (mcp), agentmail serve (serve),\nsync (sync), import agent-mail of an mcp_agent_mail archive of -messages messages (import) or work items at -tasks tasks (tasks)")
+	nTasks := flag.Int("tasks", 10000, "tasks to seed the project with (-only tasks)")
 	syncSizes := flag.String("sync-messages", "10000,100000", "archive sizes to measure sync at (-only sync)")
 	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync, cli-turns, import)")
 	importRuns := flag.Int("import-runs", 3, "imports of the corpus per binary (-only import)")
@@ -41,6 +42,13 @@ func main() {
 	if *only == "sync" {
 		err := measureSync(context.Background(), *bin, *base, sizes(*syncSizes), *runs)
 		if err != nil {
+			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *only == "tasks" {
+		if err := measureTasks(*bin, *dir, *nTasks, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
 			os.Exit(1)
 		}

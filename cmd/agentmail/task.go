@@ -175,7 +175,7 @@ func newTaskListCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "type", Usage: "task, bug, feature, epic or chore"},
 			&cli.StringFlag{Name: "label", Usage: "with this label"},
 			&cli.StringFlag{Name: "parent", Usage: "children of this epic"},
-			&cli.IntFlag{Name: "limit", Usage: "at most this many (0: all)"},
+			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many (0: all)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *taskOptions {
 			return &taskOptions{list: service.TaskListRequest{Status: c.String("status"), All: c.Bool("all"), Ready: c.Bool("ready"),
@@ -191,6 +191,9 @@ func newTaskListCommand(e *env) *cli.Command {
 				return o.buffered(func(w io.Writer) {
 					for _, t := range resp.Tasks {
 						o.taskLine(w, t, resp.Short)
+					}
+					if resp.More {
+						fmt.Fprintf(w, "more: the first %d shown (--limit 0 lists them all)\n", len(resp.Tasks))
 					}
 				})
 			})
@@ -409,6 +412,11 @@ func (o taskOptions) renderTask(resp service.TaskResponse, err error, verb strin
 			}
 			if verb == "" {
 				fmt.Fprintf(w, "  messages: agentmail thread %s\n", service.TaskThread(t.ID))
+			}
+			if resp.Commits != nil {
+				for _, c := range *resp.Commits {
+					fmt.Fprintf(w, "  commit:   %s %s (%s, %s)\n", c.Hash[:min(len(c.Hash), 10)], o.esc.line(c.Subject), o.esc.line(c.Author), ago(c.Time.Time, o.now()))
+				}
 			}
 			if verb == "" && t.Description != "" {
 				fmt.Fprintf(w, "\n%s\n", o.esc.text(strings.TrimRight(t.Description, "\n")))

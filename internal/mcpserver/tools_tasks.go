@@ -272,6 +272,11 @@ func textTask(verb string) func(service.TaskResponse) string {
 		for _, res := range r.Released {
 			s += "\nreleased " + res.Pattern
 		}
+		if r.Commits != nil {
+			for _, c := range *r.Commits {
+				s += "\ncommit " + c.Hash + " " + c.Subject + " (" + c.Author + ", " + stamp(c.Time) + ")"
+			}
+		}
 		return s
 	}
 }

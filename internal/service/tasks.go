@@ -3,11 +3,15 @@ package service
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
@@ -69,13 +73,18 @@ type TaskResponse struct {
 	Reserved  []Reservation `json:"reserved,omitempty"`
 	Released  []Reservation `json:"released,omitempty"`
 	TakenFrom string        `json:"taken_from,omitempty"`
+	// Commits are the commits of the code repository whose message names
+	// the task (task show only; newest first).
+	Commits *[]TaskCommit `json:"commits,omitempty"`
 
 	Short ids.Short `json:"-"` // each task id's shortest unique prefix, for display
 }
 
-// TasksResponse is the document of task list: {"tasks": [task...]}.
+// TasksResponse is the document of task list: {"tasks": [task...]},
+// and "more": true when the limit left some out.
 type TasksResponse struct {
 	Tasks []Task `json:"tasks"`
+	More  bool   `json:"more,omitempty"`
 
 	Short ids.Short `json:"-"`
 }
@@ -211,14 +220,81 @@ func (s *Service) UpdateTask(ctx context.Context, sc Scope, req UpdateTaskReques
 	return s.taskResponse(ctx, ts, t, err)
 }
 
-// GetTask returns a task.
+// TaskCommit is a commit of the code repository that names a task.
+type TaskCommit struct {
+	Hash    string `json:"hash"`
+	Author  string `json:"author"`
+	Time    Time   `json:"time"`
+	Subject string `json:"subject"`
+}
+
+// TaskCommitScan is how many of the newest commits of the code
+// repository's branches task show reads for commits naming the task.
+const TaskCommitScan = 1000
+
+// GetTask returns a task, with the commits of the code repository whose
+// message names it (taskNamed), among the newest TaskCommitScan of every
+// branch.
 func (s *Service) GetTask(ctx context.Context, sc Scope, id string) (TaskResponse, error) {
-	_, ts, _, err := s.tasks(ctx, sc, false)
+	x, ts, _, err := s.tasks(ctx, sc, false)
 	if err != nil {
 		return TaskResponse{}, err
 	}
 	t, err := ts.Get(ctx, id)
-	return s.taskResponse(ctx, ts, t, err)
+	r, err := s.taskResponse(ctx, ts, t, err)
+	if err != nil {
+		return r, err
+	}
+	commits := []TaskCommit{}
+	if dir := codeRepository(x.project()); dir != "" {
+		// A repository git cannot read shows no commits rather than failing
+		// the task.
+		found, _ := guard.CommitsNaming(ctx, dir, TaskCommitScan, taskNamed(ctx, ts, t.ID))
+		for _, c := range found {
+			commits = append(commits, TaskCommit{c.Hash, c.Author, Time{c.Time}, c.Subject})
+		}
+	}
+	r.Commits = &commits
+	return r, nil
+}
+
+// taskNamed tells whether a word of a commit message names the task id:
+// the id, or a prefix of it of ids.MinDisplay characters or more that no
+// other task of the project has (a prefix two tasks share names neither).
+func taskNamed(ctx context.Context, ts *tasks.Service, id string) func(string) bool {
+	unique := map[string]bool{}
+	return func(w string) bool {
+		w = strings.ToUpper(w)
+		if len(w) < ids.MinDisplay || len(w) > len(id) || !strings.HasPrefix(id, w) {
+			return false
+		}
+		if w == id {
+			return true
+		}
+		ok, seen := unique[w]
+		if !seen {
+			t, err := ts.Get(ctx, w)
+			ok = err == nil && t.ID == id
+			unique[w] = ok
+		}
+		return ok
+	}
+}
+
+// codeRepository returns the working tree of proj's code repository: the
+// one the command runs in, else the key when it is the path of one (a
+// project without origin, named by key as the server names it); "" when
+// there is none.
+func codeRepository(proj project.Project) string {
+	if proj.Root != "" {
+		return proj.Root
+	}
+	if filepath.IsAbs(proj.Key) {
+		if fi, err := os.Stat(proj.Key); err == nil && fi.IsDir() {
+			return proj.Key
+		}
+	}
+	return ""
 }
 
 func (s *Service) taskList(ctx context.Context, ts *tasks.Service, list []tasks.Task) ([]Task, ids.Short) {
@@ -233,7 +309,10 @@ func (s *Service) Tasks(ctx context.Context, sc Scope, req TaskListRequest) (Tas
 		return TasksResponse{}, err
 	}
 	f := tasks.Filter{Status: req.Status, All: req.All, Ready: req.Ready, Blocked: req.Blocked, Claimer: req.Claimer, Type: req.Type,
-		Label: req.Label, Parent: req.Parent, Limit: req.Limit}
+		Label: req.Label, Parent: req.Parent}
+	if req.Limit > 0 {
+		f.Limit = req.Limit + 1 // one more tells whether there are more
+	}
 	if req.Mine {
 		f.Claimer = agent
 	}
@@ -245,6 +324,9 @@ func (s *Service) Tasks(ctx context.Context, sc Scope, req TaskListRequest) (Tas
 		return TasksResponse{}, err
 	}
 	r := TasksResponse{}
+	if req.Limit > 0 && len(list) > req.Limit {
+		list, r.More = list[:req.Limit], true
+	}
 	r.Tasks, r.Short = s.taskList(ctx, ts, list)
 	return r, nil
 }
