@@ -15,7 +15,9 @@ func Projection() store.Projection { return projection{} }
 
 type projection struct{}
 
-func (projection) Name() string { return "tasks1" }
+// Name: tasks2 added the index of claims, which check reads on every
+// agent step.
+func (projection) Name() string { return "tasks2" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
@@ -27,7 +29,7 @@ func (projection) Tables() []store.Table {
 			created TEXT NOT NULL, updated TEXT NOT NULL, closed TEXT,
 			PRIMARY KEY(project_id, id)) WITHOUT ROWID`,
 			Indexes: []string{`CREATE INDEX tasks_status ON tasks(project_id, status, priority, id)`,
-				`CREATE INDEX tasks_parent ON tasks(project_id, parent)`}},
+				`CREATE INDEX tasks_parent ON tasks(project_id, parent)`, `CREATE INDEX tasks_claim ON tasks(project_id, claim, status)`}},
 		{Name: "task_deps", Create: `CREATE TABLE task_deps(project_id INTEGER NOT NULL, task TEXT NOT NULL, dep TEXT NOT NULL,
 			PRIMARY KEY(project_id, task, dep)) WITHOUT ROWID`,
 			Indexes: []string{`CREATE INDEX task_deps_dep ON task_deps(project_id, dep)`}},
