@@ -75,9 +75,9 @@
 // is not in the archive), "task" (a task event's task as its commit
 // leaves it, folded from the task's log there; work's task, just ready).
 // Work has no id: after a commit that changed a project's tasks, the next
-// poll at which the branch has not moved reads the ready tasks
-// (Options.Ready, the index's) and sends those that were not ready at the
-// last look. A message makes one event per recipient; the
+// poll at which the branch has not moved (or, if it keeps moving, one a
+// second later) reads the ready tasks (Options.Ready, the index's) and
+// sends those that were not ready at the last look. A message makes one event per recipient; the
 // sender's outbox copy and the recipients' inbox copies make none of
 // their own. A comment line is written every 15 s to keep idle
 // connections open.
