@@ -20,6 +20,8 @@ func Projection() store.Projection { return projection{} }
 
 type projection struct{}
 
+// Name: tasks2 added the count of open dependencies and the indexes of
+// ready tasks and of claims, which work and check read on every call.
 func (projection) Name() string { return "tasks2" }
 
 func (projection) Tables() []store.Table {
@@ -33,9 +35,9 @@ func (projection) Tables() []store.Table {
 			PRIMARY KEY(project_id, id)) WITHOUT ROWID`,
 			Indexes: []string{`CREATE INDEX tasks_status ON tasks(project_id, status, priority, id)`,
 				`CREATE INDEX tasks_parent ON tasks(project_id, parent)`,
-				// The tasks an agent holds (work, agents), without reading
-				// every task.
-				`CREATE INDEX tasks_claim ON tasks(project_id, claim, priority, id)`,
+				// The tasks an agent holds (work, agents, and check's
+				// question, which it covers), without reading every task.
+				`CREATE INDEX tasks_claim ON tasks(project_id, claim, status, priority, id)`,
 				// Ready work by priority then age (readyWhere's terms).
 				`CREATE INDEX tasks_ready ON tasks(project_id, priority, id) WHERE status = 'open' AND claim = '' AND type != 'epic' AND waiting = 0`}},
 		{Name: "task_deps", Create: `CREATE TABLE task_deps(project_id INTEGER NOT NULL, task TEXT NOT NULL, dep TEXT NOT NULL,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -301,5 +302,48 @@ func TestWaitingAnyOrder(t *testing.T) {
 	}
 	if diffs, err := st.Check(ctx); err != nil || len(diffs) > 0 {
 		t.Fatalf("index and rebuild differ: %v %v", diffs, err)
+	}
+}
+
+// TestWaiting: check's question, whether the agent holds a task and how
+// many are ready, over the index of claims, not every task.
+func TestWaiting(t *testing.T) {
+	st := newStore(t)
+	ctx := context.Background()
+	gc, bl := New(st, "shop-1234abcd", "GreenCastle"), New(st, "shop-1234abcd", "BlueLake")
+	if held, ready, err := bl.Waiting(ctx); err != nil || held || ready != 0 {
+		t.Fatalf("no tasks: %v %d %v", held, ready, err)
+	}
+	a := mk(t, gc, "A", Draft{})
+	mk(t, gc, "B", Draft{Deps: []string{a.ID}})
+	mk(t, gc, "C", Draft{})
+	if held, ready, err := bl.Waiting(ctx); err != nil || held || ready != 2 {
+		t.Fatalf("two ready: %v %d %v", held, ready, err)
+	}
+	if _, _, err := bl.Claim(ctx, a.ID, ClaimOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if held, ready, err := bl.Waiting(ctx); err != nil || !held || ready != 0 {
+		t.Fatalf("holding A: %v %d %v", held, ready, err)
+	}
+	if held, ready, err := gc.Waiting(ctx); err != nil || held || ready != 1 {
+		t.Fatalf("another agent: %v %d %v", held, ready, err)
+	}
+	rows, err := st.Index().QueryContext(ctx, `EXPLAIN QUERY PLAN `+heldQuery, 1, "BlueLake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if got := strings.Join(plan, "\n"); !strings.Contains(got, "INDEX tasks_claim") {
+		t.Errorf("the held query reads every task:\n%s", got)
 	}
 }

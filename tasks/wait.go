@@ -16,6 +16,13 @@ var ErrTimeout = fault.ErrTimeout
 // hook needs to say, and the count stays cheap at any size.
 const readyCap = 100
 
+// heldQuery is whether agent ?2 holds a task of project ?1 not closed:
+// over the index of claims (TestWaitingPlan), not every task.
+const heldQuery = `SELECT EXISTS(SELECT 1 FROM tasks WHERE project_id = ? AND claim = ? AND status != 'closed')`
+
+// readyCountQuery counts the ready tasks of project ?, up to readyCap.
+var readyCountQuery = fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM tasks t WHERE project_id = ? AND %s LIMIT %d)`, readyWhere, readyCap)
+
 // Waiting returns whether the agent holds a task that is not closed and,
 // when it holds none, how many tasks are ready (at most 100). It is what
 // check, the per-step hook, asks, so it runs at most two small queries.
@@ -25,14 +32,12 @@ func (s *Service) Waiting(ctx context.Context) (held bool, ready int, err error)
 		return false, 0, err
 	}
 	if s.agent != "" {
-		err = sc.q.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM tasks WHERE project_id = ? AND status IN ('open', 'in_progress') AND claim = ?)`,
-			sc.pid, s.agent).Scan(&held)
+		err = sc.q.QueryRowContext(ctx, heldQuery, sc.pid, s.agent).Scan(&held)
 		if err != nil || held {
 			return held, 0, err
 		}
 	}
-	err = sc.q.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM (SELECT 1 FROM tasks t WHERE project_id = ? AND %s LIMIT %d)`, readyWhere, readyCap),
-		sc.pid).Scan(&ready)
+	err = sc.q.QueryRowContext(ctx, readyCountQuery, sc.pid).Scan(&ready)
 	return false, ready, err
 }
 

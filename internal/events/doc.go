@@ -77,7 +77,7 @@
 // event's task as its commit leaves it, folded from the task's log there;
 // a work event's task, just ready). Work has no id: after a commit that
 // changed a project's tasks, the next poll at which the branch has not
-// moved reads the ready tasks (Options.Ready, the index's) and sends those
+// moved (or, if it keeps moving, one a second later) reads the ready tasks (Options.Ready, the index's) and sends those
 // that were not ready at the last look. A message makes
 // one event per recipient, a post one event (its agent the sender); the
 // sender's outbox copy and the recipients' inbox copies make none of

@@ -70,8 +70,8 @@ type Feed struct {
 	leases   map[string]map[string]expiry // by project, by leaseKey
 	readyIDs map[string]map[string]bool   // by project: the ids of its ready tasks (Options.Ready)
 	// tasksMoved: by project, the last commit published that changed its
-	// tasks, whose ready tasks the next poll reads.
-	tasksMoved map[string]string
+	// tasks, whose ready tasks a later poll reads, and since when it waits.
+	tasksMoved map[string]moved
 	subs       map[*subscription]bool
 	written    map[string]written   // by commit: what this process wrote (Written), until published
 	unwritten  map[string]time.Time // by commit: when a poll first found it untold (see ready)
@@ -221,7 +221,7 @@ func start(arc *archive.Archive, owned bool, opts Options) (*Feed, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	f := &Feed{opts: opts, arc: arc, owned: owned, heads: archive.State{}, leases: map[string]map[string]expiry{}, readyIDs: map[string]map[string]bool{}, tasksMoved: map[string]string{},
+	f := &Feed{opts: opts, arc: arc, owned: owned, heads: archive.State{}, leases: map[string]map[string]expiry{}, readyIDs: map[string]map[string]bool{}, tasksMoved: map[string]moved{},
 		subs: map[*subscription]bool{}, written: map[string]written{}, unwritten: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := f.poll(); err != nil {
 		return nil, fmt.Errorf("event feed: %w", err)
@@ -355,7 +355,7 @@ func (f *Feed) advance(slug, head string) error {
 		f.publish(slug, c.Hash, evs)
 		if slices.ContainsFunc(evs, func(e Event) bool { return e.Type == TypeTask }) {
 			f.mu.Lock()
-			f.tasksMoved[slug] = c.Hash
+			f.tasksMoved[slug] = moved{c.Hash, cmp.Or(f.tasksMoved[slug].since, time.Now())}
 			f.mu.Unlock()
 		}
 	}
@@ -432,24 +432,37 @@ func (f *Feed) adopt(slug, head string) error {
 	return nil
 }
 
+// moved is a commit that changed a project's tasks, waiting for workDue
+// since a time.
+type moved struct {
+	head  string
+	since time.Time
+}
+
+// workWait bounds how long work waits for a project's branch to stand
+// still: past it, the ready tasks are read at once (a work event may then
+// come before the events of a commit made in the meantime).
+const workWait = time.Second
+
 // workDue sends the work available of each project whose tasks a commit
 // published by an earlier poll changed, and whose branch has not moved
 // since (state): its writer has indexed it, and the index shows no later
 // commit, whose events must come first. A project whose branch moves
-// meanwhile waits for a later poll.
+// meanwhile waits for a later poll, up to workWait.
 func (f *Feed) workDue(state archive.State) {
 	f.mu.Lock()
-	due := map[string]string{}
-	for slug, head := range f.tasksMoved {
-		if state[slug] == f.heads[slug] {
-			due[slug] = head
+	due := map[string]moved{}
+	for slug, m := range f.tasksMoved {
+		if state[slug] == f.heads[slug] || time.Since(m.since) > workWait {
+			due[slug] = m
 		}
 	}
 	f.mu.Unlock()
 	for _, slug := range slices.Sorted(maps.Keys(due)) {
 		ready := f.readyTasks(slug)
 		var now archive.State
-		if err := f.withArchive(func(arc *archive.Archive) (err error) { now, err = arc.State(); return err }); err != nil || now[slug] != state[slug] {
+		if err := f.withArchive(func(arc *archive.Archive) (err error) { now, err = arc.State(); return err }); err != nil ||
+			now[slug] != state[slug] && time.Since(due[slug].since) <= workWait {
 			continue
 		}
 		f.mu.Lock()
@@ -457,7 +470,7 @@ func (f *Feed) workDue(state archive.State) {
 			delete(f.tasksMoved, slug)
 		}
 		f.mu.Unlock()
-		f.workAvailable(slug, due[slug], ready)
+		f.workAvailable(slug, due[slug].head, ready)
 	}
 }
 

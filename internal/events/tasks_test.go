@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/testbin"
 )
@@ -98,4 +99,51 @@ func TestTaskEvents(t *testing.T) {
 		t.Fatalf("claim by another process: %s %+v", fr, fr.event.Task)
 	}
 	all.quiet(300 * time.Millisecond)
+}
+
+// Work is not held back for long by a project whose branch never stands
+// still: past workWait it is read at once. (A feed of its own, polled by
+// hand, makes the moving branch.)
+func TestWorkWaitBounded(t *testing.T) {
+	f := newFixture(t, "GreenCastle")
+	feed, err := FollowService(f.svc, Options{Poll: time.Hour, Now: f.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer feed.Close()
+	sub, _, err := feed.subscribe(f.slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := f.svc.CreateTask(context.Background(), as("GreenCastle"), service.CreateTaskRequest{Title: "Schema"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := feed.poll(); err != nil { // publishes the creation
+		t.Fatal(err)
+	}
+	if e := <-sub.ch; e.Type != TypeTask || e.State != StateCreated {
+		t.Fatalf("first %+v", e)
+	}
+	moving := archive.State{f.slug: strings.Repeat("0", 40)} // the branch moved since
+	feed.workDue(moving)
+	select {
+	case e := <-sub.ch:
+		t.Fatalf("work before the branch stood still or workWait passed: %+v", e)
+	default:
+	}
+	feed.mu.Lock()
+	m := feed.tasksMoved[f.slug]
+	m.since = m.since.Add(-workWait - time.Millisecond)
+	feed.tasksMoved[f.slug] = m
+	feed.mu.Unlock()
+	feed.workDue(moving)
+	select {
+	case e := <-sub.ch:
+		if e.Type != TypeWork || e.Task.ID != resp.Task.ID {
+			t.Fatalf("got %+v", e)
+		}
+	default:
+		t.Fatal("no work after workWait")
+	}
 }

@@ -12,8 +12,13 @@ import (
 	"github.com/agentmail/agentmail/internal/web"
 )
 
-// closedShown is how many of the newest closed tasks the board shows.
-const closedShown = 30
+// Bounds of the board: the top columnShown tasks of the ready, in
+// progress and blocked columns (by priority, then age), the newest
+// closedShown closed ones; the rest are counted.
+const (
+	columnShown = 100
+	closedShown = 30
+)
 
 // taskRoutes mounts the tasks board and the task pages.
 func (s *Server) taskRoutes(mux *http.ServeMux) {
@@ -55,10 +60,16 @@ func (s *Server) tasksPage(ctx context.Context, p *pageRequest) (web.View, error
 		}
 		cols[i].Tasks = append(cols[i].Tasks, taskView(t, all.Short, byID))
 	}
-	closed := cols[3].Tasks
-	slices.SortStableFunc(closed, func(a, b web.Task) int { return b.Closed.Compare(a.Closed) })
-	if len(closed) > closedShown {
-		cols[3].Tasks, cols[3].More = closed[:closedShown], len(closed)-closedShown
+	slices.SortStableFunc(cols[3].Tasks, func(a, b web.Task) int { return b.Closed.Compare(a.Closed) })
+	for i := range cols {
+		shown := columnShown
+		if cols[i].Key == "closed" {
+			shown = closedShown
+		}
+		cols[i].Total = len(cols[i].Tasks)
+		if len(cols[i].Tasks) > shown {
+			cols[i].Tasks, cols[i].More = cols[i].Tasks[:shown], len(cols[i].Tasks)-shown
+		}
 	}
 	return web.TasksView{Page: p.page, Columns: cols}, nil
 }

@@ -50,7 +50,8 @@ type Column struct {
 	Key   string // ready, progress, blocked, closed
 	Title string
 	Tasks []Task
-	More  int // tasks not shown (closed ones past the newest)
+	Total int // tasks in the column, shown or not
+	More  int // tasks not shown: past the top 100 (closed: the newest 30)
 }
 
 // TasksView is a project's board: ready, in progress, blocked, closed.
