@@ -150,6 +150,9 @@ func TestBrowserTasks(t *testing.T) {
 			}
 		}
 	}
+	if page := shot("task-epic", h.base+"/mail/"+h.slug+"/task/"+epic.ID, 1400, false); !strings.Contains(page, "Login API") || !strings.Contains(page, `Schema for users and sessions <span class="muted small">in progress</span>`) {
+		t.Errorf("an epic's page lacks its tasks")
+	}
 	dep := shot("task-deps", h.base+"/mail/"+h.slug+"/task/"+ui.ID, 1400, false)
 	if !strings.Contains(dep, "Login API") || !strings.Contains(dep, "No messages about this task") {
 		t.Errorf("a task's page lacks its dependency or its empty thread: %.3000s", dep)

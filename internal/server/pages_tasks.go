@@ -78,7 +78,7 @@ func (s *Server) tasksPage(ctx context.Context, p *pageRequest) (web.View, error
 // dependencies are looked up in (those missing show by id alone).
 func taskView(t service.Task, short ids.Short, byID map[string]service.Task) web.Task {
 	v := web.Task{ID: t.ID, Short: short.Of(t.ID), Title: t.Title, Description: t.Description, Type: t.Type, Priority: t.Priority,
-		Status: t.Status, StatusWords: strings.ReplaceAll(t.Status, "_", " "), CloseReason: t.CloseReason, Parent: web.TaskRef{ID: t.Parent, Title: byID[t.Parent].Title}, Labels: t.Labels, Paths: t.Paths, Creator: t.Creator,
+		Status: t.Status, StatusWords: statusWords(t.Status), CloseReason: t.CloseReason, Parent: web.TaskRef{ID: t.Parent, Title: byID[t.Parent].Title}, Labels: t.Labels, Paths: t.Paths, Creator: t.Creator,
 		Created: t.Created.Time, Updated: t.Updated.Time, Closed: t.Closed.Time}
 	if t.Claim != nil {
 		v.Holder, v.Since = t.Claim.Agent, t.Claim.Since.Time
@@ -87,7 +87,7 @@ func taskView(t service.Task, short ids.Short, byID map[string]service.Task) web
 		dep, ok := byID[d]
 		ref := web.TaskRef{ID: d, Short: short.Of(d)}
 		if ok {
-			ref.Title, ref.Closed = dep.Title, dep.Status == "closed"
+			ref.Title, ref.Closed, ref.Status = dep.Title, dep.Status == "closed", statusWords(dep.Status)
 		}
 		if ref.Short == d && len(d) > 10 {
 			ref.Short = d[:10]
@@ -119,12 +119,25 @@ func (s *Server) taskPage(ctx context.Context, p *pageRequest) (web.View, error)
 	for _, c := range h.Changes {
 		v.Changes = append(v.Changes, web.TaskChange{At: c.At.Time, By: c.By, What: changeWords(c)})
 	}
+	if h.Task.Type == "epic" {
+		children, err := p.svc.Tasks(ctx, p.scope, service.TaskListRequest{Parent: h.Task.ID, All: true})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range children.Tasks {
+			v.Children = append(v.Children, web.TaskRef{ID: c.ID, Short: children.Short.Of(c.ID), Title: c.Title, Closed: c.Status == "closed",
+				Status: statusWords(c.Status)})
+		}
+	}
 	thread, err := p.svc.Thread(ctx, p.scope, v.Thread)
 	if err == nil {
 		v.Messages = mapSlice(thread.Messages, fullView)
 	}
 	return v, nil
 }
+
+// statusWords says a task's status in words: in_progress is "in progress".
+func statusWords(status string) string { return strings.ReplaceAll(status, "_", " ") }
 
 // changeWords says a change of a task's log in words.
 func changeWords(c service.TaskChange) string {

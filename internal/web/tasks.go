@@ -37,12 +37,13 @@ type Task struct {
 	Closed      time.Time
 }
 
-// TaskRef names another task: a dependency, with whether it is closed.
+// TaskRef names another task: a dependency, an epic, an epic's task.
 type TaskRef struct {
 	ID     string
 	Short  string
 	Title  string
 	Closed bool
+	Status string // in words: open, in progress, closed
 }
 
 // Column is one column of the board.
@@ -72,6 +73,7 @@ type TaskChange struct {
 type TaskView struct {
 	Page
 	Task     Task
+	Children []TaskRef // an epic's tasks
 	Thread   string
 	Changes  []TaskChange
 	Messages []FullMessage
