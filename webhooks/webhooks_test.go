@@ -209,7 +209,10 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	// The first process tries each once (503), then stops mid-run.
 	run, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { db.NewDispatcher(Options{Backoff: time.Hour, Poll: 5 * time.Millisecond}).Run(run); close(done) }()
+	go func() {
+		db.NewDispatcher(Options{Backoff: time.Hour, Poll: 5 * time.Millisecond}).Run(run)
+		close(done)
+	}()
 	for {
 		if calls, _, _ := rcv.snapshot(); calls >= 3 {
 			break
