@@ -61,7 +61,7 @@ var (
 	ErrNotFound = fault.ErrNotFound
 	// ErrPrivateAddress: the URL's host is a loopback or private address,
 	// and the hook does not allow them.
-	ErrPrivateAddress = errors.New("a private address")
+	ErrPrivateAddress = errors.New("private address")
 )
 
 // Events are the event types a hook may ask for, as the live stream names
@@ -243,9 +243,13 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool) error {
 		addrs = ips
 	}
 	for _, a := range addrs {
-		if Private(a) {
-			return fmt.Errorf("%w: %s is %s, which a webhook may not call", ErrPrivateAddress, host, a)
+		if !Private(a) {
+			continue
 		}
+		if a.String() == host {
+			return fmt.Errorf("%w: the URL's host %s is a loopback or private address, which a webhook may not call", ErrPrivateAddress, host)
+		}
+		return fmt.Errorf("%w: the URL's host %s is %s, a loopback or private address, which a webhook may not call", ErrPrivateAddress, host, a)
 	}
 	return nil
 }
@@ -493,7 +497,7 @@ func dialControl(network, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("%w: cannot tell the address %s", ErrPrivateAddress, address)
 	}
 	if Private(ap.Addr()) {
-		return fmt.Errorf("%w: %s, which a webhook may not call", ErrPrivateAddress, ap.Addr())
+		return fmt.Errorf("%w: %s is a loopback or private address, which a webhook may not call", ErrPrivateAddress, ap.Addr())
 	}
 	return nil
 }

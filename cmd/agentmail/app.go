@@ -202,7 +202,7 @@ func newApp(e *env) *cli.App {
 			newRegisterCommand(e), newWhoamiCommand(e), newAgentsCommand(e),
 			newImportCommand(e),
 			newProjectCommand(e), newInitCommand(e), newArchiveCommand(e), newDoctorCommand(e), newSyncCommand(e),
-			newSetupCommand(e), newMCPCommand(e), newServeCommand(e),
+			newSetupCommand(e), newMCPCommand(e), newServeCommand(e), newWebhookCommand(e),
 			helpCommand(e), versionCommand(e), completionCommand(e),
 		},
 	}

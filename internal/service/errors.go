@@ -17,6 +17,7 @@ import (
 	"github.com/agentmail/agentmail/mailbox"
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/webhooks"
 )
 
 // Exit statuses of the command line. They are part of the interface: see
@@ -170,6 +171,7 @@ var errorCodes = []struct {
 	{setup.ErrMalformed, "MALFORMED_CONFIG", ExitError, http.StatusBadRequest, "fix the file, then run agentmail setup again"},
 	{setup.ErrEntryDiffers, "ENTRY_DIFFERS", ExitError, http.StatusConflict, "pass --force to replace it, or --uninstall to take it out"},
 	{setup.ErrCannotEdit, "CANNOT_EDIT", ExitError, http.StatusConflict, "make the change by hand"},
+	{webhooks.ErrPrivateAddress, "PRIVATE_ADDRESS", ExitError, http.StatusBadRequest, "register a receiver at a public address, or allow private addresses for this webhook"},
 }
 
 // Hints of errors with no code of their own.

@@ -27,6 +27,7 @@ import (
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/products"
 	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/webhooks"
 )
 
 // Config says which store a Service serves and how.
@@ -60,8 +61,10 @@ type Config struct {
 type Service struct {
 	cfg Config
 
-	mu sync.Mutex
-	st *store.Store // nil until an operation needs it
+	mu    sync.Mutex
+	st    *store.Store         // nil until an operation needs it
+	wh    *webhooks.DB         // the webhooks' database, nil until needed
+	whRun *webhooks.Dispatcher // the deliveries under way (DeliverWebhooks), if any
 }
 
 // New returns the service of the store cfg names. It opens nothing yet.
@@ -241,7 +244,14 @@ func (s *Service) Close() error {
 	s.mu.Lock()
 	st := s.st
 	s.st = nil
+	wh := s.wh
+	s.wh = nil
 	s.mu.Unlock()
+	if wh != nil {
+		if err := wh.Close(); err != nil {
+			s.note(fmt.Sprintf("close the webhooks' database: %v", err))
+		}
+	}
 	if st == nil {
 		return nil
 	}
