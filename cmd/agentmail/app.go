@@ -192,7 +192,7 @@ func newApp(e *env) *cli.App {
 			newSearchCommand(e),
 			newCheckCommand(e), newWaitCommand(e), newAcksCommand(e),
 			newPublishCommand(e), newSubscribeCommand(e, true), newSubscribeCommand(e, false), newSubscriptionsCommand(e), newPollCommand(e),
-			newStateCommand(e), newControlCommand(e),
+			newStateCommand(e), newControlCommand(e), newRulesCommand(e),
 			newPolicyCommand(e), newContactsCommand(e),
 			newReserveCommand(e), newRenewCommand(e), newReleaseCommand(e), newReservationsCommand(e),
 			newLockCommand(e),

@@ -110,6 +110,7 @@ type registerArgs struct {
 	Name              string `json:"name,omitempty" jsonschema:"the name to register: an adjective and a noun, like GreenCastle; leave it out for a free generated one, or to update your own profile"`
 	TaskDescription   string `json:"task_description,omitempty" jsonschema:"what you are working on, for the other agents"`
 	Policy            string `json:"policy,omitempty" jsonschema:"your contact policy: open (the default), auto, contacts_only or block_all; see set_contact_policy"`
+	Role              string `json:"role,omitempty" jsonschema:"the role you play, a free word such as reviewer: it picks your playbook; the result's rules are the project's invariants and that playbook"`
 	AttachmentsPolicy string `json:"attachments_policy,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored: agentmail has no tokens"`
 }
@@ -136,7 +137,7 @@ func (s *Server) register(ctx context.Context, c *call, p projectArgs, name stri
 }
 
 func (s *Server) registerAgent(ctx context.Context, c *call, in registerArgs) (service.AgentResponse, error) {
-	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy})
+	return s.register(ctx, c, in.projectArgs, in.Name, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Policy: in.Policy, Role: in.Role})
 }
 
 // profiled makes a tool answering with an agent's document answer with

@@ -514,6 +514,9 @@ func textCheck(r service.CheckResponse) string {
 	for _, a := range r.Stuck {
 		out = append(out, a.Agent+" is stuck"+suffix(a.Note))
 	}
+	if r.RulesChanged != nil {
+		out = append(out, "the project's rules for you changed (version "+r.RulesChanged.Version+"): get_rules returns them")
+	}
 	if r.Posts > 0 {
 		out = append(out, count(r.Posts, "new post", "new posts")+" in your channels (wait_for_mail with topic reads the next one):")
 		for _, m := range r.NewPosts {

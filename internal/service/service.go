@@ -193,7 +193,7 @@ func (s *Service) store() (*store.Store, error) {
 // mail, reservations, search, port claims, inbox event cursors and products. Every process opening a store registers
 // the same ones (see store.Options).
 func Projections() []store.Projection {
-	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection(), mailbox.CursorProjection(), products.Projection(), mailbox.AttentionProjection()}
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection(), mailbox.CursorProjection(), products.Projection(), mailbox.AttentionProjection(), mailbox.RulesProjection()}
 }
 
 // opened returns the store if an operation opened it, else nil.

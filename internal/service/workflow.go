@@ -31,6 +31,9 @@ type CheckResponse struct {
 	// team's agents that say they are stuck.
 	Steering
 	Stuck []WorkState `json:"stuck"`
+	// RulesChanged: the agent's rules (invariants and playbook) changed
+	// since it last read them.
+	RulesChanged *RulesChange `json:"rules_changed,omitempty"`
 
 	Short ids.Short `json:"-"` // each id's shortest unique prefix, when asked for
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
@@ -40,7 +43,7 @@ type CheckResponse struct {
 // Waiting reports whether unread mail, a contact request, a post of a
 // subscribed channel, a pause, an interrupt or a stuck teammate waits.
 func (r CheckResponse) Waiting() bool {
-	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck) > 0 || r.Paused != nil || r.Interrupt != nil
+	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck) > 0 || r.Paused != nil || r.Interrupt != nil || r.RulesChanged != nil
 }
 
 // Check counts the acting agent's unread, urgent and unacknowledged mail
@@ -63,6 +66,9 @@ func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckR
 		return resp, err
 	}
 	if resp.Stuck, err = stuckAgents(ctx, x, sc.Agent); err != nil {
+		return resp, err
+	}
+	if resp.RulesChanged, err = rulesChanged(ctx, x, sc.Agent); err != nil {
 		return resp, err
 	}
 	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, append(mapSlice(sum.Newest, messageID), mapSlice(resp.NewPosts, docID)...))
