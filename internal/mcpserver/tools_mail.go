@@ -135,7 +135,13 @@ func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (Sent, e
 	return sent(r, sc, in.BodyMD), nil
 }
 
-func textSend(r Sent) string { return "sent " + header(r.Message) }
+func textSend(r Sent) string {
+	out := "sent " + header(r.Message)
+	if st := r.SuggestedState; st != nil {
+		out += "\nyou are blocked? set_agent_state with state " + st.State + " tells the team (list_agents, check_mail)"
+	}
+	return out
+}
 
 func textReply(r Replied) string { return textSend(r.Sent) }
 

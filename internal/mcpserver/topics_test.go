@@ -197,3 +197,18 @@ func TestRules(t *testing.T) {
 	}
 	checkNoCLI(t, "get_rules", g.fail("get_rules", args{"role": "two words"}, "INVALID_ARGUMENT"))
 }
+
+// A BLOCKED message offers its sender set_agent_state stuck, until it is.
+func TestBlockedSuggestsStuck(t *testing.T) {
+	g, _ := twoAgents(t)
+	sent := g.ok("send_message", args{"to": "BlueLake", "subject": "need the DB password", "body_md": "x", "category": "BLOCKED"})
+	g.want(sent, "suggested_state.state", "stuck")
+	g.want(sent, "suggested_state.note", "need the DB password")
+	if txt := text(g.call("send_message", args{"to": "BlueLake", "subject": "again", "body_md": "x", "category": "BLOCKED"})); !strings.Contains(txt, "set_agent_state with state stuck") {
+		t.Errorf("send_message text: %s", txt)
+	}
+	g.ok("set_agent_state", args{"state": "stuck"})
+	if got := g.ok("send_message", args{"to": "BlueLake", "subject": "still", "body_md": "x", "category": "BLOCKED"}).get("suggested_state"); got != nil {
+		t.Errorf("suggested_state while stuck: %v", got)
+	}
+}
