@@ -188,7 +188,7 @@ func newApp(e *env) *cli.App {
 			newSearchCommand(e),
 			newCheckCommand(e), newWaitCommand(e), newAcksCommand(e),
 			newPublishCommand(e), newSubscribeCommand(e, true), newSubscribeCommand(e, false), newSubscriptionsCommand(e), newPollCommand(e),
-			newStateCommand(e), newControlCommand(e),
+			newStateCommand(e), newControlCommand(e), newRulesCommand(e),
 			newPolicyCommand(e), newContactsCommand(e),
 			newReserveCommand(e), newRenewCommand(e), newReleaseCommand(e), newReservationsCommand(e),
 			newLockCommand(e),
@@ -199,7 +199,7 @@ func newApp(e *env) *cli.App {
 			newRegisterCommand(e), newWhoamiCommand(e), newAgentsCommand(e),
 			newImportCommand(e), newPurgeCommand(e),
 			newProjectCommand(e), newInitCommand(e), newArchiveCommand(e), newDoctorCommand(e), newSyncCommand(e),
-			newSetupCommand(e), newMCPCommand(e), newServeCommand(e),
+			newSetupCommand(e), newMCPCommand(e), newServeCommand(e), newWebhookCommand(e),
 			helpCommand(e), versionCommand(e), completionCommand(e),
 		},
 	}

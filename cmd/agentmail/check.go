@@ -81,6 +81,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		for _, a := range resp.Stuck {
 			fmt.Fprintf(w, "%s is stuck%s\n", o.esc.line(a.Agent), noteSuffix(o.esc.line(a.Note)))
 		}
+		if r := resp.RulesChanged; r != nil {
+			fmt.Fprintf(w, "the project's rules for you changed (version %s): agentmail rules show\n", r.Version)
+		}
 		if resp.ContactRequests > 0 {
 			fmt.Fprintf(w, "%d contact %s waiting for your answer: agentmail contacts list\n", resp.ContactRequests, plural(resp.ContactRequests, "request", "requests"))
 		}

@@ -269,7 +269,7 @@ func checkInvocation(app *cli.App, args []string) string {
 		switch {
 		case a == "--":
 			return ""
-		case strings.HasPrefix(a, "-"):
+		case strings.HasPrefix(a, "-") && a != "-": // "-" alone is standard input, an argument
 			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			if name != "help" && name != "h" && findFlag(flags, name) == nil {
 				return path + " has no flag " + a

@@ -81,6 +81,8 @@ func TestScripts(t *testing.T) {
 			"releaseindex": cmdReleaseIndex,
 			"within":       cmdWithin,
 			"legacykey":    cmdLegacyKey,
+			"hookreceiver": cmdHookReceiver,
+			"hookanswers":  cmdHookAnswers,
 		}),
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -25,8 +26,8 @@ func newRegisterCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "program", Usage: "the program running the agent, e.g. claude-code"},
 			&cli.StringFlag{Name: "model", Usage: "the model behind it"},
 			&cli.StringFlag{Name: "task", Usage: "what the agent is working on"},
-			&cli.StringFlag{Name: "role", Usage: "the agent's role in the team, one word such as reviewer (shown by agents)"},
 			&cli.StringFlag{Name: "policy", Usage: "who may send you mail: open (default), auto, contacts_only, block_all (see agentmail policy --help)"},
+			&cli.StringFlag{Name: "role", Usage: "the `ROLE` you play in the team, one word such as reviewer: shown by agents, and it picks your playbook (agentmail rules show)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *registerOptions {
 			o := &registerOptions{req: service.RegisterRequest{
@@ -45,6 +46,10 @@ func runRegister(ctx context.Context, o *registerOptions) error {
 	resp, err := o.Service.Register(ctx, o.Scope, o.req)
 	return o.render(resp, err, func() error {
 		fmt.Fprintf(o.Stdout, "registered %s in project %s\nact as it with: export AGENTMAIL_AGENT=%s\n", resp.Agent.Name, resp.Project, resp.Agent.Name)
+		if r := resp.Rules; r != nil && r.Version != "" {
+			fmt.Fprintf(o.Stdout, "the project's rules for you (role %s, version %s) follow; agentmail rules show prints them again\n\n", cmp.Or(r.Role, "none"), r.Version)
+			printRules(o.Stdout, *r)
+		}
 		return nil
 	})
 }

@@ -99,7 +99,16 @@ func runSend(ctx context.Context, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
-	return o.sent(resp.Message)
+	if o.JSON {
+		return o.printJSON(resp)
+	}
+	if err := o.sent(resp.Message); err != nil {
+		return err
+	}
+	if s := resp.SuggestedState; s != nil {
+		fmt.Fprintf(o.Stderr, "hint: you are blocked? tell the team (agents, check): agentmail state %s --note %s\n", s.State, shellWord(o.esc.line(s.Note)))
+	}
+	return nil
 }
 
 // runSendAndWait is send --wait: the message, then the first reply.

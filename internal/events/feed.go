@@ -73,6 +73,7 @@ type Feed struct {
 	// tasks, whose ready tasks a later poll reads, and since when it waits.
 	tasksMoved map[string]moved
 	subs       map[*subscription]bool
+	taps       []func(Event)        // told of every event of every project (Tap)
 	written    map[string]written   // by commit: what this process wrote (Written), until published
 	unwritten  map[string]time.Time // by commit: when a poll first found it untold (see ready)
 	closed     bool
@@ -244,6 +245,7 @@ func (f *Feed) Close() error {
 		close(s.ch)
 	}
 	f.subs = nil
+	f.taps = nil
 	f.mu.Unlock()
 	close(f.stop)
 	<-f.done
@@ -643,6 +645,9 @@ func (f *Feed) expire() {
 // subscriber whose buffer is full is dropped: its stream ends, and its
 // client's reconnection replays what it missed.
 func (f *Feed) send(e Event) {
+	for _, tap := range f.taps {
+		tap(e)
+	}
 	for s := range f.subs {
 		if s.slug != e.Project {
 			continue
@@ -654,6 +659,16 @@ func (f *Feed) send(e Event) {
 			close(s.ch)
 		}
 	}
+}
+
+// Tap has fn told of every live event of every project, in order, as
+// subscribers are (an expiry too), from now until the feed closes: serve
+// queues webhook deliveries so. fn is called with the feed's lock held:
+// it must not block (hand the event to a buffered channel).
+func (f *Feed) Tap(fn func(Event)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.taps = append(f.taps, fn)
 }
 
 // subscribe registers a subscriber to the project slug and returns it

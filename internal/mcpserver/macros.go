@@ -32,6 +32,7 @@ type startSessionArgs struct {
 	Model                     string   `json:"model,omitempty" jsonschema:"your model, such as opus-4"`
 	TaskDescription           string   `json:"task_description,omitempty" jsonschema:"what you are working on, for the other agents"`
 	AgentName                 string   `json:"agent_name,omitempty" jsonschema:"the name to register or take up again (adjective+noun, like GreenCastle); leave it out for a free generated one, or the agent this session acts as"`
+	Role                      string   `json:"role,omitempty" jsonschema:"the role you play, a free word such as reviewer: it picks your playbook (the result's rules)"`
 	FileReservationPaths      []string `json:"file_reservation_paths,omitempty" jsonschema:"glob patterns to reserve exclusively, relative to human_key's directory"`
 	FileReservationReason     string   `json:"file_reservation_reason,omitempty" jsonschema:"the reservations' reason; default macro-session"`
 	FileReservationTTLSeconds *int     `json:"file_reservation_ttl_seconds,omitempty" jsonschema:"how long the reservations last"`
@@ -54,6 +55,9 @@ type Session struct {
 	// RegistrationToken is the agent's registration token, as
 	// register_agent returns it.
 	RegistrationToken string `json:"registration_token"`
+	// Rules are the project's rules for the agent's role, when it has any:
+	// keep them (check_mail says when they change).
+	Rules *service.RulesResponse `json:"rules,omitempty"`
 }
 
 func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs) (Session, error) {
@@ -66,12 +70,12 @@ func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs)
 	if err != nil {
 		return Session{}, err
 	}
-	reg, err := s.register(ctx, c, p, in.AgentName, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription})
+	reg, err := s.register(ctx, c, p, in.AgentName, service.RegisterRequest{Program: in.Program, Model: in.Model, Task: in.TaskDescription, Role: in.Role})
 	if err != nil {
 		return Session{}, err
 	}
 	me := reg.Agent.Name
-	out := Session{Project: proj.Project, Agent: reg.Agent, RegistrationToken: reg.RegistrationToken,
+	out := Session{Project: proj.Project, Agent: reg.Agent, RegistrationToken: reg.RegistrationToken, Rules: reg.Rules,
 		FileReservations: reserved(service.ReserveResponse{Conflicts: []service.Conflict{}, Granted: []service.Reservation{}})}
 	if len(in.FileReservationPaths) > 0 {
 		var r service.ReserveResponse

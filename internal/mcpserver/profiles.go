@@ -45,7 +45,7 @@ var toolClusters = map[string]string{
 	"send_message": clusterMessaging, "reply_message": clusterMessaging, "fetch_inbox": clusterMessaging, "mark_message_read": clusterMessaging,
 	"acknowledge_message": clusterMessaging, "check_mail": clusterMessaging, "wait_for_mail": clusterMessaging, "fetch_topic": clusterMessaging,
 	"subscribe_topic": clusterMessaging, "unsubscribe_topic": clusterMessaging,
-	"set_agent_state": clusterIdentity, "control_agent": clusterIdentity,
+	"set_agent_state": clusterIdentity, "control_agent": clusterIdentity, "get_rules": clusterIdentity,
 	"purge_old_messages": clusterMessaging, "get_attachment": clusterMessaging, "fetch_inbox_events": clusterMessaging, "get_message_delivery_receipt": clusterMessaging,
 
 	"request_contact": clusterContact, "respond_contact": clusterContact, "list_contacts": clusterContact, "set_contact_policy": clusterContact,

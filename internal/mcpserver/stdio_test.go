@@ -42,8 +42,8 @@ func TestStdioServer(t *testing.T) {
 		}
 		n++
 	}
-	if n != 82 {
-		t.Errorf("%d tools listed, want 82", n)
+	if n != 83 {
+		t.Errorf("%d tools listed, want 83", n)
 	}
 	call := func(cs *mcp.ClientSession, name string, a args) doc {
 		t.Helper()

@@ -111,7 +111,7 @@ type registerArgs struct {
 	Name              string `json:"name,omitempty" jsonschema:"the name to register: an adjective and a noun, like GreenCastle; leave it out for a free generated one, or to update your own profile"`
 	TaskDescription   string `json:"task_description,omitempty" jsonschema:"what you are working on, for the other agents"`
 	Policy            string `json:"policy,omitempty" jsonschema:"your contact policy: open (the default), auto, contacts_only or block_all; see set_contact_policy"`
-	Role              string `json:"role,omitempty" jsonschema:"your role in the team, one word such as reviewer or implementer; list_agents shows it"`
+	Role              string `json:"role,omitempty" jsonschema:"your role in the team, one word such as reviewer or implementer: list_agents shows it, and it picks your playbook (the result's rules are the project's invariants and that playbook)"`
 	AttachmentsPolicy string `json:"attachments_policy,omitempty" jsonschema:"accepted for mcp_agent_mail clients and ignored"`
 	RegistrationToken string `json:"registration_token,omitempty" jsonschema:"the agent's registration token (register_agent returned it): lets this session act as an agent it did not register"`
 }

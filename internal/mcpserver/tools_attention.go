@@ -24,6 +24,40 @@ func (s *Server) addAttentionTools() {
 		"and its edits are denied by the edit hook when installed; its check_mail shows the pause first and its wait_for_mail returns on it. " +
 		"An interrupt is shown first by its next check_mail, once."},
 		textControl, s.controlAgent)
+	addTool(s, tool{name: "get_rules", desc: "The project's rules for agents: the invariants every agent keeps and the playbook of your role " +
+		"(register_agent's role), or of the role named. Reading your own marks them read: check_mail says when they change again."},
+		textRules, s.getRules)
+}
+
+type rulesArgs struct {
+	agentArgs
+	Role string `json:"role,omitempty" jsonschema:"the role whose playbook to return; default: yours"`
+}
+
+func (s *Server) getRules(ctx context.Context, c *call, in rulesArgs) (service.RulesResponse, error) {
+	sc, err := c.scope(in.projectArgs, in.AgentName)
+	if err != nil {
+		return service.RulesResponse{}, err
+	}
+	return c.svc.Rules(ctx, sc, in.Role)
+}
+
+func textRules(r service.RulesResponse) string {
+	if r.Version == "" {
+		return "no rules"
+	}
+	out := "rules version " + r.Version
+	for _, t := range []*service.RulesText{r.Invariants, r.Playbook} {
+		if t == nil {
+			continue
+		}
+		title := "Invariants (every agent)"
+		if t.Role != "" {
+			title = "Playbook: " + t.Role
+		}
+		out += "\n\n## " + title + "\n\n" + t.Body
+	}
+	return out
 }
 
 type stateArgs struct {

@@ -136,7 +136,13 @@ func (s *Server) sendMessage(ctx context.Context, c *call, in sendArgs) (Sent, e
 	return sent(r, sc, in.BodyMD), nil
 }
 
-func textSend(r Sent) string { return "sent " + header(r.Message) }
+func textSend(r Sent) string {
+	out := "sent " + header(r.Message)
+	if st := r.SuggestedState; st != nil {
+		out += "\nyou are blocked? set_agent_state with state " + st.State + " tells the team (list_agents, check_mail)"
+	}
+	return out
+}
 
 func textReply(r Replied) string { return textSend(r.Sent) }
 
@@ -517,6 +523,9 @@ func textCheck(r service.CheckResponse) string {
 	}
 	for _, a := range r.Stuck {
 		out = append(out, a.Agent+" is stuck"+suffix(a.Note))
+	}
+	if r.RulesChanged != nil {
+		out = append(out, "the project's rules for you changed (version "+r.RulesChanged.Version+"): get_rules returns them")
 	}
 	if r.Posts > 0 {
 		out = append(out, count(r.Posts, "new post", "new posts")+" in your channels (wait_for_mail with topic reads the next one):")

@@ -54,7 +54,7 @@ func TestToolNames(t *testing.T) {
 		install_precommit_guard uninstall_precommit_guard macro_start_session macro_prepare_thread
 		macro_file_reservation_cycle macro_contact_handshake check_mail wait_for_mail acquire_lock renew_lock
 		release_lock list_locks check_file_reservations list_agents claim_port get_port release_port list_ports
-		fetch_topic get_attachment subscribe_topic unsubscribe_topic set_agent_state control_agent
+		fetch_topic get_attachment subscribe_topic unsubscribe_topic set_agent_state control_agent get_rules
 		summarize_recent fetch_summary ensure_product products_link search_messages_product fetch_inbox_product
 		summarize_thread_product fetch_inbox_events get_message_delivery_receipt check_file_reservation_conflicts
 		create_agent_identity retire_agent unretire_agent deregister_agent archive_project unarchive_project

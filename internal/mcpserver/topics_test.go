@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"context"
+
 	"encoding/base64"
 	"fmt"
+	"github.com/agentmail/agentmail/internal/service"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,4 +156,59 @@ func TestStateAndControl(t *testing.T) {
 	g.ok("control_agent", args{"target": "BlueLake", "action": "resume"})
 	b.ok("send_message", args{"to": "GreenCastle", "subject": "resumed", "body_md": ""})
 	checkNoCLI(t, "control_agent", g.fail("control_agent", args{"target": "BlueLake", "action": "freeze"}, "INVALID_ARGUMENT"))
+}
+
+// The rules: register_agent and macro_start_session return the invariants
+// and the playbook of the agent's role; check_mail says when they changed;
+// get_rules returns them and marks them read.
+func TestRules(t *testing.T) {
+	g := newHarness(t)
+	svc := service.New(g.config().Store)
+	defer svc.Close()
+	sc := service.Scope{Project: service.ProjectRef{Dir: g.repo}}
+	if _, err := svc.SetRules(context.Background(), sc, "", "Never push to main.\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SetRules(context.Background(), sc, "reviewer", "Read every diff twice.\n"); err != nil {
+		t.Fatal(err)
+	}
+	reg := g.ok("register_agent", args{"name": "GreenCastle", "role": "reviewer"})
+	g.want(reg, "rules.role", "reviewer")
+	g.want(reg, "rules.invariants.body", "Never push to main.\n")
+	g.want(reg, "rules.playbook.body", "Read every diff twice.\n")
+	b := g.peer("BlueLake")
+	ses := b.ok("macro_start_session", args{"agent_name": "BlueLake", "role": "reviewer"})
+	b.want(ses, "rules.playbook.body", "Read every diff twice.\n")
+	if txt := text(g.call("check_mail", args{})); strings.Contains(txt, "rules") {
+		t.Errorf("check_mail after register: %s", txt)
+	}
+	if _, err := svc.SetRules(context.Background(), sc, "reviewer", "Ask for a test.\n"); err != nil {
+		t.Fatal(err)
+	}
+	chk := g.ok("check_mail", args{})
+	g.want(chk, "rules_changed.role", "reviewer")
+	if txt := text(g.call("check_mail", args{})); !strings.Contains(txt, "get_rules returns them") {
+		t.Errorf("check_mail: %s", txt)
+	}
+	r := g.ok("get_rules", args{})
+	g.want(r, "playbook.body", "Ask for a test.\n")
+	if got := g.ok("check_mail", args{}).get("rules_changed"); got != nil {
+		t.Errorf("rules_changed after get_rules: %v", got)
+	}
+	checkNoCLI(t, "get_rules", g.fail("get_rules", args{"role": "two words"}, "INVALID_ARGUMENT"))
+}
+
+// A BLOCKED message offers its sender set_agent_state stuck, until it is.
+func TestBlockedSuggestsStuck(t *testing.T) {
+	g, _ := twoAgents(t)
+	sent := g.ok("send_message", args{"to": "BlueLake", "subject": "need the DB password", "body_md": "x", "category": "BLOCKED"})
+	g.want(sent, "suggested_state.state", "stuck")
+	g.want(sent, "suggested_state.note", "need the DB password")
+	if txt := text(g.call("send_message", args{"to": "BlueLake", "subject": "again", "body_md": "x", "category": "BLOCKED"})); !strings.Contains(txt, "set_agent_state with state stuck") {
+		t.Errorf("send_message text: %s", txt)
+	}
+	g.ok("set_agent_state", args{"state": "stuck"})
+	if got := g.ok("send_message", args{"to": "BlueLake", "subject": "still", "body_md": "x", "category": "BLOCKED"}).get("suggested_state"); got != nil {
+		t.Errorf("suggested_state while stuck: %v", got)
+	}
 }

@@ -103,6 +103,8 @@ func MergeVersions(path string, a, b []byte) (merged []byte, dropped bool, err e
 		return later(a, b, x.Updated, rb.(*Subscriptions).Updated), false, nil
 	case *AgentState:
 		return later(a, b, x.Updated, rb.(*AgentState).Updated), false, nil
+	case *Rules:
+		return later(a, b, x.Updated, rb.(*Rules).Updated), false, nil
 	case *Control:
 		m = mergeControl(x, rb.(*Control))
 	case *Idempotency:

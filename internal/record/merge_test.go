@@ -61,6 +61,10 @@ func variants(r *rand.Rand) map[string]func() File {
 				PauseReason: []string{"", "x"}[r.Intn(2)], PauseAt: someTime(r), InterruptBy: []string{"", "Human"}[r.Intn(2)],
 				InterruptReason: []string{"", "red"}[r.Intn(2)], InterruptAt: someTime(r)}).Files()[0]
 		},
+		"rules": func() File {
+			return (&Rules{Project: "p", Role: "reviewer", Body: []string{"", "a\n", "b"}[r.Intn(3)], By: []string{"A", "Human"}[r.Intn(2)],
+				Updated: mt0.Add(time.Duration(r.Intn(3)) * time.Minute)}).Files()[0]
+		},
 		"contact": func() File {
 			st := []string{"requested", "approved", "denied"}[r.Intn(3)]
 			req := mt0.Add(time.Duration(r.Intn(3)) * time.Minute)

@@ -186,6 +186,14 @@ func Decode(path string, data []byte) (Record, error) {
 		rec, err = decodeAgentState(slug, rest[1], data)
 	case len(rest) == 3 && rest[0] == "agents" && rest[2] == "control.json":
 		rec, err = decodeControl(slug, rest[1], data)
+	case len(rest) == 2 && rest[0] == RulesDir && rest[1] == "invariants.md":
+		rec, err = decodeRules(slug, "", data)
+	case len(rest) == 3 && rest[0] == RulesDir && rest[1] == "roles" && strings.HasSuffix(rest[2], ".md"):
+		role, ok := NormalRole(strings.TrimSuffix(rest[2], ".md"))
+		if !ok || role+".md" != rest[2] {
+			return nil, nil
+		}
+		rec, err = decodeRules(slug, role, data)
 	case len(rest) == 5 && rest[0] == "messages":
 		var m *Message
 		if m, err = DecodeMessage(slug, data); err == nil {

@@ -49,6 +49,9 @@ type Config struct {
 	// project that has synced before with its remote (see agentmail
 	// sync); what the rounds bring, and their failures, go to Store.Note.
 	SyncEvery time.Duration
+	// Webhooks tune the delivery of the store's webhooks (their queue is
+	// delivered while the server runs); the zero value is the default.
+	Webhooks service.WebhookOptions
 }
 
 // Server is agentmail serve's HTTP server.
@@ -60,6 +63,8 @@ type Server struct {
 	pages *web.Pages
 	http  *http.Server
 	feed  *events.Feed // the live events of /api/events
+
+	stopHooks func() // ends the webhooks' queueing and deliveries
 
 	stopSync context.CancelFunc // ends the sync loops, if any
 	synced   chan struct{}      // closed once they have ended
@@ -99,6 +104,7 @@ func newServer(cfg Config, ln net.Listener) (*Server, error) {
 		s.gate.Close()
 		return nil, err
 	}
+	s.stopHooks = s.startWebhooks()
 	s.http = &http.Server{Handler: s.recoverPanics(guard.Handler(s.routes())), ReadHeaderTimeout: 10 * time.Second}
 	if cfg.SyncEvery > 0 {
 		s.startSync()
@@ -157,6 +163,7 @@ func (s *Server) Serve() error {
 // store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	feedErr := s.feed.Close() // streams never go idle by themselves
+	s.stopHooks()
 	err := s.http.Shutdown(ctx)
 	if s.stopSync != nil {
 		s.stopSync()

@@ -16,6 +16,9 @@ import (
 // retire: {"agent": agent}.
 type AgentResponse struct {
 	Agent Agent `json:"agent"`
+	// Rules are the rules of the agent's role (register returns them:
+	// the agent has read them), when the project has any.
+	Rules *RulesResponse `json:"rules,omitempty"`
 
 	Project string `json:"-"` // the project's slug
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
@@ -31,7 +34,9 @@ type RegisterRequest struct {
 	Model   string
 	Task    string
 	Policy  string // contact policy; "" keeps the current one (mailbox.DefaultPolicy for a new agent)
-	Role    string // a free word such as reviewer; "" keeps the current one
+	// Role is the role the agent plays (a free word, such as reviewer),
+	// which picks its playbook; "" keeps the current one.
+	Role string
 }
 
 // Register creates an identity, or updates the acting agent's own profile
@@ -49,7 +54,25 @@ func (s *Service) Register(ctx context.Context, sc Scope, req RegisterRequest) (
 		in.Name = *req.Name
 	}
 	a, err := x.mb.Register(ctx, in)
-	return x.agentResponse(a, err)
+	resp, err := x.agentResponse(a, err)
+	if err != nil {
+		return resp, err
+	}
+	return resp, s.withRules(ctx, x, &resp)
+}
+
+// withRules adds the rules of the role of the agent resp names to resp
+// (marked read by it) when the project has any.
+func (s *Service) withRules(ctx context.Context, x *session, resp *AgentResponse) error {
+	me, err := s.sessionFor(ctx, x.project(), resp.Agent.Name)
+	if err != nil {
+		return err
+	}
+	rules, err := agentRules(ctx, me, resp.Agent.Name, true)
+	if err == nil && (rules.Version != "" || rules.Role != "") {
+		resp.Rules = &rules
+	}
+	return err
 }
 
 // agentResponse is the document of a, unless err.

@@ -18,6 +18,7 @@ import (
 	"github.com/agentmail/agentmail/ports"
 	"github.com/agentmail/agentmail/reservations"
 	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/webhooks"
 )
 
 // Exit statuses of the command line. They are part of the interface: see
@@ -248,6 +249,7 @@ var errorCodes = []struct {
 	{setup.ErrMalformed, "MALFORMED_CONFIG", ExitError, http.StatusBadRequest, ""},
 	{setup.ErrEntryDiffers, "ENTRY_DIFFERS", ExitError, http.StatusConflict, ""},
 	{setup.ErrCannotEdit, "CANNOT_EDIT", ExitError, http.StatusConflict, "make the change by hand"},
+	{webhooks.ErrPrivateAddress, "PRIVATE_ADDRESS", ExitError, http.StatusBadRequest, "register a receiver at a public address, or allow private addresses for this webhook"},
 }
 
 // Hints of errors with no code of their own, true on every face.

@@ -93,6 +93,29 @@ func (s *Service) draft(ctx context.Context, x *session, r SendRequest) (mailbox
 // SendResponse is the document of send and reply: {"message": message}.
 type SendResponse struct {
 	Message Message `json:"message"`
+	// SuggestedState: the sender said BLOCKED (the message's category)
+	// and does not say it is stuck: the state it may set, so that the team
+	// sees it (agents, check), with the subject as its note.
+	SuggestedState *SuggestedState `json:"suggested_state,omitempty"`
+}
+
+// SuggestedState is a state an operation offers the acting agent to set.
+type SuggestedState struct {
+	State string `json:"state"`
+	Note  string `json:"note"`
+}
+
+// blockedSuggestion offers the sender of m the state stuck when m says
+// BLOCKED and the sender does not say it is stuck already.
+func blockedSuggestion(ctx context.Context, x *session, m Message) (*SuggestedState, error) {
+	if m.Category == nil || !strings.EqualFold(*m.Category, "BLOCKED") || mailbox.IsHuman(m.From) {
+		return nil, nil
+	}
+	states, err := x.mb.States(ctx)
+	if err != nil || states[m.From].State == "stuck" {
+		return nil, err
+	}
+	return &SuggestedState{State: "stuck", Note: m.Subject}, nil
 }
 
 // Send delivers a message.
@@ -115,7 +138,11 @@ func (s *Service) Send(ctx context.Context, sc Scope, req SendRequest) (SendResp
 	if err != nil {
 		return SendResponse{}, err
 	}
-	return SendResponse{Message: messageDoc(m)}, nil
+	resp := SendResponse{Message: messageDoc(m)}
+	// The message is sent: a suggestion that cannot be made is left out,
+	// not reported as a failure that would invite a second send.
+	resp.SuggestedState, _ = blockedSuggestion(ctx, x, resp.Message)
+	return resp, nil
 }
 
 // SendAndWaitRequest is a message to send, then how long to wait for the

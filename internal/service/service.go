@@ -28,6 +28,7 @@ import (
 	"github.com/agentmail/agentmail/products"
 	"github.com/agentmail/agentmail/reservations"
 	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/webhooks"
 )
 
 // Config says which store a Service serves and how.
@@ -65,7 +66,9 @@ type Service struct {
 	st *store.Store // nil until an operation needs it
 
 	tokenMu     sync.Mutex
-	tokenSecret []byte // the registration tokens' secret, once read (see RegistrationToken)
+	tokenSecret []byte               // the registration tokens' secret, once read (see RegistrationToken)
+	wh          *webhooks.DB         // the webhooks' database, nil until needed
+	whRun       *webhooks.Dispatcher // the deliveries under way (DeliverWebhooks), if any
 }
 
 // New returns the service of the store cfg names. It opens nothing yet.
@@ -194,7 +197,7 @@ func (s *Service) store() (*store.Store, error) {
 // mail, reservations, search, port claims, inbox event cursors and products. Every process opening a store registers
 // the same ones (see store.Options).
 func Projections() []store.Projection {
-	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection(), mailbox.CursorProjection(), products.Projection(), tasks.Projection(), mailbox.AttentionProjection()}
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), ports.Projection(), mailbox.CursorProjection(), products.Projection(), tasks.Projection(), mailbox.AttentionProjection(), mailbox.RulesProjection()}
 }
 
 // opened returns the store if an operation opened it, else nil.
@@ -245,7 +248,14 @@ func (s *Service) Close() error {
 	s.mu.Lock()
 	st := s.st
 	s.st = nil
+	wh := s.wh
+	s.wh = nil
 	s.mu.Unlock()
+	if wh != nil {
+		if err := wh.Close(); err != nil {
+			s.note(fmt.Sprintf("close the webhooks' database: %v", err))
+		}
+	}
 	if st == nil {
 		return nil
 	}

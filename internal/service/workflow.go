@@ -37,6 +37,9 @@ type CheckResponse struct {
 	// team's agents that say they are stuck.
 	Steering
 	Stuck []WorkState `json:"stuck"`
+	// RulesChanged: the agent's rules (invariants and playbook) changed
+	// since it last read them.
+	RulesChanged *RulesChange `json:"rules_changed,omitempty"`
 
 	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
@@ -47,7 +50,7 @@ type CheckResponse struct {
 // subscribed channel, a pause, an interrupt, a stuck teammate or, for an
 // agent that holds no task, ready work waits.
 func (r CheckResponse) Waiting() bool {
-	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck)+r.ReadyTasks > 0 || r.Paused != nil || r.Interrupt != nil
+	return r.Unread+r.ContactRequests+r.Posts+len(r.Stuck)+r.ReadyTasks > 0 || r.Paused != nil || r.Interrupt != nil || r.RulesChanged != nil
 }
 
 // Check counts the acting agent's unread, urgent and unacknowledged mail
@@ -74,6 +77,9 @@ func (s *Service) Check(ctx context.Context, sc Scope, req CheckRequest) (CheckR
 		return resp, err
 	}
 	if resp.Stuck, err = stuckAgents(ctx, x, sc.Agent); err != nil {
+		return resp, err
+	}
+	if resp.RulesChanged, err = rulesChanged(ctx, x, sc.Agent); err != nil {
 		return resp, err
 	}
 	resp.Short, err = x.abbreviate(ctx, req.Abbreviate, append(mapSlice(sum.Newest, messageID), mapSlice(resp.NewPosts, docID)...))

@@ -53,7 +53,7 @@ const names = tools.map((t) => t.name);
 for (const want of ['register_agent', 'send_message', 'fetch_inbox', 'file_reservation_paths', 'wait_for_mail', 'macro_start_session']) {
   check(names.includes(want), `no tool ${want}`, names);
 }
-check(tools.length === 82, 'tool count', tools.length);
+check(tools.length === 83, 'tool count', tools.length);
 check(tools.every((t) => t.inputSchema?.type === 'object' && t.outputSchema?.type === 'object'), 'schemas', tools.filter((t) => !t.outputSchema).map((t) => t.name));
 
 const g = await call(green, 'register_agent', { program: 'node-test', model: 'none', task_description: 'checks the TypeScript SDK' });

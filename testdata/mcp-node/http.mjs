@@ -53,7 +53,7 @@ const green = await connect(token);
 const blue = await connect(token);
 
 const { tools } = await green.listTools();
-check(tools.length === 82, 'tool count', tools.length);
+check(tools.length === 83, 'tool count', tools.length);
 for (const want of ['register_agent', 'send_message', 'fetch_inbox', 'file_reservation_paths']) {
   check(tools.some((t) => t.name === want), `no tool ${want}`, tools.map((t) => t.name));
 }
