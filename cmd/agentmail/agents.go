@@ -54,10 +54,10 @@ func runAgents(ctx context.Context, o *agentsOptions) error {
 			for j, c := range *a.Claims {
 				claims[j] = c.ID[:min(len(c.ID), 8)]
 			}
-			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), cmp.Or(a.Role, "-"), cmp.Or(a.Branch, "-"),
-				cmp.Or(strings.Join(claims, ","), "-"), a.Program, truncate(a.Task, 40)}
+			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Program, truncate(a.Task, 40),
+				cmp.Or(a.Role, "-"), cmp.Or(a.Branch, "-"), cmp.Or(strings.Join(claims, ","), "-")}
 		}
-		table(o.Stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tROLE\tBRANCH\tCLAIMS\tPROGRAM\tTASK", rows)
+		table(o.Stdout, "NAME\tSTATE\tLAST SEEN\tRESERVED\tPROGRAM\tTASK\tROLE\tBRANCH\tCLAIMS", rows)
 		return nil
 	})
 }
