@@ -97,11 +97,13 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 			return err
 		}
 	}
-	// The task's count, and those of the tasks that depend on it.
+	// The task's count, and those of the tasks that depend on it: one
+	// list of ids, which SQLite looks up by key (an OR of the two would
+	// read every task).
 	_, err = w.Exec(`UPDATE tasks SET waiting = (SELECT count(*) FROM task_deps d
 		LEFT JOIN tasks u ON u.project_id = d.project_id AND u.id = d.dep
 		WHERE d.project_id = tasks.project_id AND d.task = tasks.id AND coalesce(u.status, '') != 'closed')
-		WHERE project_id = ?1 AND (id = ?2 OR id IN (SELECT task FROM task_deps WHERE project_id = ?1 AND dep = ?2))`, pid, t.ID)
+		WHERE project_id = ?1 AND id IN (SELECT ?2 UNION ALL SELECT task FROM task_deps WHERE project_id = ?1 AND dep = ?2)`, pid, t.ID)
 	return err
 }
 

@@ -59,10 +59,10 @@ func runAgents(ctx context.Context, o *agentsOptions) error {
 			for j, c := range *a.Claims {
 				claims[j] = c.ID[:min(len(c.ID), 8)]
 			}
-			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Role, a.Branch,
-				strings.Join(claims, ","), a.Program, truncate(a.Task, 40)}
+			rows[i] = []string{a.Name, state, ago(a.LastSeen.Time, now), fmt.Sprint(*a.Reservations), a.Program, truncate(a.Task, 40),
+				a.Role, a.Branch, strings.Join(claims, ",")}
 		}
-		sparseTable(o.Stdout, []string{"NAME", "STATE", "LAST SEEN", "RESERVED", "ROLE", "BRANCH", "CLAIMS", "PROGRAM", "TASK"}, rows,
+		sparseTable(o.Stdout, []string{"NAME", "STATE", "LAST SEEN", "RESERVED", "PROGRAM", "TASK", "ROLE", "BRANCH", "CLAIMS"}, rows,
 			"ROLE", "BRANCH", "CLAIMS")
 		for _, a := range mapSlice(resp.Agents, o.esc.agent) {
 			if a.Work != nil && a.Work.State == "stuck" {
