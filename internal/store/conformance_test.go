@@ -27,7 +27,7 @@ import (
 
 // projections are those of a store as the command line opens it.
 func projections() []store.Projection {
-	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), tasks.Projection(), mailbox.AttentionProjection()}
+	return []store.Projection{mailbox.Projection(), reservations.Projection(), fts.Projection(), tasks.Projection(), mailbox.AttentionProjection(), mailbox.RulesProjection()}
 }
 
 // TestProjectionsConform runs every projection both ways over generated
@@ -55,7 +55,7 @@ func testProjectionsConform(t *testing.T, seed uint64) {
 	for _, op := range []string{"register", "send", "post", "send batch", "reply", "mark", "mark all", "request contact", "decide contact",
 		"policy", "retire", "reserve", "renew or release", "force release", "lock", "import",
 		"task create", "task update", "task claim", "task unclaim", "task close", "task reopen", "task dep add", "task dep rm",
-		"subscribe", "unsubscribe", "state", "control pause", "control resume", "control interrupt"} {
+		"subscribe", "unsubscribe", "state", "control pause", "control resume", "control interrupt", "rules set"} {
 		if n := h.done[op]; n < 2 {
 			t.Errorf("the history did %q %d times: too few to mean much", op, n)
 		}
@@ -285,7 +285,8 @@ func (h *history) advance() { h.clock = h.clock.Add(time.Duration(h.rng.IntN(90)
 func (h *history) register() {
 	name := h.pick(agentNames)
 	policy := h.policyName()
-	_, err := h.mailbox("").Register(context.Background(), mailbox.RegisterInput{Name: name, Program: "p", Task: "t " + name, Policy: policy})
+	_, err := h.mailbox("").Register(context.Background(), mailbox.RegisterInput{Name: name, Program: "p", Task: "t " + name, Policy: policy,
+		Role: []string{"", "reviewer", "Backend"}[h.arng.IntN(3)]})
 	h.check("register", err)
 	if err == nil && !slices.Contains(h.agents[h.proj.Key], name) {
 		h.agents[h.proj.Key] = append(h.agents[h.proj.Key], name)
@@ -632,14 +633,17 @@ func (h *history) task() {
 }
 
 // attention is one change of what steers an agent: a channel followed or
-// left, a state said, or a pause, resume or interrupt by another agent or
-// the human overseer.
+// left, a state said, a pause, resume or interrupt by another agent or the
+// human overseer, or the project's rules or a role's playbook set.
 func (h *history) attention() {
 	ctx := context.Background()
 	names := h.agents[h.proj.Key]
 	pick := func(list []string) string { return list[h.arng.IntN(len(list))] }
 	me := pick(names)
-	switch h.arng.IntN(4) {
+	switch h.arng.IntN(5) {
+	case 4:
+		_, err := h.mailbox(pick(append([]string{mailbox.HumanSender}, names...))).SetRules(ctx, pick([]string{"", "reviewer", "backend"}), pick(words))
+		h.check("rules set", err)
 	case 0:
 		on := h.arng.IntN(3) > 0
 		_, _, err := h.mailbox(me).Subscribe(ctx, pick(topics), on)
