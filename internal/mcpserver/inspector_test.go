@@ -40,7 +40,7 @@ func TestInspectorCLI(t *testing.T) {
 		t.Errorf("mcp-inspector --strict reports:\n%s", stderr)
 	}
 	var list struct{ Tools []json.RawMessage }
-	if err := json.Unmarshal(out, &list); err != nil || len(list.Tools) != 57 {
+	if err := json.Unmarshal(out, &list); err != nil || len(list.Tools) != 58 {
 		t.Errorf("tools/list: %d tools, %v", len(list.Tools), err)
 	}
 	run("--method", "tools/call", "--tool-name", "register_agent", "--tool-arg", "program=inspector")

@@ -42,8 +42,8 @@ func TestStdioServer(t *testing.T) {
 		}
 		n++
 	}
-	if n != 57 {
-		t.Errorf("%d tools listed, want 57", n)
+	if n != 58 {
+		t.Errorf("%d tools listed, want 58", n)
 	}
 	call := func(cs *mcp.ClientSession, name string, a args) doc {
 		t.Helper()
