@@ -128,14 +128,14 @@ func TestSignedDeliveryOfChosenEvents(t *testing.T) {
 	defer db.Close()
 	add(t, db, rcv.srv.URL, "message,post")
 	ctx := context.Background()
-	ids, err := db.Enqueue(ctx, "p-1", "post", []byte(`{"type":"post","topic":"builds"}`), time.Now())
+	ids, err := db.Enqueue(ctx, "p-1", "", "post", []byte(`{"type":"post","topic":"builds"}`), time.Now())
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("enqueue post: %v %v", ids, err)
 	}
-	if ids, _ := db.Enqueue(ctx, "p-1", "lock", []byte(`{"type":"lock"}`), time.Now()); len(ids) != 0 {
+	if ids, _ := db.Enqueue(ctx, "p-1", "", "lock", []byte(`{"type":"lock"}`), time.Now()); len(ids) != 0 {
 		t.Fatalf("a lock event was queued for a hook of message and post: %v", ids)
 	}
-	if ids, _ := db.Enqueue(ctx, "p-2", "post", []byte(`{"type":"post"}`), time.Now()); len(ids) != 0 {
+	if ids, _ := db.Enqueue(ctx, "p-2", "", "post", []byte(`{"type":"post"}`), time.Now()); len(ids) != 0 {
 		t.Fatalf("another project's event was queued: %v", ids)
 	}
 	drain(t, db, fast)
@@ -172,7 +172,7 @@ func TestRetryAfter500Then200(t *testing.T) {
 	defer db.Close()
 	h := add(t, db, rcv.srv.URL, "*")
 	ctx := context.Background()
-	ids, _ := db.Enqueue(ctx, "p-1", "message", []byte(`{"type":"message"}`), time.Now())
+	ids, _ := db.Enqueue(ctx, "p-1", "", "message", []byte(`{"type":"message"}`), time.Now())
 	drain(t, db, fast)
 	calls, acc, bad := rcv.snapshot()
 	if len(bad) > 0 || calls != 3 || acc[ids[0]] != 1 || len(acc) != 1 {
@@ -200,7 +200,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for range 3 {
-		id, err := db.Enqueue(ctx, "p-1", "state", []byte(`{"type":"state"}`), time.Now())
+		id, err := db.Enqueue(ctx, "p-1", "", "state", []byte(`{"type":"state"}`), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +254,7 @@ func TestTwoDispatchersDeliverOnce(t *testing.T) {
 	add(t, a, rcv.srv.URL, "*")
 	ctx := context.Background()
 	for range 40 {
-		if _, err := a.Enqueue(ctx, "p-1", "post", []byte(`{}`), time.Now()); err != nil {
+		if _, err := a.Enqueue(ctx, "p-1", "", "post", []byte(`{}`), time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,7 +278,7 @@ func TestFullQueueDropsTheOldest(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for range 5 {
-		id, err := db.Enqueue(ctx, "p-1", "post", []byte(`{}`), time.Now())
+		id, err := db.Enqueue(ctx, "p-1", "", "post", []byte(`{}`), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -561,11 +562,22 @@ func (f *Feed) send(e Event) {
 // Tap has fn told of every live event of every project, in order, as
 // subscribers are (an expiry too), from now until the feed closes: serve
 // queues webhook deliveries so. fn is called with the feed's lock held:
-// it must not block (hand the event to a buffered channel).
-func (f *Feed) Tap(fn func(Event)) {
+// it must not block (hand the event to a buffered channel). Tap returns
+// the commit each project's live events follow: Replay up to it gives
+// what came before, with nothing missed or told twice.
+func (f *Feed) Tap(fn func(Event)) map[string]string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.taps = append(f.taps, fn)
+	return maps.Clone(f.heads)
+}
+
+// Replay calls emit with the events of the project slug after the event
+// lastID (an event id, or a commit alone: after all of its events), up
+// to the commit head, in order. An id that names no event of the
+// project's history up to head is an error; expiries are not replayed.
+func (f *Feed) Replay(slug, lastID, head string, emit func(Event) error) error {
+	return f.replay(slug, lastID, head, emit)
 }
 
 // subscribe registers a subscriber to the project slug and returns it
