@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -351,5 +352,26 @@ func TestAddChecks(t *testing.T) {
 	}
 	if l, _ := db.List(ctx, "p-1"); len(l) != 0 {
 		t.Fatalf("left %v", l)
+	}
+}
+
+// The cursor of a project is the last event id queued for its hooks, in
+// the queue's transaction; a project without hooks keeps none.
+func TestCursors(t *testing.T) {
+	db := open(t, t.TempDir())
+	defer db.Close()
+	ctx := context.Background()
+	id := strings.Repeat("a", 40)
+	if _, err := db.Enqueue(ctx, "p-1", id+":0", "post", []byte(`{}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := db.Cursors(ctx); len(c) != 0 {
+		t.Fatalf("a cursor without hooks: %v", c)
+	}
+	add(t, db, "http://127.0.0.1/", "post")
+	db.Enqueue(ctx, "p-1", id+":1", "lock", []byte(`{}`), time.Now())   // not asked for: the cursor moves all the same
+	db.Enqueue(ctx, "p-1", "", "reservation", []byte(`{}`), time.Now()) // an expiry: no id
+	if c, _ := db.Cursors(ctx); c["p-1"] != id+":1" {
+		t.Fatalf("cursors %v", c)
 	}
 }
