@@ -284,6 +284,9 @@ func (d *DB) Test(ctx context.Context, project, id string, opts Options) (Attemp
 	p := &Dispatcher{db: d, opts: opts, public: opts.client(false), private: opts.client(true)}
 	now := opts.Now()
 	event, _ := json.Marshal(map[string]string{"type": EventPing, "project": project, "hook": h.ID, "time": record.FormatTime(now)})
-	a := p.send(ctx, h, secret, newID("dl_"), EventPing, event, MaxAttempts)
+	a := p.send(ctx, h, secret, newID("dl_"), EventPing, event, 1)
+	if a.State == StatePending { // a test is not retried
+		a.State = StateFailed
+	}
 	return a, d.record(ctx, project, a, func(*sql.Tx) error { return nil })
 }

@@ -143,6 +143,7 @@ CREATE TABLE IF NOT EXISTS log (
 	event TEXT NOT NULL, attempt INTEGER NOT NULL, status INTEGER NOT NULL, error TEXT NOT NULL,
 	state TEXT NOT NULL, at INTEGER NOT NULL, ms INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS log_delivery ON log(delivery);
+CREATE TABLE IF NOT EXISTS cursors (project TEXT PRIMARY KEY, event TEXT NOT NULL);
 `
 
 // Open opens (creating it if need be) the webhooks' database of the store
@@ -347,35 +348,63 @@ func (d *DB) Remove(ctx context.Context, project, id string) (Hook, error) {
 	return h, err
 }
 
-// Enqueue queues a delivery of the event (its type and JSON document) of
-// the project for each of the project's hooks that asked for its type,
+// Enqueue queues a delivery of the event (its id, type and JSON document)
+// of the project for each of the project's hooks that asked for its type,
 // and returns their ids. A full queue drops its oldest deliveries first.
-func (d *DB) Enqueue(ctx context.Context, project, typ string, event []byte, now time.Time) ([]string, error) {
+// The event's id (when it has one: an expiry has none) becomes the
+// project's cursor (Cursors), in the same transaction: what a restarted
+// server replays from.
+func (d *DB) Enqueue(ctx context.Context, project, eventID, typ string, event []byte, now time.Time) ([]string, error) {
 	hooks, err := d.List(ctx, project)
+	if err != nil || len(hooks) == 0 {
+		return nil, err
+	}
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
+	defer tx.Rollback()
 	var ids []string
 	for _, h := range hooks {
 		if !h.Wants(typ) {
 			continue
 		}
-		id, err := d.enqueue(ctx, h, typ, event, now)
+		id, err := d.enqueue(ctx, tx, h, typ, event, now)
 		if err != nil {
-			return ids, err
+			return nil, err
 		}
 		ids = append(ids, id)
 	}
-	return ids, nil
+	if eventID != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO cursors(project, event) VALUES (?, ?)
+			ON CONFLICT(project) DO UPDATE SET event = excluded.event`, project, eventID); err != nil {
+			return nil, err
+		}
+	}
+	return ids, tx.Commit()
 }
 
-// enqueue queues one delivery to h.
-func (d *DB) enqueue(ctx context.Context, h Hook, typ string, event []byte, now time.Time) (string, error) {
-	tx, err := d.db.BeginTx(ctx, nil)
+// Cursors returns, by project, the id of the last event queued for the
+// project's webhooks.
+func (d *DB) Cursors(ctx context.Context) (map[string]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT c.project, c.event FROM cursors c WHERE EXISTS (SELECT 1 FROM hooks h WHERE h.project = c.project)`)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer tx.Rollback()
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var p, e string
+		if err := rows.Scan(&p, &e); err != nil {
+			return nil, err
+		}
+		out[p] = e
+	}
+	return out, rows.Err()
+}
+
+// enqueue queues one delivery to h in tx.
+func (d *DB) enqueue(ctx context.Context, tx *sql.Tx, h Hook, typ string, event []byte, now time.Time) (string, error) {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM deliveries`).Scan(&n); err != nil {
 		return "", err
@@ -409,11 +438,9 @@ func (d *DB) enqueue(ctx context.Context, h Hook, typ string, event []byte, now 
 		}
 	}
 	id := newID("dl_")
-	if _, err := tx.ExecContext(ctx, `INSERT INTO deliveries(id, hook, event, data, next_at, created) VALUES(?,?,?,?,?,?)`,
-		id, h.ID, typ, event, now.UnixMilli(), now.UnixNano()); err != nil {
-		return "", err
-	}
-	return id, tx.Commit()
+	_, err := tx.ExecContext(ctx, `INSERT INTO deliveries(id, hook, event, data, next_at, created) VALUES(?,?,?,?,?,?)`,
+		id, h.ID, typ, event, now.UnixMilli(), now.UnixNano())
+	return id, err
 }
 
 // execer is a *sql.DB or *sql.Tx.

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,14 +129,14 @@ func TestSignedDeliveryOfChosenEvents(t *testing.T) {
 	defer db.Close()
 	add(t, db, rcv.srv.URL, "message,post")
 	ctx := context.Background()
-	ids, err := db.Enqueue(ctx, "p-1", "post", []byte(`{"type":"post","topic":"builds"}`), time.Now())
+	ids, err := db.Enqueue(ctx, "p-1", "", "post", []byte(`{"type":"post","topic":"builds"}`), time.Now())
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("enqueue post: %v %v", ids, err)
 	}
-	if ids, _ := db.Enqueue(ctx, "p-1", "lock", []byte(`{"type":"lock"}`), time.Now()); len(ids) != 0 {
+	if ids, _ := db.Enqueue(ctx, "p-1", "", "lock", []byte(`{"type":"lock"}`), time.Now()); len(ids) != 0 {
 		t.Fatalf("a lock event was queued for a hook of message and post: %v", ids)
 	}
-	if ids, _ := db.Enqueue(ctx, "p-2", "post", []byte(`{"type":"post"}`), time.Now()); len(ids) != 0 {
+	if ids, _ := db.Enqueue(ctx, "p-2", "", "post", []byte(`{"type":"post"}`), time.Now()); len(ids) != 0 {
 		t.Fatalf("another project's event was queued: %v", ids)
 	}
 	drain(t, db, fast)
@@ -172,7 +173,7 @@ func TestRetryAfter500Then200(t *testing.T) {
 	defer db.Close()
 	h := add(t, db, rcv.srv.URL, "*")
 	ctx := context.Background()
-	ids, _ := db.Enqueue(ctx, "p-1", "message", []byte(`{"type":"message"}`), time.Now())
+	ids, _ := db.Enqueue(ctx, "p-1", "", "message", []byte(`{"type":"message"}`), time.Now())
 	drain(t, db, fast)
 	calls, acc, bad := rcv.snapshot()
 	if len(bad) > 0 || calls != 3 || acc[ids[0]] != 1 || len(acc) != 1 {
@@ -200,7 +201,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for range 3 {
-		id, err := db.Enqueue(ctx, "p-1", "state", []byte(`{"type":"state"}`), time.Now())
+		id, err := db.Enqueue(ctx, "p-1", "", "state", []byte(`{"type":"state"}`), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +255,7 @@ func TestTwoDispatchersDeliverOnce(t *testing.T) {
 	add(t, a, rcv.srv.URL, "*")
 	ctx := context.Background()
 	for range 40 {
-		if _, err := a.Enqueue(ctx, "p-1", "post", []byte(`{}`), time.Now()); err != nil {
+		if _, err := a.Enqueue(ctx, "p-1", "", "post", []byte(`{}`), time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,7 +279,7 @@ func TestFullQueueDropsTheOldest(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for range 5 {
-		id, err := db.Enqueue(ctx, "p-1", "post", []byte(`{}`), time.Now())
+		id, err := db.Enqueue(ctx, "p-1", "", "post", []byte(`{}`), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,5 +352,26 @@ func TestAddChecks(t *testing.T) {
 	}
 	if l, _ := db.List(ctx, "p-1"); len(l) != 0 {
 		t.Fatalf("left %v", l)
+	}
+}
+
+// The cursor of a project is the last event id queued for its hooks, in
+// the queue's transaction; a project without hooks keeps none.
+func TestCursors(t *testing.T) {
+	db := open(t, t.TempDir())
+	defer db.Close()
+	ctx := context.Background()
+	id := strings.Repeat("a", 40)
+	if _, err := db.Enqueue(ctx, "p-1", id+":0", "post", []byte(`{}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := db.Cursors(ctx); len(c) != 0 {
+		t.Fatalf("a cursor without hooks: %v", c)
+	}
+	add(t, db, "http://127.0.0.1/", "post")
+	db.Enqueue(ctx, "p-1", id+":1", "lock", []byte(`{}`), time.Now())   // not asked for: the cursor moves all the same
+	db.Enqueue(ctx, "p-1", "", "reservation", []byte(`{}`), time.Now()) // an expiry: no id
+	if c, _ := db.Cursors(ctx); c["p-1"] != id+":1" {
+		t.Fatalf("cursors %v", c)
 	}
 }

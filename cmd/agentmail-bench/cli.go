@@ -75,6 +75,11 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 			stdin: editPayload(repo, fmt.Sprintf("area-0/auto/held-%d.go", runID)), added: true},
 		{name: "guard edit auto (take)", over: "--version", dir: repo, args: func(int) []string { return []string{"guard", "edit", "--auto-reserve"} },
 			payload: func(i int) string { return editPayload(repo, fmt.Sprintf("area-0/auto/take-%d-%d.go", runID, i)) }, added: true},
+		// check of an agent subscribed to 20 channels, each with a post it
+		// has not read (issue 28: within 3 ms of --version).
+		{name: "check (20 channels)", target: 3 * time.Millisecond, over: "--version", args: func(int) []string {
+			return []string{"check", "--agent", agentName(2)}
+		}, added: true},
 		{name: "send", target: 6 * time.Millisecond, args: func(i int) []string {
 			return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench cli %d", i), "--body", "Benchmark body with a little **markdown**."}
 		}},
@@ -99,6 +104,9 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		if _, _, err := timeProcess(bin, []string{"check", "--agent", agentName(1)}, "", envs[j], ""); err != nil {
 			return err
 		}
+	}
+	if err := subscribeChannels(b.bin, envs[0], agentName(2), agentName(3), 20); err != nil {
+		return err
 	}
 	for _, op := range ops {
 		if op.payload == nil && op.stdin != "" {
@@ -172,6 +180,27 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 	}
 	for _, l := range after {
 		fmt.Println(l)
+	}
+	return nil
+}
+
+// subscribeChannels subscribes agent to n channels of the seeded store,
+// and has poster publish one post to each the first time.
+func subscribeChannels(bin string, env []string, agent, poster string, n int) error {
+	for i := range n {
+		ch := fmt.Sprintf("bench-%02d", i)
+		cmd := exec.Command(bin, "subscribe", ch, "--agent", agent, "--json")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("subscribe %s: %v: %s", ch, err, out)
+		}
+		if !strings.Contains(string(out), `"changed": true`) {
+			continue
+		}
+		if _, _, err := timeProcess(bin, []string{"publish", ch, "--agent", poster, "--body", "bench post"}, "", env, ""); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func init() {
 		"agentmail rules roles",
 	}
 	examples["rules show"] = []string{"agentmail rules show", "agentmail rules show --role reviewer", "agentmail rules show --json | jq -r .playbook.body"}
-	examples["rules set"] = []string{"agentmail rules set RULES.md", "agentmail rules set review.md --role reviewer", "echo '' | agentmail rules set - --role reviewer   # clears the playbook"}
+	examples["rules set"] = []string{"agentmail rules set RULES.md", "agentmail rules set review.md --role reviewer", "agentmail rules set empty.md --role reviewer   # an empty file clears the playbook"}
 	examples["rules roles"] = []string{"agentmail rules roles", "agentmail rules roles --json"}
 }
 

@@ -9,7 +9,7 @@
 // Every change agentmail makes is a commit on its project's branch,
 // refs/heads/projects/<slug>, whoever makes it: this server, a CLI
 // process, an MCP server, or another machine whose history sync merged
-// in. A Feed reads the branches every 100 ms (a few small files, no git
+// in. A Feed reads the branches every 25 ms (a few small files, no git
 // process) and, when one moved, lists the commits it moved by, oldest
 // first: in-process along a line of single-parent commits, which is what
 // writes make, and by git rev-list when a merge is on the way (sync brings
@@ -23,9 +23,13 @@
 // The commits of its own process are not read back: FollowService (what
 // serve runs) has the store tell the feed the files each write committed
 // (store.Store.OnCommit), and the feed makes those commits' events from
-// them, the same events the comparison gives (Feed.Written). A commit it
-// has not been told of waits one poll of up to 100 ms, the moment between
-// the branch moving and the writer telling, before it is read back.
+// them, the same events the comparison gives (Feed.Written), at once: being
+// told wakes the feed, which publishes before the write returns. A commit
+// it has not been told of is another process's when no write of this
+// process is under way (store.Store.Writing, asked after the branches were
+// read): it is read back at once. Else it waits up to 100 ms (handWait),
+// the moment between the branch moving and the writer telling, before it
+// is read back.
 //
 // # Event ids and resuming
 //

@@ -115,7 +115,12 @@ func TestWorkWaitBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := f.svc.CreateTask(context.Background(), as("GreenCastle"), service.CreateTaskRequest{Title: "Schema"})
+	// Another service writes it, as another process would: a write of the
+	// feed's own service wakes its loop (Written), which would poll by
+	// itself.
+	other := service.New(service.Config{Dir: f.dir, Now: f.clock.Now})
+	defer other.Close()
+	resp, err := other.CreateTask(context.Background(), as("GreenCastle"), service.CreateTaskRequest{Title: "Schema"})
 	if err != nil {
 		t.Fatal(err)
 	}

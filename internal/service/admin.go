@@ -131,6 +131,14 @@ func (s *Service) OnCommit(fn func(store.Committed)) error {
 	return nil
 }
 
+// Writing reports whether a write of the service's store is under way,
+// between moving a branch and telling OnCommit's function of it (see
+// store.Store.Writing); false before the store is open.
+func (s *Service) Writing() bool {
+	st := s.opened()
+	return st != nil && st.Writing()
+}
+
 // DoctorRequest says what doctor does: Check, unless Reindex or GC is
 // asked for alone.
 type DoctorRequest struct {

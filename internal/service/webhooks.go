@@ -149,15 +149,16 @@ func (s *Service) WebhookLog(ctx context.Context, sc Scope, hook string, limit i
 	return WebhookLogResponse{Log: log}, err
 }
 
-// QueueWebhookEvent queues the event of the project (its type and JSON
-// document, as the live stream sends it) for each webhook that asked for
-// its type, and wakes the deliveries of DeliverWebhooks.
-func (s *Service) QueueWebhookEvent(ctx context.Context, project, typ string, event []byte) error {
+// QueueWebhookEvent queues the event of the project (its id, type and
+// JSON document, as the live stream sends it) for each webhook that asked
+// for its type, and wakes the deliveries of DeliverWebhooks. The id is
+// remembered as the project's cursor (WebhookCursors).
+func (s *Service) QueueWebhookEvent(ctx context.Context, project, id, typ string, event []byte) error {
 	db, err := s.webhookDB()
 	if err != nil {
 		return err
 	}
-	ids, err := db.Enqueue(ctx, project, typ, event, s.cfg.Now())
+	ids, err := db.Enqueue(ctx, project, id, typ, event, s.cfg.Now())
 	if err != nil {
 		return fmt.Errorf("queue a webhook delivery: %w", err)
 	}
@@ -170,6 +171,17 @@ func (s *Service) QueueWebhookEvent(ctx context.Context, project, typ string, ev
 		}
 	}
 	return nil
+}
+
+// WebhookCursors returns, by project slug, the id of the last event
+// queued for the project's webhooks: a server that starts replays the
+// events after it, those made while no server ran.
+func (s *Service) WebhookCursors(ctx context.Context) (map[string]string, error) {
+	db, err := s.webhookDB()
+	if err != nil {
+		return nil, err
+	}
+	return db.Cursors(ctx)
 }
 
 // DeliverWebhooks delivers the queued webhook deliveries as they fall due

@@ -423,6 +423,8 @@ func (s *Store) commit(tx *sql.Tx, files []record.File, messages int, d descript
 		messages += n
 		return err
 	}
+	s.writing.Add(1) // before the branch moves, until OnCommit is told
+	defer s.writing.Add(-1)
 	res, err := s.arc.CommitProjectsWhenReady(parent, changes, d.author(s.Now()), d.message, s.objectCache(tx), ready)
 	if errors.Is(err, archive.ErrRefLocked) || errors.Is(err, archive.ErrMoved) {
 		// Another git process is at work on the archive; nothing was
@@ -478,6 +480,13 @@ type Committed struct {
 // project's lock: it must return at once. Commits this Store does not
 // write (other processes', merges) are not told.
 func (s *Store) OnCommit(fn func(Committed)) { s.onCommit.Store(&fn) }
+
+// Writing reports whether a commit of this Store is under way: from
+// before its branch moves until OnCommit's function has been told of it.
+// A reader that sees a branch at a commit it was not told of, and then
+// finds no commit under way, knows the commit is another process's (or a
+// merge's): it need not wait to be told.
+func (s *Store) Writing() bool { return s.writing.Load() > 0 }
 
 // tellCommitted tells OnCommit's function of the commits from the archive
 // state parent to head, which wrote files.

@@ -332,11 +332,11 @@ func TestProjectionsDeclareTheirTables(t *testing.T) {
 }
 
 // TestNoSQLHandlesOutsideStore: the index's database handles stay in the
-// store, which hands the domain packages store.Querier instead. The others
-// are not the index's: internal/sqlitetest opens a connection of its own
-// to count what SQLite compiles on it, and webhooks keeps its database,
-// webhooks.db, beside the index, since its secrets and queue can be
-// rebuilt from no archive.
+// store, which hands the domain packages store.Querier instead. The
+// others: the tests' own (internal/sqlitetest opens a connection of its
+// own to count what SQLite compiles on it), and webhooks, whose database
+// (webhooks.db: hooks, secrets, the delivery queue and log) is no index:
+// nothing rebuilds it from the archive, and no projection reads it.
 func TestNoSQLHandlesOutsideStore(t *testing.T) {
 	for _, p := range readPackages(t) {
 		if p.dir == "internal/store" || p.dir == "internal/sqlitetest" || p.dir == "webhooks" {

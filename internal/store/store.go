@@ -139,6 +139,7 @@ type Store struct {
 	background sync.WaitGroup // the goroutines of both, which Close waits for
 
 	onCommit atomic.Pointer[func(Committed)] // see OnCommit
+	writing  atomic.Int32                    // commits under way, from before the branch moves to after OnCommit is told (Writing)
 }
 
 // DefaultDir returns $AGENTMAIL_HOME, else $XDG_DATA_HOME/agentmail, else
