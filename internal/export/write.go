@@ -318,6 +318,7 @@ func parseTemplates(opts Options) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
 		"markdown":    md,
 		"when":        when,
+		"day":         func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 		"messageFile": messageFile,
 		"threadFile":  threadFile,
 		"lower":       strings.ToLower,

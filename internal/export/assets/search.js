@@ -56,7 +56,9 @@
       a.appendChild(el("span", "text", e[SUBJECT] || "(no subject)"));
       li.appendChild(a);
       li.appendChild(el("span", "state muted small", snippet(e[TEXT], terms[0])));
-      li.appendChild(el("span", "date", e[CREATED]));
+      var date = el("span", "date", e[CREATED].slice(0, 10));
+      date.title = e[CREATED];
+      li.appendChild(date);
       list.appendChild(li);
     });
     list.hidden = shown.length === 0;
