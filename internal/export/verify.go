@@ -62,7 +62,7 @@ func Verify(dir, allowedSigners, keygen string) (Verification, error) {
 	for line := 1; sc.Scan(); line++ {
 		sum, name, ok := strings.Cut(sc.Text(), "  ")
 		if !ok || len(sum) != 64 || name == "" || !fs.ValidPath(name) || path.Clean(name) != name {
-			return v, modified(ManifestFile, fmt.Sprintf("line %d is no \"SHA-256  path\" entry", line))
+			return v, modified(ManifestFile, fmt.Sprintf("malformed: line %d is no \"SHA-256  path\" entry of a file inside the export", line))
 		}
 		listed[name] = true
 		got, err := hashFile(filepath.Join(dir, filepath.FromSlash(name)))
