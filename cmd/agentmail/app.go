@@ -198,7 +198,7 @@ func newApp(e *env) *cli.App {
 			newGuardCommand(e),
 			newRegisterCommand(e), newWhoamiCommand(e), newAgentsCommand(e),
 			newImportCommand(e), newPurgeCommand(e),
-			newProjectCommand(e), newInitCommand(e), newArchiveCommand(e), newDoctorCommand(e), newSyncCommand(e),
+			newProjectCommand(e), newInitCommand(e), newArchiveCommand(e), newExportCommand(e), newDoctorCommand(e), newSyncCommand(e),
 			newSetupCommand(e), newMCPCommand(e), newServeCommand(e), newWebhookCommand(e),
 			helpCommand(e), versionCommand(e), completionCommand(e),
 		},

@@ -18,17 +18,21 @@ var cliHints = service.Hints{
 	"AGENT_RETIRED": func(f service.Failure) string {
 		return "agentmail agents unretire " + cmp.Or(f.String("name"), "NAME") + " brings it back; agentmail agents lists who is active"
 	},
-	"PROJECT_ARCHIVED":         service.Say("bring it back with agentmail project unarchive (in its repository, or with --project KEY); reads go on meanwhile"),
-	"NOT_FOUND/product":        service.Say("agentmail product ensure NAME makes one, with the current project in it"),
-	"INVALID_ARGUMENT/hooks":   service.Say("add --hooks"),
-	"USAGE":                    service.Say("see: agentmail --help"),
-	"USAGE/patterns":           service.Say("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]"),
-	"USAGE/selection":          service.Say("agentmail release PATTERN... | --id ID | --all"),
-	"USAGE/paths":              service.Say("usage: agentmail reservations check PATH..."),
-	"NO_PROJECT":               service.Say("run agentmail inside your project's git checkout, or pass --project KEY"),
-	"NOT_REGISTERED":           service.Say("pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"),
-	"NO_PROJECT/project":       projectHint,
-	"INVALID_ARGUMENT/project": projectHint,
+	"PROJECT_ARCHIVED":          service.Say("bring it back with agentmail project unarchive (in its repository, or with --project KEY); reads go on meanwhile"),
+	"NOT_FOUND/product":         service.Say("agentmail product ensure NAME makes one, with the current project in it"),
+	"INVALID_ARGUMENT/hooks":    service.Say("add --hooks"),
+	"INVALID_ARGUMENT/dir":      service.Say("agentmail export PROJECT DIR writes into a new or empty DIR; agentmail export --verify DIR checks one"),
+	"INVALID_ARGUMENT/redact":   service.Say("--redact takes a regular expression that matches something, such as --redact 'ghp_[A-Za-z0-9]{36}'"),
+	"INVALID_ARGUMENT/sign_key": service.Say("--sign-key takes an SSH private key file without a passphrase prompt, or a public key whose private key ssh-agent holds"),
+	"USAGE/dir":                 service.Say("usage: agentmail export PROJECT DIR | agentmail export --verify DIR"),
+	"USAGE":                     service.Say("see: agentmail --help"),
+	"USAGE/patterns":            service.Say("usage: agentmail reserve PATTERN... [--ttl 1h] [--shared] [--reason R]"),
+	"USAGE/selection":           service.Say("agentmail release PATTERN... | --id ID | --all"),
+	"USAGE/paths":               service.Say("usage: agentmail reservations check PATH..."),
+	"NO_PROJECT":                service.Say("run agentmail inside your project's git checkout, or pass --project KEY"),
+	"NOT_REGISTERED":            service.Say("pass --agent NAME or set AGENTMAIL_AGENT; register one with: agentmail register"),
+	"NO_PROJECT/project":        projectHint,
+	"INVALID_ARGUMENT/project":  projectHint,
 	"NOT_REGISTERED/agent": func(f service.Failure) string {
 		switch f.String("problem") {
 		case "human":

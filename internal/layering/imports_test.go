@@ -32,7 +32,7 @@ var layers = map[string]int{
 	"internal/crash": base, "internal/procstat": base, "internal/record": base,
 	"internal/archive": storage, "internal/store": storage,
 	"mailbox": domain, "reservations": domain, "tasks": domain, "webhooks": domain, "ports": domain, "products": domain, "fts": domain, "guard": domain, "hooks": domain,
-	"internal/project": domain, "internal/importer": domain, "internal/setup": domain,
+	"internal/project": domain, "internal/importer": domain, "internal/setup": domain, "internal/export": domain,
 	"internal/service": svc, "internal/service/errorcases": svc,
 	"cmd/agentmail": face, "internal/mcpserver": face, "internal/server": face, "internal/web": face,
 	// The event stream is serve's: an HTTP handler over the service.

@@ -250,6 +250,8 @@ var errorCodes = []struct {
 	{setup.ErrEntryDiffers, "ENTRY_DIFFERS", ExitError, http.StatusConflict, ""},
 	{setup.ErrCannotEdit, "CANNOT_EDIT", ExitError, http.StatusConflict, "make the change by hand"},
 	{webhooks.ErrPrivateAddress, "PRIVATE_ADDRESS", ExitError, http.StatusBadRequest, "register a receiver at a public address, or allow private addresses for this webhook"},
+	{ErrExportModified, "EXPORT_MODIFIED", ExitError, http.StatusConflict, "the file named was changed, added or removed after the export was made: export again from the store"},
+	{ErrNoKeygen, "NO_KEYGEN", ExitError, http.StatusInternalServerError, "install OpenSSH's ssh-keygen (Debian: openssh-client)"},
 }
 
 // Hints of errors with no code of their own, true on every face.

@@ -73,6 +73,8 @@ func TestDescribe(t *testing.T) {
 		{setup.ErrEntryDiffers, "ENTRY_DIFFERS", 1, http.StatusConflict},
 		{setup.ErrCannotEdit, "CANNOT_EDIT", 1, http.StatusConflict},
 		{ErrPrivateAddress, "PRIVATE_ADDRESS", 1, http.StatusBadRequest},
+		{ErrExportModified, "EXPORT_MODIFIED", 1, http.StatusConflict},
+		{ErrNoKeygen, "NO_KEYGEN", 1, http.StatusInternalServerError},
 		{Usagef("", "no query given"), "USAGE", 2, http.StatusBadRequest},
 		{&CannotRunError{Err: exec.ErrNotFound, Exit: 127}, "CANNOT_RUN", 127, http.StatusInternalServerError},
 		{&CannotRunError{Err: errors.New("permission denied"), Exit: 126}, "CANNOT_RUN", 126, http.StatusInternalServerError},
