@@ -50,3 +50,49 @@ func (a *Archive) Since(base, head string) ([]string, error) {
 	}
 	return strings.Fields(string(out)), nil
 }
+
+// LogEntry is a commit as a branch's history lists it: who made it, when,
+// the first line of its message (what the change means, as the store
+// words it) and the files it changed (none listed for a merge).
+type LogEntry struct {
+	Hash    string
+	Author  string
+	Time    time.Time // the committer's time, UTC
+	Subject string
+	Files   []string
+}
+
+// Log returns up to limit commits of rev's history after the first skip,
+// newest first, with the files each changed, as git log --name-only lists
+// them.
+func (a *Archive) Log(rev string, skip, limit int) ([]LogEntry, error) {
+	out, err := exec.Command("git", "--git-dir", a.dir, "log", "--no-color", "--no-renames", fmt.Sprintf("--skip=%d", skip), fmt.Sprintf("--max-count=%d", limit),
+		"--format=%x1e%H%x00%an%x00%cI%x00%s", "--name-only", rev, "--").Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		return nil, fmt.Errorf("git log %s: %v: %s", rev, err, strings.TrimSpace(string(stderr)))
+	}
+	var log []LogEntry
+	for _, rec := range strings.Split(string(out), "\x1e")[1:] {
+		head, files, _ := strings.Cut(rec, "\n")
+		f := strings.SplitN(head, "\x00", 4)
+		if len(f) != 4 {
+			return nil, fmt.Errorf("git log %s: unexpected line %q", rev, head)
+		}
+		when, err := time.Parse(time.RFC3339, f[2])
+		if err != nil {
+			return nil, fmt.Errorf("git log %s: %w", rev, err)
+		}
+		e := LogEntry{Hash: f[0], Author: f[1], Time: when.UTC(), Subject: f[3]}
+		for _, name := range strings.Split(files, "\n") {
+			if name = strings.TrimSpace(name); name != "" {
+				e.Files = append(e.Files, name)
+			}
+		}
+		log = append(log, e)
+	}
+	return log, nil
+}

@@ -42,6 +42,7 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+p+"/reservations", s.api(apiReservations))
 	mux.HandleFunc("GET "+p+"/locks", s.api(apiLocks))
 	mux.HandleFunc("GET "+p+"/contacts", s.api(apiContacts))
+	mux.HandleFunc("GET "+p+"/history", s.api(apiHistory))
 	mux.HandleFunc("POST "+p+"/messages", apiPost(s, apiSend))
 	mux.HandleFunc("POST "+p+"/messages/{id}/reply", apiPost(s, apiReply))
 	mux.HandleFunc("POST "+p+"/messages/{id}/read", apiPost(s, apiMark(false)))
@@ -114,6 +115,19 @@ func (c *apiCall) number(key string, def int) (int, error) {
 		return 0, invalid(fmt.Sprintf("?%s=%q is not a count", key, v), "pass a whole number, 0 for all")
 	}
 	return n, nil
+}
+
+// apiHistory is a page of the project's history: ?from=COMMIT&skip=N&limit=N.
+func apiHistory(ctx context.Context, c *apiCall) (any, error) {
+	skip, err := c.number("skip", 0)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := c.number("limit", 0)
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.History(ctx, c.watch(""), service.HistoryRequest{From: c.query("from"), Skip: skip, Limit: limit})
 }
 
 // invalid is an INVALID_ARGUMENT error of a request.

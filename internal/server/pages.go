@@ -36,6 +36,7 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteChannels, s.page(s.channelsPage, "message"))
 	mux.HandleFunc(web.RouteChannel, s.page(s.channelPage, "message"))
 	mux.HandleFunc(web.RoutePost, s.page(s.postPage, "message"))
+	mux.HandleFunc(web.RouteHistory, s.page(s.historyPage))
 	mux.HandleFunc(web.RouteArchive, s.archiveFile)
 	mux.HandleFunc(web.RouteAttachment, s.attachmentFile)
 	// Any other address of a project: the not-found page, with the
@@ -302,6 +303,28 @@ func (s *Server) postPage(ctx context.Context, p *pageRequest) (web.View, error)
 	status, err := formError(err)
 	v.Form, v.Error, v.Hint = form, err.Error(), fault.Hint(err)
 	return statusView{v, status}, nil
+}
+
+// historyPage shows a page of the project's history: ?from=COMMIT&skip=N
+// (none: the newest).
+func (s *Server) historyPage(ctx context.Context, p *pageRequest) (web.View, error) {
+	q := p.r.URL.Query()
+	skip, err := (&apiCall{r: p.r}).number("skip", 0)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.svc.History(ctx, p.scope, service.HistoryRequest{From: q.Get("from"), Skip: skip})
+	if err != nil {
+		return nil, err
+	}
+	v := web.HistoryView{Page: p.page, From: resp.From, Skip: skip}
+	for _, c := range resp.Commits {
+		v.Changes = append(v.Changes, web.Change{Commit: c.Commit, Author: c.Author, Time: c.Time.Time, Subject: c.Subject, Files: c.Files})
+	}
+	if resp.More {
+		v.Next = skip + len(resp.Commits)
+	}
+	return v, nil
 }
 
 // formError is a form's failure as its page shows it: the HTTP status, and

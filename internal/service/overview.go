@@ -166,3 +166,73 @@ func (s *Service) ArchiveFile(ctx context.Context, sc Scope, commit, path string
 	}
 	return b, err
 }
+
+// HistoryRequest pages a project's history: Limit commits (default 50, at
+// most 500) of the history of From (a commit of the project's branch; ""
+// for its head) after the first Skip.
+type HistoryRequest struct {
+	From  string
+	Skip  int
+	Limit int
+}
+
+// HistoryCommit is a commit of a project's archive branch: who made it,
+// when, what it means (its subject, as the store words each change:
+// "send: GreenCastle -> BlueLake: ...", "control: Human pauses BlueLake")
+// and the files it changed, as paths of the archive (projects/SLUG/...).
+type HistoryCommit struct {
+	Commit  string   `json:"commit"`
+	Author  string   `json:"author"`
+	Time    Time     `json:"time"`
+	Subject string   `json:"subject"`
+	Files   []string `json:"files"`
+}
+
+// HistoryResponse is a page of a project's history, newest first:
+// {"from", "commits": [...], "more"}; from is the commit the pages count
+// from (pass it back with skip for the next page).
+type HistoryResponse struct {
+	From    string          `json:"from"`
+	Commits []HistoryCommit `json:"commits"`
+	More    bool            `json:"more"`
+}
+
+// History lists the commits of the scope's project's archive branch, the
+// project's history as git keeps it, newest first.
+func (s *Service) History(ctx context.Context, sc Scope, req HistoryRequest) (HistoryResponse, error) {
+	limit := req.Limit
+	switch {
+	case limit == 0:
+		limit = 50
+	case limit < 0 || limit > 500:
+		return HistoryResponse{}, fault.WithField(fmt.Errorf("%w: a page of history is 1 to 500 commits, not %d", mailbox.ErrInvalidArgument, limit), "limit")
+	case req.Skip < 0:
+		return HistoryResponse{}, fault.WithField(fmt.Errorf("%w: skip %d is negative", mailbox.ErrInvalidArgument, req.Skip), "skip")
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return HistoryResponse{}, err
+	}
+	from := req.From
+	if from == "" {
+		if from, err = x.st.ProjectHead(x.project().Slug); err != nil || from == "" {
+			return HistoryResponse{Commits: []HistoryCommit{}}, err
+		}
+	} else if !fullHash().MatchString(from) {
+		return HistoryResponse{}, fault.WithField(fmt.Errorf("%w: %q is not a commit hash", mailbox.ErrInvalidArgument, from), "from")
+	}
+	log, err := x.st.Archive().Log(from, req.Skip, limit+1)
+	if err != nil {
+		return HistoryResponse{}, err
+	}
+	resp := HistoryResponse{From: from, Commits: []HistoryCommit{}, More: len(log) > limit}
+	dir := "projects/" + x.project().Slug + "/"
+	for _, e := range log[:min(len(log), limit)] {
+		c := HistoryCommit{Commit: e.Hash, Author: e.Author, Time: Time{e.Time}, Subject: e.Subject, Files: []string{}}
+		for _, f := range e.Files {
+			c.Files = append(c.Files, dir+f)
+		}
+		resp.Commits = append(resp.Commits, c)
+	}
+	return resp, nil
+}

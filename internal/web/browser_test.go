@@ -179,6 +179,8 @@ var shots = []struct {
 	{"compose", 1280, 900, false},
 	{"compose-error", 1280, 900, false},
 	{"channel", 1280, 800, false},
+	{"history", 1280, 700, false},
+	{"history", 390, 844, true},
 	{"channel", 390, 844, true},
 	{"inbox", 390, 844, false},
 	{"message", 390, 1400, false},

@@ -37,6 +37,7 @@ func funcs(md *Markdown) template.FuncMap {
 		"outboxURL":     OutboxURL,
 		"controlURL":    ControlURL,
 		"channelURL":    ChannelURL,
+		"historyURL":    HistoryURL,
 		"messageURL":    MessageURL,
 		"threadURL":     ThreadURL,
 		"searchURL":     SearchURL,

@@ -45,6 +45,7 @@ func (AcksView) Section() string         { return "acks" }
 func (ComposeView) Section() string      { return "compose" }
 func (ChannelsView) Section() string     { return "channels" }
 func (ChannelView) Section() string      { return "channels" }
+func (HistoryView) Section() string      { return "history" }
 func (ErrorView) Section() string        { return "" }
 
 func (ProjectsView) template() string     { return "projects.html" }
@@ -59,6 +60,7 @@ func (AcksView) template() string         { return "acks.html" }
 func (ComposeView) template() string      { return "compose.html" }
 func (ChannelsView) template() string     { return "channels.html" }
 func (ChannelView) template() string      { return "channel.html" }
+func (HistoryView) template() string      { return "history.html" }
 func (ErrorView) template() string        { return "error.html" }
 
 // Pages renders the views with the embedded templates.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -32,6 +33,7 @@ const (
 	RouteChannels     = "GET /mail/{project}/channels"
 	RouteChannel      = "GET /mail/{project}/channel/{topic}"
 	RoutePost         = "POST /mail/{project}/channel/{topic}"
+	RouteHistory      = "GET /mail/{project}/history"
 )
 
 // AttachmentURL is the address of an attachment of a message, as agent
@@ -82,6 +84,16 @@ func OutboxURL(project, agent, before string) string {
 // ControlURL is where the form steering an agent (pause, resume,
 // interrupt) is sent.
 func ControlURL(project, agent string) string { return mailURL(project, "inbox", agent, "control") }
+
+// HistoryURL is the address of a page of a project's history: the
+// commits of from's history ("" for the head) after the first skip.
+func HistoryURL(project, from string, skip int) string {
+	u := mailURL(project, "history")
+	if from == "" {
+		return u
+	}
+	return u + "?" + url.Values{"from": {from}, "skip": {strconv.Itoa(skip)}}.Encode()
+}
 
 // ChannelURL is the address of a channel's page: its posts, newest first,
 // and the form posting to it.

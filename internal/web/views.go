@@ -319,6 +319,27 @@ type ChannelView struct {
 	Hint     string
 }
 
+// Change is a commit of a project's archive: who made it, when, what it
+// means (its subject) and the archive's files it changed.
+type Change struct {
+	Commit  string
+	Author  string
+	Time    time.Time
+	Subject string
+	Files   []string
+}
+
+// HistoryView is a page of a project's history, newest first: the
+// commits of From's history after the first Skip; Next is the skip of the
+// next page (0: there is none).
+type HistoryView struct {
+	Page
+	Changes []Change
+	From    string
+	Skip    int
+	Next    int
+}
+
 // ErrorView is a page that could not be shown.
 type ErrorView struct {
 	Page
