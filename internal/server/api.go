@@ -43,6 +43,7 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+p+"/locks", s.api(apiLocks))
 	mux.HandleFunc("GET "+p+"/contacts", s.api(apiContacts))
 	mux.HandleFunc("GET "+p+"/history", s.api(apiHistory))
+	mux.HandleFunc("GET "+p+"/history/{commit}/leases", s.api(apiLeasesAt))
 	mux.HandleFunc("POST "+p+"/messages", apiPost(s, apiSend))
 	mux.HandleFunc("POST "+p+"/messages/{id}/reply", apiPost(s, apiReply))
 	mux.HandleFunc("POST "+p+"/messages/{id}/read", apiPost(s, apiMark(false)))
@@ -128,6 +129,11 @@ func apiHistory(ctx context.Context, c *apiCall) (any, error) {
 		return nil, err
 	}
 	return c.svc.History(ctx, c.watch(""), service.HistoryRequest{From: c.query("from"), Skip: skip, Limit: limit})
+}
+
+// apiLeasesAt is what the project held as of a commit of its history.
+func apiLeasesAt(ctx context.Context, c *apiCall) (any, error) {
+	return c.svc.LeasesAt(ctx, c.watch(""), c.r.PathValue("commit"))
 }
 
 // invalid is an INVALID_ARGUMENT error of a request.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 )
@@ -42,6 +43,32 @@ func TestHistory(t *testing.T) {
 	}
 	if r := h.do("GET", api+"?from=HEAD", nil); r.status != 400 || r.code(t) != "INVALID_ARGUMENT" {
 		t.Fatalf("a cursor that is no commit: %d %s", r.status, r.body)
+	}
+
+	// Time travel: a lease released since is held as of the commit that
+	// took it, and not now.
+	r, err := h.svc.Reserve(ctx, h.scope("GreenCastle"), service.ReserveRequest{Patterns: []string{"src/api/**"}, TTL: time.Hour, Reason: "auth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := h.do("GET", api+"?limit=1", nil).doc(t)["from"].(string)
+	if _, err := h.svc.Release(ctx, h.scope("GreenCastle"), service.Selection{IDs: []string{r.Granted[0].ID}}); err != nil {
+		t.Fatal(err)
+	}
+	then := h.do("GET", api+"/"+taken+"/leases", nil).doc(t)
+	if l := then["reservations"].([]any); len(l) != 1 || l[0].(map[string]any)["pattern"] != "src/api/**" {
+		t.Fatalf("leases as of the reserve: %v", then)
+	}
+	past := string(h.do("GET", "/mail/"+h.slug+"/reservations?at="+taken, nil).body)
+	now := string(h.do("GET", "/mail/"+h.slug+"/reservations", nil).body)
+	if !strings.Contains(past, "As of commit") || !strings.Contains(past, "<code>src/api/**</code>") || strings.Contains(past, "released") {
+		t.Errorf("the reservations page as of the reserve:\n%s", past)
+	}
+	if !strings.Contains(now, "released") {
+		t.Errorf("the reservations page now shows no released lease:\n%s", now)
+	}
+	if r := h.do("GET", api+"/"+strings.Repeat("0", 40)+"/leases", nil); r.status != 404 {
+		t.Errorf("leases as of a commit that is not: %d %s", r.status, r.body)
 	}
 
 	page := string(h.do("GET", "/mail/"+h.slug+"/history", nil).body)

@@ -440,6 +440,16 @@ type statusView struct {
 }
 
 func (s *Server) reservationsPage(ctx context.Context, p *pageRequest) (web.View, error) {
+	if at := p.r.URL.Query().Get("at"); at != "" {
+		then, err := p.svc.LeasesAt(ctx, p.scope, at)
+		if err != nil {
+			return nil, err
+		}
+		page := p.page
+		page.Now, page.Events, page.Live = then.Time.Time, "", nil // a past page has no news
+		return web.ReservationsView{Page: page, Reservations: mapSlice(then.Reservations, reservationView),
+			Locks: mapSlice(then.Locks, lockView), AsOf: then.Commit}, nil
+	}
 	leases, err := p.svc.Reservations(ctx, p.scope, service.ReservationsRequest{Expired: true})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
 )
@@ -235,4 +236,54 @@ func (s *Service) History(ctx context.Context, sc Scope, req HistoryRequest) (Hi
 		resp.Commits = append(resp.Commits, c)
 	}
 	return resp, nil
+}
+
+// LeasesAtResponse is what a project held as of an archive commit (time
+// travel): the reservations and locks active at the commit's time, as its
+// tree left them. {"commit", "time", "reservations": [...], "locks": [...]}.
+type LeasesAtResponse struct {
+	Commit       string        `json:"commit"`
+	Time         Time          `json:"time"`
+	Reservations []Reservation `json:"reservations"`
+	Locks        []Lock        `json:"locks"`
+}
+
+// LeasesAt reads the reservations and locks of the scope's project as of
+// commit (a full hash of its archive branch): those active at the
+// commit's time, read from the commit's tree, not the index.
+func (s *Service) LeasesAt(ctx context.Context, sc Scope, commit string) (LeasesAtResponse, error) {
+	if !fullHash().MatchString(commit) {
+		return LeasesAtResponse{}, fault.WithField(fmt.Errorf("%w: %q is not a commit hash", mailbox.ErrInvalidArgument, commit), "commit")
+	}
+	x, err := s.session(ctx, sc)
+	if err != nil {
+		return LeasesAtResponse{}, err
+	}
+	arc := x.st.Archive()
+	info, err := arc.ReadCommit(commit)
+	if err != nil {
+		return LeasesAtResponse{}, fault.WithField(fmt.Errorf("%w: %v", mailbox.ErrNotFound, err), "commit")
+	}
+	at := info.Time
+	resp := LeasesAtResponse{Commit: commit, Time: Time{at}, Reservations: []Reservation{}, Locks: []Lock{}}
+	prefix := "projects/" + x.project().Slug + "/"
+	skip := func(dir string) bool {
+		top, _, _ := strings.Cut(dir, "/")
+		return top != "reservations" && top != "locks"
+	}
+	err = arc.Changes("", commit, skip, func(path string, data []byte) error {
+		rec, err := record.Decode(prefix+path, data)
+		switch r := rec.(type) {
+		case *record.Reservation:
+			if r.Active(at) {
+				resp.Reservations = append(resp.Reservations, reservationDoc(*r))
+			}
+		case *record.Lock:
+			if r.Held(at) {
+				resp.Locks = append(resp.Locks, lockDoc(*r))
+			}
+		}
+		return err
+	})
+	return resp, err
 }

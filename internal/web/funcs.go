@@ -38,6 +38,7 @@ func funcs(md *Markdown) template.FuncMap {
 		"controlURL":    ControlURL,
 		"channelURL":    ChannelURL,
 		"historyURL":    HistoryURL,
+		"leasesAtURL":   LeasesAtURL,
 		"messageURL":    MessageURL,
 		"threadURL":     ThreadURL,
 		"searchURL":     SearchURL,

@@ -95,6 +95,12 @@ func HistoryURL(project, from string, skip int) string {
 	return u + "?" + url.Values{"from": {from}, "skip": {strconv.Itoa(skip)}}.Encode()
 }
 
+// LeasesAtURL is the address of the reservations page as of a commit of
+// the archive: what was held then.
+func LeasesAtURL(project, commit string) string {
+	return withQuery(mailURL(project, "reservations"), "at", commit)
+}
+
 // ChannelURL is the address of a channel's page: its posts, newest first,
 // and the form posting to it.
 func ChannelURL(project, topic string) string { return mailURL(project, "channel", topic) }

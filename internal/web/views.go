@@ -257,6 +257,9 @@ type ReservationsView struct {
 	Page
 	Reservations []Reservation
 	Locks        []Lock
+	// AsOf is set when the page shows what was held as of an archive
+	// commit (Page.Now is then that commit's time).
+	AsOf string
 }
 
 // ContactsView lists a project's contact requests.
