@@ -70,34 +70,45 @@ func (m *Mailbox) Timeline(ctx context.Context, q TimelineQuery) ([]Message, err
 func timelineQuery(pid int64, q TimelineQuery) (string, []any) {
 	where := []string{"m.project_id = " + joinParam}
 	args := []any{pid}
-	// A recipient's row, of Agent's when set: what unread and awaiting
-	// ack test, by the recipients' primary key or recipients_message.
+	// The messages some recipient (Agent, when set) has not acknowledged:
+	// a set drawn from the partial index recipients_unacked, whose literal
+	// conditions it repeats (few messages, as a rule).
 	recipient := func(cond string) {
-		s := `EXISTS (SELECT 1 FROM recipients x WHERE x.project_id = m.project_id AND x.message_id = m.id`
+		s := `m.id IN (SELECT x.message_id FROM recipients x WHERE x.project_id = ? AND ` + cond
+		args = append(args, pid)
 		if q.Agent != "" {
 			s += ` AND x.agent = ?`
 			args = append(args, q.Agent)
 		}
-		where = append(where, s+` AND `+cond+`)`)
+		where = append(where, s+`)`)
 	}
 	if q.Agent != "" {
 		where = append(where, `(m.sender = ? OR EXISTS (SELECT 1 FROM recipients a WHERE a.project_id = m.project_id AND a.agent = ? AND a.message_id = m.id))`)
 		args = append(args, q.Agent, q.Agent)
 	}
 	if q.Category != "" {
-		where = append(where, "m.category = ?")
+		where = append(where, "m.category = ?") // messages_category
 		args = append(args, q.Category)
 	}
 	if q.Importance != "" {
-		where = append(where, "m.importance = ?")
+		where = append(where, "m.importance = ?") // messages_importance
 		args = append(args, q.Importance)
 	}
 	if q.Topic != "" {
-		where = append(where, "m.topic = ?")
+		// topic != '' lets the partial index messages_topic serve.
+		where = append(where, "m.topic = ? AND m.topic != ''")
 		args = append(args, q.Topic)
 	}
 	if q.Unread {
-		recipient("x.read_at IS NULL")
+		// Unread mail is most of the mail, as a rule: tested message by
+		// message (the recipients' primary key, or recipients_message)
+		// rather than drawn as a set.
+		s := `EXISTS (SELECT 1 FROM recipients u WHERE u.project_id = m.project_id AND u.message_id = m.id AND u.read_at IS NULL`
+		if q.Agent != "" {
+			s += ` AND u.agent = ?`
+			args = append(args, q.Agent)
+		}
+		where = append(where, s+`)`)
 	}
 	if q.AwaitingAck {
 		recipient("x.ack_required AND x.acked_at IS NULL")
@@ -106,9 +117,11 @@ func timelineQuery(pid int64, q TimelineQuery) (string, []any) {
 		where = append(where, "m.id < ?")
 		args = append(args, q.Before)
 	}
-	// No viewer: the recipients row joined is none (r.* NULL).
+	// No viewer: the recipients row joined is none (r.* NULL), found so by
+	// the primary key (LEFT JOIN ... ON 0 walked every recipient row for
+	// each message).
 	query := `SELECT ` + headerColumns + ` FROM messages m
-		LEFT JOIN recipients r ON 0
+		LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ''
 		WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC`
 	if q.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", q.Limit)
