@@ -348,8 +348,19 @@ func (s *Server) reservationsPage(ctx context.Context, p *pageRequest) (web.View
 	if err != nil {
 		return nil, err
 	}
-	return web.ReservationsView{Page: p.page, Reservations: mapSlice(leases.Reservations, reservationView),
-		Locks: mapSlice(locks.Locks, lockView)}, nil
+	v := web.ReservationsView{Page: p.page, Reservations: mapSlice(leases.Reservations, reservationView),
+		Locks: mapSlice(locks.Locks, lockView)}
+	// Who holds a path: reservations check's operation.
+	if v.Path = strings.TrimSpace(p.r.URL.Query().Get("path")); v.Path != "" {
+		held, err := p.svc.CheckPaths(ctx, p.scope, []string{v.Path})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range held.Paths {
+			v.Holders = append(v.Holders, mapSlice(h.Holders, reservationView)...)
+		}
+	}
+	return v, nil
 }
 
 func (s *Server) contactsPage(ctx context.Context, p *pageRequest) (web.View, error) {

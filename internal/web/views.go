@@ -272,6 +272,10 @@ type ReservationsView struct {
 	Page
 	Reservations []Reservation
 	Locks        []Lock
+	// Path is the path the "who holds this path" form asked about ("":
+	// none), and Holders the active reservations covering it.
+	Path    string
+	Holders []Reservation
 }
 
 // ContactsView lists a project's contact requests.
