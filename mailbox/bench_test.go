@@ -203,3 +203,43 @@ func BenchmarkRecent(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkTimeline is the cost of a page (51 messages: a page of 50 and
+// the one that tells there is a next) of a project's timeline: the newest,
+// one deep in the past by the cursor, and filtered ones, of which the
+// rare-value filters (urgent, BLOCKED, a topic: no seeded message has one)
+// must not walk the whole project. Run with AGENTMAIL_BENCH_LARGE=1 for
+// 100,000 messages (the console's goal: 20 ms at that size).
+func BenchmarkTimeline(b *testing.B) {
+	bySize(b, []int{10000}, func(b *testing.B, f *fixture) {
+		ctx := context.Background()
+		mb := f.as("")
+		all, err := mb.Timeline(ctx, TimelineQuery{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		middle := all[len(all)/2].ID
+		for _, c := range []struct {
+			name string
+			q    TimelineQuery
+		}{
+			{"newest", TimelineQuery{}},
+			{"deep", TimelineQuery{Before: middle}},
+			{"agent", TimelineQuery{Agent: "BlueLake"}},
+			{"unread", TimelineQuery{Unread: true}},
+			{"awaiting-ack", TimelineQuery{AwaitingAck: true}},
+			{"urgent", TimelineQuery{Importance: "urgent"}},
+			{"blocked", TimelineQuery{Category: "BLOCKED"}},
+			{"topic", TimelineQuery{Topic: "builds"}},
+		} {
+			c.q.Limit = 51
+			b.Run(c.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := mb.Timeline(ctx, c.q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+}

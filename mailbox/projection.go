@@ -19,7 +19,7 @@ func Projection() store.Projection { return projection{} }
 type projection struct{}
 
 // Name changes with the tables.
-func (projection) Name() string { return "mailbox4" }
+func (projection) Name() string { return "mailbox5" }
 
 func (projection) Tables() []store.Table {
 	return []store.Table{
@@ -56,6 +56,10 @@ func (projection) Tables() []store.Table {
 				`CREATE INDEX messages_project ON messages(project_id, id)`,
 				`CREATE INDEX messages_thread ON messages(project_id, thread, id)`,
 				`CREATE INDEX messages_sender ON messages(project_id, sender, id)`,
+				// The timeline filtered by a rare value: the page's messages
+				// found without walking the project's.
+				`CREATE INDEX messages_importance ON messages(project_id, importance, id)`,
+				`CREATE INDEX messages_category ON messages(project_id, category, id)`,
 			}},
 		{Name: "recipients", Create: `CREATE TABLE recipients(project_id INTEGER NOT NULL, agent TEXT NOT NULL, message_id TEXT NOT NULL,
 			kind TEXT NOT NULL, read_at TEXT, acked_at TEXT,

@@ -38,6 +38,7 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+p+"/topics/{topic}", s.api(apiTopic))
 	mux.HandleFunc("GET "+p+"/threads/{thread}", s.api(apiThread))
 	mux.HandleFunc("GET "+p+"/search", s.api(apiSearch))
+	mux.HandleFunc("GET "+p+"/timeline", s.api(apiTimeline))
 	mux.HandleFunc("GET "+p+"/acks", s.api(apiAcks))
 	mux.HandleFunc("GET "+p+"/reservations", s.api(apiReservations))
 	mux.HandleFunc("GET "+p+"/locks", s.api(apiLocks))

@@ -57,6 +57,34 @@ func TestAPI(t *testing.T) {
 		{"inbox bad flag", "GET", p + "/agents/BlueLake/inbox?unread=perhaps", nil, 400, "INVALID_ARGUMENT", nil},
 		{"inbox bad limit", "GET", p + "/agents/BlueLake/inbox?limit=-1", nil, 400, "INVALID_ARGUMENT", nil},
 		{"inbox of nobody", "GET", p + "/agents/NoSuchAgent/inbox", nil, 403, "NOT_REGISTERED", nil},
+		{"timeline", "GET", p + "/timeline", nil, 200, "", func(t *testing.T, d map[string]any) {
+			ms := wantLen(t, d, "messages", 2)
+			if ms[0].(map[string]any)["id"] != ids[1] || d["next"] != "" {
+				t.Errorf("timeline: newest first, no next page: %v next %v", ms[0], d["next"])
+			}
+		}},
+		{"timeline one page", "GET", p + "/timeline?limit=1", nil, 200, "", func(t *testing.T, d map[string]any) {
+			wantLen(t, d, "messages", 1)
+			if d["next"] != ids[1] {
+				t.Errorf("next %v, want %s", d["next"], ids[1])
+			}
+		}},
+		{"timeline the next page", "GET", p + "/timeline?limit=1&before=" + ids[1], nil, 200, "", func(t *testing.T, d map[string]any) {
+			if m := wantLen(t, d, "messages", 1)[0].(map[string]any); m["id"] != ids[0] || d["next"] != "" {
+				t.Errorf("second page: %v next %v", m, d["next"])
+			}
+		}},
+		{"timeline filtered", "GET", p + "/timeline?agent=RedFox&importance=urgent&awaiting_ack=false", nil, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "messages", 1) }},
+		{"timeline awaiting ack", "GET", p + "/timeline?awaiting_ack=true", nil, 200, "", func(t *testing.T, d map[string]any) {
+			if m := wantLen(t, d, "messages", 1)[0].(map[string]any); m["id"] != ids[0] {
+				t.Errorf("awaiting ack: %v", m)
+			}
+		}},
+		{"timeline bad flag", "GET", p + "/timeline?unread=perhaps", nil, 400, "INVALID_ARGUMENT", nil},
+		{"timeline bad limit", "GET", p + "/timeline?limit=many", nil, 400, "INVALID_ARGUMENT", nil},
+		{"timeline limit too large", "GET", p + "/timeline?limit=100000", nil, 400, "USAGE", nil},
+		{"timeline bad importance", "GET", p + "/timeline?importance=critical", nil, 400, "INVALID_ARGUMENT", nil},
+		{"timeline of no agent", "GET", p + "/timeline?agent=Nobody", nil, 404, "NOT_FOUND", nil},
 		{"outbox", "GET", p + "/agents/GreenCastle/outbox", nil, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "messages", 1) }},
 		{"message", "GET", p + "/messages/" + ids[0], nil, 200, "", func(t *testing.T, d map[string]any) {
 			if m := d["message"].(map[string]any); m["body"] != "Routes are in **src/api**." {

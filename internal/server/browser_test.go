@@ -86,7 +86,7 @@ func activeMarkup(dom string) string {
 
 // chrome loads url in a fresh profile and returns the DOM after its
 // scripts ran; shot, when set, is a screenshot file to take at width.
-func chrome(t *testing.T, path, url, shot string, width int) string {
+func chrome(t *testing.T, path, url, shot string, width int, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
@@ -96,6 +96,7 @@ func chrome(t *testing.T, path, url, shot string, width int) string {
 	if shot != "" {
 		args = append(args, "--screenshot="+shot, fmt.Sprintf("--window-size=%d,1000", width))
 	}
+	args = append(args, extra...)
 	var stderr strings.Builder
 	cmd := exec.CommandContext(ctx, path, append(args, url)...)
 	cmd.Stderr = &stderr
@@ -471,6 +472,63 @@ func TestBrowser(t *testing.T) {
 		if shown != c.banner {
 			t.Errorf("%s: the New mail banner shown %v, want %v", c.name, shown, c.banner)
 		}
+	}
+
+	// The project's timeline in both schemes, wide and on a phone.
+	for _, width := range []int{1400, 390} {
+		for _, dark := range []bool{false, true} {
+			name, extra := fmt.Sprintf("timeline-%d", width), []string(nil)
+			if dark {
+				name, extra = name+"-dark", []string{"--blink-settings=preferredColorScheme=0"}
+			}
+			if dom := chrome(t, path, h.base+m, filepath.Join(dir, name+".png"), width, extra...); !strings.Contains(dom, `id="timeline"`) {
+				t.Errorf("%s: no timeline: %.2000s", name, dom)
+			}
+		}
+	}
+
+	// One click from the projects page to the project's latest message;
+	// two (the project, then its timeline) to a named one.
+	follow := func(dom, pattern string) string {
+		t.Helper()
+		mm := regexp.MustCompile(pattern).FindStringSubmatch(dom)
+		if mm == nil {
+			t.Fatalf("no link %s in %.3000s", pattern, dom)
+		}
+		return chrome(t, path, h.base+html.UnescapeString(mm[1]), "", 0)
+	}
+	latest, err := h.svc.Timeline(t.Context(), h.scope(""), service.TimelineRequest{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top1 := chrome(t, path, h.base+"/", "", 0)
+	if dom := follow(top1, `<a class="latest" href="([^"]+)"`); !strings.Contains(dom, html.EscapeString(latest.Messages[0].Subject)) || !strings.Contains(dom, latest.Messages[0].ID) {
+		t.Errorf("the latest message, one click from /: %.2000s", dom)
+	}
+	project := follow(top1, `<a class="title" href="([^"]+)"`)
+	if dom := follow(project, `<a class="subject" href="([^"]+)">(?:<span[^>]*>[^<]*</span>)*<span class="text">To two agents</span>`); !strings.Contains(dom, "Both of you.") {
+		t.Errorf("a named message, two clicks from /: %.2000s", dom)
+	}
+
+	// A message sent while the project's page is open joins its timeline
+	// in place, at the top, without a reload and without the banner.
+	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2000*time.Millisecond)
+		defer cancel()
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			if _, err := h.svc.Send(context.Background(), h.scope("RedFox"), service.SendRequest{To: []string{"BlueLake", "GreenCastle"}, Subject: "Fresh in the timeline", Body: "x"}); err != nil {
+				t.Error(err)
+			}
+		}()
+		feed.ServeHTTP(w, r.WithContext(ctx))
+	})
+	live.Store(&stream)
+	dom = chrome(t, path, h.base+m, filepath.Join(dir, "live-timeline-1280.png"), 1280)
+	list := dom[strings.Index(dom, `id="timeline"`):]
+	if first := strings.Index(list, "<li"); first < 0 || !strings.HasPrefix(list[first:], `<li class="row fresh"`) ||
+		strings.Count(list, "Fresh in the timeline") != 1 || !strings.Contains(dom, `<div id="live" class="live" role="status" hidden="">`) {
+		t.Errorf("the new message is not at the top of the open timeline once (or the banner shows): %.3000s", list)
 	}
 
 	// The health endpoint answers JSON with the store's state.

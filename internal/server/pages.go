@@ -20,7 +20,7 @@ const pageSize = 50
 // webRoutes mounts the web UI's pages.
 func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteProjects, s.projectsPage)
-	mux.HandleFunc(web.RouteProject, s.page(s.projectPage, "agent", "reservation", "lock"))
+	mux.HandleFunc(web.RouteProject, s.page(s.projectPage, "message", "agent", "reservation", "lock"))
 	mux.HandleFunc(web.RouteInbox, s.page(s.mailboxPage(false), "message", "receipt"))
 	mux.HandleFunc(web.RouteOutbox, s.page(s.mailboxPage(true), "message", "receipt"))
 	mux.HandleFunc(web.RouteMessage, s.page(s.messagePage, "message", "receipt"))
@@ -149,8 +149,16 @@ func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
 	var v web.ProjectsView
 	err := s.gate.Do(func(svc *service.Service) error {
 		list, err := svc.Projects(r.Context(), false)
+		if err != nil {
+			return err
+		}
 		v = web.ProjectsView{Page: web.Page{Now: svc.Now()}, Projects: mapSlice(list.Projects, projectView)}
-		return err
+		for i := range v.Projects {
+			if v.Projects[i].Latest, err = latestMessage(r.Context(), svc, v.Projects[i].Key); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		s.errorPage(w, r, err, nil)
@@ -165,6 +173,10 @@ func (s *Server) projectPage(ctx context.Context, p *pageRequest) (web.View, err
 		return nil, err
 	}
 	p.page.Project.Holds = web.Counts(proj.Holds)
+	timeline, err := timelineView(ctx, p)
+	if err != nil {
+		return nil, err
+	}
 	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{All: true})
 	if err != nil {
 		return nil, err
@@ -177,7 +189,7 @@ func (s *Server) projectPage(ctx context.Context, p *pageRequest) (web.View, err
 	if err != nil {
 		return nil, err
 	}
-	return web.ProjectView{Page: p.page, Agents: mapSlice(agents.Agents, agentView),
+	return web.ProjectView{Page: p.page, Timeline: timeline, Agents: mapSlice(agents.Agents, agentView),
 		Reservations: mapSlice(leases.Reservations, reservationView), Locks: mapSlice(locks.Locks, lockView)}, nil
 }
 
@@ -458,8 +470,19 @@ func (s *Server) reservationsPage(ctx context.Context, p *pageRequest) (web.View
 	if err != nil {
 		return nil, err
 	}
-	return web.ReservationsView{Page: p.page, Reservations: mapSlice(leases.Reservations, reservationView),
-		Locks: mapSlice(locks.Locks, lockView)}, nil
+	v := web.ReservationsView{Page: p.page, Reservations: mapSlice(leases.Reservations, reservationView),
+		Locks: mapSlice(locks.Locks, lockView)}
+	// Who holds a path: reservations check's operation.
+	if v.Path = strings.TrimSpace(p.r.URL.Query().Get("path")); v.Path != "" {
+		held, err := p.svc.CheckPaths(ctx, p.scope, []string{v.Path})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range held.Paths {
+			v.Holders = append(v.Holders, mapSlice(h.Holders, reservationView)...)
+		}
+	}
+	return v, nil
 }
 
 func (s *Server) contactsPage(ctx context.Context, p *pageRequest) (web.View, error) {

@@ -105,7 +105,7 @@ func newServer(cfg Config, ln net.Listener) (*Server, error) {
 		return nil, err
 	}
 	s.stopHooks = s.startWebhooks()
-	s.http = &http.Server{Handler: s.recoverPanics(guard.Handler(s.routes())), ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.recoverPanics(gzipResponses(guard.Handler(s.routes()))), ReadHeaderTimeout: 10 * time.Second}
 	if cfg.SyncEvery > 0 {
 		s.startSync()
 	}

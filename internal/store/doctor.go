@@ -274,17 +274,23 @@ func (s *Store) checkIndexPages(ctx context.Context) []string {
 		if err := rows.Scan(&line); err != nil {
 			return []string{damagedProblem(err)}
 		}
-		if line != "ok" {
-			found = append(found, line)
+		for _, l := range strings.Split(line, "\n") {
+			// A row may hold several lines, the first naming the database.
+			if l = strings.TrimSpace(l); l != "ok" && l != "" && !strings.HasPrefix(l, "*** in database") {
+				found = append(found, l)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return []string{damagedProblem(err)}
 	}
-	if len(found) > 0 {
-		return []string{damagedProblem(errors.New(strings.Join(found, "; ")))}
+	switch len(found) {
+	case 0:
+		return nil
+	case 1:
+		return []string{damagedProblem(errors.New(found[0]))}
 	}
-	return nil
+	return []string{damagedProblem(fmt.Errorf("%s, and %d more of SQLite's quick_check findings", found[0], len(found)-1))}
 }
 
 func damagedProblem(err error) string {

@@ -70,6 +70,13 @@ func TestRenderPages(t *testing.T) {
 		if err := activeMarkup(page); err != "" {
 			t.Errorf("page %s: %s", name, err)
 		}
+		// The first thing Tab reaches is the skip link to the page's
+		// content, which is there.
+		body := page[strings.Index(page, "<body"):]
+		if first := strings.Index(body, "<a "); first < 0 || !strings.HasPrefix(body[first:], `<a class="skip" href="#content">`) ||
+			!strings.Contains(page, `<main id="content" tabindex="-1">`) {
+			t.Errorf("page %s: the first link is not the skip link to <main id=content>", name)
+		}
 	}
 	t.Logf("pages written to %s", dir)
 }

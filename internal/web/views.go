@@ -16,6 +16,9 @@ type Project struct {
 	Key   string
 	Slug  string
 	Holds Counts
+	// Latest is the project's newest message, which the projects page
+	// links to; nil when it has none (or the page does not show it).
+	Latest *Message
 }
 
 // Counts are a project's registered agents, messages and active
@@ -182,9 +185,33 @@ type ProjectsView struct {
 // what each holds.
 type ProjectView struct {
 	Page
+	Timeline     Timeline
 	Agents       []Agent
 	Reservations []Reservation // active ones
 	Locks        []Lock
+}
+
+// Timeline is a page of a project's timeline: its messages and posts,
+// newest first, as Filter selects them.
+type Timeline struct {
+	Messages []Message
+	Filter   TimelineFilter
+	// Older is the address of the next page ("" on the last); Newest is
+	// set on the first page, which new messages join as they arrive.
+	Older  string
+	Newest bool
+}
+
+// TimelineFilter is what a timeline keeps (the query of its page).
+type TimelineFilter struct {
+	Agent, Category, Importance, Topic string
+	Unread, AwaitingAck                bool
+	Limit                              int
+}
+
+// Active reports whether the filter keeps less than every message.
+func (f TimelineFilter) Active() bool {
+	return f.Agent != "" || f.Category != "" || f.Importance != "" || f.Topic != "" || f.Unread || f.AwaitingAck
 }
 
 // MailboxView is an agent's inbox or outbox, newest first, one page of it.
@@ -257,6 +284,10 @@ type ReservationsView struct {
 	Page
 	Reservations []Reservation
 	Locks        []Lock
+	// Path is the path the "who holds this path" form asked about ("":
+	// none), and Holders the active reservations covering it.
+	Path    string
+	Holders []Reservation
 	// AsOf is set when the page shows what was held as of an archive
 	// commit (Page.Now is then that commit's time).
 	AsOf string

@@ -50,11 +50,88 @@
     }
     return false;
   }
+  // A timeline on its newest page (ol[data-insert], the base of its
+  // messages' addresses) takes each new message in place, newest first,
+  // when it passes the list's filters (data-agent, data-category,
+  // data-importance, data-topic, data-awaiting); a message makes an event
+  // per recipient, so one already listed is skipped. Such a message needs
+  // no banner.
+  var list = document.querySelector("ol[data-insert]");
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) {
+      e.className = cls;
+    }
+    if (text !== undefined) {
+      e.textContent = text;
+    }
+    return e;
+  }
+  function fits(m) {
+    var want = function (key, v) {
+      var w = list.getAttribute("data-" + key);
+      return w === null || w === v;
+    };
+    var agent = list.getAttribute("data-agent");
+    var people = [m.from].concat(m.to || [], m.cc || [], m.bcc || []);
+    return (agent === null || people.indexOf(agent) >= 0) && want("category", m.category || "") &&
+      want("importance", m.importance) && want("topic", m.topic || "") &&
+      (list.getAttribute("data-awaiting") === null || m.ack_required);
+  }
+  function insert(type, ev) {
+    if (!list || type !== "message") {
+      return false;
+    }
+    var m;
+    try {
+      m = JSON.parse(ev.data).message;
+    } catch (e) {
+      return false;
+    }
+    if (!m || !m.id) {
+      return false;
+    }
+    var rows = list.querySelectorAll("li[data-id]");
+    for (var i = 0; i < rows.length; i++) {
+      if (rows[i].getAttribute("data-id") === m.id) {
+        return true;
+      }
+    }
+    if (!fits(m)) {
+      return true;
+    }
+    var li = el("li", "row fresh");
+    li.setAttribute("data-id", m.id);
+    var from = el("span", "from");
+    var who = el("span", "who");
+    who.appendChild(el("span", "name", m.from));
+    from.appendChild(who);
+    var a = el("a", "subject");
+    a.href = list.getAttribute("data-insert") + encodeURIComponent(m.id);
+    if (m.category) {
+      a.appendChild(el("span", "badge cat-" + m.category.toLowerCase(), m.category));
+    }
+    if (m.importance && m.importance !== "normal") {
+      a.appendChild(el("span", "badge imp-" + m.importance, m.importance));
+    }
+    a.appendChild(el("span", "text", m.subject || "(no subject)"));
+    li.appendChild(el("span", "dot"));
+    li.appendChild(from);
+    li.appendChild(a);
+    li.appendChild(el("span", "state muted small", m.topic ? "#" + m.topic : "to " + (m.to || []).join(", ")));
+    li.appendChild(el("span", "date", "just now"));
+    list.insertBefore(li, list.firstChild);
+    var empty = document.querySelector("section.timeline p.empty");
+    if (empty) {
+      empty.hidden = true;
+    }
+    return true;
+  }
   var seen = {};
   var events = new EventSource(src);
   types.forEach(function (type) {
     events.addEventListener(type, function (ev) {
-      if (!concerns(type, ev)) {
+      if (!concerns(type, ev) || insert(type, ev)) {
         return;
       }
       seen[type] = true;
