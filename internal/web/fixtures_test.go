@@ -218,7 +218,15 @@ func fixtureViews() map[string]View {
 		"projects": ProjectsView{Page: Page{Now: at(fixtureNow)}, Projects: []Project{fixtureProject,
 			{Key: "/home/dev/src/tools", Slug: "tools-0b1c2d3e", Holds: Counts{Agents: 1, Messages: 12}},
 			{Key: "github.com/acme/<script>document.title='" + pwnedTitle + "'</script>", Slug: "evil-00000000", Holds: Counts{}}}},
-		"project": ProjectView{Page: page, Agents: fixtureAgents, Reservations: fixtureReservations[:4], Locks: fixtureLocks[:1]},
+		"project": ProjectView{Page: page, Agents: fixtureAgents, Reservations: fixtureReservations[:4], Locks: fixtureLocks[:1],
+			Timeline: Timeline{Newest: true, Older: "/mail/shop-3fa1c2d9?before=" + fixtureInbox[4].ID,
+				Messages: func() []Message {
+					var out []Message
+					for _, m := range fixtureInbox[:5] {
+						out = append(out, m.Message)
+					}
+					return out
+				}()}},
 		"inbox": MailboxView{Page: page, Agent: pausedAgent, Messages: fixtureInbox,
 			Older: fixtureInbox[len(fixtureInbox)-1].ID, CSRF: "fixture-token", Steered: "Paused " + pausedAgent.Name + "."},
 		"channels": ChannelsView{Page: page, Channels: []Channel{{Topic: "builds", Messages: 14, Last: ago(5 * time.Minute)},
