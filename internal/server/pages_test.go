@@ -37,6 +37,16 @@ func TestPages(t *testing.T) {
 	if _, err := h.svc.Control(ctx, h.scope("Human"), service.ControlRequest{Agent: "BlueLake", Action: "pause", Reason: "schema first"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := h.svc.Register(ctx, h.scope("RedFox"), service.RegisterRequest{Role: "reviewer"}); err != nil {
+		t.Fatal(err)
+	}
+	task, err := h.svc.CreateTask(ctx, h.scope("RedFox"), service.CreateTaskRequest{Title: "Review the schema"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.ClaimTask(ctx, h.scope("RedFox"), service.ClaimTaskRequest{ID: task.Task.ID}); err != nil {
+		t.Fatal(err)
+	}
 	head, err := h.svc.ArchiveHead(ctx, h.scope(""))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +63,8 @@ func TestPages(t *testing.T) {
 	}{
 		{"/mail/", []string{h.slug, projectKey}},
 		{m, []string{"GreenCastle", "BlueLake", "RedFox", "src/api/**", `<span class="badge stuck">stuck</span> need the DB password`,
-			`<span class="badge stuck">paused</span> by Human: schema first`}},
+			`<span class="badge stuck">paused</span> by Human: schema first`, `<p class="muted small">reviewer</p>`,
+			`href="/mail/` + h.slug + `/task/` + task.Task.ID + `"`, "Review the schema"}},
 		{m + "/inbox/BlueLake", []string{"Schema twelve", "note 052", "note 004", `rel="next"`}},
 		{m + "/inbox/BlueLake?before=" + ids[3], []string{"note 002", "note 000", "← Newest"}},
 		{m + "/outbox/GreenCastle", []string{"note 052"}},

@@ -25,6 +25,12 @@ func agentView(a service.Agent) web.Agent {
 	if a.Paused != nil {
 		v.PausedBy, v.PauseReason = a.Paused.PauseBy, a.Paused.PauseReason
 	}
+	v.Role, v.Branch = a.Role, a.Branch
+	if a.Claims != nil {
+		for _, c := range *a.Claims {
+			v.Claims = append(v.Claims, web.Claim{ID: c.ID, Title: c.Title})
+		}
+	}
 	return v
 }
 

@@ -56,7 +56,8 @@ var hostileThread = `thread-<script>document.title='` + pwnedTitle + `'</script>
 
 var fixtureAgents = []Agent{
 	{Name: "GreenCastle", Program: "claude-code", Model: "opus-4", Task: "Auth API: sessions, tokens and the login routes",
-		Registered: ago(50 * time.Hour), LastSeen: ago(40 * time.Second), Policy: "open", State: "active", Reservations: count(2)},
+		Registered: ago(50 * time.Hour), LastSeen: ago(40 * time.Second), Policy: "open", State: "active", Reservations: count(2),
+		Role: "implementer", Branch: "auth-rework", Claims: []Claim{{ID: "01JD3Y4QZ8R7T6Y5U4I3O2P1AB", Title: "Session tokens"}}},
 	{Name: "BlueLake", Program: "codex", Model: "gpt-5", Task: "Frontend login form and session handling",
 		Registered: ago(49 * time.Hour), LastSeen: ago(3 * time.Minute), Policy: "auto", State: "active", Reservations: count(1)},
 	{Name: "RedCat", Program: "gemini-cli", Model: "gemini-2.5-pro", Task: "Database migrations",

@@ -48,6 +48,15 @@ type Agent struct {
 	// PausedBy is who paused the agent ("" while it is not paused), and
 	// why.
 	PausedBy, PauseReason string
+	// Role is the role it plays ("" for none), Branch the branch of the
+	// working tree it last ran a command in, Claims the tasks it holds.
+	Role, Branch string
+	Claims       []Claim
+}
+
+// Claim is a task an agent holds, as its card names it.
+type Claim struct {
+	ID, Title string
 }
 
 // Message is the message document: a message's headers.
