@@ -160,16 +160,7 @@ type pollOptions struct {
 
 func runPoll(ctx context.Context, o *pollOptions) error {
 	resp, err := o.Service.Poll(ctx, o.Scope, o.req)
-	if err != nil && !resp.Timeout {
-		return err
-	}
-	if o.JSON {
-		if perr := o.printJSON(resp); perr != nil {
-			return perr
-		}
-		return err
-	}
-	if resp.Timeout {
+	if done, err := o.waited(resp, resp.Timeout, err); done {
 		return err
 	}
 	o.printMessages([]service.FullMessage{*resp.Message}, o.now(), false)

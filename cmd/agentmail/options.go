@@ -42,6 +42,23 @@ func (o output) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// waited handles what every waiting command's answer has in common (wait,
+// wait --work, poll): an error other than its timeout ends it, --json
+// prints the document (a timeout still exits 4), and a timeout prints
+// nothing more. done reports whether the caller has nothing left to print.
+func (o output) waited(doc any, timeout bool, err error) (done bool, _ error) {
+	switch {
+	case err != nil && !timeout:
+		return true, err
+	case o.JSON:
+		if perr := o.printJSON(doc); perr != nil {
+			return true, perr
+		}
+		return true, err
+	}
+	return timeout, err
+}
+
 // buffered runs print with a buffer in front of Stdout, written out once
 // at the end: a line per path or reservation must not cost a system call
 // each.

@@ -40,16 +40,7 @@ func runWait(ctx context.Context, o *waitOptions) error {
 		return runWaitWork(ctx, o)
 	}
 	resp, err := o.Service.Wait(ctx, o.Scope, o.req)
-	if err != nil && !resp.Timeout {
-		return err
-	}
-	if o.JSON {
-		if perr := o.printJSON(resp); perr != nil {
-			return perr
-		}
-		return err
-	}
-	if resp.Timeout {
+	if done, err := o.waited(resp, resp.Timeout, err); done {
 		return err
 	}
 	if c := resp.Control; c != nil {
@@ -78,16 +69,7 @@ func runWaitWork(ctx context.Context, o *waitOptions) error {
 		return usagef("wait for mail and for work in two commands", "--work waits for tasks; --thread, --from, --urgent and --topic choose mail")
 	}
 	resp, err := o.Service.WaitWork(ctx, o.Scope, o.req.Timeout, 0)
-	if err != nil && !resp.Timeout {
-		return err
-	}
-	if o.JSON {
-		if perr := o.printJSON(resp); perr != nil {
-			return perr
-		}
-		return err
-	}
-	if resp.Timeout {
+	if done, err := o.waited(resp, resp.Timeout, err); done {
 		return err
 	}
 	return taskOptions{scoped: o.scoped}.printWork(resp.WorkResponse)
