@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -131,4 +132,36 @@ func BenchmarkTools(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+}
+
+// BenchmarkInboxDoc times what the server adds to an inbox of 20
+// messages with bodies once the service has listed it: fetch_inbox's
+// superset document (ours and mcp_agent_mail's result), marshalled once,
+// its text for the model, and the result written as the SDK sends it
+// (encodedResult). A regression in the compatibility layer shows here,
+// apart from the store's and the disk's noise in BenchmarkTools.
+func BenchmarkInboxDoc(b *testing.B) {
+	sc := service.Scope{Project: service.ProjectRef{Key: "bench.example/agentmail/bench"}, Agent: "BlueLake"}
+	created := service.Time{Time: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	r := service.InboxResponse{Messages: make([]service.InboxMessage, 20)}
+	for i := range r.Messages {
+		body := fmt.Sprintf("Benchmark body %d with a little **markdown**,\na second line and \"quotes\".", i)
+		r.Messages[i] = service.InboxMessage{Body: &body, Received: service.Received{Message: service.Message{
+			ID: fmt.Sprintf("01JBENCH%018d", i), Thread: fmt.Sprintf("01JBENCH%018d", i), From: "GreenCastle",
+			To: []string{"BlueLake"}, Cc: []string{}, Bcc: []string{}, Subject: fmt.Sprintf("mcp bench %d", i),
+			Importance: "normal", Created: created, Path: fmt.Sprintf("messages/2026/11/%d.md", i)}}}
+	}
+	for b.Loop() {
+		doc := inboxDoc(r, sc)
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prose := textFetched(doc)
+		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(raw)}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(raw)}, &mcp.TextContent{Text: prose}}
+		if _, err := (&encodedResult{CallToolResult: res, doc: raw, prose: prose}).MarshalJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
