@@ -213,7 +213,21 @@ func newTaskShowCommand(e *env) *cli.Command {
 		Name: "show", Usage: "show a task", ArgsUsage: "ID",
 		Action: idAction(e, func(ctx context.Context, o *taskOptions) error {
 			resp, err := o.Service.GetTask(ctx, o.Scope, o.id)
-			return o.renderTask(resp, err, "")
+			return o.render(resp, err, func() error {
+				return o.buffered(func(w io.Writer) {
+					o.writeTask(w, resp.TaskResponse, "", func() {
+						for _, m := range resp.Messages {
+							fmt.Fprintf(w, "  message:  %s %s: %s (%s)\n", resp.Short.Of(m.ID), o.esc.line(m.From), o.esc.line(m.Subject), ago(m.Created.Time, o.now()))
+						}
+						if len(resp.Messages) > 0 {
+							fmt.Fprintf(w, "  thread:   agentmail thread %s\n", service.TaskThread(resp.Task.ID))
+						}
+						for _, c := range resp.Commits {
+							fmt.Fprintf(w, "  commit:   %s %s (%s, %s)\n", c.Hash[:min(len(c.Hash), 10)], o.esc.line(c.Subject), o.esc.line(c.Author), ago(c.Time.Time, o.now()))
+						}
+					})
+				})
+			})
 		}),
 	}
 }
@@ -373,56 +387,56 @@ func (o taskOptions) taskLine(w io.Writer, t service.Task, short ids.Short) {
 // renderTask prints a task: after verb ("" for show) its whole card.
 func (o taskOptions) renderTask(resp service.TaskResponse, err error, verb string) error {
 	return o.render(resp, err, func() error {
-		t := resp.Task
-		id := resp.Short.Of(t.ID)
-		return o.buffered(func(w io.Writer) {
-			if verb != "" {
-				fmt.Fprintf(w, "%s %s: %s\n", verb, id, o.esc.line(t.Title))
-			} else {
-				fmt.Fprintf(w, "%s  %s\n", id, o.esc.line(t.Title))
-			}
-			fmt.Fprintf(w, "  id:       %s\n  type:     %s, priority %d\n  status:   %s", t.ID, t.Type, t.Priority, t.Status)
-			if t.CloseReason != "" {
-				fmt.Fprintf(w, " (%s)", o.esc.line(t.CloseReason))
-			}
-			fmt.Fprintln(w)
-			if t.Claim != nil {
-				fmt.Fprintf(w, "  holder:   %s (since %s)\n", t.Claim.Agent, ago(t.Claim.Since.Time, o.now()))
-			}
-			if t.Parent != "" {
-				fmt.Fprintf(w, "  epic:     %s\n", t.Parent)
-			}
-			for _, l := range []struct {
-				name string
-				vals []string
-			}{{"depends:", t.Deps}, {"labels:", t.Labels}, {"paths:", t.Paths}} {
-				if len(l.vals) > 0 {
-					fmt.Fprintf(w, "  %-9s %s\n", l.name, o.esc.line(strings.Join(l.vals, ", ")))
-				}
-			}
-			fmt.Fprintf(w, "  created:  %s by %s\n", ago(t.Created.Time, o.now()), cmpOr(t.Creator, "Human"))
-			for _, r := range resp.Reserved {
-				fmt.Fprintf(w, "  reserved: %s (expires %s)\n", r.Pattern, ago(r.Expires.Time, o.now()))
-			}
-			for _, r := range resp.Released {
-				fmt.Fprintf(w, "  released: %s\n", r.Pattern)
-			}
-			for _, c := range resp.Closed {
-				fmt.Fprintf(w, "  closed along: %s %s\n", c.ID, o.esc.line(c.Title))
-			}
-			if verb == "" {
-				fmt.Fprintf(w, "  messages: agentmail thread %s\n", service.TaskThread(t.ID))
-			}
-			if resp.Commits != nil {
-				for _, c := range *resp.Commits {
-					fmt.Fprintf(w, "  commit:   %s %s (%s, %s)\n", c.Hash[:min(len(c.Hash), 10)], o.esc.line(c.Subject), o.esc.line(c.Author), ago(c.Time.Time, o.now()))
-				}
-			}
-			if verb == "" && t.Description != "" {
-				fmt.Fprintf(w, "\n%s\n", o.esc.text(strings.TrimRight(t.Description, "\n")))
-			}
-		})
+		return o.buffered(func(w io.Writer) { o.writeTask(w, resp, verb, nil) })
 	})
+}
+
+// writeTask writes a task as show and the changes print it: verb says
+// what was done ("" for show, which also prints its description); more,
+// when set, adds its lines before the description.
+func (o taskOptions) writeTask(w io.Writer, resp service.TaskResponse, verb string, more func()) {
+	t := resp.Task
+	id := resp.Short.Of(t.ID)
+	if verb != "" {
+		fmt.Fprintf(w, "%s %s: %s\n", verb, id, o.esc.line(t.Title))
+	} else {
+		fmt.Fprintf(w, "%s  %s\n", id, o.esc.line(t.Title))
+	}
+	fmt.Fprintf(w, "  id:       %s\n  type:     %s, priority %d\n  status:   %s", t.ID, t.Type, t.Priority, t.Status)
+	if t.CloseReason != "" {
+		fmt.Fprintf(w, " (%s)", o.esc.line(t.CloseReason))
+	}
+	fmt.Fprintln(w)
+	if t.Claim != nil {
+		fmt.Fprintf(w, "  holder:   %s (since %s)\n", t.Claim.Agent, ago(t.Claim.Since.Time, o.now()))
+	}
+	if t.Parent != "" {
+		fmt.Fprintf(w, "  epic:     %s\n", t.Parent)
+	}
+	for _, l := range []struct {
+		name string
+		vals []string
+	}{{"depends:", t.Deps}, {"labels:", t.Labels}, {"paths:", t.Paths}} {
+		if len(l.vals) > 0 {
+			fmt.Fprintf(w, "  %-9s %s\n", l.name, o.esc.line(strings.Join(l.vals, ", ")))
+		}
+	}
+	fmt.Fprintf(w, "  created:  %s by %s\n", ago(t.Created.Time, o.now()), cmpOr(t.Creator, "Human"))
+	for _, r := range resp.Reserved {
+		fmt.Fprintf(w, "  reserved: %s (expires %s)\n", r.Pattern, ago(r.Expires.Time, o.now()))
+	}
+	for _, r := range resp.Released {
+		fmt.Fprintf(w, "  released: %s\n", r.Pattern)
+	}
+	for _, c := range resp.Closed {
+		fmt.Fprintf(w, "  closed along: %s %s\n", c.ID, o.esc.line(c.Title))
+	}
+	if more != nil {
+		more()
+	}
+	if verb == "" && t.Description != "" {
+		fmt.Fprintf(w, "\n%s\n", o.esc.text(strings.TrimRight(t.Description, "\n")))
+	}
 }
 
 func cmpOr(a, b string) string {

@@ -19,8 +19,9 @@ func (s *Server) addTaskTools() {
 		textTask("created"), s.createTask)
 	addTool(s, tool{name: "update_task", desc: "Change a task's fields: those given replace the old ones (labels and paths as a whole list; parent_id \"\" takes it out of its epic)."},
 		textTask("updated"), s.updateTask)
-	addTool(s, tool{name: "get_task", desc: "A task: its fields, status, holder, dependencies, labels and paths.", readOnly: true},
-		textTask(""), s.getTask)
+	addTool(s, tool{name: "get_task", desc: "A task: its fields, status, holder, dependencies, labels and paths, the messages filed under it " +
+		"(send_message with task_id) and the commits that name it.", readOnly: true},
+		textTaskShow, s.getTask)
 	addTool(s, tool{name: "list_tasks", desc: "Tasks by priority then age: those not closed by default; filter by status, ready (open, unclaimed, " +
 		"every dependency closed), blocked, mine (claimed by you), holder, type, label or parent epic.", readOnly: true},
 		textTasks, s.listTasks)
@@ -104,10 +105,10 @@ type taskIDArgs struct {
 	TaskID string `json:"task_id" jsonschema:"the task's id, or a prefix of 6+ characters"`
 }
 
-func (s *Server) getTask(ctx context.Context, c *call, in taskIDArgs) (service.TaskResponse, error) {
+func (s *Server) getTask(ctx context.Context, c *call, in taskIDArgs) (service.TaskShowResponse, error) {
 	sc, err := c.project(in.projectArgs, "")
 	if err != nil {
-		return service.TaskResponse{}, err
+		return service.TaskShowResponse{}, err
 	}
 	return c.svc.GetTask(ctx, sc, in.TaskID)
 }
@@ -272,13 +273,20 @@ func textTask(verb string) func(service.TaskResponse) string {
 		for _, res := range r.Released {
 			s += "\nreleased " + res.Pattern
 		}
-		if r.Commits != nil {
-			for _, c := range *r.Commits {
-				s += "\ncommit " + c.Hash + " " + c.Subject + " (" + c.Author + ", " + stamp(c.Time) + ")"
-			}
-		}
 		return s
 	}
+}
+
+// textTaskShow is get_task's text: the task, its messages and commits.
+func textTaskShow(r service.TaskShowResponse) string {
+	s := textTask("")(r.TaskResponse)
+	for _, m := range r.Messages {
+		s += "\nmessage " + header(m)
+	}
+	for _, c := range r.Commits {
+		s += "\ncommit " + c.Hash + " " + c.Subject + " (" + c.Author + ", " + stamp(c.Time) + ")"
+	}
+	return s
 }
 
 func textTasks(r service.TasksResponse) string {

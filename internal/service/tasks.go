@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,11 +75,19 @@ type TaskResponse struct {
 	Reserved  []Reservation `json:"reserved,omitempty"`
 	Released  []Reservation `json:"released,omitempty"`
 	TakenFrom string        `json:"taken_from,omitempty"`
-	// Commits are the commits of the code repository whose message names
-	// the task (task show only; newest first).
-	Commits *[]TaskCommit `json:"commits,omitempty"`
 
 	Short ids.Short `json:"-"` // each task id's shortest unique prefix, for display
+}
+
+// TaskShowResponse is the document of task show: the task's, with the
+// commits of the code repository whose message names the task (newest
+// first) and the messages filed under it (its thread, TaskThread) that the
+// viewer may see, oldest first. Only show reads them, so the documents of
+// the task's changes stay small.
+type TaskShowResponse struct {
+	TaskResponse
+	Commits  []TaskCommit `json:"commits"`
+	Messages []Message    `json:"messages"`
 }
 
 // TasksResponse is the document of task list: {"tasks": [task...]},
@@ -235,26 +245,38 @@ const TaskCommitScan = 1000
 // GetTask returns a task, with the commits of the code repository whose
 // message names it (taskNamed), among the newest TaskCommitScan of every
 // branch.
-func (s *Service) GetTask(ctx context.Context, sc Scope, id string) (TaskResponse, error) {
+func (s *Service) GetTask(ctx context.Context, sc Scope, id string) (TaskShowResponse, error) {
 	x, ts, _, err := s.tasks(ctx, sc, false)
 	if err != nil {
-		return TaskResponse{}, err
+		return TaskShowResponse{}, err
 	}
 	t, err := ts.Get(ctx, id)
-	r, err := s.taskResponse(ctx, ts, t, err)
+	tr, err := s.taskResponse(ctx, ts, t, err)
+	r := TaskShowResponse{TaskResponse: tr, Commits: []TaskCommit{}}
 	if err != nil {
 		return r, err
 	}
-	commits := []TaskCommit{}
 	if dir := codeRepository(x.project()); dir != "" {
 		// A repository git cannot read shows no commits rather than failing
 		// the task.
 		found, _ := guard.CommitsNaming(ctx, dir, TaskCommitScan, taskNamed(ctx, ts, t.ID))
 		for _, c := range found {
-			commits = append(commits, TaskCommit{c.Hash, c.Author, Time{c.Time}, c.Subject})
+			r.Commits = append(r.Commits, TaskCommit{c.Hash, c.Author, Time{c.Time}, c.Subject})
 		}
 	}
-	r.Commits = &commits
+	_, msgs, err := x.mb.Thread(ctx, TaskThread(t.ID))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	r.Messages = mapSlice(msgs, messageDoc)
+	if len(msgs) > 0 {
+		short, err := x.mb.ShortIDs(ctx, mapSlice(msgs, messageID))
+		if err != nil {
+			return r, err
+		}
+		maps.Copy(short, r.Short)
+		r.Short = short
+	}
 	return r, nil
 }
 
