@@ -66,7 +66,7 @@ var (
 
 // Events are the event types a hook may ask for, as the live stream names
 // them; "*" asks for all of them. "ping" is the test delivery's.
-var Events = []string{"message", "post", "receipt", "reservation", "lock", "contact", "agent", "state", "control"}
+var Events = []string{"message", "post", "receipt", "reservation", "lock", "contact", "agent", "state", "control", "task", "work"}
 
 // EventPing is the type of a test delivery (Test).
 const EventPing = "ping"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 const slug = "shop-01234567"
@@ -377,4 +378,18 @@ func eventsJSON(t testing.TB, evs []Event) string {
 		fmt.Fprintf(&b, "%s %s\n", e.ID, data)
 	}
 	return b.String()
+}
+
+// TestWebhooksKnowEveryType: a webhook may ask for every type of event the
+// stream carries, and for nothing else (the webhooks package cannot import
+// this one, so the list is kept twice and held equal here).
+func TestWebhooksKnowEveryType(t *testing.T) {
+	for _, ty := range Types {
+		if !slices.Contains(service.WebhookEvents, ty) {
+			t.Errorf("webhooks cannot ask for %s events", ty)
+		}
+	}
+	if len(Types) != len(service.WebhookEvents) {
+		t.Errorf("event types %v, webhook events %v", Types, service.WebhookEvents)
+	}
 }
