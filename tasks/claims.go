@@ -337,6 +337,28 @@ func (s *Service) dep(ctx context.Context, rawTask, rawDep string, add bool) (Ta
 // pathBetween returns a chain of dependencies from one task to another
 // (from depends on ... depends on to), nil when there is none.
 func (s *Service) pathBetween(ctx context.Context, sc scope, from, to string) ([]string, error) {
+	return chain(from, to, func(task string) ([]string, error) {
+		rows, err := sc.q.QueryContext(ctx, `SELECT dep FROM task_deps WHERE project_id = ? AND task = ?`, sc.pid, task)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var deps []string
+		for rows.Next() {
+			var d string
+			if err := rows.Scan(&d); err != nil {
+				return nil, err
+			}
+			deps = append(deps, d)
+		}
+		return deps, rows.Err()
+	})
+}
+
+// chain returns a shortest chain of dependencies from one task to another
+// (from, a dependency of from, ..., to), nil when there is none; deps
+// gives a task's dependencies.
+func chain(from, to string, deps func(string) ([]string, error)) ([]string, error) {
 	prev := map[string]string{from: ""}
 	queue := []string{from}
 	for len(queue) > 0 {
@@ -349,20 +371,10 @@ func (s *Service) pathBetween(ctx context.Context, sc scope, from, to string) ([
 			}
 			return path, nil
 		}
-		rows, err := sc.q.QueryContext(ctx, `SELECT dep FROM task_deps WHERE project_id = ? AND task = ?`, sc.pid, cur)
+		next, err := deps(cur)
 		if err != nil {
 			return nil, err
 		}
-		var next []string
-		for rows.Next() {
-			var d string
-			if err := rows.Scan(&d); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			next = append(next, d)
-		}
-		rows.Close()
 		for _, d := range next {
 			if _, ok := prev[d]; !ok {
 				prev[d] = cur

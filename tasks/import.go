@@ -280,26 +280,8 @@ func (s *Service) importChanges(ctx context.Context, sc scope, t Task, it *Impor
 // reach returns a chain of dependencies in g from one task to another,
 // nil when there is none.
 func reach(g map[string][]string, from, to string) []string {
-	prev := map[string]string{from: ""}
-	queue := []string{from}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		if cur == to {
-			var path []string
-			for n := cur; n != ""; n = prev[n] {
-				path = append([]string{n}, path...)
-			}
-			return path
-		}
-		for _, d := range g[cur] {
-			if _, ok := prev[d]; !ok {
-				prev[d] = cur
-				queue = append(queue, d)
-			}
-		}
-	}
-	return nil
+	path, _ := chain(from, to, func(task string) ([]string, error) { return g[task], nil })
+	return path
 }
 
 func mapIDs(path []string, byID map[string]*Imported) []string {
