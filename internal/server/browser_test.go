@@ -397,6 +397,28 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
+	// On a phone (390 px) the leases table fits the screen: every cell
+	// of every lease inside the window (the width of <body>, measured
+	// with them: the first row is <html>'s, <head> and <body>), none cut
+	// off to the right.
+	dom = chrome(t, path, h.base+"/measure?page="+url.QueryEscape(m+"/reservations")+"&rows="+url.QueryEscape("html, table.leases tbody tr"),
+		filepath.Join(dir, "leases-measured-390.png"), 390)
+	rows = nil
+	if err := json.Unmarshal([]byte(preText(t, dom, "measured")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 2 || len(rows[0].Cells) != 2 {
+		t.Fatalf("measured %+v: want <html>'s head and body, then the leases", rows)
+	}
+	screen := rows[0].Cells[1][0] + rows[0].Cells[1][2]
+	for _, row := range rows[1:] {
+		for i, c := range row.Cells {
+			if c[2] > 0 && (c[0] < 0 || c[0]+c[2] > screen) {
+				t.Errorf("a lease's cell %d lies outside the %d px screen: %v (row %v)", i, screen, c, row.Cells)
+			}
+		}
+	}
+
 	// Compose: nothing ticked until the overseer ticks it, the server's
 	// subject limit, a message required; several recipients at once; a
 	// broadcast only once confirmed; an empty message refused.
