@@ -158,7 +158,7 @@ func GuardStatus(ctx context.Context, repo string) (GuardStatusResponse, error) 
 	if p, err := project.ResolveProject(repo); err == nil {
 		if w := GuardHooksWarning(p); w != nil {
 			resp.HooksWarning, resp.Warning = w, optString(w.Problem())
-			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())
+			return resp, w.notRun()
 		}
 	}
 	return resp, nil
@@ -486,13 +486,11 @@ func (w HooksWarning) Problem() string {
 	return fmt.Sprintf("git runs the hooks in %s (%s), not the guard's in %s: commits are not checked against reservations", w.Runs, from, w.Installed)
 }
 
-// Fix says, in the command line's terms, how to make git run the guard's
-// hooks again.
-func (w HooksWarning) Fix() string {
-	if w.Global {
-		return "unset it (git config --global --unset core.hooksPath), or run agentmail guard install --allow-global to put the hooks there"
-	}
-	return "run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"
+// notRun is the error of w: GUARD_NOT_RUN, with whether core.hooksPath is
+// global as data, from which each face words how to make git run the
+// guard's hooks again.
+func (w HooksWarning) notRun() error {
+	return fault.WithValues(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), "global", w.Global)
 }
 
 // GuardHooksWarning returns the warning for the repository of p, or nil
@@ -517,8 +515,7 @@ func GuardHooksWarning(p project.Project) *HooksWarning {
 // never takes "nothing found" for "nothing held".
 func guardSession(ctx context.Context, sc Scope, t guardTarget, open Opener) (*Service, *session, error) {
 	if guard.StoreAbsent(t.abs) {
-		return nil, nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+		return nil, nil, fault.WithField(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from), "store", "problem", "absent")
 	}
 	if t.projErr != nil {
 		return nil, nil, t.projErr
@@ -532,8 +529,7 @@ func guardSession(ctx context.Context, sc Scope, t guardTarget, open Opener) (*S
 		return nil, nil, err
 	}
 	if !x.mb.Known() {
-		return nil, nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
+		return nil, nil, fault.WithField(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from), "store", "problem", "unknown_project")
 	}
 	return svc, x, nil
 }
