@@ -44,7 +44,7 @@ type Kind struct {
 	// noun, the minimum and the problem, so that each face words where it
 	// lists these ids (Advice).
 	Field string
-	In        string // where the ids are looked up ("project shop-3fa1c2d9"), for errors
+	In    string // where the ids are looked up ("project shop-3fa1c2d9"), for errors
 }
 
 // Match is a record a prefix matched: its id and a few words about it
