@@ -178,8 +178,11 @@ var cliHints = service.Hints{
 		return ""
 	},
 	"ERROR": func(f service.Failure) string {
-		if f.String("repair") == "reindex" {
+		switch {
+		case f.String("repair") == "reindex":
 			return "run agentmail doctor --reindex"
+		case f.Bool("usage"): // a usage error of a hook, which exits 1
+			return "see: agentmail --help"
 		}
 		return ""
 	},

@@ -46,7 +46,7 @@ func newGuardCheckCommand(e *env) *cli.Command {
 		Action: func(c *cli.Context) error {
 			o := &guardCheckOptions{output: e.output(c), Open: e.service, req: service.GuardCheckRequest{
 				Hook: c.String("hook"), Stdin: e.stdin, Mode: c.String("mode"), Remote: c.String("remote"),
-				Store: global(c, "store"), Recorded: c.String("default-store"), RecordedProject: c.String("default-project"), Env: os.Getenv,
+				Store: global(c, "store"), StoreFrom: "the store --store names", Recorded: c.String("default-store"), RecordedProject: c.String("default-project"), Env: os.Getenv,
 			}}
 			if c.Bool("paths") || c.Args().Present() {
 				if !c.Args().Present() {

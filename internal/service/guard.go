@@ -177,6 +177,9 @@ type GuardCheckRequest struct {
 	// Store is the store to consult, when given (--store); else the
 	// environment's AGENTMAIL_HOME, else Recorded, else the default.
 	Store string
+	// StoreFrom says what named Store, in the face's terms, for errors
+	// ("the store --store names"); "" for "the store the request names".
+	StoreFrom string
 	// Recorded is the store guard install recorded in the hooks, and
 	// RecordedProject the project key: a hook always checks that project
 	// in that store, whatever the committer's environment says (the
@@ -451,7 +454,7 @@ func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener
 func guardStoreDir(req GuardCheckRequest, env func(string) string) (dir, from string, err error) {
 	switch {
 	case req.Store != "":
-		return req.Store, "the store --store names", nil
+		return req.Store, cmp.Or(req.StoreFrom, "the store the request names"), nil
 	case env("AGENTMAIL_HOME") != "":
 		return env("AGENTMAIL_HOME"), "the store AGENTMAIL_HOME names", nil
 	case req.Recorded != "":
