@@ -62,7 +62,7 @@ func Search(ctx context.Context, st *store.Store, r Request) (Result, error) {
 		return res, nil
 	}
 	if (q.Unread || q.Unacked) && r.Viewer == "" {
-		return res, fault.WithHint(fmt.Errorf("%w: is:unread and is:unacked need an agent", fault.ErrInvalidArgument), "pass --agent NAME")
+		return res, fault.WithHint(fault.WithField(fmt.Errorf("%w: is:unread and is:unacked need an agent", fault.ErrInvalidArgument), "agent", "problem", "missing"), "name the agent whose mail is searched")
 	}
 	if r.Offset < 0 {
 		return res, fault.WithHint(fmt.Errorf("%w: a negative offset", fault.ErrInvalidArgument), "skip 0 or more results")

@@ -96,7 +96,7 @@ func Check(ctx context.Context, o CheckOptions) (Report, error) {
 		return rep, err
 	}
 	if !slices.Contains([]string{PreCommit, PreMergeCommit, PrePush}, rep.Hook) {
-		return rep, fault.WithHint(fmt.Errorf("%w: unknown hook %q", ErrInvalidArgument, rep.Hook), "--hook is pre-commit, pre-merge-commit or pre-push")
+		return rep, fault.WithHint(fault.WithField(fmt.Errorf("%w: unknown hook %q", ErrInvalidArgument, rep.Hook), "hook"), "the hook is pre-commit, pre-merge-commit or pre-push")
 	}
 	if o.Bypass {
 		rep.Bypassed = true

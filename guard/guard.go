@@ -84,7 +84,7 @@ func ParseMode(s string) (Mode, error) {
 	case Block, Warn:
 		return m, nil
 	}
-	return "", fault.WithHint(fmt.Errorf("%w: unknown guard mode %q", ErrInvalidArgument, s), "the mode is block or warn; check --mode, "+EnvMode+" and "+EnvModeAlt)
+	return "", fault.WithHint(fault.WithField(fmt.Errorf("%w: unknown guard mode %q", ErrInvalidArgument, s), "mode"), "the mode is block or warn; check "+EnvMode+" and "+EnvModeAlt)
 }
 
 // ResolveMode returns the mode given explicitly (a --mode flag), else the

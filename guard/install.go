@@ -28,7 +28,7 @@ func HooksDir(ctx context.Context, dir string) (hooksDir string, global bool, er
 	}
 	out, err := git(ctx, abs, nil, "rev-parse", "--git-path", "hooks")
 	if err != nil {
-		return "", false, fault.WithHint(fmt.Errorf("%w: %s: %w", ErrNotRepository, abs, err), "run it inside the repository, or pass --repo DIR")
+		return "", false, fault.WithHint(fault.WithField(fmt.Errorf("%w: %s: %w", ErrNotRepository, abs, err), "repo"), "run it inside the repository")
 	}
 	hooksDir = strings.TrimRight(string(out), "\n")
 	if hooksDir == "" {
@@ -67,7 +67,7 @@ func FindBinary() (string, error) {
 	if exeOK {
 		return exe, nil
 	}
-	return "", fault.WithHint(ErrNoBinary, "install agentmail (make install) so that it is on PATH, then run agentmail guard install again")
+	return "", ErrNoBinary
 }
 
 func isExecutable(p string) bool {
@@ -124,8 +124,8 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 		return InstallResult{}, err
 	}
 	if global && !o.AllowGlobal {
-		return InstallResult{}, fault.WithHint(fmt.Errorf("%w: hooks in %s would guard every repository that uses it", ErrGlobalHooksPath, dir),
-			"unset it (git config --global --unset core.hooksPath), set a repository-local one, or pass --allow-global")
+		return InstallResult{}, fault.WithHint(fault.WithField(fmt.Errorf("%w: hooks in %s would guard every repository that uses it", ErrGlobalHooksPath, dir), "allow_global"),
+			"unset core.hooksPath in the global git configuration, or set a repository-local one")
 	}
 	bin := o.Binary
 	if bin == "" {

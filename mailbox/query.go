@@ -128,7 +128,7 @@ func parseNull(s sql.NullString) *time.Time {
 // errors.
 func (m *Mailbox) messageIDs() ids.Kind {
 	return ids.Kind{Noun: "message", Min: MinIDPrefix, Invalid: ErrInvalidArgument, NotFound: ErrNotFound,
-		Ambiguous: ErrAmbiguousID, Lister: "agentmail inbox or agentmail outbox", In: "project " + m.proj.Slug}
+		Ambiguous: ErrAmbiguousID, Lister: "the inbox or the outbox", Field: "message_id", In: "project " + m.proj.Slug}
 }
 
 // resolveID turns a full id or a unique prefix into the id of a message of

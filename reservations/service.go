@@ -566,7 +566,7 @@ func (s *Service) activeByID(ctx context.Context, sc scope, now time.Time, id st
 // named in errors.
 func (s *Service) reservationIDs() ids.Kind {
 	return ids.Kind{Noun: "reservation", Min: MinIDPrefix, Invalid: ErrInvalidArgument, NotFound: ErrNotFound,
-		Ambiguous: ErrAmbiguousID, Lister: "agentmail reservations --expired", In: "project " + s.slug}
+		Ambiguous: ErrAmbiguousID, Lister: "the list of reservations, expired ones included", Field: "reservation_id", In: "project " + s.slug}
 }
 
 // idRange chooses the reservations of project ?1 whose ids are from ?2

@@ -176,7 +176,7 @@ func (s *Service) scope(ctx context.Context, q store.Querier) (scope, error) {
 
 func (s *Service) kind() ids.Kind {
 	return ids.Kind{Noun: "task", Min: MinIDPrefix, Invalid: ErrInvalidArgument, NotFound: ErrNotFound,
-		Ambiguous: fault.ErrAmbiguousID, Lister: "the task list", In: "project " + s.slug}
+		Ambiguous: fault.ErrAmbiguousID, Lister: "the task list", Field: "task_id", In: "project " + s.slug}
 }
 
 const (

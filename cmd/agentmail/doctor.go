@@ -70,7 +70,7 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 			fmt.Fprintf(o.Stdout, "ok: index matches archive %s\n", filepath.Base(c.Archive))
 		}
 		if w := c.HooksWarning; w != nil {
-			fmt.Fprintf(o.Stdout, "problem: %s (%s)\n", w.Problem(), w.Fix())
+			fmt.Fprintf(o.Stdout, "problem: %s (%s)\n", w.Problem(), hooksFix(w.Global))
 		}
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -18,9 +19,14 @@ var cliHints = service.Hints{
 	"AGENT_RETIRED": func(f service.Failure) string {
 		return "agentmail agents unretire " + cmp.Or(f.String("name"), "NAME") + " brings it back; agentmail agents lists who is active"
 	},
-	"PROJECT_ARCHIVED":          service.Say("bring it back with agentmail project unarchive (in its repository, or with --project KEY); reads go on meanwhile"),
-	"NOT_FOUND/product":         service.Say("agentmail product ensure NAME makes one, with the current project in it"),
-	"INVALID_ARGUMENT/hooks":    service.Say("add --hooks"),
+	"PROJECT_ARCHIVED":  service.Say("bring it back with agentmail project unarchive (in its repository, or with --project KEY); reads go on meanwhile"),
+	"NOT_FOUND/product": service.Say("agentmail product ensure NAME makes one, with the current project in it"),
+	"INVALID_ARGUMENT/hooks": func(f service.Failure) string {
+		if f.String("problem") == "unsupported" {
+			return "leave out --hooks"
+		}
+		return "add --hooks"
+	},
 	"INVALID_ARGUMENT/dir":      service.Say("agentmail export PROJECT DIR writes into a new or empty DIR; agentmail export --verify DIR checks one"),
 	"INVALID_ARGUMENT/redact":   service.Say("--redact takes a regular expression that matches something, such as --redact 'ghp_[A-Za-z0-9]{36}'"),
 	"INVALID_ARGUMENT/sign_key": service.Say("--sign-key takes an SSH private key file without a passphrase prompt, or a public key whose private key ssh-agent holds"),
@@ -136,12 +142,56 @@ var cliHints = service.Hints{
 		return fmt.Sprintf("choose another task (agentmail work), ask the holder (agentmail send --to %s), or take it over once its holder is silent: agentmail task claim %s --force --reason R",
 			cmp.Or(f.String("holder"), "HOLDER"), cmp.Or(f.String("task"), "ID"))
 	},
-	"DEPENDENCY_CYCLE":  service.Say("remove the dependency that closes the cycle first (agentmail task dep rm), or leave this one out"),
-	"PAUSED":            service.Say("wait to be resumed (agentmail wait returns when you are); reads, check, wait, state and releasing what you hold still work"),
-	"GUARD_NOT_RUN":     service.Say("run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"),
-	"GLOBAL_HOOKS_PATH": service.Say("pass --allow-global to install the hooks there anyway"),
-	"HOOK_IN_THE_WAY":   service.Say("move the file out of the way, or see agentmail guard status"),
-	"NO_REMOTE":         service.Say("pass the remote once: agentmail sync --remote URL"),
+	"DEPENDENCY_CYCLE":               service.Say("remove the dependency that closes the cycle first (agentmail task dep rm), or leave this one out"),
+	"PAUSED":                         service.Say("wait to be resumed (agentmail wait returns when you are); reads, check, wait, state and releasing what you hold still work"),
+	"GUARD_NOT_RUN":                  func(f service.Failure) string { return hooksFix(f.Bool("global")) },
+	"GLOBAL_HOOKS_PATH":              service.Say("pass --allow-global to install the hooks there anyway"),
+	"GLOBAL_HOOKS_PATH/allow_global": service.Say("unset it (git config --global --unset core.hooksPath), set a repository-local one, or pass --allow-global"),
+	"NO_BINARY":                      service.Say("install agentmail (make install) so that it is on PATH, then run agentmail guard install again"),
+	"NO_PROJECT/repo":                service.Say("run it inside the repository, or pass --repo DIR"),
+	"NO_PROJECT/store": func(f service.Failure) string {
+		if f.String("problem") == "unknown_project" {
+			return andOwn(f, "point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
+		}
+		return andOwn(f, "point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+	},
+	"INVALID_ARGUMENT/hook":  service.Say("--hook is pre-commit, pre-merge-commit or pre-push"),
+	"INVALID_ARGUMENT/mode":  service.Say("the mode is block or warn; check --mode, AGENTMAIL_GUARD_MODE and AGENT_MAIL_GUARD_MODE"),
+	"INVALID_ARGUMENT/agent": service.Say("pass --agent NAME"),
+	"USAGE/interval":         service.Say("agentmail sync --watch [--interval 5s]"),
+	"NOT_FOUND/archive_path": func(f service.Failure) string {
+		return `git -C "$(agentmail archive path)" log --stat projects/` + f.String("slug") + " shows the project's commits and files"
+	},
+	"INVALID_ARGUMENT/source_project": func(f service.Failure) string {
+		if f.String("problem") == "several" {
+			return "choose the one to import into this project with --source-project SLUG"
+		}
+		return "drop --source-project, or pass the storage root that holds projects/" + f.String("want")
+	},
+	"NOT_FOUND/source_project":        service.Say("pass one of them with --source-project"),
+	"NOT_FOUND/message_id":            listedBy("agentmail inbox or agentmail outbox"),
+	"INVALID_ARGUMENT/message_id":     listedBy("agentmail inbox or agentmail outbox"),
+	"NOT_FOUND/reservation_id":        listedBy("agentmail reservations --expired"),
+	"INVALID_ARGUMENT/reservation_id": listedBy("agentmail reservations --expired"),
+	"NOT_FOUND/task_id":               listedBy("agentmail task list"),
+	"INVALID_ARGUMENT/task_id":        listedBy("agentmail task list"),
+	"STORE_BUSY": func(f service.Failure) string {
+		if f.String("operation") == "sync" {
+			return "others are syncing the same project right now; run agentmail sync again"
+		}
+		return ""
+	},
+	"ERROR": func(f service.Failure) string {
+		switch {
+		case f.String("repair") == "reindex":
+			return "run agentmail doctor --reindex"
+		case f.Bool("usage"): // a usage error of a hook, which exits 1
+			return "see: agentmail --help"
+		}
+		return ""
+	},
+	"HOOK_IN_THE_WAY": service.Say("move the file out of the way, or see agentmail guard status"),
+	"NO_REMOTE":       service.Say("pass the remote once: agentmail sync --remote URL (it is remembered)"),
 	"REMOTE_UNREACHABLE": func(f service.Failure) string {
 		remote := f.String("remote")
 		switch f.String("operation") {
@@ -160,10 +210,27 @@ var cliHints = service.Hints{
 		}
 		return "run agentmail doctor --check"
 	},
-	"STORE_NOT_WRITABLE": service.Say("point --store or AGENTMAIL_HOME at a directory you can write"),
-	"STORE_NOT_READABLE": service.Say("ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"),
-	"MALFORMED_CONFIG":   service.Say("fix the file, then run agentmail setup again"),
-	"ENTRY_DIFFERS":      service.Say("pass --force to replace it, or --uninstall to take it out"),
+	"STORE_NOT_WRITABLE": func(f service.Failure) string {
+		switch f.String("problem") {
+		case "file":
+			return "point --store or AGENTMAIL_HOME at a directory"
+		case "read_only":
+			return "ask its owner for write access, or point --store or AGENTMAIL_HOME at a store you can write"
+		case "migration":
+			return "run any agentmail command as the store's owner once, which migrates it"
+		}
+		return "point --store or AGENTMAIL_HOME at a directory you can write"
+	},
+	"STORE_NOT_READABLE": func(f service.Failure) string {
+		if a := f.String("archive"); a != "" {
+			return "ask the store's owner to let you read it (chmod -R a+rX " + a + "), or point --store or AGENTMAIL_HOME at another store"
+		}
+		return "ask the store's owner for read access, or point --store or AGENTMAIL_HOME at another store"
+	},
+	"MALFORMED_CONFIG": func(f service.Failure) string {
+		return "fix the file (setup left it as it was), then run agentmail setup " + cmp.Or(f.String("client"), "CLIENT") + " again"
+	},
+	"ENTRY_DIFFERS": service.Say("pass --force to replace it (add --dry-run to see the change first), or --uninstall to take it out"),
 }
 
 // durationHint words an invalid duration of the flag named after field,
@@ -228,6 +295,31 @@ func lockHeldHint(f service.Failure) string {
 		return "a lock run of yours holds it until its command ends; wait for it (--wait 5m), or it lapses at expiry if that run died"
 	}
 	return "you hold it with lock acquire: release it first (agentmail lock release " + key + "), or run the command without lock run"
+}
+
+// hooksFix says how to make git run the guard's hooks again, by whether
+// core.hooksPath is set globally.
+func hooksFix(global bool) string {
+	if global {
+		return "unset it (git config --global --unset core.hooksPath), or run agentmail guard install --allow-global to put the hooks there"
+	}
+	return "run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"
+}
+
+// andOwn is hint followed by the error's own one, when it has one: a
+// guard check that could not check adds how to get past the hook to the
+// advice about why.
+func andOwn(f service.Failure, hint string) string {
+	if f.OwnHint && f.Hint != "" {
+		return hint + "; " + f.Hint
+	}
+	return hint
+}
+
+// listedBy words a malformed, short or unknown id's advice naming the
+// command that lists such ids.
+func listedBy(command string) func(service.Failure) string {
+	return func(f service.Failure) string { return ids.Advice(f.Detail, command) }
 }
 
 // cliHint is f's hint on the command line.

@@ -202,6 +202,6 @@ func runGuardStatus(ctx context.Context, o repoOptions) error {
 // run the guard's hooks in the repository, and how to fix it.
 func (o output) warnHooks(w *service.HooksWarning) {
 	if w != nil {
-		fmt.Fprintf(o.Stderr, "warning: %s (%s)\n", w.Problem(), w.Fix())
+		fmt.Fprintf(o.Stderr, "warning: %s (%s)\n", w.Problem(), hooksFix(w.Global))
 	}
 }

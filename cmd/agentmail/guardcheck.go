@@ -46,7 +46,7 @@ func newGuardCheckCommand(e *env) *cli.Command {
 		Action: func(c *cli.Context) error {
 			o := &guardCheckOptions{output: e.output(c), Open: e.service, req: service.GuardCheckRequest{
 				Hook: c.String("hook"), Stdin: e.stdin, Mode: c.String("mode"), Remote: c.String("remote"),
-				Store: global(c, "store"), Recorded: c.String("default-store"), RecordedProject: c.String("default-project"), Env: os.Getenv,
+				Store: global(c, "store"), StoreFrom: "the store --store names", Recorded: c.String("default-store"), RecordedProject: c.String("default-project"), Env: os.Getenv,
 			}}
 			if c.Bool("paths") || c.Args().Present() {
 				if !c.Args().Present() {
@@ -106,8 +106,8 @@ func (o output) guardReport(rep service.GuardCheckResponse) {
 		return
 	case rep.Unchecked != nil && !rep.Blocked && rep.Mode == "warn":
 		fmt.Fprintf(w, "agentmail guard: warning: cannot check reservations, letting the %s through (warn mode): %s", what, *rep.Unchecked)
-		if rep.UncheckedHint != "" {
-			fmt.Fprintf(w, " (%s)", rep.UncheckedHint)
+		if h := uncheckedHint(rep.UncheckedErr); h != "" {
+			fmt.Fprintf(w, " (%s)", h)
 		}
 		fmt.Fprintln(w)
 		return
@@ -157,4 +157,13 @@ func displayPath(p string) string {
 		return strconv.Quote(p)
 	}
 	return p
+}
+
+// uncheckedHint words what to do about a check that could not be made, ""
+// when there is nothing more to say than the reason.
+func uncheckedHint(err error) string {
+	if err == nil {
+		return ""
+	}
+	return cliHints.Word(service.Describe(err), "")
 }

@@ -165,8 +165,8 @@ func editReason(r service.GuardEditResponse) string {
 		if r.Mode != "block" {
 			s = "agentmail guard: cannot check the file reservations: " + *r.Unchecked
 		}
-		if r.UncheckedHint != "" {
-			s += " (" + r.UncheckedHint + ")"
+		if h := uncheckedHint(r.UncheckedErr); h != "" {
+			s += " (" + h + ")"
 		}
 		return s + ". A human may bypass the guard with AGENTMAIL_BYPASS=1 in the agent's environment."
 	}

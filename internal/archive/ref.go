@@ -184,7 +184,7 @@ func (a *Archive) lockRef(name, tmp, lock string) error {
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return fault.WithHint(fmt.Errorf("lock %s: %w", name, err),
-				"agentmail takes the branch's lock with a hard link: keep the store on a file system that has them, a local one")
+				"the store takes the branch's lock with a hard link: keep the store on a file system that has them, a local one")
 		}
 		if a.removeStaleLock(lock, tmp) {
 			continue

@@ -719,7 +719,7 @@ func (f *Feed) subscribe(slug string) (*subscription, string, error) {
 	head := f.heads[slug]
 	if head == "" {
 		return nil, "", fault.WithHint(fmt.Errorf("%w: no project %q in this store", service.ErrNotFound, slug),
-			"name a project by its slug, as agentmail project prints it")
+			"name a project by its slug: GET /api/projects lists them")
 	}
 	s := &subscription{slug: slug, ch: make(chan Event, f.opts.Buffer)}
 	f.subs[s] = true

@@ -48,7 +48,7 @@ func parseQuery(r *http.Request) (string, filter, error) {
 	slug := strings.TrimSpace(v.Get("project"))
 	if slug == "" {
 		return "", filter{}, fault.WithHint(fmt.Errorf("%w: no project given", service.ErrInvalidArgument),
-			"name the project: /api/events?project=SLUG (agentmail project prints the slug)")
+			"name the project: /api/events?project=SLUG (GET /api/projects lists the slugs)")
 	}
 	q := filter{agent: strings.TrimSpace(v.Get("agent"))}
 	if t := v.Get("topic"); t != "" {

@@ -38,8 +38,13 @@ type Kind struct {
 	Invalid   error  // wrapped by the errors about malformed and too short ids
 	NotFound  error  // wrapped when nothing has the id
 	Ambiguous error  // wrapped when several ids have the prefix
-	Lister    string // the command that lists these ids, for hints
-	In        string // where the ids are looked up ("project shop-3fa1c2d9"), for errors
+	Lister    string // where these ids are listed, in no face's terms, for hints
+	// Field is the request's field that names such an id ("message_id"):
+	// the errors about a malformed, short or unknown id name it, with the
+	// noun, the minimum and the problem, so that each face words where it
+	// lists these ids (Advice).
+	Field string
+	In    string // where the ids are looked up ("project shop-3fa1c2d9"), for errors
 }
 
 // Match is a record a prefix matched: its id and a few words about it
@@ -81,7 +86,7 @@ func (k Kind) Resolve(raw string, l Lookup) (string, error) {
 	}
 	switch total {
 	case 0:
-		return "", fault.WithHint(fmt.Errorf("%w: no %s %s%s", k.NotFound, k.Noun, raw, k.in()), "check the id with "+k.Lister)
+		return "", k.fault(fmt.Errorf("%w: no %s %s%s", k.NotFound, k.Noun, raw, k.in()), "not_found")
 	case 1:
 		return matches[0].ID, nil
 	}
@@ -93,14 +98,36 @@ func (k Kind) Resolve(raw string, l Lookup) (string, error) {
 func (k Kind) Normalize(raw string) (string, error) {
 	p := strings.ToUpper(strings.TrimSpace(raw))
 	if p == "" || len(p) > Len || strings.Trim(p, alphabet) != "" {
-		return "", fault.WithHint(fmt.Errorf("%w: %q is not a %s id", k.Invalid, raw, k.Noun),
-			fmt.Sprintf("%s ids are %d characters like 01JD3Y4Q8ZP6TWS0W8V6EXAMPE; a prefix of %d or more is enough (%s lists them)", k.Noun, Len, k.Min, k.Lister))
+		return "", k.fault(fmt.Errorf("%w: %q is not a %s id", k.Invalid, raw, k.Noun), "malformed")
 	}
 	if len(p) < k.Min {
-		return "", fault.WithHint(fmt.Errorf("%w: %s id %q is too short", k.Invalid, k.Noun, raw),
-			fmt.Sprintf("give at least %d characters of the %s id, as %s shows them", k.Min, k.Noun, k.Lister))
+		return "", k.fault(fmt.Errorf("%w: %s id %q is too short", k.Invalid, k.Noun, raw), "short")
 	}
 	return p, nil
+}
+
+// fault returns err with its detail (k's field, noun and minimum, and the
+// problem) and the advice that names k's neutral lister.
+func (k Kind) fault(err error, problem string) error {
+	err = fault.WithField(err, k.Field, "noun", k.Noun, "min", k.Min, "problem", problem)
+	return fault.WithHint(err, Advice(fault.DetailOf(err), k.Lister))
+}
+
+// Advice words what to do about a malformed, short or unknown id from the
+// detail of its error, naming lister as what lists such ids: a face passes
+// its own (a command, a tool, a route); "" when d is no such detail.
+func Advice(d fault.Detail, lister string) string {
+	noun := d.String("noun")
+	minimum, _ := d.Values["min"].(int)
+	switch d.String("problem") {
+	case "not_found":
+		return "check the id with " + lister
+	case "malformed":
+		return fmt.Sprintf("%s ids are %d characters like 01JD3Y4Q8ZP6TWS0W8V6EXAMPE; a prefix of %d or more is enough (%s lists them)", noun, Len, minimum, lister)
+	case "short":
+		return fmt.Sprintf("give at least %d characters of the %s id, as %s shows them", minimum, noun, lister)
+	}
+	return ""
 }
 
 func (k Kind) in() string {

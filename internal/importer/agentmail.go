@@ -246,8 +246,8 @@ func agentMailProject(root, want string) (dir, slug string, err error) {
 		if dirExists(filepath.Join(root, "messages")) || dirExists(filepath.Join(root, "agents")) {
 			slug = filepath.Base(root)
 			if want != "" && want != slug {
-				return "", "", fault.WithHint(fmt.Errorf("%w: %s is the agent-mail project %s, not %s", fault.ErrInvalidArgument, root, slug, want),
-					"drop --source-project, or pass the storage root that holds projects/"+want)
+				return "", "", fault.WithHint(fault.WithField(fmt.Errorf("%w: %s is the agent-mail project %s, not %s", fault.ErrInvalidArgument, root, slug, want), "source_project", "problem", "not_root", "want", want),
+					"name no source project, or give the storage root that holds projects/"+want)
 			}
 			return root, slug, nil
 		}
@@ -266,16 +266,16 @@ func agentMailProject(root, want string) (dir, slug string, err error) {
 	switch {
 	case want != "":
 		if !slices.Contains(slugs, want) {
-			return "", "", fault.WithHint(fmt.Errorf("%w: no agent-mail project %q in %s (it has: %s)", fault.ErrNotFound, want, root, listOrNone(slugs)),
-				"pass one of them with --source-project")
+			return "", "", fault.WithHint(fault.WithField(fmt.Errorf("%w: no agent-mail project %q in %s (it has: %s)", fault.ErrNotFound, want, root, listOrNone(slugs)), "source_project", "problem", "absent"),
+				"name one of them as the source project")
 		}
 		slug = want
 	case len(slugs) == 0:
 		return "", "", fault.WithHint(fmt.Errorf("%w: %s holds no agent-mail projects", fault.ErrNotFound, filepath.Join(root, "projects")),
 			"pass the storage root of a server that has stored mail")
 	case len(slugs) > 1:
-		return "", "", fault.WithHint(fmt.Errorf("%w: %s holds %d agent-mail projects: %s", fault.ErrInvalidArgument, root, len(slugs), strings.Join(slugs, ", ")),
-			"choose the one to import into this project with --source-project SLUG")
+		return "", "", fault.WithHint(fault.WithField(fmt.Errorf("%w: %s holds %d agent-mail projects: %s", fault.ErrInvalidArgument, root, len(slugs), strings.Join(slugs, ", ")), "source_project", "problem", "several"),
+			"choose the one to import into this project as the source project")
 	default:
 		slug = slugs[0]
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -195,6 +196,17 @@ var toolHints = service.Hints{
 		return "choose another task (list_ready_work), ask the holder (send_message to " + cmp.Or(f.String("holder"), "the holder") + "), or take it over with claim_task force: true and a reason once its holder is silent"
 	},
 	"DEPENDENCY_CYCLE": service.Say("remove the dependency that closes the cycle first (remove_task_dependency), or leave this one out"),
+	// Ids, the store and the guard: the domain says what was wrong as data.
+	"NOT_FOUND/message_id":            listedBy("fetch_inbox (or search_messages)"),
+	"INVALID_ARGUMENT/message_id":     listedBy("fetch_inbox (or search_messages)"),
+	"NOT_FOUND/reservation_id":        listedBy("check_file_reservations"),
+	"INVALID_ARGUMENT/reservation_id": listedBy("check_file_reservations"),
+	"NOT_FOUND/task_id":               listedBy("list_tasks"),
+	"INVALID_ARGUMENT/task_id":        listedBy("list_tasks"),
+	"INVALID_ARGUMENT/agent":          service.Say("pass agent_name: whose mail is searched"),
+	"GUARD_NOT_RUN":                   service.Say("install_precommit_guard installs the hooks where git runs them, keeping the ones there"),
+	"STORE_NOT_WRITABLE":              service.Say("the server's store cannot be written: ask its owner to give it a directory it can write, or write access"),
+	"STORE_NOT_READABLE":              service.Say("the server's store cannot be read: ask its owner for read access"),
 	"PAUSED": func(f service.Failure) string {
 		return "wait to be resumed (wait_for_mail returns when you are); reads, check_mail, set_agent_state and releasing what you hold still work"
 	},
@@ -210,6 +222,12 @@ func secondsHint(arg string) func(service.Failure) string {
 		}
 		return fmt.Sprintf("pass %s, a positive number of seconds such as %d", arg, int(d.Seconds()))
 	}
+}
+
+// listedBy words a malformed, short or unknown id's advice naming the tool
+// that lists such ids.
+func listedBy(tool string) func(service.Failure) string {
+	return func(f service.Failure) string { return ids.Advice(f.Detail, tool) }
 }
 
 // portNotFoundHint words a port name with no claim.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/service"
 )
 
@@ -82,6 +83,23 @@ var apiHints = service.Hints{
 	"PAUSED":           service.Say("wait to be resumed; reads and releasing what you hold still work"),
 	"STORE_BUSY":       service.Say("try again in a moment"),
 	"STORE_CORRUPT":    service.Say("the store needs a check: ask its owner to run its doctor"),
+	// Ids, the store and the guard: the domain says what was wrong as data.
+	"NOT_FOUND/message_id":            listedBy("GET /api/projects/SLUG/agents/NAME/inbox (or outbox)"),
+	"INVALID_ARGUMENT/message_id":     listedBy("GET /api/projects/SLUG/agents/NAME/inbox (or outbox)"),
+	"NOT_FOUND/reservation_id":        listedBy("GET /api/projects/SLUG/reservations"),
+	"INVALID_ARGUMENT/reservation_id": listedBy("GET /api/projects/SLUG/reservations"),
+	"NOT_FOUND/task_id":               listedBy("GET /api/projects/SLUG/tasks"),
+	"INVALID_ARGUMENT/task_id":        listedBy("GET /api/projects/SLUG/tasks"),
+	"INVALID_ARGUMENT/agent":          service.Say(`pass "agent" in the query: whose mail is searched`),
+	"GUARD_NOT_RUN":                   service.Say("git does not run the guard's hooks in this repository: install them again from the repository"),
+	"STORE_NOT_WRITABLE":              service.Say("the server's store cannot be written: ask its owner to give it a directory it can write, or write access"),
+	"STORE_NOT_READABLE":              service.Say("the server's store cannot be read: ask its owner for read access"),
+}
+
+// listedBy words a malformed, short or unknown id's advice naming the
+// route that lists such ids.
+func listedBy(route string) func(service.Failure) string {
+	return func(f service.Failure) string { return ids.Advice(f.Detail, route) }
 }
 
 // apiDurationHint words an invalid duration of the request's field.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
@@ -262,7 +261,7 @@ func (s *Service) Doctor(ctx context.Context, req DoctorRequest) (DoctorResponse
 				"problems", len(problems), "repair", "reindex")
 		}
 		if w := resp.Check.HooksWarning; w != nil {
-			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())
+			return resp, w.notRun()
 		}
 	}
 	return resp, nil

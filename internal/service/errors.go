@@ -170,7 +170,8 @@ func Usagef(hint, format string, args ...any) error {
 }
 
 // PlainUsage returns err, unless it is a usage error: then a plain error
-// with the same message and hint, which exits 1. For callers whose exit 2
+// with the same message and hint, or with its field and values and
+// "usage": true for the face to word, which exits 1. For callers whose exit 2
 // means something else: a git hook fails the commit like any other
 // failure, and Claude Code blocks the prompt of a hook that exits 2.
 func PlainUsage(err error) error {
@@ -178,7 +179,15 @@ func PlainUsage(err error) error {
 	if !errors.As(err, &ue) {
 		return err
 	}
-	return fault.WithHint(errors.New(err.Error()), cmp.Or(ue.Hint, usageHint))
+	plain := errors.New(err.Error())
+	if ue.Hint != "" {
+		return fault.WithHint(plain, ue.Hint)
+	}
+	kv := []any{"usage", true}
+	for k, v := range ue.Values {
+		kv = append(kv, k, v)
+	}
+	return fault.WithField(plain, ue.Field, kv...)
 }
 
 // CannotRunError is a command that lock run could not start: exit 127 when
@@ -256,9 +265,8 @@ var errorCodes = []struct {
 
 // Hints of errors with no code of their own, true on every face.
 const (
-	usageHint = "see: agentmail --help" // PlainUsage's, for the command line's hooks only
-	runHint   = "check the command's name and $PATH"
-	fullHint  = "free space on the disk of the store, then try again: nothing written before is lost, and what failed was not written"
+	runHint  = "check the command's name and $PATH"
+	fullHint = "free space on the disk of the store, then try again: nothing written before is lost, and what failed was not written"
 )
 
 // Describe says how err reaches a user: its code, message, detail, hint

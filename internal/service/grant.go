@@ -262,9 +262,9 @@ func (s *Service) endLost(ctx context.Context, x *session, all *reservations.Ser
 	}
 	_, err = x.mb.Send(ctx, mailbox.Draft{AsHuman: true, To: []string{r.Agent}, Importance: "high",
 		Subject: "Your offline reservation of " + r.Pattern + " was ended",
-		Body: fmt.Sprintf("Your reservation %s of `%s`, granted with --offline, overlapped %s's reservation %s of `%s`, "+
-			"which reached the remote first; sync ended yours. Reserve again once %s releases it, or ask: agentmail send --to %s",
-			r.ID, r.Pattern, first.Agent, first.ID, first.Pattern, first.Agent, first.Agent)})
+		Body: fmt.Sprintf("Your reservation %s of `%s`, granted offline, overlapped %s's reservation %s of `%s`, "+
+			"which reached the remote first; sync ended yours. Reserve again once %s releases it, or ask them with a message.",
+			r.ID, r.Pattern, first.Agent, first.ID, first.Pattern, first.Agent)})
 	if err != nil {
 		return fmt.Errorf("ended %s's reservation %s, but could not tell them: %w", r.Agent, r.ID, err)
 	}

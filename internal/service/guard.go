@@ -158,7 +158,7 @@ func GuardStatus(ctx context.Context, repo string) (GuardStatusResponse, error) 
 	if p, err := project.ResolveProject(repo); err == nil {
 		if w := GuardHooksWarning(p); w != nil {
 			resp.HooksWarning, resp.Warning = w, optString(w.Problem())
-			return resp, fault.WithHint(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), w.Fix())
+			return resp, w.notRun()
 		}
 	}
 	return resp, nil
@@ -177,6 +177,9 @@ type GuardCheckRequest struct {
 	// Store is the store to consult, when given (--store); else the
 	// environment's AGENTMAIL_HOME, else Recorded, else the default.
 	Store string
+	// StoreFrom says what named Store, in the face's terms, for errors
+	// ("the store --store names"); "" for "the store the request names".
+	StoreFrom string
 	// Recorded is the store guard install recorded in the hooks, and
 	// RecordedProject the project key: a hook always checks that project
 	// in that store, whatever the committer's environment says (the
@@ -219,8 +222,10 @@ type GuardCheckResponse struct {
 	Paths     int             `json:"paths"`     // how many paths were checked
 	Unchecked *string         `json:"unchecked"` // why the check could not be made
 
-	UncheckedHint string    `json:"-"` // what to do about it
-	Now           time.Time `json:"-"` // the time the leases were judged at
+	// UncheckedErr is why the check could not be made, as data (its
+	// code, field and values) for a face to word what to do about it.
+	UncheckedErr error     `json:"-"`
+	Now          time.Time `json:"-"` // the time the leases were judged at
 }
 
 // Holders returns the distinct holders of the conflicts, in order.
@@ -312,7 +317,7 @@ func GuardCheck(ctx context.Context, sc Scope, req GuardCheckRequest, open Opene
 		})}
 	if rep.Unchecked != nil {
 		resp.Unchecked = optString(rep.Unchecked.Error())
-		resp.UncheckedHint = fault.Hint(rep.Unchecked)
+		resp.UncheckedErr = rep.Unchecked
 	}
 	if unused > 0 && unused == len(targets) {
 		resp.Note = optString(NoteNoProject)
@@ -451,7 +456,7 @@ func guardReservations(ctx context.Context, sc Scope, t guardTarget, open Opener
 func guardStoreDir(req GuardCheckRequest, env func(string) string) (dir, from string, err error) {
 	switch {
 	case req.Store != "":
-		return req.Store, "the store --store names", nil
+		return req.Store, cmp.Or(req.StoreFrom, "the store the request names"), nil
 	case env("AGENTMAIL_HOME") != "":
 		return env("AGENTMAIL_HOME"), "the store AGENTMAIL_HOME names", nil
 	case req.Recorded != "":
@@ -486,13 +491,11 @@ func (w HooksWarning) Problem() string {
 	return fmt.Sprintf("git runs the hooks in %s (%s), not the guard's in %s: commits are not checked against reservations", w.Runs, from, w.Installed)
 }
 
-// Fix says, in the command line's terms, how to make git run the guard's
-// hooks again.
-func (w HooksWarning) Fix() string {
-	if w.Global {
-		return "unset it (git config --global --unset core.hooksPath), or run agentmail guard install --allow-global to put the hooks there"
-	}
-	return "run agentmail guard install: it installs the hooks where git runs them, keeping the ones there"
+// notRun is the error of w: GUARD_NOT_RUN, with whether core.hooksPath is
+// global as data, from which each face words how to make git run the
+// guard's hooks again.
+func (w HooksWarning) notRun() error {
+	return fault.WithValues(fmt.Errorf("%w: %s", guard.ErrNotRun, w.Problem()), "global", w.Global)
 }
 
 // GuardHooksWarning returns the warning for the repository of p, or nil
@@ -517,8 +520,7 @@ func GuardHooksWarning(p project.Project) *HooksWarning {
 // never takes "nothing found" for "nothing held".
 func guardSession(ctx context.Context, sc Scope, t guardTarget, open Opener) (*Service, *session, error) {
 	if guard.StoreAbsent(t.abs) {
-		return nil, nil, fault.WithHint(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or run agentmail guard install again from an environment that names it")
+		return nil, nil, fault.WithField(fmt.Errorf("%w at %s, %s", guard.ErrNoStore, t.dir, t.from), "store", "problem", "absent")
 	}
 	if t.projErr != nil {
 		return nil, nil, t.projErr
@@ -532,8 +534,7 @@ func guardSession(ctx context.Context, sc Scope, t guardTarget, open Opener) (*S
 		return nil, nil, err
 	}
 	if !x.mb.Known() {
-		return nil, nil, fault.WithHint(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from),
-			"point AGENTMAIL_HOME at the store the agents use, or record the project in this store with agentmail guard install; agentmail project shows the key")
+		return nil, nil, fault.WithField(fmt.Errorf("%w: project %s (%s) has nothing in %s, %s", guard.ErrUnknownProject, t.proj.Slug, t.proj.Key, t.dir, t.from), "store", "problem", "unknown_project")
 	}
 	return svc, x, nil
 }

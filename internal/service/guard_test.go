@@ -143,8 +143,10 @@ func TestGuardCheck(t *testing.T) {
 			if resp.Blocked != tt.blocked || len(resp.Conflicts) != tt.conflicts || !strings.Contains(unchecked, tt.unchecked) || (tt.unchecked == "") != (unchecked == "") || len(others) != tt.others {
 				t.Errorf("report %+v (unchecked %q), opened %q", resp, unchecked, others)
 			}
-			if tt.unchecked != "" && resp.UncheckedHint == "" {
-				t.Errorf("no hint for %q", unchecked)
+			if tt.unchecked != "" {
+				if f := Describe(resp.UncheckedErr); f.Code == "ERROR" || f.Field == "" && len(f.Values) == 0 && !f.OwnHint {
+					t.Errorf("no failure as data for %q: %+v", unchecked, f)
+				}
 			}
 			if resp.Conflicts != nil && len(resp.Conflicts) > 0 && (resp.Conflicts[0].Holder != "BlueLake" || resp.Conflicts[0].Pattern != "src/api/**" || !slices.Equal(resp.Holders(), []string{"BlueLake"})) {
 				t.Errorf("conflicts %+v", resp.Conflicts)

@@ -121,8 +121,8 @@ type GuardEditResponse struct {
 	// Paused is set when the call was denied because the agent is paused.
 	Paused *Control `json:"paused,omitempty"`
 
-	UncheckedHint string    `json:"-"`
-	Now           time.Time `json:"-"`
+	UncheckedErr error     `json:"-"` // why the check could not be made, as data
+	Now          time.Time `json:"-"`
 }
 
 // Denied reports whether the call is stopped.
@@ -196,7 +196,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	}
 	resp.Mode = string(mode)
 	unchecked := func(err error) (GuardEditResponse, error) {
-		resp.Unchecked, resp.UncheckedHint = optString(err.Error()), fault.Hint(err)
+		resp.Unchecked, resp.UncheckedErr = optString(err.Error()), err
 		if mode == guard.Block {
 			resp.Decision = "deny"
 		}
@@ -239,7 +239,7 @@ func GuardEdit(ctx context.Context, sc Scope, req GuardEditRequest, open Opener)
 	case rep.Hook == "":
 		return unchecked(err)
 	case rep.Unchecked != nil:
-		resp.Unchecked, resp.UncheckedHint = rep.Unchecked, rep.UncheckedHint
+		resp.Unchecked, resp.UncheckedErr = rep.Unchecked, rep.UncheckedErr
 		if rep.Mode == string(guard.Block) {
 			resp.Decision = "deny"
 		}

@@ -162,8 +162,7 @@ func (s *Service) ArchiveFile(ctx context.Context, sc Scope, commit, path string
 	}
 	b, err := x.st.Archive().ReadFile(commit, rel)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fault.WithHint(fmt.Errorf("%w: %v", mailbox.ErrNotFound, err),
-			"git -C \"$(agentmail archive path)\" log --stat projects/"+x.project().Slug+" shows the project's commits and files")
+		return nil, fault.WithField(fmt.Errorf("%w: %v", mailbox.ErrNotFound, err), "archive_path", "slug", x.project().Slug)
 	}
 	return b, err
 }

@@ -13,7 +13,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -177,15 +176,11 @@ func (s *Service) store() (*store.Store, error) {
 	}
 	dir := s.cfg.Dir
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return nil, fault.WithHint(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir),
-			"point --store or AGENTMAIL_HOME at a directory")
+		return nil, fault.WithField(fmt.Errorf("%w: %s is a file, not a directory", store.ErrNotWritable, dir), "store", "problem", "file")
 	}
 	st, err := store.Open(dir, store.Options{Now: s.cfg.Now, Projections: Projections(), RollUpInBackground: s.cfg.LongLived,
 		OneShot: !s.cfg.LongLived})
 	if err != nil {
-		if errors.Is(err, store.ErrNotWritable) {
-			return nil, fault.WithHint(err, "point --store or AGENTMAIL_HOME at a directory you can write")
-		}
 		return nil, err
 	}
 	s.st = st

@@ -164,8 +164,7 @@ func (s *Service) syncOnce(ctx context.Context, st *store.Store, slug, remote st
 		}
 		return nil
 	}
-	return fault.WithHint(fmt.Errorf("%w: sync: %d pushes in a row lost to others", store.ErrBusy, syncAttempts),
-		"others are syncing the same project right now; run agentmail sync again")
+	return fault.WithValues(fmt.Errorf("%w: sync: %d pushes in a row lost to others", store.ErrBusy, syncAttempts), "operation", "sync")
 }
 
 // confirmation proposes (store.Propose) the commit that confirms the
@@ -255,8 +254,7 @@ func syncRemote(arc *archive.Archive, proj project.Project, url string) (string,
 			return origin, nil
 		}
 	}
-	return "", fault.WithHint(fmt.Errorf("%w: project %s has no origin remote and none was given", ErrNoRemote, proj.Slug),
-		"pass the remote once: agentmail sync --remote URL (it is remembered)")
+	return "", fmt.Errorf("%w: project %s has no origin remote and none was given", ErrNoRemote, proj.Slug)
 }
 
 // localPath returns the absolute path of a remote given as a relative

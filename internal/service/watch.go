@@ -22,7 +22,7 @@ const maxBackoff = 16
 // any call that blocks).
 func (s *Service) SyncEvery(ctx context.Context, sc Scope, req SyncRequest, interval time.Duration, report func(SyncResponse, error)) error {
 	if interval <= 0 {
-		return Usagef("agentmail sync --watch [--interval 5s]", "the interval must be positive, not %s", interval)
+		return UsageField("interval", "the interval must be positive, not %s", interval).With("example", "5s")
 	}
 	req.Status = false
 	wait := interval

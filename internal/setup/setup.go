@@ -109,7 +109,7 @@ func plan(o Options, uninstall bool) (*Plan, error) {
 		return nil, fault.WithHint(fmt.Errorf("unknown client %q", o.Client), "name one of "+strings.Join(Clients(), ", "))
 	}
 	if o.Hooks && c.hooksFile == nil {
-		return nil, fault.WithHint(fmt.Errorf("%s has no hook that setup adds", c.title), "leave out --hooks")
+		return nil, fault.WithField(fmt.Errorf("%w: %s has no hook that setup adds", fault.ErrInvalidArgument, c.title), "hooks", "problem", "unsupported")
 	}
 	if o.AutoReserve && !o.Hooks && !uninstall {
 		return nil, fault.WithField(fmt.Errorf("%w: reserving on edit is done by the hooks, which are not asked for", fault.ErrInvalidArgument), "hooks")
@@ -228,9 +228,9 @@ func explain(err error, path, client string) error {
 	err = fmt.Errorf("%s %w", path, err)
 	switch {
 	case errors.Is(err, ErrMalformed):
-		return fault.WithHint(err, "fix the file (setup left it as it was), then run agentmail setup "+client+" again")
+		return fault.WithValues(err, "client", client)
 	case errors.Is(err, ErrEntryDiffers):
-		return fault.WithHint(err, "pass --force to replace it (add --dry-run to see the change first), or --uninstall to take it out")
+		return err
 	case errors.Is(err, ErrCannotEdit):
 		return fault.WithHint(err, "setup left the file as it was: make the change by hand (the README's setup section shows the entry)")
 	}

@@ -36,7 +36,7 @@ func (s *Store) RepairIndex(ctx context.Context, cause error) error {
 	}
 	err := s.withLock(func() error { return s.rebuildDamaged(ctx, cause) })
 	if err != nil {
-		return fault.WithHint(fmt.Errorf("rebuild the damaged index: %w", err), "run agentmail doctor --reindex")
+		return fault.WithValues(fmt.Errorf("rebuild the damaged index: %w", err), "repair", "reindex")
 	}
 	return nil
 }

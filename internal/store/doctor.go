@@ -294,7 +294,7 @@ func (s *Store) checkIndexPages(ctx context.Context) []string {
 }
 
 func damagedProblem(err error) string {
-	return fmt.Sprintf("index is damaged: %v (run agentmail doctor --reindex, or any command, to rebuild it from the archive)", rootCause(err))
+	return fmt.Sprintf("index is damaged: %v (a reindex, which any use of the store makes, rebuilds it from the archive)", rootCause(err))
 }
 
 // compareRebuilt builds an index from the archive in a scratch file and
@@ -359,7 +359,7 @@ func (s *Store) compareRebuilt(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("compare %s: %w", t.Name, err)
 		}
 		if extra+missing > 0 {
-			problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %s not in the archive, %s missing (run agentmail doctor --reindex)",
+			problems = append(problems, fmt.Sprintf("index table %s differs from the archive: %s not in the archive, %s missing (a reindex rebuilds it from the archive)",
 				t.Name, count(extra, "row"), count(missing, "archive row")))
 		}
 	}

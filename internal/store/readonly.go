@@ -39,8 +39,7 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // readOnlyError is what a write to a read-only store returns.
 func (s *Store) readOnlyError() error {
-	return fault.WithHint(fmt.Errorf("%w: %s: you can read it but not write it", ErrNotWritable, s.dir),
-		"ask its owner for write access, or point --store or AGENTMAIL_HOME at a store you can write")
+	return fault.WithField(fmt.Errorf("%w: %s: you can read it but not write it", ErrNotWritable, s.dir), "store", "problem", "read_only")
 }
 
 // openReadOnly opens the index of a read-only store: the shared one when

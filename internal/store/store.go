@@ -175,8 +175,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	s := &Store{dir: dir, opts: opts, proj: newLayout(opts.Projections)}
 	arcDir := filepath.Join(dir, "archive.git")
 	if _, err := os.Stat(filepath.Join(arcDir, "HEAD")); errors.Is(err, os.ErrPermission) {
-		return nil, fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotReadable, dir, err),
-			"ask the store's owner to let you read it (chmod -R a+rX "+arcDir+"), or point --store or AGENTMAIL_HOME at another store")
+		return nil, fault.WithField(fmt.Errorf("%w: %s: %v", ErrNotReadable, dir, err), "store", "archive", arcDir)
 	}
 	fresh := !archive.Exists(arcDir)
 	if fresh {
@@ -210,8 +209,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.readOnly = true
 		if legacy, _ := arc.Legacy(); legacy {
 			arc.Close()
-			return nil, fault.WithHint(fmt.Errorf("%w: %s: the archive needs a one-time migration to a branch per project", ErrNotWritable, dir),
-				"run any agentmail command as the store's owner once, which migrates it")
+			return nil, fault.WithField(fmt.Errorf("%w: %s: the archive needs a one-time migration to a branch per project", ErrNotWritable, dir), "store", "problem", "migration")
 		}
 		if err := s.openReadOnly(context.Background()); err != nil {
 			arc.Close()
@@ -267,7 +265,7 @@ func isReadOnly(err error) bool {
 }
 
 func notWritable(dir string, err error) error {
-	return fault.WithHint(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "point --store or AGENTMAIL_HOME at a directory you can write")
+	return fault.WithField(fmt.Errorf("%w: %s: %v", ErrNotWritable, dir, err), "store", "problem", "permission")
 }
 
 // Close waits for the background work of its writes, writes what the store's

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
@@ -24,6 +26,16 @@ type Case struct {
 	Name string
 	Err  error
 	Want map[string]string
+}
+
+// msgID is the error of a message id with the problem, as ids words it.
+func msgID(problem string) error {
+	kind := service.ErrInvalidArgument
+	if problem == "not_found" {
+		kind = service.ErrNotFound
+	}
+	err := fault.WithField(fmt.Errorf("%w: message id 01K", kind), "message_id", "noun", "message", "min", 6, "problem", problem)
+	return fault.WithHint(err, ids.Advice(fault.DetailOf(err), "the inbox or the outbox"))
 }
 
 var expires = time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC)
@@ -79,6 +91,20 @@ func Cases() []Case {
 			map[string]string{"cli": "--project KEY", "mcp": "project_key", "api": "/api/projects"}},
 		{"relative project key", fault.WithField(fmt.Errorf("%w: project key \"a/../b\" is a relative path", service.ErrInvalidArgument), "project", "problem", "relative"),
 			map[string]string{"cli": "pass --project with a remote URL", "mcp": "project_key", "api": "/api/projects"}},
+		{"unknown message", msgID("not_found"),
+			map[string]string{"cli": "agentmail inbox or agentmail outbox", "mcp": "fetch_inbox", "api": "/inbox"}},
+		{"short message id", msgID("short"),
+			map[string]string{"cli": "6 characters of the message id, as agentmail inbox", "mcp": "as fetch_inbox", "api": "/inbox"}},
+		{"unknown reservation", fault.WithHint(fault.WithField(fmt.Errorf("%w: no reservation 01ZZZZ", service.ErrNotFound), "reservation_id", "noun", "reservation", "min", 6, "problem", "not_found"), "check the id with the list of reservations"),
+			map[string]string{"cli": "agentmail reservations --expired", "mcp": "check_file_reservations", "api": "/reservations"}},
+		{"search unread without an agent", fault.WithHint(fault.WithField(fmt.Errorf("%w: is:unread and is:unacked need an agent", service.ErrInvalidArgument), "agent", "problem", "missing"), "name the agent whose mail is searched"),
+			map[string]string{"cli": "--agent NAME", "mcp": "agent_name", "api": `"agent"`}},
+		{"guard hooks not run", fault.WithValues(fmt.Errorf("%w: git runs the hooks in /x", guard.ErrNotRun), "global", true),
+			map[string]string{"cli": "--allow-global", "mcp": "install_precommit_guard", "api": "install them"}},
+		{"read-only store", fault.WithField(fmt.Errorf("%w: /s: you can read it but not write it", store.ErrNotWritable), "store", "problem", "read_only"),
+			map[string]string{"cli": "ask its owner for write access", "mcp": "write access", "api": "write access"}},
+		{"sync lost its pushes", fault.WithValues(fmt.Errorf("%w: sync: 5 pushes in a row lost to others", store.ErrBusy), "operation", "sync"),
+			map[string]string{"cli": "run agentmail sync again", "mcp": "", "api": "try again"}},
 		{"index differs", fault.WithValues(fmt.Errorf("%w: doctor found 1 problem", store.ErrIndexDiffers), "problems", 1, "repair", "reindex"),
 			map[string]string{"cli": "agentmail doctor --reindex", "mcp": "doctor", "api": "doctor"}},
 	}
