@@ -32,7 +32,7 @@ func BenchmarkPlainText(b *testing.B) {
 	})
 	b.Run("parsed", func(b *testing.B) {
 		for b.Loop() {
-			plainText(markdown(), prose)
+			plainText(mdParser(), prose)
 		}
 	})
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // gfmReference is goldmark's own implementation of the extensions in
-// gfm.go, which PlainText must match.
+// internal/markdown, which PlainText must match.
 // Linkify is in because urlParser, like it, is called at every space, which
 // shapes how goldmark trims trailing whitespace; the URLs themselves are
 // left out of the comparison (see hasURL).
@@ -51,7 +51,7 @@ func hasURL(in string) bool {
 
 func TestGFMMatchesGoldmark(t *testing.T) {
 	for _, in := range gfmCases {
-		if got, want := plainText(markdown(), in), plainText(gfmReference, in); got != want {
+		if got, want := plainText(mdParser(), in), plainText(gfmReference, in); got != want {
 			t.Errorf("PlainText(%q)\n got %q\nwant %q (goldmark's extensions)", in, got, want)
 		}
 	}
@@ -65,7 +65,7 @@ func FuzzGFM(f *testing.F) {
 		if hasURL(in) {
 			return
 		}
-		if got, want := plainText(markdown(), in), plainText(gfmReference, in); got != want {
+		if got, want := plainText(mdParser(), in), plainText(gfmReference, in); got != want {
 			t.Errorf("PlainText(%q)\n got %q\nwant %q (goldmark's extensions)", in, got, want)
 		}
 	})

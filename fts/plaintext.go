@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentmail/agentmail/internal/markdown"
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
 	mdparser "github.com/yuin/goldmark/parser"
@@ -13,10 +14,10 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// markdown parses GitHub-flavoured markdown (tables, strikethrough, task
-// lists; see gfm.go), which is what agents write. It is built on first use:
+// mdParser parses GitHub-flavoured markdown (tables, strikethrough, task
+// lists; see internal/markdown), which is what agents write. It is built on first use:
 // most commands never index a message.
-var markdown = sync.OnceValue(newMarkdownParser)
+var mdParser = sync.OnceValue(markdown.Parser)
 
 // htmlTag matches an HTML comment or tag.
 var htmlTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`) })
@@ -32,7 +33,7 @@ func PlainText(md string) string {
 	if plain, ok := plainProse(md); ok {
 		return plain
 	}
-	return plainText(markdown(), md)
+	return plainText(mdParser(), md)
 }
 
 // plainProse is PlainText, without parsing, for text that markdown leaves

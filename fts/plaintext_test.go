@@ -95,7 +95,7 @@ func TestPlainProse(t *testing.T) {
 			continue
 		}
 		taken++
-		if want := plainText(markdown(), md); got != want {
+		if want := plainText(mdParser(), md); got != want {
 			t.Fatalf("plainProse(%q) = %q, want %q", md, got, want)
 		}
 	}

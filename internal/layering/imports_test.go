@@ -29,7 +29,7 @@ const (
 // the test, so that a new one is placed on purpose.
 var layers = map[string]int{
 	"internal/fault": base, "internal/ids": base, "internal/names": base, "internal/flock": base,
-	"internal/crash": base, "internal/procstat": base, "internal/record": base,
+	"internal/crash": base, "internal/procstat": base, "internal/record": base, "internal/markdown": base,
 	"internal/archive": storage, "internal/store": storage,
 	"mailbox": domain, "reservations": domain, "tasks": domain, "webhooks": domain, "ports": domain, "products": domain, "fts": domain, "guard": domain, "hooks": domain,
 	"internal/project": domain, "internal/importer": domain, "internal/setup": domain, "internal/export": domain,
@@ -52,8 +52,6 @@ var belowService = []string{"internal/store", "internal/archive", "internal/reco
 var knownEdges = map[string]string{
 	"cmd/agentmail -> guard":              "setup and guard install find the agentmail binary (guard.FindBinary): to move behind a service operation",
 	"cmd/agentmail -> internal/setup":     "setup edits coding agents' configurations; only the command line has it, with no service operation yet",
-	"internal/server -> fts":              "the pages render markdown with fts's GFM extensions: markdown is to become its own package",
-	"internal/web -> fts":                 "the pages render markdown with fts's GFM extensions: markdown is to become its own package",
 	"internal/events -> internal/archive": "the event stream reads the archive's branches itself",
 	"internal/events -> internal/store":   "the event stream reads the archive's branches itself",
 	"internal/events -> internal/record":  "the event stream decodes the records it reads",

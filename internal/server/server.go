@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/events"
+	"github.com/agentmail/agentmail/internal/markdown"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/web"
 )
@@ -94,7 +94,7 @@ func newServer(cfg Config, ln net.Listener) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	pages, err := web.NewPages(web.NewMarkdown(fts.MarkdownParser()))
+	pages, err := web.NewPages(web.NewMarkdown(markdown.Parser()))
 	if err != nil {
 		return nil, err
 	}

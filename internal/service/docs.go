@@ -273,6 +273,10 @@ func (h SearchHit) Highlight(escape func(string) string, terminal bool) string {
 // fts.MarkClose) around the hits, for a page that highlights them itself.
 func (h SearchHit) Marked() string { return h.marked }
 
+// Highlight replaces the markers in a snippet from Marked with open and
+// close, such as a page's <mark> tags.
+func Highlight(marked, open, close string) string { return fts.Highlight(marked, open, close) }
+
 func searchHitDoc(m mailbox.Message, h fts.Hit) SearchHit {
 	return SearchHit{m.ID, m.Thread, m.From, m.Subject, Time{m.Created}, fts.HighlightText(h.Snippet), h.Score, h.Snippet, m.Importance, m.AckRequired}
 }

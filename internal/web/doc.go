@@ -34,12 +34,11 @@
 //     CheckListen(addr, token), listen, and build the guard with the
 //     listener's address: NewGuard(Options{Addr: ln.Addr().String(),
 //     Token: token, RequireToken: requireToken}).
-//  2. md := NewMarkdown(p), with p fts's GitHub parser (tables,
-//     strikethrough, task lists, bare URLs) once fts exports it (a
-//     one-line wrapper of its newMarkdownParser): goldmark/extension
-//     would cost every agentmail process 0.55 ms of package
-//     initialization. pages, _ := NewPages(md); guard.ErrorPage =
-//     pages.ErrorPage.
+//  2. md := NewMarkdown(markdown.Parser()), the GitHub parser (tables,
+//     strikethrough, task lists, bare URLs) that search indexes with
+//     too (goldmark/extension would cost every agentmail process
+//     0.55 ms of package initialization). pages, _ := NewPages(md);
+//     guard.ErrorPage = pages.ErrorPage.
 //  3. On a ServeMux: RouteStatic → StaticHandler(); each other Route* →
 //     a handler that calls the service as the overseer (search with
 //     --all), copies the response into its view, sets Page.Project and

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/agentmail/agentmail/fts"
 )
 
 // funcs are the templates' helpers.
@@ -111,7 +109,7 @@ func snippet(h SearchHit) template.HTML {
 	if h.Marked == "" {
 		return template.HTML(html.EscapeString(h.Snippet))
 	}
-	return template.HTML(fts.Highlight(html.EscapeString(h.Marked), "<mark>", "</mark>"))
+	return template.HTML(service.Highlight(html.EscapeString(h.Marked), "<mark>", "</mark>"))
 }
 
 // initials are the capitals of an agent's name (GreenCastle: GC), or its

@@ -1,7 +1,7 @@
 package web
 
 import (
-	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/markdown"
 )
 
 // Stylesheet is the pages' stylesheet (static/style.css), for pages shown
@@ -16,4 +16,4 @@ func Stylesheet() []byte {
 
 // BodyMarkdown is the renderer of message bodies the pages use: the safe
 // Markdown over fts's GitHub parser (tables, strikethrough, task lists).
-func BodyMarkdown() *Markdown { return NewMarkdown(fts.MarkdownParser()) }
+func BodyMarkdown() *Markdown { return NewMarkdown(markdown.Parser()) }

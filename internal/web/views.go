@@ -153,7 +153,7 @@ type Contact struct {
 
 // SearchHit is a result of the search document. Snippet is the document's
 // (hits marked as [hit]); Marked, when set, is the same snippet with fts's
-// markers (fts.MarkOpen, fts.MarkClose), which the page shows highlighted.
+// markers (see service.SearchHit.Marked), which the page shows highlighted.
 type SearchHit struct {
 	ID      string
 	Thread  string

@@ -1,4 +1,4 @@
-package fts
+package markdown
 
 import (
 	"bytes"
@@ -19,9 +19,10 @@ import (
 // extensions. Bare URLs (GitHub's autolinks) are kept as written by
 // urlParser, a simpler rule than goldmark's Linkify with the same aim.
 
-// newMarkdownParser returns a CommonMark parser with the GitHub extensions
-// above, at the priorities goldmark gives them.
-func newMarkdownParser() mdparser.Parser {
+// Parser returns a CommonMark parser with the GitHub extensions above,
+// at the priorities goldmark gives them: the one markdown reading that
+// search indexes and the pages render.
+func Parser() mdparser.Parser {
 	return mdparser.NewParser(
 		mdparser.WithBlockParsers(mdparser.DefaultBlockParsers()...),
 		mdparser.WithInlineParsers(append(mdparser.DefaultInlineParsers(),
@@ -355,8 +356,3 @@ func splitEscapedPipes(code ast.Node, t *ast.Text, source []byte) {
 	code.RemoveChild(code, t)
 }
 
-// MarkdownParser returns a new CommonMark parser with the GitHub
-// extensions (tables, strikethrough, task lists, bare URLs), the one the
-// index reads bodies with, for a renderer that should read them the same
-// way (the web pages).
-func MarkdownParser() mdparser.Parser { return newMarkdownParser() }
