@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/reservations"
 )
 
@@ -25,7 +26,7 @@ func conflicts(rs []reservations.Reservation, paths []string, fold bool) (exact,
 	for i, r := range rs {
 		patterns[i] = r.Pattern
 	}
-	m := reservations.NewMatcher(patterns)
+	m := glob.NewMatcher(patterns)
 	exact, folded = []Conflict{}, []Conflict{}
 	for _, p := range paths {
 		m.Each(p, fold, func(i int, isExact bool) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
@@ -91,7 +92,7 @@ func (s *Service) AutoReserve(ctx context.Context, paths []string, ttl time.Dura
 				own, ownPats = append(own, h), append(ownPats, h.Pattern)
 			}
 		}
-		m := NewMatcher(ownPats)
+		m := glob.NewMatcher(ownPats)
 		var put []Reservation
 		renewing := map[string]bool{}
 		for _, p := range pats {
@@ -100,8 +101,8 @@ func (s *Service) AutoReserve(ctx context.Context, paths []string, ttl time.Dura
 				continue
 			}
 			path := p
-			if isLiteral(p) {
-				path = unescape(p)
+			if glob.IsLiteral(p) {
+				path = glob.Unescape(p)
 			}
 			covers := m.Match(path, false)
 			if len(covers) == 0 {

@@ -10,48 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/store"
 )
 
-// The matcher's index and the literal-directory prefilter never change an
-// answer: the matcher finds exactly the patterns doublestar matches, and
-// dirsMeet is true whenever the patterns overlap.
-func TestPatternIndexAndPrefilter(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11))
-	var patterns []string
-	for len(patterns) < 300 {
-		p, err := NormalizePattern(randomPattern(rng), nil)
-		if err != nil {
-			continue
-		}
-		if _, err := Compile(p); err == nil {
-			patterns = append(patterns, p, "src/"+p, "a/b/"+p)
-		}
-	}
-	m := NewMatcher(patterns)
-	for range 2000 {
-		path := randomPath(rng)
-		var want []int
-		for i, p := range patterns {
-			if dsMatch(t, p, path) {
-				want = append(want, i)
-			}
-		}
-		if got := m.Match(path, false); !slices.Equal(got, want) {
-			t.Fatalf("matcher on %q: %v, want %v", path, got, want)
-		}
-	}
-	for i := range 3000 {
-		a, b := patterns[rng.IntN(len(patterns))], patterns[(i*7919)%len(patterns)]
-		if !dirsMeet(literalDir(a), literalDir(b)) && Overlap(a, b) {
-			t.Fatalf("prefilter says %q and %q cannot overlap, but they do", a, b)
-		}
-	}
-}
-
 // near finds, through the index of literal directories, exactly the
 // active reservations, the agent's own and the others', whose literal
-// directory meets (dirsMeet) one of the directories asked about: what
+// directory meets (glob.DirsMeet) one of the directories asked about: what
 // Reserve judges conflicts with and extends.
 func TestNearByDirectory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -119,23 +84,12 @@ func TestNearByDirectory(t *testing.T) {
 		var want []string
 		for _, h := range held {
 			_, p, _ := strings.Cut(h, " ")
-			if slices.ContainsFunc(dirs, func(d string) bool { return dirsMeet(d, literalDir(p)) }) {
+			if slices.ContainsFunc(dirs, func(d string) bool { return glob.DirsMeet(d, glob.LiteralDir(p)) }) {
 				want = append(want, h)
 			}
 		}
 		if slices.Sort(got); !slices.Equal(got, want) {
 			t.Fatalf("reservations near %q: %q, want %q", dirs, got, want)
-		}
-	}
-}
-
-func TestLiteralDir(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"src/api/*.go", "src/api"}, {"docs/**", "docs"}, {"**/*.md", ""}, {"Makefile", "Makefile"},
-		{"a/b{c,d}/e", "a"}, {`src/\*x`, "src"}, {"*", ""},
-	} {
-		if got := literalDir(tt.in); got != tt.want {
-			t.Errorf("literalDir(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -251,7 +205,7 @@ func TestCoveringByDirectory(t *testing.T) {
 			active = append(active, r)
 		}
 	}
-	m := NewMatcher(patternsOf(active))
+	m := glob.NewMatcher(patternsOf(active))
 	g := w.as("GreenCastle")
 	for range 400 {
 		paths := make([]string, 1+rng.IntN(3))

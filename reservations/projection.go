@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -37,7 +38,7 @@ func (projection) Admit(_ *store.Writer, rec record.Record) (bool, string, error
 // leaseRefusal says why reserve would not have granted the lease r, ""
 // when it would have.
 func leaseRefusal(r *record.Reservation) string {
-	if _, err := NormalizePattern(r.Pattern, nil); err != nil {
+	if _, err := glob.NormalizePattern(r.Pattern, nil); err != nil {
 		return fmt.Sprintf("%s's lease %s has an invalid pattern: %v", r.Agent, r.ID, err)
 	}
 	if life := r.Expires.Sub(r.Created); life > MaxTTL {
@@ -90,7 +91,7 @@ func (projection) Apply(w *store.Writer, rec record.Record, _ any) error {
 		_, err = w.Exec(`INSERT OR REPLACE INTO reservations(id, project_id, agent, pattern, exclusive, reason,
 			created, expires, released, released_by, release_reason, unconfirmed, dir, auto, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, pid, r.Agent, r.Pattern, r.Exclusive, r.Reason, record.FormatTime(r.Created),
-			record.FormatTime(r.Expires), store.NullTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed, literalDir(r.Pattern),
+			record.FormatTime(r.Expires), store.NullTime(r.Released), r.ReleasedBy, r.ReleaseReason, r.Unconfirmed, glob.LiteralDir(r.Pattern),
 			r.Auto, r.Session)
 		return err
 	case *record.Lock:
@@ -142,7 +143,7 @@ func (p projection) Overlapping(ctx context.Context, q store.Querier, project in
 	if err != nil {
 		return false, err
 	}
-	mine = slices.DeleteFunc(mine, IsBroad)
+	mine = slices.DeleteFunc(mine, glob.IsBroad)
 	if len(mine) == 0 {
 		return false, nil
 	}
@@ -152,7 +153,7 @@ func (p projection) Overlapping(ctx context.Context, q store.Querier, project in
 	}
 	for _, x := range mine {
 		for _, y := range theirs {
-			if Overlap(x, y) {
+			if glob.Overlap(x, y) {
 				return true, nil
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
@@ -245,7 +246,7 @@ func (s *Service) near(ctx context.Context, sc scope, now time.Time, dirs []stri
 	if slices.Contains(dirs, "") { // the root meets every directory
 		err = s.each(ctx, sc, activeWhere, []any{record.FormatTime(now)}, add)
 	} else {
-		err = s.query(ctx, sc, nearQuery, []any{sc.pid, record.FormatTime(now), jsonArray(nearby(dirs)), jsonArray(dirs)}, add)
+		err = s.query(ctx, sc, nearQuery, []any{sc.pid, record.FormatTime(now), jsonArray(glob.Nearby(dirs)), jsonArray(dirs)}, add)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read reservations: %w", err)
@@ -272,7 +273,7 @@ const nearQuery = `SELECT rowid, ` + columns + ` FROM reservations WHERE +projec
 func literalDirs(pats []string) []string {
 	dirs := make([]string, len(pats))
 	for i, p := range pats {
-		dirs[i] = literalDir(p)
+		dirs[i] = glob.LiteralDir(p)
 	}
 	return dirs
 }
@@ -280,13 +281,13 @@ func literalDirs(pats []string) []string {
 // conflicts returns the conflicts of patterns pats (compiled: globs) with
 // the other agents' reservations among held (only the exclusive ones when
 // shared), which must hold every active one near pats (near).
-func (s *Service) conflicts(pats []string, globs []*Glob, held []Reservation, shared bool) []Conflict {
+func (s *Service) conflicts(pats []string, globs []*glob.Glob, held []Reservation, shared bool) []Conflict {
 	out := []Conflict{}
 	for _, h := range held {
 		if h.Agent == s.agent || shared && !h.Exclusive {
 			continue
 		}
-		hg, err := Compile(h.Pattern)
+		hg, err := glob.Compile(h.Pattern)
 		if err != nil {
 			continue // written by a newer agentmail; cannot judge it
 		}
@@ -301,24 +302,23 @@ func (s *Service) conflicts(pats []string, globs []*Glob, held []Reservation, sh
 
 // normalize validates and normalizes patterns, returning warnings for broad
 // ones.
-func (s *Service) normalize(raw []string) ([]string, []*Glob, []string, error) {
+func (s *Service) normalize(raw []string) ([]string, []*glob.Glob, []string, error) {
 	if len(raw) == 0 {
 		return nil, nil, nil, fault.WithHint(fmt.Errorf("%w: no patterns given", ErrInvalidArgument), "name the paths to reserve, e.g. src/api/** or docs/")
 	}
 	var pats []string
-	var globs []*Glob
+	var globs []*glob.Glob
 	var warnings []string
 	for _, r := range raw {
-		g, err := normalizeCompile(r, s.isDir)
+		g, err := glob.NormalizeCompile(r, s.isDir)
 		if err != nil {
 			return nil, nil, nil, fault.WithHint(err, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile")
 		}
-		p := g.pattern
+		p := g.String()
 		if slices.Contains(pats, p) {
 			continue
 		}
-		// p is normalized already, so this is IsBroad(p).
-		if g.matchesEverySegment() {
+		if g.Broad() {
 			warnings = append(warnings, fmt.Sprintf("%q covers nearly the whole repository", p))
 		}
 		pats, globs = append(pats, p), append(globs, g)
@@ -476,7 +476,7 @@ type Selector struct {
 func (sel Selector) normalize(isDir func(string) bool) (Selector, error) {
 	pats := make([]string, len(sel.Patterns))
 	for i, raw := range sel.Patterns {
-		p, err := NormalizePattern(raw, isDir)
+		p, err := glob.NormalizePattern(raw, isDir)
 		if err != nil {
 			return sel, err
 		}
@@ -672,15 +672,15 @@ func (s *Service) chooseHeld(ctx context.Context, tx *store.Tx, sel Selector) (s
 func (s *Service) unsettled(ctx context.Context, sc scope, now time.Time, rs []Reservation) error {
 	var lost []Conflict
 	for _, r := range rs {
-		g, err := Compile(r.Pattern)
+		g, err := glob.Compile(r.Pattern)
 		if !r.Unconfirmed || err != nil {
 			continue
 		}
-		held, err := s.near(ctx, sc, now, []string{literalDir(r.Pattern)})
+		held, err := s.near(ctx, sc, now, []string{glob.LiteralDir(r.Pattern)})
 		if err != nil {
 			return err
 		}
-		lost = append(lost, s.conflicts([]string{r.Pattern}, []*Glob{g}, held, !r.Exclusive)...)
+		lost = append(lost, s.conflicts([]string{r.Pattern}, []*glob.Glob{g}, held, !r.Exclusive)...)
 	}
 	if len(lost) > 0 {
 		return &ConflictError{Conflicts: lost}
@@ -885,7 +885,7 @@ func (s *Service) Covering(ctx context.Context, except string, paths func() ([]s
 		for i, p := range ps {
 			lower[i] = strings.ToLower(strings.TrimPrefix(p, "./"))
 		}
-		keys := nearby(lower)
+		keys := glob.Nearby(lower)
 		near := make(map[string]bool, len(keys))
 		for _, k := range keys {
 			near[k] = true
@@ -983,7 +983,7 @@ func (s *Service) check(ctx context.Context, sc scope, paths []string) ([]PathHo
 	if err != nil {
 		return nil, err
 	}
-	m := NewMatcher(patterns)
+	m := glob.NewMatcher(patterns)
 	matches := make([][]int, len(paths))
 	var holding []int64
 	seen := make([]bool, len(rowids))
@@ -1024,7 +1024,7 @@ func (s *Service) check(ctx context.Context, sc scope, paths []string) ([]PathHo
 // reservations brought over from another system with their own ids (ULIDs)
 // and times, leaving alone those whose id the store holds already: it
 // returns how many it wrote and how many were present. Patterns must be
-// normalized (NormalizePattern); holders are taken as given, the caller
+// normalized (glob.NormalizePattern); holders are taken as given, the caller
 // vouching that they are agents of the project. An error leaves the update
 // to be abandoned.
 func (s *Service) Import(ctx context.Context, tx *store.Tx, rs []Reservation) (written, present int, err error) {
@@ -1042,7 +1042,7 @@ func (s *Service) Import(ctx context.Context, tx *store.Tx, rs []Reservation) (w
 			return written, present, fault.WithHint(fmt.Errorf("%w: reservation %s has no creation or expiry time", ErrInvalidArgument, r.ID),
 				"give every imported reservation its times")
 		}
-		if _, err := Compile(r.Pattern); err != nil {
+		if _, err := glob.Compile(r.Pattern); err != nil {
 			return written, present, fault.WithHint(fmt.Errorf("reservation %s: %w", r.ID, err), "normalize imported patterns with NormalizePattern")
 		}
 		found, err := s.exists(ctx, tx, r.ID)
@@ -1098,7 +1098,7 @@ func (s *Service) WouldConflict(ctx context.Context, patterns []string, shared b
 		if h.Agent != s.agent {
 			continue
 		}
-		hg, err := Compile(h.Pattern)
+		hg, err := glob.Compile(h.Pattern)
 		if err != nil {
 			continue
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/glob"
+	"github.com/agentmail/agentmail/internal/glob/globtest"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
@@ -210,7 +212,7 @@ func TestTTLRenewAndExpiry(t *testing.T) {
 	if _, err := g.Reserve(ctx, []string{"src/**"}, Options{TTL: 0}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("zero TTL: %v", err)
 	}
-	if _, err := g.Reserve(ctx, []string{"../x"}, Options{TTL: time.Hour}); !errors.Is(err, ErrInvalidPattern) {
+	if _, err := g.Reserve(ctx, []string{"../x"}, Options{TTL: time.Hour}); !errors.Is(err, glob.ErrInvalidPattern) {
 		t.Fatalf("bad pattern: %v", err)
 	}
 }
@@ -566,7 +568,7 @@ func TestLockRunWaits(t *testing.T) {
 // Check answers as reading every active reservation in full and matching
 // the paths against them would, holders oldest first: reading whole
 // reservations only for the patterns that match changes nothing. (The
-// matching itself is Matcher's, tested against doublestar in
+// matching itself is glob.Matcher's, tested against doublestar in
 // match_test.go.)
 func TestCheckMatchesAllActive(t *testing.T) {
 	w := newWorld(t)
@@ -576,7 +578,7 @@ func TestCheckMatchesAllActive(t *testing.T) {
 	for i := range 120 {
 		var pats []string
 		for range 1 + rng.IntN(3) {
-			pats = append(pats, randomPattern(rng))
+			pats = append(pats, globtest.RandomPattern(rng))
 		}
 		ttl := time.Hour
 		if i%5 == 0 {
@@ -599,10 +601,10 @@ func TestCheckMatchesAllActive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewMatcher(patternsOf(active))
+	m := glob.NewMatcher(patternsOf(active))
 	paths := make([]string, 400)
 	for i := range paths {
-		paths[i] = randomPath(rng)
+		paths[i] = globtest.RandomPath(rng)
 	}
 	got, err := w.as("").Check(ctx, paths)
 	if err != nil {

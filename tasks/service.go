@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
@@ -151,7 +152,7 @@ func checkLabels(ls []string) ([]string, error) {
 func checkPaths(ps []string) ([]string, error) {
 	out := []string{}
 	for _, p := range ps {
-		n, err := reservations.NormalizePattern(p, nil)
+		n, err := glob.NormalizePattern(p, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -18,10 +18,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -573,10 +573,10 @@ func (s *agentMailSource) readReservation(path string, isDir func(string) bool) 
 	if r.Agent, err = s.resolveAgent(strings.TrimSpace(*p.Agent)); err != nil {
 		return r, fmt.Errorf("holder: %v", err)
 	}
-	if r.Pattern, err = reservations.NormalizePattern(*p.Pattern, isDir); err != nil {
+	if r.Pattern, err = glob.NormalizePattern(*p.Pattern, isDir); err != nil {
 		return r, err
 	}
-	if _, err := reservations.Compile(r.Pattern); err != nil {
+	if _, err := glob.Compile(r.Pattern); err != nil {
 		return r, err
 	}
 	r.Exclusive = p.Exclusive == nil || *p.Exclusive

@@ -29,7 +29,7 @@ const (
 // the test, so that a new one is placed on purpose.
 var layers = map[string]int{
 	"internal/fault": base, "internal/ids": base, "internal/names": base, "internal/flock": base,
-	"internal/crash": base, "internal/procstat": base, "internal/record": base, "internal/markdown": base,
+	"internal/crash": base, "internal/procstat": base, "internal/record": base, "internal/markdown": base, "internal/glob": base,
 	"internal/archive": storage, "internal/store": storage,
 	"mailbox": domain, "reservations": domain, "tasks": domain, "webhooks": domain, "ports": domain, "products": domain, "fts": domain, "guard": domain, "hooks": domain,
 	"internal/project": domain, "internal/importer": domain, "internal/setup": domain, "internal/export": domain,
@@ -41,7 +41,7 @@ var layers = map[string]int{
 
 // tools are packages outside the layers: a benchmark harness and test
 // helpers, which reach into any layer on purpose.
-var tools = []string{"cmd/agentmail-bench", "internal/testbin", "internal/gittest", "internal/sqlitetest", "internal/layering"}
+var tools = []string{"cmd/agentmail-bench", "internal/testbin", "internal/glob/globtest", "internal/gittest", "internal/sqlitetest", "internal/layering"}
 
 // belowService are the packages a face reaches only through the service.
 var belowService = []string{"internal/store", "internal/archive", "internal/record", "internal/project"}

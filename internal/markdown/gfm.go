@@ -355,4 +355,3 @@ func splitEscapedPipes(code ast.Node, t *ast.Text, source []byte) {
 	code.InsertAfter(code, prev, ast.NewRawTextSegment(seg))
 	code.RemoveChild(code, t)
 }
-

@@ -11,6 +11,7 @@ import (
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/internal/store"
@@ -238,7 +239,7 @@ var errorCodes = []struct {
 	{ports.ErrNoFreePort, "NO_FREE_PORT", ExitError, http.StatusServiceUnavailable, ""},
 	{tasks.ErrClaimed, "TASK_CLAIMED", ExitConflict, http.StatusConflict, ""},
 	{tasks.ErrCycle, "DEPENDENCY_CYCLE", ExitError, http.StatusConflict, ""},
-	{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},
+	{glob.ErrInvalidPattern, "INVALID_ARGUMENT", ExitError, http.StatusBadRequest, "patterns are globs relative to the repository root: src/api/**, docs/*.md, Makefile"},
 	{guard.ErrBlocked, "GUARD_BLOCKED", ExitError, http.StatusConflict, "to go ahead anyway: AGENTMAIL_BYPASS=1 git commit ..., or git commit --no-verify"}, // design §7: a blocking hook exits 1
 	{guard.ErrNotRun, "GUARD_NOT_RUN", ExitError, http.StatusConflict, ""},
 	{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", ExitError, http.StatusConflict, ""},

@@ -3,12 +3,13 @@ package service
 import (
 	"errors"
 	"fmt"
-	"github.com/agentmail/agentmail/internal/archive"
 	"net/http"
 	"os/exec"
 	"syscall"
 	"testing"
 
+	"github.com/agentmail/agentmail/internal/archive"
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/project"
@@ -52,7 +53,7 @@ func TestDescribe(t *testing.T) {
 		{ports.ErrNoFreePort, "NO_FREE_PORT", 1, http.StatusServiceUnavailable},
 		{tasks.ErrClaimed, "TASK_CLAIMED", 3, http.StatusConflict},
 		{tasks.ErrCycle, "DEPENDENCY_CYCLE", 1, http.StatusConflict},
-		{reservations.ErrInvalidPattern, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
+		{glob.ErrInvalidPattern, "INVALID_ARGUMENT", 1, http.StatusBadRequest},
 		{guard.ErrBlocked, "GUARD_BLOCKED", 1, http.StatusConflict},
 		{guard.ErrGlobalHooksPath, "GLOBAL_HOOKS_PATH", 1, http.StatusConflict},
 		{guard.ErrNotRun, "GUARD_NOT_RUN", 1, http.StatusConflict},

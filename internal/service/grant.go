@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 	"github.com/agentmail/agentmail/mailbox"
@@ -220,14 +221,14 @@ func lostLeases(active []reservations.Reservation, onRemote func(reservations.Re
 		}
 		return on
 	}
-	globs := make(map[int]*reservations.Glob, len(active))
-	glob := func(i int) *reservations.Glob {
+	globs := make(map[int]*glob.Glob, len(active))
+	glob := func(i int) *glob.Glob {
 		g, ok := globs[i]
 		if !ok {
-			// As reservations.Overlap reads a pattern: an invalid one
+			// As glob.Overlap reads a pattern: an invalid one
 			// (nil) overlaps nothing.
-			if p, err := reservations.NormalizePattern(active[i].Pattern, nil); err == nil {
-				g, _ = reservations.Compile(p)
+			if p, err := glob.NormalizePattern(active[i].Pattern, nil); err == nil {
+				g, _ = glob.Compile(p)
 			}
 			globs[i] = g
 		}

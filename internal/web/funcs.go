@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"github.com/agentmail/agentmail/internal/service"
 	"hash/fnv"
 	"html"
 	"html/template"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/agentmail/agentmail/internal/service"
 )
 
 // funcs are the templates' helpers.

@@ -1,4 +1,4 @@
-// Package reservations holds the glob-pattern engine behind file
+// Package glob is the glob-pattern engine behind file
 // reservations: validation and normalization of doublestar (v4) patterns,
 // and an exact overlap test between two patterns.
 //
@@ -26,7 +26,7 @@
 // alternatives after a `*`, alternatives ending in '/'); NormalizePattern
 // rewrites or rejects them, so that every accepted pattern has a regular
 // meaning the overlap test can decide exactly.
-package reservations
+package glob
 
 import (
 	"errors"
@@ -89,16 +89,16 @@ func invalid(pattern, format string, args ...any) error {
 // The result is a fixed point (normalizing it again returns it unchanged)
 // and Compile accepts it.
 func NormalizePattern(raw string, isDir func(rel string) bool) (string, error) {
-	g, err := normalizeCompile(raw, isDir)
+	g, err := NormalizeCompile(raw, isDir)
 	if err != nil {
 		return "", err
 	}
 	return g.pattern, nil
 }
 
-// normalizeCompile normalizes raw as NormalizePattern does and returns the
+// NormalizeCompile normalizes raw as NormalizePattern does and returns the
 // normalized pattern compiled, as Compile would.
-func normalizeCompile(raw string, isDir func(rel string) bool) (*Glob, error) {
+func NormalizeCompile(raw string, isDir func(rel string) bool) (*Glob, error) {
 	if err := checkText(raw); err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func normalizeCompile(raw string, isDir func(rel string) bool) (*Glob, error) {
 		p = "**"
 	case dir:
 		p += "/**"
-	case isDir != nil && isLiteral(p) && isDir(unescape(p)):
+	case isDir != nil && IsLiteral(p) && isDir(Unescape(p)):
 		p += "/**"
 	}
 	// What normalization leaves must pass every check Compile makes; the
@@ -474,7 +474,7 @@ func checkDotSegments(raw, p string, allowDot bool) error {
 			case i < len(e) && e[i] != '/':
 				continue
 			}
-			switch unescape(e[start:i]) {
+			switch Unescape(e[start:i]) {
 			case "..":
 				return invalid(raw, "'..' segments are not allowed; name the path relative to the repository root without '..'")
 			case ".":
@@ -529,8 +529,8 @@ func expandBraces(p string, limit int) ([]string, bool) {
 	}
 }
 
-// isLiteral reports whether p has no glob metacharacter outside escapes.
-func isLiteral(p string) bool {
+// IsLiteral reports whether p has no glob metacharacter outside escapes.
+func IsLiteral(p string) bool {
 	for i := 0; i < len(p); i++ {
 		switch p[i] {
 		case '\\':
@@ -542,8 +542,8 @@ func isLiteral(p string) bool {
 	return true
 }
 
-// unescape removes the backslashes of escapes from a literal pattern.
-func unescape(p string) string {
+// Unescape removes the backslashes of escapes from a literal pattern.
+func Unescape(p string) string {
 	if !strings.Contains(p, `\`) {
 		return p
 	}
@@ -567,5 +567,8 @@ func unescape(p string) string {
 // sets) it reports false.
 func IsBroad(pattern string) bool {
 	g, err := compileNormalized(pattern)
-	return err == nil && g.matchesEverySegment()
+	return err == nil && g.Broad()
 }
+
+// Broad is IsBroad of g's pattern, which is normalized already.
+func (g *Glob) Broad() bool { return g.matchesEverySegment() }

@@ -1,4 +1,4 @@
-package reservations
+package glob
 
 import (
 	"fmt"
@@ -291,7 +291,7 @@ func Overlap(a, b string) bool {
 }
 
 // compileNormalized normalizes p without a directory lookup and compiles it.
-func compileNormalized(p string) (*Glob, error) { return normalizeCompile(p, nil) }
+func compileNormalized(p string) (*Glob, error) { return NormalizeCompile(p, nil) }
 
 // Overlaps reports whether some repository path matches both g and h. The
 // answer is exact: it is decided on the product of the two automata, after
@@ -574,7 +574,7 @@ func build(pattern string) (*Glob, error) {
 // the same, and a file's pattern still covers just the file (nothing can
 // lie below a file).
 func Meaning(pattern string) string {
-	if isLiteral(pattern) {
+	if IsLiteral(pattern) {
 		return pattern + "/**"
 	}
 	return pattern
@@ -770,7 +770,7 @@ func (g *Glob) literalFacts() {
 			start = j + 1
 		}
 	}
-	g.suffix = unescape(p[start:])
+	g.suffix = Unescape(p[start:])
 }
 
 // matchesEverySegment reports whether g matches every path of one segment,

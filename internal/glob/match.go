@@ -1,4 +1,4 @@
-package reservations
+package glob
 
 import (
 	"slices"

@@ -1,13 +1,13 @@
-package reservations
+package glob
 
 import "strings"
 
-// literalDir returns the directory every path a pattern matches lies in (or
+// LiteralDir returns the directory every path a pattern matches lies in (or
 // is): the literal text before the first glob character, cut back to the
 // last '/'. "src/api/*.go" gives "src/api", "docs/**" gives "docs", and
 // "**/*.md" gives "". (Cutting at the '/' keeps it true for "a/**", which
 // matches "a" itself.)
-func literalDir(pattern string) string {
+func LiteralDir(pattern string) string {
 	lit := pattern
 	if i := strings.IndexAny(pattern, `*?[{\`); i >= 0 {
 		lit = pattern[:i]
@@ -25,15 +25,15 @@ func within(path, dir string) bool {
 	return dir == "" || path == dir || strings.HasPrefix(path, dir) && path[len(dir)] == '/'
 }
 
-// dirsMeet is a cheap test that two patterns with literal directories a
+// DirsMeet is a cheap test that two patterns with literal directories a
 // and b cannot overlap, never wrong when it says so: a common path would
 // lie in both directories, so one must contain the other.
-func dirsMeet(a, b string) bool { return within(a, b) || within(b, a) }
+func DirsMeet(a, b string) bool { return within(a, b) || within(b, a) }
 
-// nearby returns dirs and every directory that contains one of them, the
+// Nearby returns dirs and every directory that contains one of them, the
 // root ("") too: with those below one of dirs, the directories that meet
-// one of dirs (dirsMeet).
-func nearby(dirs []string) []string {
+// one of dirs (DirsMeet).
+func Nearby(dirs []string) []string {
 	seen := map[string]bool{"": true}
 	out := []string{""}
 	add := func(d string) {

@@ -1,4 +1,4 @@
-package reservations
+package glob
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentmail/agentmail/internal/glob/globtest"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -249,27 +250,6 @@ func TestAutomatonAgreesWithDoublestar(t *testing.T) {
 	}
 }
 
-// randomPattern builds a pattern from the tokens of the property test.
-func randomPattern(rng *rand.Rand) string {
-	tokens := []string{"a", "b", "/", "/", "*", "?", "**", "**/", "[ab]", "[!a]", "{a,b/c}", "{b,*}", ".a", `\*`}
-	var b strings.Builder
-	for range 1 + rng.IntN(6) {
-		b.WriteString(tokens[rng.IntN(len(tokens))])
-	}
-	return b.String()
-}
-
-// randomPath builds a path of one to four segments over a small alphabet.
-func randomPath(rng *rand.Rand) string {
-	segs := []string{"a", "b", "c", "ab", "ba", "aa", ".a", "*", "bc", "a*"}
-	n := 1 + rng.IntN(4)
-	parts := make([]string, n)
-	for i := range parts {
-		parts[i] = segs[rng.IntN(len(segs))]
-	}
-	return strings.Join(parts, "/")
-}
-
 // TestOverlapProperties checks, on random normalized patterns and paths
 // (seeded, so reproducible):
 //  1. Overlaps is symmetric;
@@ -284,7 +264,7 @@ func TestOverlapProperties(t *testing.T) {
 	var globs []*Glob
 	seen := map[string]bool{}
 	for len(globs) < 300 {
-		p, err := NormalizePattern(randomPattern(rng), nil)
+		p, err := NormalizePattern(globtest.RandomPattern(rng), nil)
 		if err != nil || seen[p] {
 			continue
 		}
@@ -297,7 +277,7 @@ func TestOverlapProperties(t *testing.T) {
 	}
 	paths := make([]string, 400)
 	for i := range paths {
-		paths[i] = randomPath(rng)
+		paths[i] = globtest.RandomPath(rng)
 	}
 	// matches[i][j]: glob i matches path j
 	matches := make([][]bool, len(globs))
@@ -505,7 +485,7 @@ func BenchmarkOverlapAutomaton(b *testing.B) {
 // others were is compiled afresh.
 func TestCompileRemembers(t *testing.T) {
 	first := MustCompile("remember/me/*.go")
-	g, err := normalizeCompile("./remember//me/*.go", nil)
+	g, err := NormalizeCompile("./remember//me/*.go", nil)
 	if err != nil || g != first {
 		t.Fatalf("normalizing the same pattern: %p, %v; want the Glob compiled before, %p", g, err, first)
 	}
@@ -532,7 +512,7 @@ func TestBuildBySuffix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 17))
 	built := 0
 	for range 8000 {
-		p := randomPattern(rng)
+		p := globtest.RandomPattern(rng)
 		if strings.IndexByte(p, '{') >= 0 || validate(p) != nil {
 			continue
 		}
