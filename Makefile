@@ -46,7 +46,7 @@ BENCH_FLAGS = -bin $(BIN) -messages $(BENCH_MESSAGES) $(if $(BENCH_DIR),-dir $(B
 # process, and last agentmail serve's pages, API and sends over HTTP;
 # bench-mcp and bench-serve time only those.
 bench: build
-	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/... ./mailbox/... ./reservations/... ./guard/... ./fts/...
+	$(GO) test $(GOFLAGS_ALL) -run '^$$' -bench . -benchmem ./internal/...
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS)
 	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only import
 

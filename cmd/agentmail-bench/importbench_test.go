@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/agentmail/agentmail/internal/importer"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 // TestCorpusImports: the benchmark's mcp_agent_mail corpus is written the

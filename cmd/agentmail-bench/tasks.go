@@ -10,11 +10,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 )

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

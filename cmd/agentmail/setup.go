@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/guard"
 	"github.com/agentmail/agentmail/internal/mcpserver"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/setup"

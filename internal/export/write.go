@@ -18,8 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/fts"
 )
 
 //go:embed assets

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/guard"
+	"github.com/agentmail/agentmail/internal/mailbox"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 // TestKindsAreShared checks that the packages report each kind of failure

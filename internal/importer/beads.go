@@ -15,9 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/names"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/tasks"
 	"github.com/oklog/ulid/v2"
 )
 

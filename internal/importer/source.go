@@ -19,9 +19,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentmail/agentmail/internal/glob"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
 	"github.com/oklog/ulid/v2"
 )
 

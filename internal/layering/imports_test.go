@@ -31,7 +31,7 @@ var layers = map[string]int{
 	"internal/fault": base, "internal/ids": base, "internal/names": base, "internal/flock": base,
 	"internal/crash": base, "internal/procstat": base, "internal/record": base, "internal/markdown": base, "internal/glob": base,
 	"internal/archive": storage, "internal/store": storage,
-	"mailbox": domain, "reservations": domain, "tasks": domain, "webhooks": domain, "ports": domain, "products": domain, "fts": domain, "guard": domain, "hooks": domain,
+	"internal/mailbox": domain, "internal/reservations": domain, "internal/tasks": domain, "internal/webhooks": domain, "internal/ports": domain, "internal/products": domain, "internal/fts": domain, "internal/guard": domain, "internal/hooks": domain,
 	"internal/project": domain, "internal/importer": domain, "internal/setup": domain, "internal/export": domain,
 	"internal/service": svc, "internal/service/errorcases": svc,
 	"cmd/agentmail": face, "internal/mcpserver": face, "internal/server": face, "internal/web": face,
@@ -50,7 +50,7 @@ var belowService = []string{"internal/store", "internal/archive", "internal/reco
 // its reason (issue 26). The list only shrinks: an edge that goes away
 // must leave it.
 var knownEdges = map[string]string{
-	"cmd/agentmail -> guard":              "setup and guard install find the agentmail binary (guard.FindBinary): to move behind a service operation",
+	"cmd/agentmail -> internal/guard":     "setup and guard install find the agentmail binary (guard.FindBinary): to move behind a service operation",
 	"cmd/agentmail -> internal/setup":     "setup edits coding agents' configurations; only the command line has it, with no service operation yet",
 	"internal/events -> internal/archive": "the event stream reads the archive's branches itself",
 	"internal/events -> internal/store":   "the event stream reads the archive's branches itself",

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/names"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/reservations"
+	"github.com/agentmail/agentmail/internal/tasks"
 )
 
 // AgentResponse is the document of register, whoami, policy and agents

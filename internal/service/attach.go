@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 // Upload is a file attached by its content (the HTTP API's

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 // ErrPaused: the acting agent is paused (PAUSED, exit 5).

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/mailbox"
 )
 
 // PublishRequest is a post to a channel: a message with a topic and no

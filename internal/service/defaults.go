@@ -3,7 +3,7 @@ package service
 import (
 	"time"
 
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 // The defaults of the requests' durations, defined once: the command

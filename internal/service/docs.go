@@ -3,11 +3,11 @@ package service
 import (
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/fts"
 	"github.com/agentmail/agentmail/internal/importer"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 // The types below are the parts of the --json documents, a stable

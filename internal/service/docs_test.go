@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 // The documents as README.md ("JSON output") gives them, field by field

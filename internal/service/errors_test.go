@@ -9,16 +9,16 @@ import (
 	"testing"
 
 	"github.com/agentmail/agentmail/internal/archive"
-	"github.com/agentmail/agentmail/internal/glob"
-	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/glob"
+	"github.com/agentmail/agentmail/internal/guard"
+	"github.com/agentmail/agentmail/internal/mailbox"
+	"github.com/agentmail/agentmail/internal/ports"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/ports"
-	"github.com/agentmail/agentmail/reservations"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/tasks"
 )
 
 // The codes and exit statuses are part of the interface (README.md, "Exit

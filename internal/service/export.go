@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/export"
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/mailbox"
 )
 
 // ErrExportModified: an export's files differ from its manifest, or its

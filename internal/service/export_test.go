@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/export"
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 )

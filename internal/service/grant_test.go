@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 func TestLostLeases(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/internal/guard"
 )
 
 // env is an environment for a guard check.

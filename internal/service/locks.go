@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 // LockResponse is the document of lock acquire, renew and release, and of

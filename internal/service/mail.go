@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/fts"
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/tasks"
 )
 
 // HumanSender is the human overseer's mailbox: the sender of AsHuman mail,

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 func TestSendReply(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/agentmail/agentmail/ports"
+	"github.com/agentmail/agentmail/internal/ports"
 )
 
 // Port is a port claim as every face shows it.

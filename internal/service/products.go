@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/products"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/products"
 )
 
 // ProductProject is a project a product groups.

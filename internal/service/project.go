@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/project"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 // ProjectInfo is a project and how its key was chosen.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 // RulesText is one text of a project's rules: the invariants of every

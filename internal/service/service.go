@@ -18,16 +18,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/fts"
+	"github.com/agentmail/agentmail/internal/mailbox"
+	"github.com/agentmail/agentmail/internal/ports"
+	"github.com/agentmail/agentmail/internal/products"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/ports"
-	"github.com/agentmail/agentmail/products"
-	"github.com/agentmail/agentmail/reservations"
-	"github.com/agentmail/agentmail/tasks"
-	"github.com/agentmail/agentmail/webhooks"
+	"github.com/agentmail/agentmail/internal/tasks"
+	"github.com/agentmail/agentmail/internal/webhooks"
 )
 
 // Config says which store a Service serves and how.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/gittest"
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/mailbox"
 )
 
 // The tests call the service as the MCP and HTTP servers will: no command

@@ -11,14 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/internal/guard"
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/tasks"
 )
 
 // ErrTaskClaimed: another agent holds the task (TASK_CLAIMED, exit 3).

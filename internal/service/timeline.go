@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/mailbox"
+	"github.com/agentmail/agentmail/internal/mailbox"
 )
 
 // TimelinePage is how many items a timeline page holds when the request

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agentmail/agentmail/webhooks"
+	"github.com/agentmail/agentmail/internal/webhooks"
 )
 
 // Webhook is a registered webhook, as webhook add and list show it (its

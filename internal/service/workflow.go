@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/ids"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/mailbox"
+	"github.com/agentmail/agentmail/internal/tasks"
 )
 
 // CheckRequest is the cheap "anything for me?" of an agent's per-step

@@ -14,12 +14,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/fts"
+	"github.com/agentmail/agentmail/internal/mailbox"
+	"github.com/agentmail/agentmail/internal/products"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/products"
-	"github.com/agentmail/agentmail/reservations"
-	"github.com/agentmail/agentmail/tasks"
+	"github.com/agentmail/agentmail/internal/tasks"
 )
 
 // The storage boundary: each table of the index belongs to the one

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/fts"
 )
 
 // The fixtures are a project as the service would describe it: a team of

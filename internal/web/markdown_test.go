@@ -11,7 +11,7 @@ import (
 )
 
 // gfmParser is goldmark's parser with its GitHub extensions: the same nodes
-// fts's parser builds (fts/gfm_test.go checks that), with its own Linkify.
+// markdown.Parser builds (internal/fts/gfm_test.go checks that), with its own Linkify.
 func gfmParser() parser.Parser {
 	return goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
 }

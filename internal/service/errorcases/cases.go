@@ -8,15 +8,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentmail/agentmail/guard"
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/guard"
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/mailbox"
+	"github.com/agentmail/agentmail/internal/ports"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/ports"
-	"github.com/agentmail/agentmail/reservations"
 )
 
 // Case is one failure: its name, the error, and the words a face's hint

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmail/agentmail/hooks"
+	"github.com/agentmail/agentmail/internal/hooks"
 )
 
 // envOf is a getenv over a map.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/reservations"
 )
 
 // TestContactPolicy walks every branch of the contact policies: what

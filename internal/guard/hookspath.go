@@ -10,7 +10,7 @@ import (
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 
-	"github.com/agentmail/agentmail/hooks"
+	"github.com/agentmail/agentmail/internal/hooks"
 )
 
 // Finding the hooks git runs is done here by reading git's configuration

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentmail/agentmail/hooks"
 	"github.com/agentmail/agentmail/internal/fault"
+	"github.com/agentmail/agentmail/internal/hooks"
 )
 
 // HooksDir returns the absolute directory git runs the hooks of the

@@ -16,11 +16,11 @@ import (
 	"github.com/agentmail/agentmail/internal/glob"
 	"github.com/agentmail/agentmail/internal/glob/globtest"
 	"github.com/agentmail/agentmail/internal/ids"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/sqlitetest"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
 )
 
 // world is a store with a fake clock and a project with two agents.

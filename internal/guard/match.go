@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/glob"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 // Conflict is a path the commit touches that another agent holds.

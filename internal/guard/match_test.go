@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 func res(agent, pattern string) reservations.Reservation {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentmail/agentmail/hooks"
+	"github.com/agentmail/agentmail/internal/hooks"
 )
 
 func actions(chs []HookChange) string {

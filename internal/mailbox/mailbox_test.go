@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/reservations"
 )
 
 // fixture is a store with a fake clock and a project with agents.

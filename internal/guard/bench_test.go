@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmail/agentmail/fts"
+	"github.com/agentmail/agentmail/internal/fts"
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/project"
+	"github.com/agentmail/agentmail/internal/reservations"
 	"github.com/agentmail/agentmail/internal/store"
-	"github.com/agentmail/agentmail/mailbox"
-	"github.com/agentmail/agentmail/reservations"
 )
 
 // benchReservations returns n exclusive reservations held by other agents,

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 func source(rs ...reservations.Reservation) Source {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/reservations"
+	"github.com/agentmail/agentmail/internal/reservations"
 )
 
 // Hooks the check knows. An empty hook name means pre-commit.
