@@ -288,7 +288,7 @@ func TestTablesOwned(t *testing.T) {
 			owner[name] = p.dir
 		}
 	}
-	for _, dir := range []string{"internal/store", "mailbox", "reservations", "fts"} {
+	for _, dir := range []string{"internal/store", "internal/mailbox", "internal/reservations", "internal/fts"} {
 		if created, _ := pkgs[dir].tables(); len(created) == 0 {
 			t.Errorf("found no table created by %s: is the scan blind?", dir)
 		}
@@ -311,11 +311,11 @@ func TestTablesOwned(t *testing.T) {
 func TestProjectionsDeclareTheirTables(t *testing.T) {
 	pkgs := readPackages(t)
 	for dir, projs := range map[string][]store.Projection{
-		"mailbox":      {mailbox.Projection(), mailbox.CursorProjection(), mailbox.AttentionProjection(), mailbox.RulesProjection()},
-		"reservations": {reservations.Projection()},
-		"fts":          {fts.Projection()},
-		"products":     {products.Projection()},
-		"tasks":        {tasks.Projection()},
+		"internal/mailbox":      {mailbox.Projection(), mailbox.CursorProjection(), mailbox.AttentionProjection(), mailbox.RulesProjection()},
+		"internal/reservations": {reservations.Projection()},
+		"internal/fts":          {fts.Projection()},
+		"internal/products":     {products.Projection()},
+		"internal/tasks":        {tasks.Projection()},
 	} {
 		created, _ := pkgs[dir].tables()
 		var declared []string
@@ -339,7 +339,7 @@ func TestProjectionsDeclareTheirTables(t *testing.T) {
 // nothing rebuilds it from the archive, and no projection reads it.
 func TestNoSQLHandlesOutsideStore(t *testing.T) {
 	for _, p := range readPackages(t) {
-		if p.dir == "internal/store" || p.dir == "internal/sqlitetest" || p.dir == "webhooks" {
+		if p.dir == "internal/store" || p.dir == "internal/sqlitetest" || p.dir == "internal/webhooks" {
 			continue
 		}
 		for _, h := range p.handles {
