@@ -275,42 +275,27 @@ func (m *Mailbox) Poll(ctx context.Context, topic string, timeout, poll time.Dur
 	fold := names.Fold(me.Name)
 	start := firstIDAt(m.st.Clock())
 	deadline := time.Now().Add(timeout)
-	lastHead := ""
-	for {
-		head, err := m.st.Head()
-		if err != nil {
-			return Message{}, err
-		}
-		if head != lastHead {
-			lastHead = head
-			if err := m.st.Fresh(ctx); err != nil {
-				return Message{}, err
-			}
-			if m.pid == 0 {
-				if err := m.loadProjectID(ctx, m.st.Index()); err != nil {
-					return Message{}, err
-				}
-			}
-			msgs, err := m.list(ctx, m.st.Index(), me.Name, `SELECT `+messageColumns+` FROM messages m
-				LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?1
-				WHERE m.project_id = ?2 AND m.topic = ?3 AND m.sender != ?1 AND `+isPost+` AND m.id > COALESCE(
-					(SELECT c.message_id FROM topic_cursors c WHERE c.slug = ?4 AND c.fold = ?5 AND c.topic = ?3),
-					(SELECT s.since_id FROM subscriptions s WHERE s.project_id = ?2 AND s.agent = ?1 AND s.topic = ?3), ?6)
-				ORDER BY m.id LIMIT 1`, me.Name, m.pid, t, m.proj.Slug, fold, start)
-			if err != nil {
-				return Message{}, err
-			}
-			if len(msgs) > 0 {
-				return msgs[0], m.MarkPosts(ctx, msgs)
+	var msgs []Message
+	found, err := m.st.Watch(ctx, poll, func() time.Time { return deadline }, func() (bool, error) {
+		if m.pid == 0 {
+			if err := m.loadProjectID(ctx, m.st.Index()); err != nil {
+				return false, err
 			}
 		}
-		if !time.Now().Before(deadline) {
-			return Message{}, fault.WithHint(fmt.Errorf("%w: no post to %s for %s within %s", ErrTimeout, t, me.Name, timeout), "poll again, or list the channel's posts")
-		}
-		select {
-		case <-ctx.Done():
-			return Message{}, ctx.Err()
-		case <-time.After(min(poll, time.Until(deadline))):
-		}
+		var err error
+		msgs, err = m.list(ctx, m.st.Index(), me.Name, `SELECT `+messageColumns+` FROM messages m
+			LEFT JOIN recipients r ON r.project_id = m.project_id AND r.message_id = m.id AND r.agent = ?1
+			WHERE m.project_id = ?2 AND m.topic = ?3 AND m.sender != ?1 AND `+isPost+` AND m.id > COALESCE(
+				(SELECT c.message_id FROM topic_cursors c WHERE c.slug = ?4 AND c.fold = ?5 AND c.topic = ?3),
+				(SELECT s.since_id FROM subscriptions s WHERE s.project_id = ?2 AND s.agent = ?1 AND s.topic = ?3), ?6)
+			ORDER BY m.id LIMIT 1`, me.Name, m.pid, t, m.proj.Slug, fold, start)
+		return len(msgs) > 0, err
+	})
+	switch {
+	case err != nil:
+		return Message{}, err
+	case !found:
+		return Message{}, fault.WithHint(fmt.Errorf("%w: no post to %s for %s within %s", ErrTimeout, t, me.Name, timeout), "poll again, or list the channel's posts")
 	}
+	return msgs[0], m.MarkPosts(ctx, msgs)
 }

@@ -231,59 +231,47 @@ func (m *Mailbox) Wait(ctx context.Context, f WaitFilter, timeout, poll time.Dur
 		}
 	}
 	deadline := time.Now().Add(timeout)
-	lastHead := ""
-	for {
-		head, err := m.st.Head()
-		if err != nil {
-			return nil, err
-		}
-		if head != lastHead {
-			lastHead = head
-			if err := m.st.Fresh(ctx); err != nil {
-				return nil, err
-			}
-			if m.pid == 0 {
-				if err := m.loadProjectID(ctx, m.st.Index()); err != nil {
-					return nil, err
-				}
-			}
-			if f.Steered {
-				c, ok, err := m.controlOf(ctx, m.st.Index(), me.Name)
-				if err != nil {
-					return nil, err
-				}
-				if ok && c != before {
-					return nil, &SteeredError{Control: c}
-				}
-			}
-			where := []string{"r.project_id = ?", "r.agent = ?", "r.read_at IS NULL", "r.message_id >= ?"}
-			args := []any{m.pid, me.Name, since}
-			if thread != "" {
-				where = append(where, "m.thread = ?")
-				args = append(args, thread)
-			}
-			if from != "" {
-				where = append(where, "m.sender = ?")
-				args = append(args, from)
-			}
-			if f.Urgent {
-				where = append(where, "m.importance IN ('high', 'urgent')")
-			}
-			msgs, err := m.list(ctx, m.st.Index(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
-				WHERE `+strings.Join(where, " AND ")+` ORDER BY m.id`, args...)
-			if err != nil || len(msgs) > 0 {
-				return msgs, err
+	var msgs []Message
+	found, err := m.st.Watch(ctx, poll, func() time.Time { return deadline }, func() (bool, error) {
+		if m.pid == 0 {
+			if err := m.loadProjectID(ctx, m.st.Index()); err != nil {
+				return false, err
 			}
 		}
-		if !time.Now().Before(deadline) {
-			return nil, fmt.Errorf("%w: no matching mail for %s within %s", ErrTimeout, me.Name, timeout)
+		if f.Steered {
+			c, ok, err := m.controlOf(ctx, m.st.Index(), me.Name)
+			if err != nil {
+				return false, err
+			}
+			if ok && c != before {
+				return false, &SteeredError{Control: c}
+			}
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(min(poll, time.Until(deadline))):
+		where := []string{"r.project_id = ?", "r.agent = ?", "r.read_at IS NULL", "r.message_id >= ?"}
+		args := []any{m.pid, me.Name, since}
+		if thread != "" {
+			where = append(where, "m.thread = ?")
+			args = append(args, thread)
 		}
+		if from != "" {
+			where = append(where, "m.sender = ?")
+			args = append(args, from)
+		}
+		if f.Urgent {
+			where = append(where, "m.importance IN ('high', 'urgent')")
+		}
+		var err error
+		msgs, err = m.list(ctx, m.st.Index(), me.Name, `SELECT `+messageColumns+` FROM recipients r JOIN messages m ON m.id = r.message_id
+			WHERE `+strings.Join(where, " AND ")+` ORDER BY m.id`, args...)
+		return len(msgs) > 0, err
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, fmt.Errorf("%w: no matching mail for %s within %s", ErrTimeout, me.Name, timeout)
 	}
+	return msgs, nil
 }
 
 // replyRows are the messages of project ?2 in thread ?3 after message ?4
@@ -303,43 +291,34 @@ func (m *Mailbox) WaitReply(ctx context.Context, sent Message, timeout, poll tim
 	}
 	deadline := time.Now().Add(timeout)
 	after := sent.ID
-	lastHead := ""
-	for {
-		head, err := m.st.Head()
+	var reply Message
+	found, err := m.st.Watch(ctx, poll, func() time.Time { return deadline }, func() (bool, error) {
+		msgs, err := m.list(ctx, m.st.Index(), sent.From, replyRows, sent.From, m.pid, sent.Thread, after, sent.From)
 		if err != nil {
-			return Message{}, err
+			return false, err
 		}
-		if head != lastHead {
-			lastHead = head
-			if err := m.st.Fresh(ctx); err != nil {
-				return Message{}, err
+		for _, msg := range msgs {
+			after = msg.ID
+			if !recipients[msg.From] {
+				continue
 			}
-			msgs, err := m.list(ctx, m.st.Index(), sent.From, replyRows, sent.From, m.pid, sent.Thread, after, sent.From)
-			if err != nil {
-				return Message{}, err
-			}
-			for _, msg := range msgs {
-				after = msg.ID
-				if !recipients[msg.From] {
-					continue
+			if msg.Hold > 0 {
+				deadline = deadline.Add(msg.Hold)
+				if onHold != nil {
+					onHold(msg)
 				}
-				if msg.Hold > 0 {
-					deadline = deadline.Add(msg.Hold)
-					if onHold != nil {
-						onHold(msg)
-					}
-					continue
-				}
-				return msg, nil
+				continue
 			}
+			reply = msg
+			return true, nil
 		}
-		if !time.Now().Before(deadline) {
-			return Message{}, fault.WithField(fmt.Errorf("%w: no reply to %s in thread %s", ErrTimeout, sent.ID, sent.Thread), "", "thread", sent.Thread)
-		}
-		select {
-		case <-ctx.Done():
-			return Message{}, ctx.Err()
-		case <-time.After(min(poll, time.Until(deadline))):
-		}
+		return false, nil
+	})
+	switch {
+	case err != nil:
+		return Message{}, err
+	case !found:
+		return Message{}, fault.WithField(fmt.Errorf("%w: no reply to %s in thread %s", ErrTimeout, sent.ID, sent.Thread), "", "thread", sent.Thread)
 	}
+	return reply, nil
 }

@@ -47,31 +47,17 @@ func (s *Service) Waiting(ctx context.Context) (held bool, ready int, err error)
 // index only when the head moved.
 func (s *Service) WaitReady(ctx context.Context, limit int, timeout, poll time.Duration) (mine, ready []Task, err error) {
 	deadline := time.Now().Add(timeout)
-	lastHead := ""
-	for {
-		head, err := s.st.Head()
-		if err != nil {
-			return nil, nil, err
-		}
-		if head != lastHead {
-			lastHead = head
-			if err := s.st.Fresh(ctx); err != nil {
-				return nil, nil, err
-			}
-			mine, ready, err := s.Work(ctx, limit)
-			if err != nil || len(ready) > 0 {
-				return mine, ready, err
-			}
-		}
-		if !time.Now().Before(deadline) {
-			return nil, nil, fmt.Errorf("%w: no ready task in project %s within %s", ErrTimeout, s.slug, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		case <-time.After(min(poll, time.Until(deadline))):
-		}
+	found, err := s.st.Watch(ctx, poll, func() time.Time { return deadline }, func() (bool, error) {
+		mine, ready, err = s.Work(ctx, limit)
+		return len(ready) > 0, err
+	})
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case !found:
+		return nil, nil, fmt.Errorf("%w: no ready task in project %s within %s", ErrTimeout, s.slug, timeout)
 	}
+	return mine, ready, nil
 }
 
 // History returns a task and its changes in the order they fold in (its
