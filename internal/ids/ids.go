@@ -237,6 +237,25 @@ func Matches(ctx context.Context, q Querier, query string, args ...any) ([]Match
 	return out, rows.Err()
 }
 
+// InProject is the Lookup of the ids of one project's rows. find lists
+// the rows of project ?1 whose ids are from ?2 up to ?3, with a few words
+// each (see Matches), taking extra as its next arguments and the limit as
+// its last; count counts those rows from ?1 to ?3 alone.
+func InProject(ctx context.Context, q interface {
+	Querier
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, find, count string, project any, extra ...any) Lookup {
+	return Lookup{
+		Find: func(p string, limit int) ([]Match, error) {
+			return Matches(ctx, q, find, append(append([]any{project, p, p + "~"}, extra...), limit)...)
+		},
+		Count: func(p string) (n int, err error) {
+			err = q.QueryRowContext(ctx, count, project, p, p+"~").Scan(&n)
+			return n, err
+		},
+	}
+}
+
 // Short maps ids to their abbreviations.
 type Short map[string]string
 

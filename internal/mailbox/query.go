@@ -135,15 +135,7 @@ func (m *Mailbox) messageIDs() ids.Kind {
 // the project. Ambiguity is decided over the whole project, as ShortIDs
 // abbreviates; the error describes the matches viewer may see by subject.
 func (m *Mailbox) resolveID(ctx context.Context, q queryer, prefix, viewer string) (string, error) {
-	return m.messageIDs().Resolve(prefix, ids.Lookup{
-		Find: func(p string, limit int) ([]ids.Match, error) {
-			return ids.Matches(ctx, q, idMatches, m.pid, p, p+"~", viewer, limit)
-		},
-		Count: func(p string) (n int, err error) {
-			err = q.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE project_id = ? AND id >= ? AND id < ?`, m.pid, p, p+"~").Scan(&n)
-			return n, err
-		},
-	})
+	return m.messageIDs().Resolve(prefix, ids.InProject(ctx, q, idMatches, `SELECT count(*) FROM messages WHERE project_id = ? AND id >= ? AND id < ?`, m.pid, viewer))
 }
 
 // idMatches lists the messages of project ?1 whose ids are from ?2 up to

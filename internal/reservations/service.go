@@ -579,15 +579,7 @@ const (
 // resolveID turns a full id or a unique prefix into the id of one of the
 // project's reservations, active or not, as ShortIDs abbreviates them.
 func (s *Service) resolveID(ctx context.Context, sc scope, raw string) (string, error) {
-	return s.reservationIDs().Resolve(raw, ids.Lookup{
-		Find: func(p string, limit int) ([]ids.Match, error) {
-			return ids.Matches(ctx, sc.q, idMatches, sc.pid, p, p+"~", limit)
-		},
-		Count: func(p string) (n int, err error) {
-			err = sc.q.QueryRowContext(ctx, `SELECT count(*) FROM reservations `+idRange, sc.pid, p, p+"~").Scan(&n)
-			return n, err
-		},
-	})
+	return s.reservationIDs().Resolve(raw, ids.InProject(ctx, sc.q, idMatches, `SELECT count(*) FROM reservations `+idRange, sc.pid))
 }
 
 // ShortIDs abbreviates reservation ids for display: each to the shortest

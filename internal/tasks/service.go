@@ -186,15 +186,7 @@ const (
 )
 
 func (s *Service) resolve(ctx context.Context, sc scope, raw string) (string, error) {
-	return s.kind().Resolve(raw, ids.Lookup{
-		Find: func(p string, limit int) ([]ids.Match, error) {
-			return ids.Matches(ctx, sc.q, idMatches, sc.pid, p, p+"~", limit)
-		},
-		Count: func(p string) (n int, err error) {
-			err = sc.q.QueryRowContext(ctx, `SELECT count(*) FROM tasks `+idRange, sc.pid, p, p+"~").Scan(&n)
-			return n, err
-		},
-	})
+	return s.kind().Resolve(raw, ids.InProject(ctx, sc.q, idMatches, `SELECT count(*) FROM tasks `+idRange, sc.pid))
 }
 
 // ShortIDs abbreviates task ids for display, each to the shortest prefix
