@@ -9,10 +9,8 @@ import (
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/fault"
-	"github.com/agentmail/agentmail/internal/guard"
 	"github.com/agentmail/agentmail/internal/mcpserver"
 	"github.com/agentmail/agentmail/internal/service"
-	"github.com/agentmail/agentmail/internal/setup"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,7 +35,7 @@ type setupOptions struct {
 func newSetupCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "setup",
-		Usage:     "add the agentmail MCP server to a coding agent's configuration (" + strings.Join(setup.Clients(), ", ") + ")",
+		Usage:     "add the agentmail MCP server to a coding agent's configuration (" + strings.Join(service.SetupClients(), ", ") + ")",
 		ArgsUsage: "CLIENT",
 		Description: "Adds an \"agentmail\" entry running `agentmail mcp` to the client's MCP servers: in the project's\n" +
 			"configuration (the repository around the current directory), or with --user in yours. Every other\n" +
@@ -103,29 +101,29 @@ func setupWhat(what string, auto bool) string {
 }
 
 // readSetupOptions reads the command line and the environment.
-func readSetupOptions(c *cli.Context) (setup.Options, error) {
+func readSetupOptions(c *cli.Context) (service.SetupOptions, error) {
 	client, err := oneArg(c, "CLIENT")
 	if err != nil {
-		return setup.Options{}, err
+		return service.SetupOptions{}, err
 	}
-	hint := "name one of: " + strings.Join(setup.Clients(), ", ")
-	if !slices.Contains(setup.Clients(), client) {
-		return setup.Options{}, usagef(hint, "unknown client %q", client)
+	hint := "name one of: " + strings.Join(service.SetupClients(), ", ")
+	if !slices.Contains(service.SetupClients(), client) {
+		return service.SetupOptions{}, usagef(hint, "unknown client %q", client)
 	}
-	if c.Bool("hooks") && !setup.HasHooks(client) {
-		return setup.Options{}, usagef("leave out --hooks", "--hooks is for claude-code and gemini: %s has no hook that setup adds", client)
+	if c.Bool("hooks") && !service.SetupHasHooks(client) {
+		return service.SetupOptions{}, usagef("leave out --hooks", "--hooks is for claude-code and gemini: %s has no hook that setup adds", client)
 	}
 	if c.Bool("auto-reserve") && !c.Bool("hooks") && !c.Bool("uninstall") {
-		return setup.Options{}, usagef("add --hooks: the hooks take and release the leases", "--auto-reserve needs --hooks")
+		return service.SetupOptions{}, usagef("add --hooks: the hooks take and release the leases", "--auto-reserve needs --hooks")
 	}
 	if err := mcpserver.CheckProfile(c.String("tools")); err != nil {
-		return setup.Options{}, err
+		return service.SetupOptions{}, err
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return setup.Options{}, fault.WithHint(fmt.Errorf("find your home directory: %w", err), "set HOME")
+		return service.SetupOptions{}, fault.WithHint(fmt.Errorf("find your home directory: %w", err), "set HOME")
 	}
-	o := setup.Options{
+	o := service.SetupOptions{
 		Client: client, User: c.Bool("user"), Hooks: c.Bool("hooks"), AutoReserve: c.Bool("auto-reserve"), Force: c.Bool("force"), Home: home, Tools: c.String("tools"),
 		ConfigHome: envOr("XDG_CONFIG_HOME", filepath.Join(home, ".config")),
 		CodexHome:  envOr("CODEX_HOME", filepath.Join(home, ".codex")),
@@ -159,7 +157,7 @@ func envOr(name, def string) string {
 func setupBinary(command string) (string, error) {
 	switch {
 	case command == "":
-		return guard.FindBinary()
+		return service.FindBinary()
 	case strings.ContainsRune(command, filepath.Separator):
 		return filepath.Abs(command)
 	}

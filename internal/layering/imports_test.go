@@ -50,8 +50,6 @@ var belowService = []string{"internal/store", "internal/archive", "internal/reco
 // its reason (issue 26). The list only shrinks: an edge that goes away
 // must leave it.
 var knownEdges = map[string]string{
-	"cmd/agentmail -> internal/guard":     "setup and guard install find the agentmail binary (guard.FindBinary): to move behind a service operation",
-	"cmd/agentmail -> internal/setup":     "setup edits coding agents' configurations; only the command line has it, with no service operation yet",
 	"internal/events -> internal/archive": "the event stream reads the archive's branches itself",
 	"internal/events -> internal/store":   "the event stream reads the archive's branches itself",
 	"internal/events -> internal/record":  "the event stream decodes the records it reads",

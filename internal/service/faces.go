@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/guard"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
@@ -20,6 +21,10 @@ var ErrNoProject = project.ErrNoProject
 // IsIndexDamaged reports whether err shows the index damaged, which a
 // rebuild from the archive (RepairIndex) repairs.
 func IsIndexDamaged(err error) bool { return store.IsIndexDamaged(err) }
+
+// FindBinary is the absolute path of the agentmail binary that runs, for
+// what must run it again (hooks, a coding agent's MCP entry).
+func FindBinary() (string, error) { return guard.FindBinary() }
 
 // DefaultStoreDir is the store's directory when neither --store nor
 // $AGENTMAIL_HOME names one.

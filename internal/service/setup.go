@@ -6,6 +6,15 @@ import (
 	"github.com/agentmail/agentmail/internal/setup"
 )
 
+// SetupOptions say which client's configuration setup changes, and how.
+type SetupOptions = setup.Options
+
+// SetupClients are the coding agents setup configures, by name.
+func SetupClients() []string { return setup.Clients() }
+
+// SetupHasHooks reports whether setup adds hooks to client's configuration.
+func SetupHasHooks(client string) bool { return setup.HasHooks(client) }
+
 // SetupRequest adds the agentmail MCP server (and, for some clients, a
 // hook) to a coding agent's configuration, or takes it out.
 type SetupRequest struct {
