@@ -18,6 +18,20 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
+// Past MaxPacks packs (each write adds one) or LooseThreshold loose
+// objects (git's own gc.auto default; written by other tools), the archive
+// wants consolidating: a roll-up (Pack).
+const (
+	MaxPacks       = 64
+	LooseThreshold = 6700
+)
+
+// NeedsRollUp reports whether the archive, which has packs packs (Packs,
+// or PacksAbout where a guess will do), wants a roll-up.
+func (a *Archive) NeedsRollUp(packs int) bool {
+	return packs > MaxPacks || a.LooseObjects() > LooseThreshold
+}
+
 // LooseObjects estimates the number of loose objects the way git gc --auto
 // does: it counts one of the 256 fan-out directories and multiplies.
 func (a *Archive) LooseObjects() int {

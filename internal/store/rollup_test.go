@@ -88,18 +88,18 @@ func TestRollUpAtWorkLeavesWritersAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := maxPacks + 6
+			n := archive.MaxPacks + 6
 			for i := 0; i < n; i++ {
 				send(t, s, i)
 			}
-			if got := s.arc.Packs(); got <= maxPacks {
+			if got := s.arc.Packs(); got <= archive.MaxPacks {
 				t.Fatalf("%d packs: a write rolled up while another roll-up was at work", got)
 			}
 			l.Release()
 			send(t, s, n)
 			s.background.Wait()
-			if got := s.arc.Packs(); got > maxPacks {
-				t.Errorf("%d packs after the roll-up let go, want at most %d", got, maxPacks)
+			if got := s.arc.Packs(); got > archive.MaxPacks {
+				t.Errorf("%d packs after the roll-up let go, want at most %d", got, archive.MaxPacks)
 			}
 			checkMessages(t, s, n+1)
 			if notes := s.Notes(); len(notes) != 0 {
@@ -122,11 +122,11 @@ func TestRollUpsFallingBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for ; s.arc.Packs() < 2*maxPacks; n++ {
+	for ; s.arc.Packs() < 2*archive.MaxPacks; n++ {
 		send(t, s, n)
 	}
-	if got := s.arc.Packs(); got != 2*maxPacks {
-		t.Fatalf("%d packs, want %d: nothing rolls up while the lock is held", got, 2*maxPacks)
+	if got := s.arc.Packs(); got != 2*archive.MaxPacks {
+		t.Fatalf("%d packs, want %d: nothing rolls up while the lock is held", got, 2*archive.MaxPacks)
 	}
 	const held = 300 * time.Millisecond
 	go func() {
@@ -136,10 +136,10 @@ func TestRollUpsFallingBehind(t *testing.T) {
 	start := time.Now()
 	send(t, s, n) // one pack too many
 	if waited := time.Since(start); waited < held {
-		t.Errorf("the write past %d packs returned after %s, before the roll-up at work let go", 2*maxPacks, waited)
+		t.Errorf("the write past %d packs returned after %s, before the roll-up at work let go", 2*archive.MaxPacks, waited)
 	}
-	if got := s.arc.Packs(); got > maxPacks {
-		t.Errorf("%d packs once the write past %d returned, want at most %d", got, 2*maxPacks, maxPacks)
+	if got := s.arc.Packs(); got > archive.MaxPacks {
+		t.Errorf("%d packs once the write past %d returned, want at most %d", got, 2*archive.MaxPacks, archive.MaxPacks)
 	}
 	checkMessages(t, s, n+1)
 }
@@ -153,13 +153,13 @@ func TestWritesDuringBackgroundRollUps(t *testing.T) {
 		t.Skip("many writes")
 	}
 	s := openRollUpStore(t, true, 10*time.Second)
-	n, during := 3*maxPacks, 0
+	n, during := 3*archive.MaxPacks, 0
 	for i := 0; i < n; i++ {
 		send(t, s, i)
 		if s.rolling.Load() {
 			during++ // returned while a roll-up was at work
 		}
-		if got := s.arc.Packs(); got > 2*maxPacks {
+		if got := s.arc.Packs(); got > 2*archive.MaxPacks {
 			t.Fatalf("%d packs after write %d", got, i)
 		}
 	}
@@ -167,8 +167,8 @@ func TestWritesDuringBackgroundRollUps(t *testing.T) {
 	if during == 0 {
 		t.Error("no write returned while a roll-up was at work")
 	}
-	if got := s.arc.Packs(); got > maxPacks {
-		t.Errorf("%d packs after the roll-ups, want at most %d", got, maxPacks)
+	if got := s.arc.Packs(); got > archive.MaxPacks {
+		t.Errorf("%d packs after the roll-ups, want at most %d", got, archive.MaxPacks)
 	}
 	checkMessages(t, s, n)
 	if notes := s.Notes(); len(notes) != 0 {

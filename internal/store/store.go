@@ -69,14 +69,6 @@ var (
 // DefaultLockWait is how long a writer waits for the store lock.
 const DefaultLockWait = 30 * time.Second
 
-// Past maxPacks packs (each write adds one) or packThreshold loose objects
-// (git's own gc.auto default; written by other tools), a write consolidates
-// the archive.
-const (
-	maxPacks      = 64
-	packThreshold = 6700
-)
-
 // Options tune a Store.
 type Options struct {
 	LockWait time.Duration    // 0 means DefaultLockWait
@@ -829,12 +821,6 @@ func (s *Store) aborted(t *Tx, err error) error {
 // archive: a command that did cannot simply be run again.
 func (s *Store) Wrote() bool { return s.wrote.Load() }
 
-// shouldPack decides whether the archive, which has packs packs, needs
-// consolidating.
-func (s *Store) shouldPack(packs int) bool {
-	return packs > maxPacks || s.arc.LooseObjects() > packThreshold
-}
-
 // rollUpPath is the file of the roll-up lock. A roll-up holds it and no
 // other lock, so that writers, which each add a pack, go on while it runs:
 // it removes only the packs it rolled up (see archive.Pack). Whatever
@@ -851,8 +837,8 @@ func (s *Store) rollUpPath() string { return filepath.Join(s.dir, "rollup") }
 // if need be, so that packs cannot pile up without bound.
 func (s *Store) rollUpIfDue() {
 	switch {
-	case !s.shouldPack(s.arc.PacksAbout()):
-	case s.arc.Packs() > 2*maxPacks:
+	case !s.arc.NeedsRollUp(s.arc.PacksAbout()):
+	case s.arc.Packs() > 2*archive.MaxPacks:
 		s.rollUp(true)
 	case s.opts.RollUpInBackground:
 		s.inBackground(&s.rolling, func() { s.rollUp(false) })
@@ -909,7 +895,7 @@ func (s *Store) rollUp(wait bool) {
 		return
 	}
 	defer l.Release()
-	if s.shouldPack(s.arc.Packs()) {
+	if s.arc.NeedsRollUp(s.arc.Packs()) {
 		if err := s.arc.Pack(l.File()); err != nil {
 			s.note("could not pack the archive: " + err.Error())
 		}

@@ -1111,11 +1111,11 @@ func TestPacksStayBounded(t *testing.T) {
 	}
 	s := openStore(t, t.TempDir())
 	setup(t, s)
-	for i := 0; i < maxPacks+6; i++ {
+	for i := 0; i < archive.MaxPacks+6; i++ {
 		put(t, s, fmt.Sprint(i), &record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0.Add(time.Duration(i) * time.Second)})
 	}
-	if n := s.arc.Packs(); n > maxPacks {
-		t.Errorf("%d packs after %d writes, want at most %d", n, maxPacks+6, maxPacks)
+	if n := s.arc.Packs(); n > archive.MaxPacks {
+		t.Errorf("%d packs after %d writes, want at most %d", n, archive.MaxPacks+6, archive.MaxPacks)
 	}
 	runGit(t, s.ArchiveDir(), "fsck", "--strict")
 	if n := s.Notes(); len(n) != 0 {
@@ -1169,7 +1169,7 @@ func TestObjectCacheAcrossRollUp(t *testing.T) {
 		if s.arc.Packs() < packs {
 			break
 		}
-		if i > maxPacks {
+		if i > archive.MaxPacks {
 			t.Fatal("no roll-up")
 		}
 	}
@@ -1255,7 +1255,7 @@ func TestPacksStayBoundedAcrossMerges(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, t.TempDir())
 	setup(t, s)
-	for i := 0; i < maxPacks+6; i++ {
+	for i := 0; i < archive.MaxPacks+6; i++ {
 		p, err := s.Propose(ctx, slug, func(tx *Tx) error {
 			tx.Put(&record.Receipt{Project: slug, Message: message(1).ID, Agent: "BlueLake", ReadAt: t0.Add(time.Duration(i) * time.Second)})
 			return nil
@@ -1267,8 +1267,8 @@ func TestPacksStayBoundedAcrossMerges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := s.arc.Packs(); n > maxPacks {
-		t.Errorf("%d packs after %d merges, want at most %d", n, maxPacks+6, maxPacks)
+	if n := s.arc.Packs(); n > archive.MaxPacks {
+		t.Errorf("%d packs after %d merges, want at most %d", n, archive.MaxPacks+6, archive.MaxPacks)
 	}
 	runGit(t, s.ArchiveDir(), "fsck", "--strict")
 }
