@@ -104,8 +104,8 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	sc.Project = ref
 	resp, err := o.Service.Export(ctx, sc, o.req)
 	return o.render(resp, err, func() error {
-		fmt.Fprintf(o.Stdout, "exported %s: %s, %s, %s in %s (%d files, %d bytes)\n", resp.Project.Slug,
-			count(resp.Messages, "message", "messages"), count(resp.Threads, "thread", "threads"), count(resp.Agents, "agent", "agents"),
+		fmt.Fprintf(o.Stdout, "exported %s: %s, %s, %s, %s in %s (%d files, %d bytes)\n", resp.Project.Slug,
+			count(resp.Messages, "message", "messages"), count(resp.Threads, "thread", "threads"), count(resp.Agents, "agent", "agents"), count(resp.Tasks, "task", "tasks"),
 			resp.Dir, resp.Files, resp.Bytes)
 		if resp.Redacted {
 			fmt.Fprintln(o.Stdout, "redacted before writing")

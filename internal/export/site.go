@@ -18,6 +18,26 @@ type Site struct {
 	// Messages are the project's messages, newest first.
 	Messages []Message
 	Agents   []Agent
+	// Tasks are the project's work items, each in its board column.
+	Tasks []Task
+}
+
+// Task is a work item as an export shows it.
+type Task struct {
+	ID          string
+	Title       string
+	Description string
+	Type        string
+	Priority    int
+	Status      string // open, in_progress, closed
+	Column      string // ready, progress, blocked, closed (the board's)
+	CloseReason string
+	Parent      string
+	Deps        []string
+	Labels      []string
+	Claim       string // the agent that holds it; "" when unclaimed
+	Created     time.Time
+	Closed      time.Time
 }
 
 // Message is a message as an export shows it. Bcc lists are never shown.
@@ -71,7 +91,7 @@ type Options struct {
 
 // Redaction says what an export leaves out.
 type Redaction struct {
-	// Bodies drops every message body.
+	// Bodies drops every message body and task description.
 	Bodies bool
 	// Patterns are masked wherever they match: subjects, bodies, names,
 	// threads, topics, tasks, attachment names.
@@ -125,6 +145,17 @@ func (r Redaction) Redact(s *Site) {
 		for _, p := range []*string{&a.Name, &a.Program, &a.Model, &a.Task} {
 			mask(p)
 		}
+	}
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		if r.Bodies {
+			t.Description = ""
+		}
+		for _, p := range []*string{&t.ID, &t.Title, &t.Description, &t.CloseReason, &t.Parent, &t.Claim} {
+			mask(p)
+		}
+		maskAll(t.Deps)
+		maskAll(t.Labels)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/fts"
+	"github.com/agentmail/agentmail/internal/ids"
 )
 
 //go:embed assets
@@ -33,6 +34,7 @@ type Result struct {
 	Messages int   `json:"messages"`
 	Threads  int   `json:"threads"`
 	Agents   int   `json:"agents"`
+	Tasks    int   `json:"tasks"`
 	Files    int   `json:"files"` // the manifest's entries
 	Bytes    int64 `json:"bytes"` // their size
 	Signed   bool  `json:"signed"`
@@ -89,6 +91,20 @@ type agentRow struct {
 type agentsData struct {
 	pageData
 	Agents []agentRow
+}
+
+// taskColumn is a column of the tasks board.
+type taskColumn struct {
+	Key, Title string
+	Tasks      []Task
+}
+
+type tasksData struct {
+	pageData
+	Columns []taskColumn
+	Total   int
+	Titles  map[string]string // a task's title by id, for its dependencies
+	Short   ids.Short         // a task's shortest unique prefix, as the board shows it
 }
 
 // writer writes a site's files, hashing each as it goes.
@@ -240,6 +256,35 @@ func Write(dir string, s *Site, opts Options) (Result, error) {
 		return Result{}, err
 	}
 
+	// The tasks, on a board: ready, in progress, blocked, closed (newest
+	// closed first), each column in the service's order.
+	cols := []taskColumn{{Key: "ready", Title: "Ready"}, {Key: "progress", Title: "In progress"}, {Key: "blocked", Title: "Blocked"}, {Key: "closed", Title: "Closed"}}
+	titles := map[string]string{}
+	sorted := make([]string, 0, len(s.Tasks))
+	for _, t := range s.Tasks {
+		titles[t.ID] = t.Title
+		sorted = append(sorted, t.ID)
+		if i := slices.IndexFunc(cols, func(c taskColumn) bool { return c.Key == t.Column }); i >= 0 {
+			cols[i].Tasks = append(cols[i].Tasks, t)
+		}
+	}
+	slices.SortStableFunc(cols[3].Tasks, func(a, b Task) int { return b.Closed.Compare(a.Closed) })
+	slices.Sort(sorted)
+	short := ids.Short{}
+	for i, id := range sorted {
+		var prev, next string
+		if i > 0 {
+			prev = sorted[i-1]
+		}
+		if i+1 < len(sorted) {
+			next = sorted[i+1]
+		}
+		short[id] = ids.Abbrev(id, prev, next)
+	}
+	if err := render("tasks.html", "tasks", tasksData{base("Tasks", "tasks", ""), cols, len(s.Tasks), titles, short}); err != nil {
+		return Result{}, err
+	}
+
 	// Search: the page, its script and its index.
 	sd := base("Search", "search", "")
 	sd.Search = true
@@ -264,7 +309,7 @@ func Write(dir string, s *Site, opts Options) (Result, error) {
 		return Result{}, err
 	}
 
-	res := Result{Messages: len(s.Messages), Threads: len(threads), Agents: len(s.Agents), Files: len(w.hashes), Bytes: w.bytes}
+	res := Result{Messages: len(s.Messages), Threads: len(threads), Agents: len(s.Agents), Tasks: len(s.Tasks), Files: len(w.hashes), Bytes: w.bytes}
 	if err := os.WriteFile(filepath.Join(dir, ManifestFile), manifest(w.hashes), 0o644); err != nil {
 		return Result{}, err
 	}
@@ -322,6 +367,7 @@ func parseTemplates(opts Options) (map[string]*template.Template, error) {
 		"messageFile": messageFile,
 		"threadFile":  threadFile,
 		"lower":       strings.ToLower,
+
 		"plural": func(n int, one, many string) string {
 			if n == 1 {
 				return one
@@ -330,7 +376,7 @@ func parseTemplates(opts Options) (map[string]*template.Template, error) {
 		},
 	}
 	out := map[string]*template.Template{}
-	for _, page := range []string{"timeline", "message", "thread", "threads", "agents", "search"} {
+	for _, page := range []string{"timeline", "message", "thread", "threads", "agents", "tasks", "search"} {
 		t, err := template.New(page).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+page+".html")
 		if err != nil {
 			return nil, err

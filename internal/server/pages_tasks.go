@@ -49,15 +49,7 @@ func (s *Server) tasksPage(ctx context.Context, p *pageRequest) (web.View, error
 	}
 	cols := []web.Column{{Key: "ready", Title: "Ready"}, {Key: "progress", Title: "In progress"}, {Key: "blocked", Title: "Blocked"}, {Key: "closed", Title: "Closed"}}
 	for _, t := range all.Tasks {
-		i := 2
-		switch {
-		case t.Status == "closed":
-			i = 3
-		case t.Claim != nil || t.Status == "in_progress":
-			i = 1
-		case isReady[t.ID]:
-			i = 0
-		}
+		i := slices.IndexFunc(cols, func(c web.Column) bool { return c.Key == service.TaskColumn(t, isReady[t.ID]) })
 		cols[i].Tasks = append(cols[i].Tasks, taskView(t, all.Short, byID))
 	}
 	slices.SortStableFunc(cols[3].Tasks, func(a, b web.Task) int { return b.Closed.Compare(a.Closed) })

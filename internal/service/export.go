@@ -46,7 +46,7 @@ type ExportResponse struct {
 }
 
 // Export writes a static site of sc's project's mailbox (every message,
-// as the overseer sees them, without bcc lists; the agents) into
+// as the overseer sees them, without bcc lists; the agents; the tasks) into
 // req.Dir, redacted as asked before anything is written, with a manifest
 // of the files' SHA-256, signed when req.SignKey is set.
 func (s *Service) Export(ctx context.Context, sc Scope, req ExportRequest) (ExportResponse, error) {
@@ -74,9 +74,22 @@ func (s *Service) Export(ctx context.Context, sc Scope, req ExportRequest) (Expo
 	if err != nil {
 		return ExportResponse{}, err
 	}
+	all, err := s.Tasks(ctx, sc, TaskListRequest{All: true})
+	if err != nil {
+		return ExportResponse{}, err
+	}
+	ready, err := s.Tasks(ctx, sc, TaskListRequest{Ready: true})
+	if err != nil {
+		return ExportResponse{}, err
+	}
+	isReady := map[string]bool{}
+	for _, t := range ready.Tasks {
+		isReady[t.ID] = true
+	}
 	p := x.project()
 	site := &export.Site{Project: p.Slug, Key: p.Key, Generated: s.Now(),
-		Messages: mapSlice(msgs, exportMessage), Agents: mapSlice(agents, exportAgent)}
+		Messages: mapSlice(msgs, exportMessage), Agents: mapSlice(agents, exportAgent),
+		Tasks: mapSlice(all.Tasks, func(t Task) export.Task { return exportTask(t, TaskColumn(t, isReady[t.ID])) })}
 	red := export.Redaction{Bodies: req.RedactBodies, Patterns: patterns}
 	red.Redact(site)
 	res, err := export.Write(dir, site, export.Options{Markdown: req.Markdown, Stylesheet: req.Stylesheet, SignKey: req.SignKey})
@@ -93,6 +106,15 @@ func exportMessage(m mailbox.Message) export.Message {
 		ReplyTo: m.ReplyTo, Created: m.Created, Body: m.Body}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, export.Attachment{Name: a.Name, Size: a.Size, MediaType: a.MediaType})
+	}
+	return out
+}
+
+func exportTask(t Task, column string) export.Task {
+	out := export.Task{ID: t.ID, Title: t.Title, Description: t.Description, Type: t.Type, Priority: t.Priority, Status: t.Status,
+		Column: column, CloseReason: t.CloseReason, Parent: t.Parent, Deps: t.Deps, Labels: t.Labels, Created: t.Created.Time, Closed: t.Closed.Time}
+	if t.Claim != nil {
+		out.Claim = t.Claim.Agent
 	}
 	return out
 }

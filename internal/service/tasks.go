@@ -53,6 +53,21 @@ type Task struct {
 	Closed      Time       `json:"closed"`
 }
 
+// TaskColumn is where t stands on a board: "closed"; "progress" when it
+// is claimed or started; "ready" when it is among the ready tasks (ready:
+// open, unclaimed, nothing it waits for still open); else "blocked".
+func TaskColumn(t Task, ready bool) string {
+	switch {
+	case t.Status == "closed":
+		return "closed"
+	case t.Claim != nil || t.Status == "in_progress":
+		return "progress"
+	case ready:
+		return "ready"
+	}
+	return "blocked"
+}
+
 func taskDoc(t tasks.Task) Task {
 	d := Task{ID: t.ID, Title: t.Title, Description: t.Description, Type: t.Type, Priority: t.Priority, Status: t.Status,
 		CloseReason: t.Reason, Parent: t.Parent, Deps: nonNil(t.Deps), Labels: nonNil(t.Labels), Paths: nonNil(t.Paths),

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,6 +50,16 @@ func TestExportInBrowser(t *testing.T) {
 			wanted = resp.Message.ID
 		}
 	}
+	first, err := svc.CreateTask(ctx, sc("GreenCastle"), service.CreateTaskRequest{Title: "Rotate the API keys", Description: "Old keys stop at **noon**."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateTask(ctx, sc("GreenCastle"), service.CreateTaskRequest{Title: "Announce the rotation", Deps: []string{first.Task.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ClaimTask(ctx, sc("BlueLake"), service.ClaimTaskRequest{ID: first.Task.ID}); err != nil {
+		t.Fatal(err)
+	}
 	site := filepath.Join(t.TempDir(), "site")
 	if _, err := svc.Export(ctx, sc(""), service.ExportRequest{Dir: site, Markdown: BodyMarkdown().Render, Stylesheet: Stylesheet()}); err != nil {
 		t.Fatal(err)
@@ -64,6 +75,13 @@ func TestExportInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(dom, `href="messages/`+wanted+`.html"`) {
 		t.Errorf("the timeline has no relative link to messages/%s.html", wanted)
+	}
+	for _, width := range []int{1400, 390} {
+		dom = b.capture(url+"/tasks.html", filepath.Join(shots, fmt.Sprintf("export-tasks-%d.png", width)), width, 900, false)
+		progress, blocked, _ := strings.Cut(dom, `aria-label="Blocked"`)
+		if !strings.Contains(progress, "Rotate the API keys") || !strings.Contains(blocked, "Announce the rotation") || !strings.Contains(blocked, `href="#task-`+first.Task.ID+`"`) {
+			t.Errorf("the exported board does not show the claimed task in progress and the one after it blocked:\n%s", dom)
+		}
 	}
 	dom = b.run(url+"/messages/"+wanted+".html", append([]string{"--dump-dom"}, offline...)...)
 	if !strings.Contains(dom, "zanzibar column") || !strings.Contains(dom, `href="../threads/`) {
