@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,9 +18,32 @@ const AttachmentsDir = "attachments"
 // MaxTopic is the longest topic, in characters.
 const MaxTopic = 64
 
-// topicPattern is what a topic is once folded to lowercase: a letter,
-// digit or underscore, then at most 63 of those, dots and dashes.
-var topicPattern = regexp.MustCompile(`^[a-z0-9_][a-z0-9._-]{0,63}$`)
+// isTopic reports whether t is a topic once folded to lowercase: a
+// letter, digit or underscore, then at most 63 of those, dots and dashes.
+func isTopic(t string) bool {
+	return isWord(t, MaxTopic, func(b byte) bool { return lowerOrDigit(b) || b == '_' },
+		func(b byte) bool { return lowerOrDigit(b) || b == '_' || b == '.' || b == '-' })
+}
+
+// isWord reports whether s is 1 to max bytes long, its first byte one
+// that first allows and each other one that rest allows. (Checks by hand,
+// not by regular expressions, which every process would compile at
+// start-up.)
+func isWord(s string, max int, first, rest func(byte) bool) bool {
+	if len(s) == 0 || len(s) > max || !first(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !rest(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerOrDigit(b byte) bool { return 'a' <= b && b <= 'z' || '0' <= b && b <= '9' }
+
+func lowerHex(b byte) bool { return 'a' <= b && b <= 'f' || '0' <= b && b <= '9' }
 
 // NormalTopic returns topic as messages carry it (trimmed, lowercase), and
 // whether that is a valid topic: 1 to 64 ASCII letters, digits, '_', '.'
@@ -30,7 +52,7 @@ var topicPattern = regexp.MustCompile(`^[a-z0-9_][a-z0-9._-]{0,63}$`)
 // are all valid, but those starting with '-'.
 func NormalTopic(topic string) (string, bool) {
 	t := strings.ToLower(strings.TrimSpace(topic))
-	return t, topicPattern.MatchString(t)
+	return t, isTopic(t)
 }
 
 // Attachment is a file attached to a message, as its front matter lists
@@ -64,7 +86,8 @@ func ValidAttachmentName(name string) string {
 	return ""
 }
 
-var shaPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// isSHA256 reports whether s is a SHA-256 sum in lowercase hex.
+func isSHA256(s string) bool { return len(s) == 64 && isWord(s, 64, lowerHex, lowerHex) }
 
 // AttachmentPath returns where the content with SHA-256 sum (lowercase
 // hex) is stored in the archive under the project with slug.
@@ -131,7 +154,7 @@ func decodeAttachments(v string) ([]Attachment, error) {
 			return nil, fmt.Errorf("attachment %q listed twice", a.Name)
 		}
 		seen[a.Name] = true
-		if !shaPattern.MatchString(a.SHA256) {
+		if !isSHA256(a.SHA256) {
 			return nil, fmt.Errorf("attachment %q: sha256 %q is not 64 lowercase hex digits", a.Name, a.SHA256)
 		}
 		if a.Size < 0 {
