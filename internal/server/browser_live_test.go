@@ -189,6 +189,7 @@ func TestBrowserLive(t *testing.T) {
 		return func() {
 			cmd := exec.Command(bin, append([]string{"task"}, args...)...)
 			cmd.Env = append(os.Environ(), "AGENTMAIL_HOME="+h.store, "AGENTMAIL_PROJECT="+projectKey)
+			cmd.Dir = t.TempDir() // no repository: no branch of the test's own on the agent's card
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("agentmail task %v: %v\n%s", args, err, out)
 			}
