@@ -106,7 +106,10 @@ func TestTimelineKinds(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	step("send", func() error { f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Subject: "a", Body: "b"}); return nil })
+	step("send", func() error {
+		f.send("GreenCastle", SendRequest{To: []string{"BlueLake"}, Subject: "a", Body: "b"})
+		return nil
+	})
 	step("post", func() error { f.send("RedFox", SendRequest{Topic: "builds", Subject: "green", Body: "b"}); return nil })
 	step("reserve", func() error {
 		_, err := f.svc.Reserve(ctx, as("BlueLake"), ReserveRequest{Patterns: []string{"src/**"}, TTL: time.Hour})
@@ -119,9 +122,15 @@ func TestTimelineKinds(t *testing.T) {
 		return err
 	})
 	step("claim", func() error { _, err := f.svc.ClaimTask(ctx, as("RedFox"), ClaimTaskRequest{ID: task}); return err })
-	step("state", func() error { _, err := f.svc.SetState(ctx, as("BlueLake"), "stuck", "waiting on the schema"); return err })
+	step("state", func() error {
+		_, err := f.svc.SetState(ctx, as("BlueLake"), "stuck", "waiting on the schema")
+		return err
+	})
 	step("release", func() error { _, err := f.svc.Release(ctx, as("BlueLake"), Selection{All: true}); return err })
-	step("close", func() error { _, err := f.svc.CloseTask(ctx, as("RedFox"), CloseTaskRequest{ID: task, Reason: "shipped"}); return err })
+	step("close", func() error {
+		_, err := f.svc.CloseTask(ctx, as("RedFox"), CloseTaskRequest{ID: task, Reason: "shipped"})
+		return err
+	})
 	step("pause", func() error {
 		_, err := f.svc.Control(ctx, as(HumanSender), ControlRequest{Agent: "RedFox", Action: "pause", Reason: "hold on"})
 		return err
