@@ -103,7 +103,8 @@ func liveCase(t *testing.T, c *cdp, streams *openStreams, dir, name, url, cond s
 // thread takes a reply in it (not a message elsewhere); the tasks board
 // moves a card to In progress when an agent claims the task through the
 // agentmail command, and to Closed when it closes it; a task created
-// joins Ready. Each delay from the write's return to the item on screen
+// joins Ready; the timeline takes a message and a claim at its top.
+// Each delay from the write's return to the item on screen
 // is logged, held to the issue's 300 ms (at most one sample in five may
 // exceed it on a loaded machine), and screenshots of each view at 1400
 // and 390 px, light and dark, go to $AGENTMAIL_SCREENSHOTS.
@@ -226,6 +227,10 @@ func TestBrowserLive(t *testing.T) {
 		`(e => !!e && e.classList.contains("fresh") && e.textContent.includes("Timeline, live"))(document.querySelector("#timeline li"))`,
 		func() { send("RedFox", service.SendRequest{To: []string{"GreenCastle"}, Subject: "Timeline, live"}) })
 	report("timeline: a message", d)
+	d = liveCase(t, c, streams, dir, "timeline-claim", m,
+		`(e => !!e && e.classList.contains("fresh") && e.textContent.includes("claimed Session cookie not secure"))(document.querySelector("#timeline li"))`,
+		claim("claim", created, "--agent", "GreenCastle"))
+	report("timeline: a claim by the command line", d)
 
 	slices.Sort(all)
 	over := 0

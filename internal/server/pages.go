@@ -20,7 +20,7 @@ const pageSize = 50
 // webRoutes mounts the web UI's pages.
 func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteProjects, s.projectsPage)
-	mux.HandleFunc(web.RouteProject, s.page(s.projectPage, "message", "agent", "reservation", "lock"))
+	mux.HandleFunc(web.RouteProject, s.page(s.projectPage, "message", "post", "agent", "reservation", "lock", "task", "state", "control"))
 	mux.HandleFunc(web.RouteInbox, s.page(s.mailboxPage(false), "message", "receipt"))
 	mux.HandleFunc(web.RouteOutbox, s.page(s.mailboxPage(true), "message", "receipt"))
 	mux.HandleFunc(web.RouteMessage, s.page(s.messagePage, "message", "receipt"))

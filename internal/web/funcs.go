@@ -52,6 +52,7 @@ func funcs(md *Markdown) template.FuncMap {
 		"taskURL":         TaskURL,
 		"importances":     func() []string { return Importances },
 		"categories":      func() []string { return Categories },
+		"timelineKinds":   func() []string { return TimelineKinds },
 		"toAll":           func() string { return ToAll },
 		"csrfField":       func() string { return CSRFField },
 		"notLowOrNormal":  func(s string) bool { return s == "high" || s == "urgent" },

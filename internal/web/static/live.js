@@ -34,6 +34,9 @@
     contact: "New contact request",
     agent: "Agents changed",
     task: "Tasks changed",
+    post: "New posts",
+    state: "Agents' states changed",
+    control: "An agent was steered",
     work: "Work became ready"
   };
   var types = (body.getAttribute("data-live") || "message").split(" ");
