@@ -57,6 +57,7 @@ func measureServe(ctx context.Context, b *bench, seed seeded, runs int) error {
 		// itself again for each event of its regions).
 		{"serve timeline page", 20 * time.Millisecond, func(int) string { return pages }},
 		{"serve API timeline", 20 * time.Millisecond, func(int) string { return api + "/timeline" }},
+		{"serve threads page", 20 * time.Millisecond, func(int) string { return pages + "/threads" }},
 		{"serve API timeline deep", 20 * time.Millisecond, func(i int) string { return api + "/timeline?before=" + seed.IDs[len(seed.IDs)/2+i%100] }},
 	}
 	for _, g := range gets {

@@ -103,7 +103,8 @@ func liveCase(t *testing.T, c *cdp, streams *openStreams, dir, name, url, cond s
 // thread takes a reply in it (not a message elsewhere); the tasks board
 // moves a card to In progress when an agent claims the task through the
 // agentmail command, and to Closed when it closes it; a task created
-// joins Ready; the timeline takes a message and a claim at its top.
+// joins Ready; the timeline takes a message and a claim at its top, the
+// list of threads a new thread.
 // Each delay from the write's return to the item on screen
 // is logged, held to the issue's 300 ms (at most one sample in five may
 // exceed it on a loaded machine), and screenshots of each view at 1400
@@ -231,6 +232,12 @@ func TestBrowserLive(t *testing.T) {
 		`(e => !!e && e.classList.contains("fresh") && e.textContent.includes("claimed Session cookie not secure"))(document.querySelector("#timeline li"))`,
 		claim("claim", created, "--agent", "GreenCastle"))
 	report("timeline: a claim by the command line", d)
+
+	// The list of threads: a new thread comes at the top.
+	d = liveCase(t, c, streams, dir, "threads", m+"/threads",
+		`(e => !!e && e.classList.contains("fresh") && e.textContent.includes("A new thread"))(document.querySelector("#threads li"))`,
+		func() { send("BlueLake", service.SendRequest{To: []string{"RedFox", "GreenCastle"}, Subject: "A new thread"}) })
+	report("threads: a new thread", d)
 
 	slices.Sort(all)
 	over := 0

@@ -28,6 +28,7 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteSearch, s.page(s.searchPage))
 	mux.HandleFunc(web.RouteReservations, s.page(s.reservationsPage, "reservation", "lock"))
 	s.taskRoutes(mux)
+	s.threadRoutes(mux)
 	mux.HandleFunc(web.RouteContacts, s.page(s.contactsPage, "contact"))
 	mux.HandleFunc(web.RouteAcks, s.page(s.acksPage, "message", "receipt"))
 	mux.HandleFunc(web.RouteCompose, s.page(s.composePage))

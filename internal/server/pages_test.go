@@ -80,6 +80,7 @@ func TestPages(t *testing.T) {
 		{m, []string{`id="timeline"`, "Re: Schema twelve", "note 052", `rel="next"`}},
 		{m + "?agent=BlueLake&awaiting_ack=true", []string{"Schema twelve", `value="true" checked> awaiting ack`, "clear</a>"}},
 		{m + "?category=BLOCKED", []string{"Nothing matches these filters."}},
+		{m + "/threads", []string{`id="threads"`, `data-region="threads"`, "Schema twelve", "BlueLake, RedFox"}},
 		{m + "?kind=lease", []string{`<option selected>lease</option>`, "took <code>src/api/**</code> exclusive", `data-region="timeline"`}},
 		{m + "/contacts", []string{"RedFox", "schema questions"}},
 		{m + "/acks", []string{"Schema twelve", "BlueLake"}},

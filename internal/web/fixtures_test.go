@@ -251,6 +251,11 @@ func fixtureViews() map[string]View {
 				Files: []string{"projects/shop-3fa1c2d9/messages/2026/11/22/01JD3Y01Q8R7T6Y5U4I3O2P1A-re-auth-api-ready.md",
 					"projects/shop-3fa1c2d9/agents/BlueLake/inbox/2026/11/01JD3Y01Q8R7T6Y5U4I3O2P1A.md"}},
 			{Commit: "2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e", Author: "Evil<script>", Time: ago(2 * time.Hour), Subject: "reserve: " + payload}}},
+		"threads": ThreadsView{Page: page, Older: thread[0].ID, Threads: []ThreadSummary{
+			{Thread: thread[0].Thread, Subject: thread[0].Subject, Messages: 3, Participants: []string{"BlueLake", "GreenCastle"},
+				LastID: thread[2].ID, LastFrom: "BlueLake", Last: ago(20 * time.Minute)},
+			{Thread: hostileThread, Subject: hostileMessage.Subject, Messages: 1, Participants: []string{"BlueLake", "EvilTwin", "GreenCastle"},
+				LastID: hostileMessage.ID, LastFrom: "EvilTwin", Last: ago(50 * time.Minute)}}},
 		"inbox-older": MailboxView{Page: page, Agent: fixtureAgents[1], Messages: fixtureInbox[5:], Before: fixtureInbox[4].ID},
 		"outbox": MailboxView{Page: page, Agent: fixtureAgents[0], Outbox: true,
 			Messages: []Received{thread[2].Received, thread[0].Received}},

@@ -50,6 +50,7 @@ func funcs(md *Markdown) template.FuncMap {
 		"size":            func(n int64) string { return service.FormatSize(int(n)) },
 		"sectionURL":      func(project, section string) string { return mailURL(project, section) },
 		"taskURL":         TaskURL,
+		"threadsURL":      ThreadsURL,
 		"importances":     func() []string { return Importances },
 		"categories":      func() []string { return Categories },
 		"timelineKinds":   func() []string { return TimelineKinds },
