@@ -236,7 +236,9 @@ func TestBrowserLive(t *testing.T) {
 	// The list of threads: a new thread comes at the top.
 	d = liveCase(t, c, streams, dir, "threads", m+"/threads",
 		`(e => !!e && e.classList.contains("fresh") && e.textContent.includes("A new thread"))(document.querySelector("#threads li"))`,
-		func() { send("BlueLake", service.SendRequest{To: []string{"RedFox", "GreenCastle"}, Subject: "A new thread"}) })
+		func() {
+			send("BlueLake", service.SendRequest{To: []string{"RedFox", "GreenCastle"}, Subject: "A new thread"})
+		})
 	report("threads: a new thread", d)
 
 	slices.Sort(all)
