@@ -39,7 +39,14 @@ func (s *Service) recent(ctx context.Context, agent, where string, args []any, o
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT rowid, ` + columns + ` FROM reservations WHERE project_id = ` + store.JoinParam + ` AND (` + where + `) ORDER BY ` + order + ` LIMIT ?`
+	// By id: the walk of the ids' index backwards, past other projects'
+	// rows (+project_id: not the index of open reservations, whose
+	// rows would all be sorted); by release: that index.
+	project := `project_id = ` + store.JoinParam
+	if order == `id DESC` {
+		project = `+project_id = ?`
+	}
+	q := `SELECT rowid, ` + columns + ` FROM reservations WHERE ` + project + ` AND (` + where + `) ORDER BY ` + order + ` LIMIT ?`
 	out := []Reservation{}
 	err = s.query(ctx, sc, q, append(append([]any{sc.pid}, args...), limit), func(_ int64, r Reservation) { out = append(out, r) })
 	return out, err
