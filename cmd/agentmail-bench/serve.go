@@ -53,6 +53,12 @@ func measureServe(ctx context.Context, b *bench, seed seeded, runs int) error {
 		{"serve web inbox page", 20 * time.Millisecond, func(int) string { return pages + "/inbox/" + reader }},
 		{"serve message page", 10 * time.Millisecond, func(i int) string { return pages + "/message/" + seed.IDs[(i*7919)%len(seed.IDs)] }},
 		{"serve search page rare", 30 * time.Millisecond, func(int) string { return pages + "/search?q=argon" }},
+		// The project page opens on the timeline (and a live page fetches
+		// itself again for each event of its regions).
+		{"serve timeline page", 20 * time.Millisecond, func(int) string { return pages }},
+		{"serve API timeline", 20 * time.Millisecond, func(int) string { return api + "/timeline" }},
+		{"serve threads page", 20 * time.Millisecond, func(int) string { return pages + "/threads" }},
+		{"serve API timeline deep", 20 * time.Millisecond, func(i int) string { return api + "/timeline?before=" + seed.IDs[len(seed.IDs)/2+i%100] }},
 	}
 	for _, g := range gets {
 		if err := srv.get(g.path(0)); err != nil {

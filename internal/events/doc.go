@@ -41,7 +41,8 @@
 // replay ends exactly where the live events begin. An id that is not
 // one of ours, or whose commit is not in the project's history (another
 // project's, or a history rewritten), starts from now, and a comment
-// line says so.
+// line says so. The stream starts with "retry: 1000": a client whose
+// stream ended reconnects a second later.
 //
 // # Expiry
 //

@@ -28,6 +28,10 @@ type Handler struct {
 	Heartbeat time.Duration
 }
 
+// Retry is how long a client waits before it reconnects, which the
+// stream tells it as it starts (EventSource's retry field).
+const Retry = time.Second
+
 // filter is what a client asked to see.
 type filter struct {
 	agent string          // "" for every agent
@@ -93,6 +97,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Accel-Buffering", "no") // a proxy in front must not hold the events back
 	w.WriteHeader(http.StatusOK)
 	s.comment("agentmail events of project " + slug)
+	// A client whose stream ended (the server restarted) reconnects
+	// after a second, not the browser's default three.
+	s.write(fmt.Sprintf("retry: %d\n\n", Retry.Milliseconds()))
 	last := r.Header.Get("Last-Event-ID")
 	if last == "" {
 		// A page passes the head it was made at, so that a client that

@@ -182,6 +182,10 @@ func (c *client) read(resp *http.Response) {
 			fr = frame{}
 		case strings.HasPrefix(line, ": "):
 			fr.comment = strings.TrimPrefix(line, ": ")
+		case strings.HasPrefix(line, "retry: "):
+			if line != fmt.Sprintf("retry: %d", Retry.Milliseconds()) { // a client reconnects a second after its stream ends
+				c.t.Errorf("the stream says %q", line)
+			}
 		case strings.HasPrefix(line, "id: "):
 			fr.id = strings.TrimPrefix(line, "id: ")
 		case strings.HasPrefix(line, "event: "):

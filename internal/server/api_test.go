@@ -80,6 +80,19 @@ func TestAPI(t *testing.T) {
 				t.Errorf("awaiting ack: %v", m)
 			}
 		}},
+		{"timeline of messages and posts", "GET", p + "/timeline?kinds=message,post", nil, 200, "", func(t *testing.T, d map[string]any) {
+			if items, ms := d["items"].([]any), d["messages"].([]any); len(items) == 0 || len(items) != len(ms) {
+				t.Errorf("timeline of messages: %d items, %d messages", len(items), len(ms))
+			}
+		}},
+		{"threads", "GET", p + "/threads?limit=1", nil, 200, "", func(t *testing.T, d map[string]any) {
+			wantLen(t, d, "threads", 1)
+			if th := d["threads"].([]any)[0].(map[string]any); th["messages"] == nil || len(th["participants"].([]any)) == 0 {
+				t.Errorf("a thread of the list: %v", th)
+			}
+		}},
+		{"threads bad limit", "GET", p + "/threads?limit=1000", nil, 400, "USAGE", nil},
+		{"timeline bad kind", "GET", p + "/timeline?kinds=message,gossip", nil, 400, "USAGE", nil},
 		{"timeline bad flag", "GET", p + "/timeline?unread=perhaps", nil, 400, "INVALID_ARGUMENT", nil},
 		{"timeline bad limit", "GET", p + "/timeline?limit=many", nil, 400, "INVALID_ARGUMENT", nil},
 		{"timeline limit too large", "GET", p + "/timeline?limit=100000", nil, 400, "USAGE", nil},

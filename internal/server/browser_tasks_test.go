@@ -51,8 +51,8 @@ func columnOf(dom, id string) string {
 
 // The tasks board in headless Chromium: each task in its column with its
 // holder, priority, type and dependencies; a task moves from ready to in
-// progress when an agent claims it (a reload shows it), and an open board
-// offers the reload when a task changes; a task's page
+// progress when an agent claims it (a reload shows it), and on an open
+// board the card moves by itself; a task's page
 // shows its description (markdown, a hostile one inert), dependencies,
 // claim, history and the messages filed under it. Screenshots at 1400 and
 // 390 px, light and dark, go to $AGENTMAIL_SCREENSHOTS.
@@ -170,9 +170,9 @@ func TestBrowserTasks(t *testing.T) {
 	if !regexp.MustCompile(`(?s)data-task="` + bug.ID + `".*?RedFox.*?</article>`).MatchString(dom) {
 		t.Errorf("the claimed card does not name its holder")
 	}
-	// Live: an open board is told when an agent starts a task (the
-	// claim lands while the page has no stream yet; the stream, opened at
-	// the head the page was made at, replays it).
+	// Live: on an open board the card moves when an agent starts a task
+	// (the claim lands while the page has no stream yet; the stream,
+	// opened at the head the page was made at, replays it).
 	feed := &events.Handler{Feed: h.srv.feed}
 	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := h.svc.ClaimTask(context.Background(), h.scope("GreenCastle"), service.ClaimTaskRequest{ID: docs.ID, Start: true}); err != nil {
@@ -188,8 +188,8 @@ func TestBrowserTasks(t *testing.T) {
 	if live.Load() != nil {
 		t.Fatal("the board opened no event stream")
 	}
-	if !strings.Contains(dom, `<div id="live" class="live" role="status"><span id="live-text">Tasks changed</span>`) {
-		t.Errorf("the board shows no Tasks changed banner after a claim: %.1500s", dom[strings.Index(dom, "<body"):])
+	if got := columnOf(dom, docs.ID); got != "progress" || !strings.Contains(dom, `<article class="card fresh" data-task="`+docs.ID+`"`) {
+		t.Errorf("on the open board the started task is in column %q, want progress, marked fresh: %.1500s", got, dom[strings.Index(dom, "<body"):])
 	}
 
 	// A task that is not there is the not-found page.

@@ -459,10 +459,10 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the thread's last message: %+v", got)
 	}
 
-	// The live banner: an inbox page shows it for the agent's own new
-	// mail only, and a page that missed mail while its stream was down
-	// (it had no event yet, so no Last-Event-ID) is told on connecting;
-	// a message page only for its own thread.
+	// Live: an inbox page takes the agent's own new mail in place, and
+	// not another's, even mail it missed while its stream was down (it
+	// had no event yet, so no Last-Event-ID: it is told on connecting);
+	// a message page shows the banner for its own thread only.
 	feed := &events.Handler{Feed: h.srv.feed}
 	for _, c := range []struct {
 		name, page string
@@ -470,7 +470,7 @@ func TestBrowser(t *testing.T) {
 		banner     bool
 	}{
 		{"inbox, another's mail", m + "/inbox/BlueLake", mail{"RedFox", service.SendRequest{To: []string{"GreenCastle"}, Subject: "not BlueLake's", Body: "x"}}, false},
-		{"inbox, its own mail", m + "/inbox/BlueLake", mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "BlueLake's", Body: "x"}}, true},
+		{"inbox, its own mail", m + "/inbox/BlueLake", mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "BlueLake's", Body: "x"}}, false}, // in place (below)
 		{"message, another thread", m + "/message/" + ids[0] + "?agent=BlueLake", mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "elsewhere", Body: "x"}}, false},
 		{"message, its thread", m + "/message/" + ids[0] + "?agent=BlueLake", mail{"RedFox", service.SendRequest{To: []string{"BlueLake"}, Subject: "in the thread", Body: "x", Thread: ids[0]}}, true},
 	} {
@@ -493,6 +493,9 @@ func TestBrowser(t *testing.T) {
 		shown := strings.Contains(dom, `<div id="live" class="live" role="status"><span id="live-text">New mail</span>`)
 		if shown != c.banner {
 			t.Errorf("%s: the New mail banner shown %v, want %v", c.name, shown, c.banner)
+		}
+		if fresh := strings.Contains(dom, `fresh" data-key=`) && strings.Contains(dom, ">BlueLake's</span>"); c.name == "inbox, its own mail" && !fresh {
+			t.Errorf("%s: the message is not in the open inbox: %.3000s", c.name, dom[strings.Index(dom, "<body"):])
 		}
 	}
 

@@ -139,12 +139,17 @@ func TestIdlePageAcrossRestart(t *testing.T) {
 			lines <- sc.Text()
 		}
 	}()
+	retry := false // the stream tells the browser to reconnect a second after it ends
 	for line := range waitLines(t, lines) {
+		retry = retry || line == "retry: 1000"
 		if strings.HasPrefix(line, "data: ") {
 			if !strings.Contains(line, `"subject":"while you were away"`) {
 				t.Fatalf("the first event of the page's stream: %s", line)
 			}
 			break
 		}
+	}
+	if !retry {
+		t.Error("the stream does not say retry: 1000 before its first event")
 	}
 }

@@ -20,7 +20,7 @@ const pageSize = 50
 // webRoutes mounts the web UI's pages.
 func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteProjects, s.projectsPage)
-	mux.HandleFunc(web.RouteProject, s.page(s.projectPage, "message", "agent", "reservation", "lock"))
+	mux.HandleFunc(web.RouteProject, s.page(s.projectPage, "message", "post", "agent", "reservation", "lock", "task", "state", "control"))
 	mux.HandleFunc(web.RouteInbox, s.page(s.mailboxPage(false), "message", "receipt"))
 	mux.HandleFunc(web.RouteOutbox, s.page(s.mailboxPage(true), "message", "receipt"))
 	mux.HandleFunc(web.RouteMessage, s.page(s.messagePage, "message", "receipt"))
@@ -28,6 +28,7 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteSearch, s.page(s.searchPage))
 	mux.HandleFunc(web.RouteReservations, s.page(s.reservationsPage, "reservation", "lock"))
 	s.taskRoutes(mux)
+	s.threadRoutes(mux)
 	mux.HandleFunc(web.RouteContacts, s.page(s.contactsPage, "contact"))
 	mux.HandleFunc(web.RouteAcks, s.page(s.acksPage, "message", "receipt"))
 	mux.HandleFunc(web.RouteCompose, s.page(s.composePage))

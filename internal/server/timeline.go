@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
 	"github.com/agentmail/agentmail/internal/web"
@@ -12,11 +13,19 @@ import (
 
 // timelineRequest reads a timeline's filters and cursor from a query
 // string, as the timeline API route and the project page both take them:
-// agent, category, importance, topic, unread, awaiting_ack, before and
-// limit.
+// agent, kinds (or kind), category, importance, topic, unread,
+// awaiting_ack, before and limit.
 func timelineRequest(q url.Values) (service.TimelineRequest, error) {
 	req := service.TimelineRequest{Agent: q.Get("agent"), Category: q.Get("category"), Importance: q.Get("importance"),
 		Topic: q.Get("topic"), Before: q.Get("before")}
+	// ?kinds=lease,task (the API) or ?kind=lease (the page's form).
+	for _, v := range append(q["kinds"], q["kind"]...) {
+		for _, k := range strings.Split(v, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				req.Kinds = append(req.Kinds, k)
+			}
+		}
+	}
 	for _, f := range []struct {
 		key string
 		to  *bool
@@ -60,8 +69,8 @@ func timelineView(ctx context.Context, p *pageRequest) (web.Timeline, error) {
 	if err != nil {
 		return web.Timeline{}, err
 	}
-	t := web.Timeline{Messages: mapSlice(resp.Messages, messageView), Filter: web.TimelineFilter{
-		Agent: req.Agent, Category: req.Category, Importance: req.Importance, Topic: req.Topic,
+	t := web.Timeline{Items: mapSlice(resp.Items, timelineItemView), Filter: web.TimelineFilter{
+		Agent: req.Agent, Kind: p.r.URL.Query().Get("kind"), Category: req.Category, Importance: req.Importance, Topic: req.Topic,
 		Unread: req.Unread, AwaitingAck: req.AwaitingAck, Limit: req.Limit}}
 	if resp.Next != "" {
 		q := p.r.URL.Query()
@@ -72,10 +81,26 @@ func timelineView(ctx context.Context, p *pageRequest) (web.Timeline, error) {
 	return t, nil
 }
 
+// timelineItemView is a timeline item as the project page shows it.
+func timelineItemView(it service.TimelineItem) web.TimelineItem {
+	v := web.TimelineItem{Kind: it.Kind, Key: it.Key, Event: it.Event, Agent: it.Agent, By: it.By, Note: it.Note, At: it.At.Time}
+	if it.Message != nil {
+		m := messageView(*it.Message)
+		v.Message = &m
+	}
+	if r := it.Reservation; r != nil {
+		v.Pattern, v.Exclusive = r.Pattern, r.Exclusive
+	}
+	if it.Task != nil {
+		v.Task = web.TaskRef{ID: it.Task.ID, Title: it.Task.Title}
+	}
+	return v
+}
+
 // latestMessage is a project's newest message, nil when it has none: what
 // the projects page links to.
 func latestMessage(ctx context.Context, svc *service.Service, key string) (*web.Message, error) {
-	resp, err := svc.Timeline(ctx, service.Scope{Project: service.ProjectRef{Key: key}}, service.TimelineRequest{Limit: 1})
+	resp, err := svc.Timeline(ctx, service.Scope{Project: service.ProjectRef{Key: key}}, service.TimelineRequest{Limit: 1, Kinds: []string{service.KindMessage, service.KindPost}})
 	if err != nil || len(resp.Messages) == 0 {
 		return nil, err
 	}

@@ -112,6 +112,11 @@ func startPreview(t *testing.T) *preview {
 	for name, v := range fixtureViews() {
 		site.HandleFunc("GET /preview/"+name, func(w http.ResponseWriter, r *http.Request) { pages.Serve(w, http.StatusOK, v) })
 	}
+	// The inbox's live region is fetched again from the inbox's address.
+	inbox := fixtureViews()["inbox"].(MailboxView)
+	site.HandleFunc("GET "+InboxURL(inbox.Project.Slug, inbox.Agent.Name, ""), func(w http.ResponseWriter, r *http.Request) {
+		pages.Serve(w, http.StatusOK, inbox)
+	})
 	site.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "id: 1\nevent: message\ndata: {}\n\n")
@@ -204,7 +209,8 @@ var bare = []string{"message-hostile", "thread-hostile", "inbox", "project", "se
 // the counting endpoint counts nothing; a control page first shows that
 // the harness sees a payload that does run. It also checks that live.js
 // runs under the CSP: a page with an event stream shows the banner once
-// an event of its types arrives, a page without one does not.
+// an event of its types arrives, a page without one does not, and a page
+// with live regions takes it in place (fetching itself again).
 func TestBrowser(t *testing.T) {
 	b := newBrowser(t)
 	p := startPreview(t)
@@ -235,8 +241,14 @@ func TestBrowser(t *testing.T) {
 		check(file, s.page, dom)
 		banner := strings.Contains(dom, `<div id="live" class="live" role="status"><span id="live-text">New mail</span>`)
 		hidden := strings.Contains(dom, `<div id="live" class="live" role="status" hidden="">`)
-		if live := views[s.page].(interface{ events() string }).events() != ""; live != banner || live == hidden {
-			t.Errorf("%s: live updates %v, but the banner is shown %v, hidden %v", s.page, live, banner, hidden)
+		// A page with live regions takes the event in place: it fetches
+		// itself again, and shows no banner.
+		regions := strings.Contains(render(t, pages, views[s.page]), "data-region=")
+		if live := views[s.page].(interface{ events() string }).events() != "" && !regions; live != banner || live == hidden {
+			t.Errorf("%s: live updates %v (regions %v), but the banner is shown %v, hidden %v", s.page, live, regions, banner, hidden)
+		}
+		if regions && !strings.Contains(dom, "data-region=") {
+			t.Errorf("%s: the page lost its live regions", s.page)
 		}
 	}
 	for _, name := range bare {

@@ -63,9 +63,12 @@
 //     Page.Live (message, receipt, reservation, lock, contact, agent):
 //     live.js, given the stream's address in Page.Events (with the
 //     page's agent, types and the head it was made at as last_event_id),
-//     shows a "reload" banner when one arrives that concerns the page
-//     (Page.LiveThread, LiveFrom, LiveIDs), and EventSource resends
-//     Last-Event-ID when it reconnects.
+//     when one arrives that concerns the page (Page.LiveThread, LiveFrom,
+//     LiveIDs), fetches the page again and swaps in its live regions
+//     (data-region, data-types: the timeline, a mailbox, a thread, the
+//     board; items keyed by data-key, new or moved ones marked fresh),
+//     or shows a "reload" banner for the types no region shows.
+//     EventSource resends Last-Event-ID when it reconnects.
 //  5. Serve guard.Handler(mux) with an http.Server, print
 //     TokenURL("http://"+addr+"/mail/", token) in the startup line, and
 //     shut down on SIGINT or SIGTERM.

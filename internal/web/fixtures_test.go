@@ -221,12 +221,21 @@ func fixtureViews() map[string]View {
 			{Key: "github.com/acme/<script>document.title='" + pwnedTitle + "'</script>", Slug: "evil-00000000", Holds: Counts{}}}},
 		"project": ProjectView{Page: page, Agents: fixtureAgents, Reservations: fixtureReservations[:4], Locks: fixtureLocks[:1],
 			Timeline: Timeline{Newest: true, Older: "/mail/shop-3fa1c2d9?before=" + fixtureInbox[4].ID,
-				Messages: func() []Message {
-					var out []Message
+				Items: func() []TimelineItem {
+					var out []TimelineItem
 					for _, m := range fixtureInbox[:5] {
-						out = append(out, m.Message)
+						m := m.Message
+						out = append(out, TimelineItem{Kind: "message", Key: m.ID, Agent: m.From, At: m.Created, Message: &m})
 					}
-					return out
+					// The other kinds, among the messages, one of them hostile.
+					return append(out[:2:2], append([]TimelineItem{
+						{Kind: "task", Key: "k1", Event: "claimed", Agent: "BlueLake", By: "BlueLake", At: ago(7 * time.Minute),
+							Task: TaskRef{ID: "01JD3Y4QZZZZZZZZZZZZZZZZZZ", Title: "Login form " + payload}},
+						{Kind: "lease", Key: "k2", Event: "taken", Agent: "BlueLake", At: ago(8 * time.Minute), Pattern: "src/web/**", Exclusive: true},
+						{Kind: "state", Key: "k3", Event: "stuck", Agent: "RedCat", Note: "waiting on the schema " + payload, At: ago(9 * time.Minute)},
+						{Kind: "control", Key: "k4", Event: "paused", Agent: "BlueLake", By: "Human", Note: "hold the login form", At: ago(10 * time.Minute)},
+						{Kind: "lease", Key: "k5", Event: "released", Agent: "GreenCastle", At: ago(11 * time.Minute), Pattern: "db/**"},
+					}, out[2:]...)...)
 				}()}},
 		"inbox": MailboxView{Page: page, Agent: pausedAgent, Messages: fixtureInbox,
 			Older: fixtureInbox[len(fixtureInbox)-1].ID, CSRF: "fixture-token", Steered: "Paused " + pausedAgent.Name + "."},
@@ -242,6 +251,11 @@ func fixtureViews() map[string]View {
 				Files: []string{"projects/shop-3fa1c2d9/messages/2026/11/22/01JD3Y01Q8R7T6Y5U4I3O2P1A-re-auth-api-ready.md",
 					"projects/shop-3fa1c2d9/agents/BlueLake/inbox/2026/11/01JD3Y01Q8R7T6Y5U4I3O2P1A.md"}},
 			{Commit: "2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e", Author: "Evil<script>", Time: ago(2 * time.Hour), Subject: "reserve: " + payload}}},
+		"threads": ThreadsView{Page: page, Older: thread[0].ID, Threads: []ThreadSummary{
+			{Thread: thread[0].Thread, Subject: thread[0].Subject, Messages: 3, Participants: []string{"BlueLake", "GreenCastle"},
+				LastID: thread[2].ID, LastFrom: "BlueLake", Last: ago(20 * time.Minute)},
+			{Thread: hostileThread, Subject: hostileMessage.Subject, Messages: 1, Participants: []string{"BlueLake", "EvilTwin", "GreenCastle"},
+				LastID: hostileMessage.ID, LastFrom: "EvilTwin", Last: ago(50 * time.Minute)}}},
 		"inbox-older": MailboxView{Page: page, Agent: fixtureAgents[1], Messages: fixtureInbox[5:], Before: fixtureInbox[4].ID},
 		"outbox": MailboxView{Page: page, Agent: fixtureAgents[0], Outbox: true,
 			Messages: []Received{thread[2].Received, thread[0].Received}},

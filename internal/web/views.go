@@ -200,27 +200,45 @@ type ProjectView struct {
 	Locks        []Lock
 }
 
-// Timeline is a page of a project's timeline: its messages and posts,
-// newest first, as Filter selects them.
+// Timeline is a page of a project's timeline: what happened (messages,
+// posts, leases, task changes, agents' states and controls), newest first,
+// as Filter selects it.
 type Timeline struct {
-	Messages []Message
-	Filter   TimelineFilter
+	Items  []TimelineItem
+	Filter TimelineFilter
 	// Older is the address of the next page ("" on the last); Newest is
-	// set on the first page, which new messages join as they arrive.
+	// set on the first page, which new items join as they arrive.
 	Older  string
 	Newest bool
 }
 
-// TimelineFilter is what a timeline keeps (the query of its page).
-type TimelineFilter struct {
-	Agent, Category, Importance, Topic string
-	Unread, AwaitingAck                bool
-	Limit                              int
+// TimelineItem is one thing that happened, the timeline item document:
+// Kind is message, post, lease, task, state or control; Event what
+// happened to a lease, a task or an agent; Message is set for a message
+// or post, Pattern for a lease, Task for a task change.
+type TimelineItem struct {
+	Kind, Key, Event string
+	Agent, By, Note  string
+	At               time.Time
+	Message          *Message
+	Pattern          string
+	Exclusive        bool
+	Task             TaskRef
 }
 
-// Active reports whether the filter keeps less than every message.
+// TimelineKinds are the kinds of items the timeline's filter offers.
+var TimelineKinds = []string{"message", "post", "lease", "task", "state", "control"}
+
+// TimelineFilter is what a timeline keeps (the query of its page).
+type TimelineFilter struct {
+	Agent, Kind, Category, Importance, Topic string
+	Unread, AwaitingAck                      bool
+	Limit                                    int
+}
+
+// Active reports whether the filter keeps less than every item.
 func (f TimelineFilter) Active() bool {
-	return f.Agent != "" || f.Category != "" || f.Importance != "" || f.Topic != "" || f.Unread || f.AwaitingAck
+	return f.Agent != "" || f.Kind != "" || f.Category != "" || f.Importance != "" || f.Topic != "" || f.Unread || f.AwaitingAck
 }
 
 // MailboxView is an agent's inbox or outbox, newest first, one page of it.
