@@ -15,6 +15,7 @@ type TimelineQuery struct {
 	Category   string // HANDOFF, BLOCKED, DECISION or INFO
 	Importance string // low, normal, high or urgent
 	Topic      string // the messages of one topic
+	Thread     string // the messages of one thread
 	// Unread keeps the messages some recipient (Agent's, with Agent) has
 	// not read; AwaitingAck those asking for an ack that some recipient
 	// (Agent, with Agent) has not given.
@@ -98,6 +99,10 @@ func timelineQuery(pid int64, q TimelineQuery) (string, []any) {
 		// topic != '' lets the partial index messages_topic serve.
 		where = append(where, "m.topic = ? AND m.topic != ''")
 		args = append(args, q.Topic)
+	}
+	if q.Thread != "" {
+		where = append(where, "m.thread = ?") // messages_thread
+		args = append(args, q.Thread)
 	}
 	if q.Unread {
 		// Unread mail is most of the mail, as a rule: tested message by

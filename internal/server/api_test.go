@@ -92,6 +92,7 @@ func TestAPI(t *testing.T) {
 			}
 		}},
 		{"threads bad limit", "GET", p + "/threads?limit=1000", nil, 400, "USAGE", nil},
+		{"timeline of no task", "GET", p + "/timeline?task=01ZZZZZZZZZZZZZZZZZZZZZZZZ", nil, 404, "NOT_FOUND", nil},
 		{"timeline bad kind", "GET", p + "/timeline?kinds=message,gossip", nil, 400, "USAGE", nil},
 		{"timeline bad flag", "GET", p + "/timeline?unread=perhaps", nil, 400, "INVALID_ARGUMENT", nil},
 		{"timeline bad limit", "GET", p + "/timeline?limit=many", nil, 400, "INVALID_ARGUMENT", nil},

@@ -13,11 +13,11 @@ import (
 
 // timelineRequest reads a timeline's filters and cursor from a query
 // string, as the timeline API route and the project page both take them:
-// agent, kinds (or kind), category, importance, topic, unread,
+// agent, kinds (or kind), task, category, importance, topic, unread,
 // awaiting_ack, before and limit.
 func timelineRequest(q url.Values) (service.TimelineRequest, error) {
 	req := service.TimelineRequest{Agent: q.Get("agent"), Category: q.Get("category"), Importance: q.Get("importance"),
-		Topic: q.Get("topic"), Before: q.Get("before")}
+		Topic: q.Get("topic"), Task: strings.TrimSpace(q.Get("task")), Before: q.Get("before")}
 	// ?kinds=lease,task (the API) or ?kind=lease (the page's form).
 	for _, v := range append(q["kinds"], q["kind"]...) {
 		for _, k := range strings.Split(v, ",") {
@@ -70,7 +70,7 @@ func timelineView(ctx context.Context, p *pageRequest) (web.Timeline, error) {
 		return web.Timeline{}, err
 	}
 	t := web.Timeline{Items: mapSlice(resp.Items, timelineItemView), Filter: web.TimelineFilter{
-		Agent: req.Agent, Kind: p.r.URL.Query().Get("kind"), Category: req.Category, Importance: req.Importance, Topic: req.Topic,
+		Agent: req.Agent, Kind: p.r.URL.Query().Get("kind"), Task: req.Task, Category: req.Category, Importance: req.Importance, Topic: req.Topic,
 		Unread: req.Unread, AwaitingAck: req.AwaitingAck, Limit: req.Limit}}
 	if resp.Next != "" {
 		q := p.r.URL.Query()

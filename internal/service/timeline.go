@@ -46,6 +46,9 @@ type TimelineRequest struct {
 	Agent string `json:"agent,omitempty"` // items of this agent: messages it sent or received, its leases, claims, state, controls
 	// Kinds keeps the items of these kinds (TimelineKinds); none: all.
 	Kinds []string `json:"kinds,omitempty"`
+	// Task keeps a task's items: its changes and the messages filed
+	// under it (its thread); an id or a unique prefix of one.
+	Task string `json:"task,omitempty"`
 	// The filters below are messages' (and posts'): set, the timeline
 	// holds only messages and posts.
 	Category    string `json:"category,omitempty"`   // HANDOFF, BLOCKED, DECISION or INFO
@@ -134,6 +137,14 @@ func (s *Service) Timeline(ctx context.Context, sc Scope, req TimelineRequest) (
 	x, err := s.session(ctx, sc)
 	if err != nil {
 		return TimelineResponse{}, err
+	}
+	if req.Task != "" {
+		t, err := tasks.New(x.st, x.project().Slug, "").Get(ctx, req.Task)
+		if err != nil {
+			return TimelineResponse{}, fault.WithField(err, "task")
+		}
+		req.Task = t.ID
+		want = map[string]bool{KindMessage: want[KindMessage], KindPost: want[KindPost], KindTask: want[KindTask]}
 	}
 	if req.Agent != "" && !IsHuman(req.Agent) {
 		a, ok, err := x.mb.Lookup(ctx, req.Agent)
@@ -231,10 +242,14 @@ func paged(n int, read func(limit int) (rows, kept int, err error)) error {
 
 func timelineMessages(ctx context.Context, x *session, t *timeline) error {
 	r := t.req
-	msgs, err := x.mb.Timeline(ctx, mailbox.TimelineQuery{
+	q := mailbox.TimelineQuery{
 		Agent: r.Agent, Category: r.Category, Importance: r.Importance, Topic: r.Topic,
 		Unread: r.Unread, AwaitingAck: r.AwaitingAck, Before: r.Before, Limit: t.n,
-	})
+	}
+	if r.Task != "" {
+		q.Thread = TaskThread(r.Task)
+	}
+	msgs, err := x.mb.Timeline(ctx, q)
 	if err != nil {
 		return err
 	}
@@ -297,7 +312,7 @@ func timelineTasks(ctx context.Context, x *session, t *timeline) error {
 	ts := tasks.New(x.st, x.project().Slug, "")
 	var items []TimelineItem
 	err := paged(t.n, func(limit int) (int, int, error) {
-		log, err := ts.Recent(ctx, t.req.Before, limit)
+		log, err := ts.Recent(ctx, t.req.Task, t.req.Before, limit)
 		items = items[:0]
 		for _, c := range log {
 			o := c.Op

@@ -212,7 +212,18 @@ func TestTimelineKinds(t *testing.T) {
 		t.Errorf("after the release: %q, %v; want %q", said(resp.Items), err, all[4:])
 	}
 
-	// One cursor pages every kind: pages of 3 walk the ten items once,
+	// A task's items: its changes and the messages filed under it.
+	f.clock.Add(time.Minute)
+	f.send("GreenCastle", SendRequest{To: []string{"RedFox"}, Subject: "about the login page", Body: "b", Task: task})
+	resp, err := f.svc.Timeline(ctx, as(""), TimelineRequest{Task: task[:10]})
+	if want := []string{"message about the login page", all[2], all[5], all[6]}; err != nil || !slices.Equal(said(resp.Items), want) {
+		t.Errorf("the task's timeline: %q, %v; want %q", said(resp.Items), err, want)
+	}
+	_, err = f.svc.Timeline(ctx, as(""), TimelineRequest{Task: "01ZZZZZZZZZZZZZZZZZZZZZZZZ"})
+	wantCode(t, "the timeline of no task", err, "NOT_FOUND")
+	all = append([]string{"message about the login page"}, all...)
+
+	// One cursor pages every kind: pages of 3 walk the eleven items once,
 	// newest first; the messages of a page are its messages and posts.
 	var got []string
 	req := TimelineRequest{Limit: 3}

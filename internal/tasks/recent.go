@@ -13,15 +13,19 @@ type LogEntry struct {
 }
 
 // Recent returns, newest first, at most limit changes of the project's
-// tasks whose ids (ULIDs: the order they were made in) sort before before
-// ("" for no bound). The project's timeline pages them.
-func (s *Service) Recent(ctx context.Context, before string, limit int) ([]LogEntry, error) {
+// tasks (of the task with id task, when set) whose ids (ULIDs: the order
+// they were made in) sort before before ("" for no bound). The project's
+// timeline pages them.
+func (s *Service) Recent(ctx context.Context, task, before string, limit int) ([]LogEntry, error) {
 	sc, err := s.scope(ctx, s.st.Index())
 	if err != nil {
 		return nil, err
 	}
 	q, args := `SELECT o.data, coalesce(t.title, '') FROM task_ops o LEFT JOIN tasks t ON t.project_id = o.project_id AND t.id = o.task
 		WHERE o.project_id = ?`, []any{sc.pid}
+	if task != "" {
+		q, args = q+` AND o.task = ?`, append(args, task)
+	}
 	if before != "" {
 		q, args = q+` AND o.id < ?`, append(args, before)
 	}

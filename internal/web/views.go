@@ -231,14 +231,14 @@ var TimelineKinds = []string{"message", "post", "lease", "task", "state", "contr
 
 // TimelineFilter is what a timeline keeps (the query of its page).
 type TimelineFilter struct {
-	Agent, Kind, Category, Importance, Topic string
-	Unread, AwaitingAck                      bool
-	Limit                                    int
+	Agent, Kind, Task, Category, Importance, Topic string
+	Unread, AwaitingAck                            bool
+	Limit                                          int
 }
 
 // Active reports whether the filter keeps less than every item.
 func (f TimelineFilter) Active() bool {
-	return f.Agent != "" || f.Kind != "" || f.Category != "" || f.Importance != "" || f.Topic != "" || f.Unread || f.AwaitingAck
+	return f.Agent != "" || f.Kind != "" || f.Task != "" || f.Category != "" || f.Importance != "" || f.Topic != "" || f.Unread || f.AwaitingAck
 }
 
 // MailboxView is an agent's inbox or outbox, newest first, one page of it.
