@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Limits of the identifier sequences stored for each message (see the package
@@ -23,14 +24,25 @@ func isPart(r rune) bool {
 // parts appends the byte ranges of the parts of word to dst.
 func parts(dst [][2]int, word string) [][2]int {
 	start := -1
-	for i, r := range word {
+	for i := 0; i < len(word); {
+		// ASCII, most of any text, without decoding runes.
+		c, n := word[i], 1
+		var part bool
+		if c < utf8.RuneSelf {
+			part = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		} else {
+			var r rune
+			r, n = utf8.DecodeRuneInString(word[i:])
+			part = isPart(r)
+		}
 		switch {
-		case isPart(r) && start < 0:
+		case part && start < 0:
 			start = i
-		case !isPart(r) && start >= 0:
+		case !part && start >= 0:
 			dst = append(dst, [2]int{start, i})
 			start = -1
 		}
+		i += n
 	}
 	if start >= 0 {
 		dst = append(dst, [2]int{start, len(word)})
@@ -135,6 +147,20 @@ func identifier(w string, prefix bool) (seq string, ok, fits bool) {
 // upper-case one after its first rune, as in CamelCase or iPhone but not
 // Hello or HTTP.
 func mixedCase(w string) bool {
+	lower, upper := false, false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			return mixedCaseRunes(w)
+		}
+		lower = lower || 'a' <= c && c <= 'z'
+		upper = upper || i > 0 && 'A' <= c && c <= 'Z'
+	}
+	return lower && upper
+}
+
+// mixedCaseRunes is mixedCase for a part that is not all ASCII.
+func mixedCaseRunes(w string) bool {
 	lower, upper := false, false
 	for i, r := range w {
 		lower = lower || unicode.IsLower(r)
