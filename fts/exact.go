@@ -2,6 +2,7 @@ package fts
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"unicode"
@@ -89,7 +90,7 @@ func exactTokens(text string) string {
 	var seen map[string]bool
 	var b strings.Builder
 	var buf [16][2]int
-	for word := range strings.FieldsSeq(text) {
+	for word := range plainlessWords(text) {
 		ps := parts(buf[:0], word)
 		// Most words of prose are one part in one case: nothing to store.
 		if len(ps) == 0 || len(ps) == 1 && !mixedCase(word[ps[0][0]:ps[0][1]]) {
@@ -121,6 +122,52 @@ func exactTokens(text string) string {
 	}
 	return b.String()
 }
+
+// plainlessWords yields the words of text as strings.FieldsSeq splits it,
+// but for those made of lower-case ASCII letters and digits alone, most
+// words of prose, in which exactTokens finds nothing to store.
+func plainlessWords(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := 0; i < len(text); {
+			// Skip the spaces before the word, then find its end.
+			c := text[i]
+			if c < utf8.RuneSelf && asciiSpace[c] {
+				i++
+				continue
+			}
+			if c >= utf8.RuneSelf {
+				if r, n := utf8.DecodeRuneInString(text[i:]); unicode.IsSpace(r) {
+					i += n
+					continue
+				}
+			}
+			start, plain := i, true
+			for i < len(text) {
+				c := text[i]
+				if c < utf8.RuneSelf {
+					if asciiSpace[c] {
+						break
+					}
+					plain = plain && ('a' <= c && c <= 'z' || '0' <= c && c <= '9')
+					i++
+					continue
+				}
+				r, n := utf8.DecodeRuneInString(text[i:])
+				if unicode.IsSpace(r) {
+					break
+				}
+				plain = false
+				i += n
+			}
+			if !plain && !yield(text[start:i]) {
+				return
+			}
+		}
+	}
+}
+
+// asciiSpace marks the ASCII bytes that strings.Fields splits at.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // identifier reports whether the query word w is an identifier and, if so,
 // returns the sequence it must match: w lower-cased, without punctuation

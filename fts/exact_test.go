@@ -2,6 +2,7 @@ package fts
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -63,6 +64,66 @@ func FuzzParts(f *testing.F) {
 		}
 		if got, want := mixedCase(w), mixedCaseByRune(w); got != want {
 			t.Errorf("mixedCase(%q) = %v, want %v", w, got, want)
+		}
+	})
+}
+
+// exactTokensByFields is exactTokens as it was written first, over
+// strings.FieldsSeq with partsByRune and mixedCaseByRune.
+func exactTokensByFields(text string) string {
+	seen := map[string]bool{}
+	var b strings.Builder
+	for word := range strings.FieldsSeq(text) {
+		ps := partsByRune(word)
+		if len(ps) == 0 || len(ps) == 1 && !mixedCaseByRune(word[ps[0][0]:ps[0][1]]) {
+			continue
+		}
+		for i := range ps {
+			for j := i; j < len(ps) && j < i+maxExactParts; j++ {
+				seq := word[ps[i][0]:ps[j][1]]
+				if len(seq) > maxExactBytes {
+					break
+				}
+				if i == j && !mixedCaseByRune(seq) {
+					continue
+				}
+				seq = strings.ToLower(seq)
+				if seen[seq] {
+					continue
+				}
+				seen[seq] = true
+				if b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(encodeExact(seq))
+			}
+		}
+	}
+	return b.String()
+}
+
+var exactTexts = []string{
+	"", "plain words only 2025 and more", "call parseHTTP() in src/auth/session.go, then x.y.z",
+	"\u00a0nbsp\u00a0separated\u2003em space\u3000ideographic", "tabs\tand\nnew\vlines\fform\rreturn",
+	"caf\u00e9 na\u00efveCamel \xff\xfe broken\xffBytes", "\u0085next-line\u0085word", "  leading and trailing  ",
+	strings.Join(exactWords, " "),
+}
+
+func TestExactTokensFastPaths(t *testing.T) {
+	for _, text := range exactTexts {
+		if got, want := exactTokens(text), exactTokensByFields(text); got != want {
+			t.Errorf("exactTokens(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func FuzzExactTokens(f *testing.F) {
+	for _, text := range exactTexts {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := exactTokens(text), exactTokensByFields(text); got != want {
+			t.Errorf("exactTokens(%q) = %q, want %q", text, got, want)
 		}
 	})
 }
