@@ -5,6 +5,7 @@ import (
 	"iter"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -57,7 +58,9 @@ func parts(dst [][2]int, word string) [][2]int {
 // another, so an encoding is a single unicode61 token of digits, which the
 // porter stemmer leaves unchanged, and the encodings of the prefixes of s are
 // the prefixes of the encoding of s that end on a code.
-var exactCode = func() (codes [256]string) {
+// They are made on first use: most commands search nothing.
+var exactCode = sync.OnceValue(func() *[256]string {
+	var codes [256]string
 	two, three := 10, 0
 	for c := range codes {
 		if c > ' ' && c < 0x7f && (c < 'A' || c > 'Z') {
@@ -70,14 +73,15 @@ var exactCode = func() (codes [256]string) {
 			three = 900
 		}
 	}
-	return codes
-}()
+	return &codes
+})
 
 // encodeExact encodes s with exactCode.
 func encodeExact(s string) string {
+	codes := exactCode()
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		b.WriteString(exactCode[s[i]])
+		b.WriteString(codes[s[i]])
 	}
 	return b.String()
 }

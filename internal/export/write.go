@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -112,12 +111,23 @@ func (w *writer) write(name string, data []byte) error {
 	return nil
 }
 
-// plainID is a message id that may name a file as it is (a ULID).
-var plainID = regexp.MustCompile(`^[0-9A-Za-z]{1,64}$`)
+// plainID reports whether the message id may name a file as it is (a
+// ULID): 1 to 64 ASCII letters and digits.
+func plainID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 // messageFile is the page of the message id, relative to the site's root.
 func messageFile(id string) string {
-	if plainID.MatchString(id) {
+	if plainID(id) {
 		return "messages/" + id + ".html"
 	}
 	return "messages/" + hashName(id) + ".html"

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,9 +18,31 @@ const AttachmentsDir = "attachments"
 // MaxTopic is the longest topic, in characters.
 const MaxTopic = 64
 
-// topicPattern is what a topic is once folded to lowercase: a letter,
-// digit or underscore, then at most 63 of those, dots and dashes.
-var topicPattern = regexp.MustCompile(`^[a-z0-9_][a-z0-9._-]{0,63}$`)
+// isTopic reports whether t is what a topic is once folded to lowercase:
+// a letter, digit or underscore, then at most 63 of those, dots and
+// dashes (^[a-z0-9_][a-z0-9._-]{0,63}$, without a regular expression to
+// compile at every start).
+func isTopic(t string) bool {
+	return asciiWord(t, MaxTopic, func(c byte) bool { return lowerDigit(c) || c == '_' },
+		func(c byte) bool { return lowerDigit(c) || c == '_' || c == '.' || c == '-' })
+}
+
+// asciiWord reports whether s is 1 to max bytes long, its first byte one
+// first accepts and the others ones rest accepts.
+func asciiWord(s string, max int, first, rest func(byte) bool) bool {
+	if len(s) == 0 || len(s) > max || !first(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !rest(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerDigit reports whether c is a lowercase ASCII letter or a digit.
+func lowerDigit(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
 // NormalTopic returns topic as messages carry it (trimmed, lowercase), and
 // whether that is a valid topic: 1 to 64 ASCII letters, digits, '_', '.'
@@ -30,7 +51,7 @@ var topicPattern = regexp.MustCompile(`^[a-z0-9_][a-z0-9._-]{0,63}$`)
 // are all valid, but those starting with '-'.
 func NormalTopic(topic string) (string, bool) {
 	t := strings.ToLower(strings.TrimSpace(topic))
-	return t, topicPattern.MatchString(t)
+	return t, isTopic(t)
 }
 
 // Attachment is a file attached to a message, as its front matter lists
@@ -64,7 +85,12 @@ func ValidAttachmentName(name string) string {
 	return ""
 }
 
-var shaPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// isSHA256 reports whether s is a SHA-256 sum in lowercase hex
+// (^[0-9a-f]{64}$).
+func isSHA256(s string) bool {
+	hex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+	return len(s) == 64 && asciiWord(s, 64, hex, hex)
+}
 
 // AttachmentPath returns where the content with SHA-256 sum (lowercase
 // hex) is stored in the archive under the project with slug.
@@ -131,7 +157,7 @@ func decodeAttachments(v string) ([]Attachment, error) {
 			return nil, fmt.Errorf("attachment %q listed twice", a.Name)
 		}
 		seen[a.Name] = true
-		if !shaPattern.MatchString(a.SHA256) {
+		if !isSHA256(a.SHA256) {
 			return nil, fmt.Errorf("attachment %q: sha256 %q is not 64 lowercase hex digits", a.Name, a.SHA256)
 		}
 		if a.Size < 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -12,14 +11,17 @@ import (
 // RulesDir is the directory of a project's rules for its agents.
 const RulesDir = "rules"
 
-// roleWord is a role: a free lowercase word.
-var roleWord = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+// isRole reports whether role is one: a free lowercase word
+// (^[a-z0-9][a-z0-9_-]{0,31}$).
+func isRole(role string) bool {
+	return asciiWord(role, 32, lowerDigit, func(c byte) bool { return lowerDigit(c) || c == '_' || c == '-' })
+}
 
 // NormalRole returns role lowercased and trimmed, and whether it is one:
 // 1 to 32 letters, digits, '_' and '-', not starting with '_' or '-'.
 func NormalRole(role string) (string, bool) {
 	role = strings.ToLower(strings.TrimSpace(role))
-	return role, roleWord.MatchString(role)
+	return role, isRole(role)
 }
 
 // Rules are a project's rules for its agents: the invariants every agent

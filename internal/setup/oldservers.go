@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/tailscale/hujson"
@@ -14,7 +15,10 @@ import (
 // mcpAgentMailName matches the names mcp_agent_mail's installers give its
 // server (mcp_agent_mail, mcp-agent-mail, agent-mail, agent_mail), not
 // ours (agentmail).
-var mcpAgentMailName = regexp.MustCompile(`(?i)^(mcp[-_ ]?agent[-_ ]mail|agent[-_ ]mail)$`)
+// It is compiled on first use: most commands never look.
+var mcpAgentMailName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(mcp[-_ ]?agent[-_ ]mail|agent[-_ ]mail)$`)
+})
 
 // oldServers returns a note for each of mcp_agent_mail's servers in a
 // client's configuration src (at path): a server of its names, or one
@@ -46,7 +50,7 @@ func oldServers(path string, src []byte) []string {
 					url = u
 				}
 			}
-			if name == serverName || !mcpAgentMailName.MatchString(name) && !strings.HasSuffix(strings.TrimRight(url, "/"), "/api") {
+			if name == serverName || !mcpAgentMailName().MatchString(name) && !strings.HasSuffix(strings.TrimRight(url, "/"), "/api") {
 				continue
 			}
 			what := fmt.Sprintf("%q", name)
