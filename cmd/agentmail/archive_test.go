@@ -79,7 +79,8 @@ func cmdCrashAt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	f, err := os.OpenFile(workFile(ts, ".crash-steps"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	ts.Check(err)
-	fmt.Fprintln(f, args[0])
+	step, _, _ := strings.Cut(args[0], "@") // STEP@N: the Nth time
+	fmt.Fprintln(f, step)
 	ts.Check(f.Close())
 }
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -142,6 +143,17 @@ type treeWriter struct {
 	seen    map[plumbing.Hash]bool
 	written map[string][]byte // the trees and commit, by hash
 	stale   []string
+	// blobs is the hash of each blob written, by the memory it was
+	// given in: a message's file and its copies in the sender's outbox
+	// and the recipients' inboxes are one slice, hashed once.
+	blobs map[blobKey]plumbing.Hash
+}
+
+// blobKey names the bytes of a blob by where they lie in memory: a change's
+// data is not modified while its commit is encoded.
+type blobKey struct {
+	p *byte
+	n int
 }
 
 // object encodes an object of type typ with encode into a buffer of
@@ -166,10 +178,21 @@ func (w *treeWriter) object(typ plumbing.ObjectType, size int, encode func(plumb
 }
 
 func (w *treeWriter) blob(data []byte) (plumbing.Hash, error) {
-	return w.object(plumbing.BlobObject, 0, func(o plumbing.EncodedObject) error {
+	key := blobKey{unsafe.SliceData(data), len(data)}
+	if h, ok := w.blobs[key]; ok && key.p != nil {
+		return h, nil
+	}
+	h, err := w.object(plumbing.BlobObject, 0, func(o plumbing.EncodedObject) error {
 		o.(*rawObject).data = data
 		return nil
 	})
+	if err == nil && key.p != nil {
+		if w.blobs == nil {
+			w.blobs = map[blobKey]plumbing.Hash{}
+		}
+		w.blobs[key] = h
+	}
+	return h, err
 }
 
 // read returns a raw object from the archive's recent objects, the cache

@@ -3,12 +3,16 @@
 // was reported as done and that the next command heals the rest.
 //
 // It is compiled into the normal binary and inert unless the environment
-// variable AGENTMAIL_CRASH_AT names a step; the variable is read once, so an
-// unused crash point costs a string comparison.
+// variable AGENTMAIL_CRASH_AT names a step (STEP, or STEP@N to die the Nth
+// time the process reaches it); the variable is read once, so an unused
+// crash point costs a string comparison.
 package crash
 
 import (
 	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -52,11 +56,30 @@ const (
 // Steps lists every step.
 var Steps = []Step{InitBuilt, MigrateBranches, AfterObjects, AfterRefLock, AfterRef, BeforeIndexCommit, AfterIndexCommit, RollUpWritten, MidRollUp}
 
-var at = Step(os.Getenv(Env))
+// at is the step to die at and the time the process reaches it to die
+// at: AGENTMAIL_CRASH_AT=STEP dies the first time, STEP@N the Nth (an
+// import's Nth batch).
+var at, atTime = parse(os.Getenv(Env))
 
-// Point kills the process with SIGKILL if AGENTMAIL_CRASH_AT names step.
+// reached counts the times the process reached at.
+var reached atomic.Int64
+
+func parse(v string) (Step, int64) {
+	step, n, ok := strings.Cut(v, "@")
+	if !ok {
+		return Step(v), 1
+	}
+	i, err := strconv.ParseInt(n, 10, 64)
+	if err != nil || i < 1 {
+		return "", 0 // not a step: never dies
+	}
+	return Step(step), i
+}
+
+// Point kills the process with SIGKILL if AGENTMAIL_CRASH_AT names step,
+// the time it names.
 func Point(step Step) {
-	if at != "" && at == step {
+	if at != "" && at == step && reached.Add(1) == atTime {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	}

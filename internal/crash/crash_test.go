@@ -17,6 +17,8 @@ func TestPoint(t *testing.T) {
 		os.Stdout.WriteString("passed after-objects\n")
 		Point(AfterRef)
 		os.Stdout.WriteString("passed after-ref\n")
+		Point(AfterRef)
+		os.Stdout.WriteString("passed after-ref again\n")
 		os.Exit(0)
 	}
 	for _, tc := range []struct {
@@ -24,10 +26,15 @@ func TestPoint(t *testing.T) {
 		killed bool
 		out    string
 	}{
-		{"", false, "passed after-objects\npassed after-ref\n"},
+		{"", false, "passed after-objects\npassed after-ref\npassed after-ref again\n"},
 		{"after-ref", true, "passed after-objects\n"},
 		{"after-objects", true, ""},
-		{"no-such-step", false, "passed after-objects\npassed after-ref\n"},
+		{"after-ref@1", true, "passed after-objects\n"},
+		{"after-ref@2", true, "passed after-objects\npassed after-ref\n"},
+		{"after-ref@3", false, "passed after-objects\npassed after-ref\npassed after-ref again\n"},
+		{"after-ref@0", false, "passed after-objects\npassed after-ref\npassed after-ref again\n"},
+		{"after-ref@x", false, "passed after-objects\npassed after-ref\npassed after-ref again\n"},
+		{"no-such-step", false, "passed after-objects\npassed after-ref\npassed after-ref again\n"},
 	} {
 		t.Run(tc.at, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestPoint$")

@@ -40,7 +40,7 @@ func (projection) Tables() []store.Table {
 			read INTEGER NOT NULL DEFAULT 0, acked INTEGER NOT NULL DEFAULT 0,
 			PRIMARY KEY(project_id, agent, message_id)) WITHOUT ROWID`,
 			Indexes: []string{`CREATE INDEX search_recipients_message ON search_recipients(message_id)`}},
-		{Name: table, Create: schema},
+		{Name: table, Create: schema, Setup: setup},
 	}
 }
 

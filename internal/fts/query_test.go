@@ -32,7 +32,7 @@ func decodeExact(digits string) string {
 		if digits[0] == '0' || digits[0] == '9' {
 			n = 3
 		}
-		c := slices.Index(exactCode[:], digits[:n])
+		c := slices.Index(exactCode()[:], digits[:n])
 		if c < 0 {
 			return "?" + digits
 		}

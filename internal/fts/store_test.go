@@ -199,3 +199,27 @@ func TestSearchVisibility(t *testing.T) {
 		t.Error("is:unread without an agent")
 	}
 }
+
+// TestHashSize: the FTS5 table gathers 32 MB of new terms before it
+// writes a segment (see setup), as created and as rebuilt.
+func TestHashSize(t *testing.T) {
+	c := newIndexed(t)
+	hashsize := func() int {
+		t.Helper()
+		var v int
+		if err := c.st.Index().QueryRowContext(context.Background(), `SELECT v FROM `+table+`_config WHERE k = 'hashsize'`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if got := hashsize(); got != 33554432 {
+		t.Errorf("created: hashsize %d, want 33554432", got)
+	}
+	c.put(c.message("p", "BlueLake", []string{"RedCat"}, "hello", "body"))
+	if _, err := c.st.Reindex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := hashsize(); got != 33554432 {
+		t.Errorf("rebuilt: hashsize %d, want 33554432", got)
+	}
+}

@@ -197,7 +197,7 @@ func compileValid(pattern string) (*Glob, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.empty = !search(g, universal, nil)
+	g.empty = !search(g, universal(), nil)
 	compiled.put(g)
 	return g, nil
 }
@@ -262,14 +262,15 @@ func MustCompile(pattern string) *Glob {
 	return g
 }
 
-// universal matches every path; Compile uses it to test emptiness.
-var universal = func() *Glob {
+// universal matches every path; Compile uses it to test emptiness. It is
+// built on first use.
+var universal = sync.OnceValue(func() *Glob {
 	g, err := build("**")
 	if err != nil {
 		panic(err)
 	}
 	return g
-}()
+})
 
 // String returns the pattern the Glob was compiled from.
 func (g *Glob) String() string { return g.pattern }

@@ -18,18 +18,18 @@ const AttachmentsDir = "attachments"
 // MaxTopic is the longest topic, in characters.
 const MaxTopic = 64
 
-// isTopic reports whether t is a topic once folded to lowercase: a
-// letter, digit or underscore, then at most 63 of those, dots and dashes.
+// isTopic reports whether t is what a topic is once folded to lowercase:
+// a letter, digit or underscore, then at most 63 of those, dots and
+// dashes (^[a-z0-9_][a-z0-9._-]{0,63}$, without a regular expression to
+// compile at every start).
 func isTopic(t string) bool {
-	return isWord(t, MaxTopic, func(b byte) bool { return lowerOrDigit(b) || b == '_' },
-		func(b byte) bool { return lowerOrDigit(b) || b == '_' || b == '.' || b == '-' })
+	return asciiWord(t, MaxTopic, func(c byte) bool { return lowerDigit(c) || c == '_' },
+		func(c byte) bool { return lowerDigit(c) || c == '_' || c == '.' || c == '-' })
 }
 
-// isWord reports whether s is 1 to max bytes long, its first byte one
-// that first allows and each other one that rest allows. (Checks by hand,
-// not by regular expressions, which every process would compile at
-// start-up.)
-func isWord(s string, max int, first, rest func(byte) bool) bool {
+// asciiWord reports whether s is 1 to max bytes long, its first byte one
+// first accepts and the others ones rest accepts.
+func asciiWord(s string, max int, first, rest func(byte) bool) bool {
 	if len(s) == 0 || len(s) > max || !first(s[0]) {
 		return false
 	}
@@ -41,9 +41,8 @@ func isWord(s string, max int, first, rest func(byte) bool) bool {
 	return true
 }
 
-func lowerOrDigit(b byte) bool { return 'a' <= b && b <= 'z' || '0' <= b && b <= '9' }
-
-func lowerHex(b byte) bool { return 'a' <= b && b <= 'f' || '0' <= b && b <= '9' }
+// lowerDigit reports whether c is a lowercase ASCII letter or a digit.
+func lowerDigit(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
 // NormalTopic returns topic as messages carry it (trimmed, lowercase), and
 // whether that is a valid topic: 1 to 64 ASCII letters, digits, '_', '.'
@@ -86,8 +85,12 @@ func ValidAttachmentName(name string) string {
 	return ""
 }
 
-// isSHA256 reports whether s is a SHA-256 sum in lowercase hex.
-func isSHA256(s string) bool { return len(s) == 64 && isWord(s, 64, lowerHex, lowerHex) }
+// isSHA256 reports whether s is a SHA-256 sum in lowercase hex
+// (^[0-9a-f]{64}$).
+func isSHA256(s string) bool {
+	hex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+	return len(s) == 64 && asciiWord(s, 64, hex, hex)
+}
 
 // AttachmentPath returns where the content with SHA-256 sum (lowercase
 // hex) is stored in the archive under the project with slug.

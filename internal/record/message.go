@@ -90,9 +90,13 @@ func (m *Message) Files() []File {
 			continue
 		}
 		if open == nil {
-			c := *m
-			c.Bcc = nil
-			open = c.Encode()
+			// Without bcc the recipients' copy is the file itself.
+			open = full
+			if len(m.Bcc) > 0 {
+				c := *m
+				c.Bcc = nil
+				open = c.Encode()
+			}
 		}
 		files = append(files, File{dir + name + "/inbox/" + rel, open})
 	}

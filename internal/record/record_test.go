@@ -290,6 +290,18 @@ func TestMessageFiles(t *testing.T) {
 	if string(byPath[want[1]]) != string(m.Encode()) {
 		t.Error("sender's outbox copy differs from the canonical file")
 	}
+
+	// Without bcc every copy is the canonical file, byte for byte.
+	m.Bcc = nil
+	files = m.Files()
+	if len(files) != 5 {
+		t.Fatalf("without bcc: %d files, want 5", len(files))
+	}
+	for _, f := range files {
+		if string(f.Data) != string(m.Encode()) {
+			t.Errorf("without bcc, %s differs from the canonical file:\n%s", f.Path, f.Data)
+		}
+	}
 }
 
 func TestMessageDatedByUTC(t *testing.T) {

@@ -11,9 +11,10 @@ import (
 // RulesDir is the directory of a project's rules for its agents.
 const RulesDir = "rules"
 
-// isRole reports whether s is a role: a free lowercase word.
-func isRole(s string) bool {
-	return isWord(s, 32, lowerOrDigit, func(b byte) bool { return lowerOrDigit(b) || b == '_' || b == '-' })
+// isRole reports whether role is one: a free lowercase word
+// (^[a-z0-9][a-z0-9_-]{0,31}$).
+func isRole(role string) bool {
+	return asciiWord(role, 32, lowerDigit, func(c byte) bool { return lowerDigit(c) || c == '_' || c == '-' })
 }
 
 // NormalRole returns role lowercased and trimmed, and whether it is one:

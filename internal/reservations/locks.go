@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentmail/agentmail/internal/fault"
@@ -51,11 +52,13 @@ func (e *HeldError) Detail() fault.Detail {
 	}}
 }
 
-var lockKey = regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`)
+// lockKey is what a lock key is, compiled on first use: most commands take
+// no lock.
+var lockKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`) })
 
 func checkKey(key string) error {
 	hint := "keys are /-separated names of letters, digits, '.', '_' and '-', like deploy/staging"
-	if len(key) > 200 || !lockKey.MatchString(key) {
+	if len(key) > 200 || !lockKey().MatchString(key) {
 		return fault.WithHint(fmt.Errorf("%w: invalid lock key %q", ErrInvalidArgument, key), hint)
 	}
 	for _, seg := range strings.Split(key, "/") {

@@ -15,6 +15,7 @@ import (
 // mcpAgentMailName matches the names mcp_agent_mail's installers give its
 // server (mcp_agent_mail, mcp-agent-mail, agent-mail, agent_mail), not
 // ours (agentmail).
+// It is compiled on first use: most commands never look.
 var mcpAgentMailName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(mcp[-_ ]?agent[-_ ]mail|agent[-_ ]mail)$`)
 })

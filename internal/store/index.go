@@ -253,7 +253,7 @@ func createSchema(db *sql.DB, l layout) error {
 	stmts := append(drops, schema...)
 	for _, t := range l.tables() {
 		if !kept[t.Name] {
-			stmts = append(append(stmts, t.Create), t.Indexes...)
+			stmts = append(append(append(stmts, t.Create), t.Setup...), t.Indexes...)
 		}
 	}
 	if err := execAll(tx, stmts); err != nil {

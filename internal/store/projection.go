@@ -71,6 +71,9 @@ type Table struct {
 	Name    string   // its name in SQL
 	Create  string   // the CREATE TABLE (or CREATE VIRTUAL TABLE) statement
 	Indexes []string // its CREATE INDEX statements, "CREATE INDEX name ON table(...)"
+	// Setup is statements run once the table is created, such as an
+	// FTS5 table's configuration, which the table keeps.
+	Setup []string
 	// Kept marks a table not derived from the archive (presence): a
 	// rebuild keeps its rows, and Check does not compare it.
 	Kept bool
@@ -455,7 +458,7 @@ func (l layout) clear(tx *sql.Tx) error {
 			stmts = append(stmts, `DROP INDEX IF EXISTS `+indexName(ix))
 		}
 		if t.virtual() {
-			stmts = append(stmts, `DROP TABLE IF EXISTS `+t.Name, t.Create)
+			stmts = append(append(stmts, `DROP TABLE IF EXISTS `+t.Name, t.Create), t.Setup...)
 		} else {
 			stmts = append(stmts, `DELETE FROM `+t.Name)
 		}
