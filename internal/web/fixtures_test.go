@@ -228,14 +228,14 @@ func fixtureViews() map[string]View {
 						out = append(out, TimelineItem{Kind: "message", Key: m.ID, Agent: m.From, At: m.Created, Message: &m})
 					}
 					// The other kinds, among the messages, one of them hostile.
-					return append(out[:2:2], append([]TimelineItem{
+					return append(out[:1:1], append([]TimelineItem{
 						{Kind: "task", Key: "k1", Event: "claimed", Agent: "BlueLake", By: "BlueLake", At: ago(7 * time.Minute),
 							Task: TaskRef{ID: "01JD3Y4QZZZZZZZZZZZZZZZZZZ", Title: "Login form " + payload}},
 						{Kind: "lease", Key: "k2", Event: "taken", Agent: "BlueLake", At: ago(8 * time.Minute), Pattern: "src/web/**", Exclusive: true},
 						{Kind: "state", Key: "k3", Event: "stuck", Agent: "RedCat", Note: "waiting on the schema " + payload, At: ago(9 * time.Minute)},
 						{Kind: "control", Key: "k4", Event: "paused", Agent: "BlueLake", By: "Human", Note: "hold the login form", At: ago(10 * time.Minute)},
 						{Kind: "lease", Key: "k5", Event: "released", Agent: "GreenCastle", At: ago(11 * time.Minute), Pattern: "db/**"},
-					}, out[2:]...)...)
+					}, out[1:]...)...)
 				}()}},
 		"inbox": MailboxView{Page: page, Agent: pausedAgent, Messages: fixtureInbox,
 			Older: fixtureInbox[len(fixtureInbox)-1].ID, CSRF: "fixture-token", Steered: "Paused " + pausedAgent.Name + "."},
