@@ -93,6 +93,54 @@ func (m *Mailbox) Check(ctx context.Context, newest int) (Summary, error) {
 	return s, err
 }
 
+// MailCounts are what waits in an agent's mailbox, each counted up to
+// MailCountCap.
+type MailCounts struct {
+	Unread      int
+	Urgent      int // unread and high or urgent
+	AwaitingAck int // received, ack requested, not acknowledged
+	AcksOwed    int // its messages' recipients asked to acknowledge that have not
+}
+
+// MailCountCap bounds each of MailCounts: past it, "that many or more" is
+// all an overseer's page needs, and counting stays cheap at any size.
+const MailCountCap = 1000
+
+// mailCountsQuery counts, for each agent of project ?1, its unread and
+// urgent unread receipts over the partial index of unread receipts, its
+// unacknowledged ones over the other, and the acknowledgements owed to
+// it over the same (joined to their messages' sender), each up to ?2.
+const mailCountsQuery = `SELECT a.name,
+	(SELECT count(*) FROM (SELECT 1 FROM recipients WHERE project_id = ?1 AND agent = a.name AND read_at IS NULL LIMIT ?2)),
+	(SELECT count(*) FROM (SELECT 1 FROM recipients WHERE project_id = ?1 AND agent = a.name AND read_at IS NULL AND urgent LIMIT ?2)),
+	(SELECT count(*) FROM (SELECT 1 FROM recipients WHERE project_id = ?1 AND agent = a.name AND ack_required AND acked_at IS NULL LIMIT ?2)),
+	(SELECT count(*) FROM (SELECT 1 FROM recipients r JOIN messages m ON m.id = r.message_id
+		WHERE r.project_id = ?1 AND r.ack_required AND r.acked_at IS NULL AND m.sender = a.name LIMIT ?2))
+	FROM agents a WHERE a.project_id = ?1`
+
+// MailCounts returns what waits in each agent's mailbox, by agent name:
+// an overseer's view of the whole team in one query.
+func (m *Mailbox) MailCounts(ctx context.Context) (map[string]MailCounts, error) {
+	out := map[string]MailCounts{}
+	if m.pid == 0 {
+		return out, nil
+	}
+	rows, err := m.st.Index().QueryContext(ctx, mailCountsQuery, m.pid, MailCountCap)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var c MailCounts
+		if err := rows.Scan(&name, &c.Unread, &c.Urgent, &c.AwaitingAck, &c.AcksOwed); err != nil {
+			return nil, err
+		}
+		out[name] = c
+	}
+	return out, rows.Err()
+}
+
 // PendingAcks lists messages the acting agent was asked to acknowledge and
 // has not, oldest first.
 func (m *Mailbox) PendingAcks(ctx context.Context) ([]Message, error) {

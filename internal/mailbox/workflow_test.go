@@ -78,3 +78,39 @@ func queryPlan(t *testing.T, f *fixture, query string, args ...any) string {
 	}
 	return strings.Join(plan, "\n")
 }
+
+// MailCounts counts, for every agent at once, what check counts for one,
+// and the acknowledgements its recipients owe it; over the partial
+// indexes of unread and unacknowledged receipts only.
+func TestMailCounts(t *testing.T) {
+	f := newFixture(t, "GreenCastle", "BlueLake", "RedFox")
+	ctx := context.Background()
+	f.send("GreenCastle", Draft{To: []string{"BlueLake"}, Subject: "plain", Body: "b"})
+	f.send("GreenCastle", Draft{To: []string{"BlueLake", "RedFox"}, Subject: "urgent", Body: "b", Importance: "urgent", AckRequired: true})
+	read := f.send("RedFox", Draft{To: []string{"BlueLake"}, Subject: "read and acknowledged", Body: "b", AckRequired: true})
+	if _, err := f.as("BlueLake").Mark(ctx, []string{read.ID}, false, true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.as("").MailCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]MailCounts{
+		"BlueLake":    {Unread: 2, Urgent: 1, AwaitingAck: 1},
+		"RedFox":      {Unread: 1, Urgent: 1, AwaitingAck: 1},
+		"GreenCastle": {AcksOwed: 2}, // BlueLake's and RedFox's of the urgent one
+	} {
+		if got[name] != want {
+			t.Errorf("%s: %+v, want %+v", name, got[name], want)
+		}
+	}
+	plan := queryPlan(t, f, mailCountsQuery, f.as("").pid, MailCountCap)
+	for _, want := range []string{"COVERING INDEX recipients_unread", "INDEX recipients_unacked"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("the counts' plan does not use %s:\n%s", want, plan)
+		}
+	}
+	if strings.Contains(plan, "SCAN recipients") {
+		t.Errorf("the counts' plan reads all receipts:\n%s", plan)
+	}
+}

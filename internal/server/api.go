@@ -297,7 +297,11 @@ func apiAgents(ctx context.Context, c *apiCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.svc.Agents(ctx, c.watch(""), service.AgentsRequest{Active: active, All: true})
+	mail, err := c.flag("mail")
+	if err != nil {
+		return nil, err
+	}
+	return c.svc.Agents(ctx, c.watch(""), service.AgentsRequest{Active: active, All: true, Mail: mail})
 }
 
 func apiInbox(ctx context.Context, c *apiCall) (any, error) {

@@ -36,6 +36,19 @@ func TestAPI(t *testing.T) {
 			}
 		}},
 		{"agents", "GET", p + "/agents", nil, 200, "", func(t *testing.T, d map[string]any) { wantLen(t, d, "agents", 3) }},
+		{"agents with their mail", "GET", p + "/agents?mail=true", nil, 200, "", func(t *testing.T, d map[string]any) {
+			for _, a := range list(t, d, "agents") {
+				a := a.(map[string]any)
+				m, ok := a["mail"].(map[string]any)
+				if !ok || m["unread"] == nil || m["urgent"] == nil || m["awaiting_ack"] == nil || m["acks_owed"] == nil {
+					t.Errorf("agent %v has no mail counts", a["name"])
+				}
+				if a["name"] == "BlueLake" && m["unread"].(float64) == 0 {
+					t.Errorf("BlueLake's mail counts %v: nothing unread", m)
+				}
+			}
+		}},
+		{"agents with mail=maybe", "GET", p + "/agents?mail=maybe", nil, 400, "INVALID_ARGUMENT", nil},
 		{"agents of no project", "GET", "/api/projects/nothing-00000000/agents", nil, 404, "NOT_FOUND", nil},
 		{"inbox", "GET", p + "/agents/BlueLake/inbox", nil, 200, "", func(t *testing.T, d map[string]any) {
 			ms := wantLen(t, d, "messages", 2)

@@ -178,7 +178,7 @@ func (s *Server) projectPage(ctx context.Context, p *pageRequest) (web.View, err
 	if err != nil {
 		return nil, err
 	}
-	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{All: true})
+	agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{All: true, Mail: true})
 	if err != nil {
 		return nil, err
 	}

@@ -218,6 +218,7 @@ func (s *Service) CreateIdentity(ctx context.Context, sc Scope, req RegisterRequ
 type AgentsRequest struct {
 	Active bool // only agents seen within the idle threshold
 	All    bool // retired agents too
+	Mail   bool // what waits in each one's mailbox (Agent.Mail)
 }
 
 // AgentsResponse is the document of agents: {"agents": [agent...]}, each
@@ -255,6 +256,16 @@ func (s *Service) Agents(ctx context.Context, sc Scope, req AgentsRequest) (Agen
 		d.Claims = &c
 		return d
 	})
+	if req.Mail {
+		counts, err := x.mb.MailCounts(ctx)
+		if err != nil {
+			return AgentsResponse{}, err
+		}
+		for i, d := range docs {
+			c := counts[d.Name]
+			docs[i].Mail = &AgentMail{Unread: c.Unread, Urgent: c.Urgent, AwaitingAck: c.AwaitingAck, AcksOwed: c.AcksOwed}
+		}
+	}
 	resp := AgentsResponse{Agents: docs, Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}
 	return resp, x.attend(ctx, resp.Agents)
 }

@@ -80,7 +80,21 @@ type Agent struct {
 	Worktree string     `json:"worktree,omitempty"` // that working tree's root
 	// Claims are the tasks it holds, not closed; in Agents only.
 	Claims *[]AgentClaim `json:"claims,omitempty"`
+	// Mail is what waits in its mailbox; in Agents when asked for.
+	Mail *AgentMail `json:"mail,omitempty"`
 }
+
+// AgentMail is what waits in an agent's mailbox, each counted up to
+// MailCountCap.
+type AgentMail struct {
+	Unread      int `json:"unread"`
+	Urgent      int `json:"urgent"`       // unread and high or urgent
+	AwaitingAck int `json:"awaiting_ack"` // received, ack requested, not acknowledged
+	AcksOwed    int `json:"acks_owed"`    // acknowledgements its recipients owe it
+}
+
+// MailCountCap bounds each of AgentMail's counts.
+const MailCountCap = mailbox.MailCountCap
 
 // AgentClaim is a task an agent holds, as the agents list names it.
 type AgentClaim struct {

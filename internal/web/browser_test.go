@@ -171,7 +171,7 @@ var shots = []struct {
 	dark          bool
 }{
 	{"projects", 1280, 700, false},
-	{"project", 1280, 900, false},
+	{"project", 1280, 1500, false},
 	{"inbox", 1280, 700, false},
 	{"message", 1280, 1000, false},
 	{"message-hostile", 1280, 1100, false},

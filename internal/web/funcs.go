@@ -62,6 +62,12 @@ func funcs(md *Markdown) template.FuncMap {
 		"replyURL":        ReplyURL,
 		"add":             func(a, b int) int { return a + b },
 		"human":           func() string { return Human },
+		"count": func(n int) string { // a count that stopped at the cap says so
+			if n >= service.MailCountCap {
+				return fmt.Sprintf("%d+", n)
+			}
+			return fmt.Sprint(n)
+		},
 	}
 }
 

@@ -52,6 +52,15 @@ type Agent struct {
 	// working tree it last ran a command in, Claims the tasks it holds.
 	Role, Branch string
 	Claims       []Claim
+	// Mail is what waits in its mailbox; nil where the page does not
+	// show it.
+	Mail *MailCounts
+}
+
+// MailCounts are what waits in an agent's mailbox, each counted up to
+// service.MailCountCap.
+type MailCounts struct {
+	Unread, Urgent, AwaitingAck, AcksOwed int
 }
 
 // Claim is a task an agent holds, as its card names it.
