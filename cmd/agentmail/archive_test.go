@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +28,7 @@ func withArchiveCmds(cmds map[string]func(*testscript.TestScript, bool, []string
 	cmds["crashat"] = cmdCrashAt
 	cmds["healed"] = cmdHealed
 	cmds["crashcovered"] = cmdCrashCovered
+	cmds["killatpacks"] = cmdKillAtPacks
 	cmds["sendwithgit"] = cmdSendWithGit
 	cmds["sendtopacks"] = cmdSendToPacks
 	return cmds
@@ -82,6 +84,51 @@ func cmdCrashAt(ts *testscript.TestScript, neg bool, args []string) {
 	step, _, _ := strings.Cut(args[0], "@") // STEP@N: the Nth time
 	fmt.Fprintln(f, step)
 	ts.Check(f.Close())
+}
+
+// killatpacks ARCHIVE N ARGS...: runs agentmail ARGS and kills it with
+// SIGKILL as soon as the archive ARCHIVE holds N packs or more (an import
+// has committed that many batches and is somewhere in the next: reading,
+// writing its pack, its index transaction), unless it ended before; it
+// fails if the command failed otherwise. Whether it was killed is logged.
+func cmdKillAtPacks(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: killatpacks ARCHIVE N ARGS...")
+	}
+	packs := filepath.Join(ts.MkAbs(args[0]), "objects", "pack", "*.pack")
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	cmd := exec.Command(agentmailPath(ts), args[2:]...)
+	cmd.Env, cmd.Dir = scriptEnv(ts), ts.MkAbs(".")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	ts.Check(cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+wait:
+	for {
+		select {
+		case werr = <-done:
+			break wait
+		case <-time.After(time.Millisecond):
+			if have, _ := filepath.Glob(packs); len(have) >= n {
+				cmd.Process.Kill()
+				werr = <-done
+				break wait
+			}
+		}
+	}
+	line := "agentmail " + strings.Join(args[2:], " ")
+	var ee *exec.ExitError
+	switch {
+	case werr == nil:
+		ts.Logf("%s ended before the archive held %d packs", line, n)
+	case errors.As(werr, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+		ts.Logf("%s killed once the archive held %d packs", line, n)
+	default:
+		ts.Fatalf("%s: %v: %s", line, werr, out.Bytes())
+	}
 }
 
 // crashcovered: every step of crash.Steps was exercised by crashat.

@@ -23,6 +23,7 @@ import (
 	"github.com/agentmail/agentmail/internal/names"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/oklog/ulid/v2"
+	"golang.org/x/sys/unix"
 )
 
 // agentMailSource reads one project of a Python mcp_agent_mail archive.
@@ -300,12 +301,19 @@ func (s *agentMailSource) readMessages() []record.Message {
 	if err != nil {
 		s.warn(dir, "could not read every message: %v", err)
 	}
-	parallel(len(paths), func(i int) {
+	readers := make([]dirReader, runtime.GOMAXPROCS(0)) // one a worker
+	for i := range readers {
+		readers[i].fd = -1
+	}
+	parallel(len(paths), func(worker, i int) {
 		e := paths[i]
-		e.msg, e.drop, e.err = s.readMessage(e.path, func(format string, args ...any) {
+		e.msg, e.drop, e.err = s.readMessage(&readers[worker], e.path, func(format string, args ...any) {
 			e.warns = append(e.warns, fmt.Sprintf(format, args...))
 		})
 	})
+	for i := range readers {
+		readers[i].close()
+	}
 
 	var out []record.Message
 	seen := map[string]string{} // derived id -> file
@@ -342,18 +350,85 @@ func (s *agentMailSource) readMessages() []record.Message {
 	return out
 }
 
-// parallel calls fn(i) for every i in [0, n), on as many goroutines as
-// there are processors, and returns when all calls have.
-func parallel(n int, fn func(i int)) {
+// dirReader reads files one after another into a buffer of its own,
+// opening each through its directory's descriptor, kept open while the
+// files come from it: reading the 100,000 files of a corpus so took half
+// the cpu of os.ReadFile (which resolves every path from the root, stats
+// the file and allocates for each).
+type dirReader struct {
+	dir string // the directory fd is open on
+	fd  int    // -1: none
+	buf []byte
+}
+
+// read returns the content of the file at path, in r's buffer: valid until
+// the next read. Whatever fails is read again with os.ReadFile, for its
+// error.
+func (r *dirReader) read(path string) ([]byte, error) {
+	if data, ok := r.readAt(path); ok {
+		return data, nil
+	}
+	return os.ReadFile(path)
+}
+
+func (r *dirReader) readAt(path string) ([]byte, bool) {
+	dir, name := filepath.Split(path)
+	if dir != r.dir || r.fd < 0 {
+		r.close()
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, false
+		}
+		r.dir, r.fd = dir, fd
+	}
+	fd, err := unix.Openat(r.fd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer unix.Close(fd)
+	if r.buf == nil {
+		r.buf = make([]byte, 64<<10)
+	}
+	n := 0
+	for {
+		if n == len(r.buf) {
+			r.buf = append(r.buf, 0)[:n]
+			r.buf = r.buf[:cap(r.buf)]
+		}
+		k, err := unix.Read(fd, r.buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		if k == 0 {
+			return r.buf[:n], true
+		}
+		n += k
+	}
+}
+
+func (r *dirReader) close() {
+	if r.fd >= 0 {
+		unix.Close(r.fd)
+	}
+	r.dir, r.fd = "", -1
+}
+
+// parallel calls fn(worker, i) for every i in [0, n), on as many
+// goroutines as there are processors (worker numbers the goroutine, from
+// 0), and returns when all calls have.
+func parallel(n int, fn func(worker, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				fn(i)
+				fn(w, i)
 			}
 		}()
 	}
@@ -386,8 +461,8 @@ func splitPyMessage(data []byte) (head []byte, body string, err error) {
 // otherwise than the file says. drop reports a message with no usable
 // recipient left (warned about). It only reads s, so that files may be
 // read at once.
-func (s *agentMailSource) readMessage(path string, warn func(format string, args ...any)) (msg record.Message, drop bool, err error) {
-	data, err := os.ReadFile(path)
+func (s *agentMailSource) readMessage(r *dirReader, path string, warn func(format string, args ...any)) (msg record.Message, drop bool, err error) {
+	data, err := r.read(path) // r's: splitPyMessage copies what it keeps
 	if err != nil {
 		return msg, false, err
 	}

@@ -2,8 +2,6 @@ package mailbox
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -80,6 +78,10 @@ func (m *Mailbox) Import(ctx context.Context, tx *store.Tx, b ImportBatch) (writ
 		known[names.Fold(name)] = a.Name
 		return a.Name, nil
 	}
+	held, err := m.heldMessages(ctx, tx, b.Messages)
+	if err != nil {
+		return written, present, err
+	}
 	seen := map[string]bool{} // ids of this batch
 	for _, im := range b.Messages {
 		if seen[im.ID] {
@@ -87,9 +89,7 @@ func (m *Mailbox) Import(ctx context.Context, tx *store.Tx, b ImportBatch) (writ
 			continue
 		}
 		seen[im.ID] = true
-		if ok, err := m.hasMessage(ctx, tx, im.ID); err != nil {
-			return written, present, err
-		} else if ok {
+		if held[im.ID] {
 			present.Messages++
 			continue
 		}
@@ -103,15 +103,36 @@ func (m *Mailbox) Import(ctx context.Context, tx *store.Tx, b ImportBatch) (writ
 	return written, present, nil
 }
 
-// hasMessage reports whether the store holds a message with id, in any
-// project: ids are unique across the store.
-func (m *Mailbox) hasMessage(ctx context.Context, q queryer, id string) (bool, error) {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM messages WHERE id = ?`, id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+// heldMessages returns which of the ids of msgs the store holds, in any
+// project (ids are unique across the store), with one query over the range
+// of ids of msgs rather than one a message: an import's batch holds
+// thousands, close in time (ids are ULIDs, which sort by time).
+func (m *Mailbox) heldMessages(ctx context.Context, q queryer, msgs []record.Message) (map[string]bool, error) {
+	if len(msgs) == 0 {
+		return nil, nil
 	}
-	return err == nil, err
+	want := make(map[string]bool, len(msgs))
+	lo, hi := msgs[0].ID, msgs[0].ID
+	for _, im := range msgs {
+		want[im.ID] = true
+		lo, hi = min(lo, im.ID), max(hi, im.ID)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id FROM messages WHERE id BETWEEN ? AND ?`, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	held := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		if want[id] {
+			held[id] = true
+		}
+	}
+	return held, rows.Err()
 }
 
 func (m *Mailbox) importAgent(a record.Agent) (*record.Agent, error) {

@@ -73,3 +73,32 @@ func TestImportIntoNewProject(t *testing.T) {
 		t.Error("the register after a failed import did not record the project")
 	}
 }
+
+// TestImportFindsHeld: a batch's messages that the store holds are found
+// present, those it does not are written, whatever else the store holds
+// among their ids (found with one query over the batch's range of ids).
+func TestImportFindsHeld(t *testing.T) {
+	f := newFixture(t, "GreenCastle")
+	mb := f.as("")
+	msg := func(i int) record.Message {
+		at := f.clock.Add(time.Duration(i) * time.Second)
+		return record.Message{ID: ulid.MustNew(ulid.Timestamp(at), ulid.DefaultEntropy()).String(), From: "GreenCastle",
+			To: []string{"BlueLake"}, Subject: "s", Created: at}
+	}
+	m := []record.Message{msg(1), msg(2), msg(3), msg(4)}
+	blueLake := record.Agent{Name: "BlueLake", Registered: f.clock}
+	for _, step := range []struct {
+		batch            []record.Message
+		written, present int
+	}{
+		{[]record.Message{m[0], m[2]}, 2, 0},
+		{[]record.Message{m[1]}, 1, 0}, // between two held ones
+		{[]record.Message{m[3], m[2], m[1], m[0]}, 1, 3},
+		{[]record.Message{m[2]}, 0, 1},
+	} {
+		written, present, err := f.importBatch(mb, ImportBatch{Agents: []record.Agent{blueLake}, Messages: step.batch})
+		if err != nil || written.Messages != step.written || present.Messages != step.present {
+			t.Errorf("import of %d: %v, written %d present %d; want %d, %d", len(step.batch), err, written.Messages, present.Messages, step.written, step.present)
+		}
+	}
+}
