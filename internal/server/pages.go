@@ -473,6 +473,10 @@ func (s *Server) reservationsPage(ctx context.Context, p *pageRequest) (web.View
 	}
 	v := web.ReservationsView{Page: p.page, Reservations: mapSlice(leases.Reservations, reservationView),
 		Locks: mapSlice(locks.Locks, lockView)}
+	clashes := service.LeaseClashes(leases.Reservations, p.page.Now)
+	for i, r := range v.Reservations {
+		v.Reservations[i].Clashes = mapSlice(clashes[r.ID], reservationView)
+	}
 	// Who holds a path: reservations check's operation.
 	if v.Path = strings.TrimSpace(p.r.URL.Query().Get("path")); v.Path != "" {
 		held, err := p.svc.CheckPaths(ctx, p.scope, []string{v.Path})

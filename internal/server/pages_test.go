@@ -162,3 +162,42 @@ func TestMessagePageThreadWindow(t *testing.T) {
 		}
 	}
 }
+
+// The reservations page flags a lease that overlaps another agent's (taken
+// with --allow-conflicts), on both leases, naming the other; leases apart
+// and a released one are not flagged.
+func TestReservationsPageFlagsClashes(t *testing.T) {
+	h := startServer(t, Config{})
+	h.seed([]string{"GreenCastle", "BlueLake", "RedFox"})
+	ctx := t.Context()
+	for _, r := range []struct {
+		agent string
+		req   service.ReserveRequest
+	}{
+		{"GreenCastle", service.ReserveRequest{Patterns: []string{"src/api/**"}, TTL: 3600e9}},
+		{"BlueLake", service.ReserveRequest{Patterns: []string{"src/api/auth.py"}, TTL: 3600e9, AllowConflicts: true}},
+		{"RedFox", service.ReserveRequest{Patterns: []string{"docs/**"}, TTL: 3600e9}},
+	} {
+		if _, err := h.svc.Reserve(ctx, h.scope(r.agent), r.req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := get(t, &http.Client{}, h.base+"/mail/"+h.slug+"/reservations")
+	for _, want := range []string{
+		`<code>src/api/**</code><span class="clash" role="note">overlaps BlueLake's <code>src/api/auth.py</code></span>`,
+		`<code>src/api/auth.py</code><span class="clash" role="note">overlaps GreenCastle's <code>src/api/**</code></span>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the reservations page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `class="clash"`); n != 2 {
+		t.Errorf("%d leases flagged, want 2", n)
+	}
+	if _, err := h.svc.Release(ctx, h.scope("BlueLake"), service.Selection{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	if page := get(t, &http.Client{}, h.base+"/mail/"+h.slug+"/reservations"); strings.Contains(page, `class="clash"`) {
+		t.Errorf("a released lease is still flagged")
+	}
+}

@@ -312,3 +312,22 @@ func (s *Service) CheckPaths(ctx context.Context, sc Scope, paths []string) (Che
 		return PathHolders{h.Path, reservationDocs(h.Holders)}
 	})}, nil
 }
+
+// LeaseClashes returns, for each of rs active at now that overlaps another
+// agent's active lease (either exclusive: what --allow-conflicts let
+// through), those other leases, in rs's order.
+func LeaseClashes(rs []Reservation, now time.Time) map[string][]Reservation {
+	var active []reservations.Lease
+	byID := map[string]Reservation{}
+	for _, r := range rs {
+		if r.Released.IsZero() && now.Before(r.Expires.Time) {
+			active = append(active, reservations.Lease{ID: r.ID, Agent: r.Agent, Pattern: r.Pattern, Exclusive: r.Exclusive})
+			byID[r.ID] = r
+		}
+	}
+	out := map[string][]Reservation{}
+	for id, others := range reservations.Clashes(active) {
+		out[id] = mapSlice(others, func(o string) Reservation { return byID[o] })
+	}
+	return out
+}

@@ -138,6 +138,9 @@ type Reservation struct {
 	Created   time.Time
 	Expires   time.Time
 	Released  time.Time
+	// Clashes are the other agents' active leases it overlaps (taken
+	// with --allow-conflicts), which the page flags.
+	Clashes []Reservation
 }
 
 // Lock is the lock document: a named lock and its holder.
