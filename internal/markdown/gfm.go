@@ -185,19 +185,19 @@ func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc md
 	lines := node.Lines()
 	for i := 1; i < lines.Len(); i++ {
 		delim := lines.At(i)
-		columns := delimiterColumns(delim.Value(reader.Source()))
-		if columns == 0 {
+		aligns := delimiterColumns(delim.Value(reader.Source()))
+		if len(aligns) == 0 {
 			continue
 		}
-		header := tableRow(lines.At(i-1), columns, true, reader, pc)
-		if header.ChildCount() != columns {
+		header := tableRow(lines.At(i-1), aligns, true, reader, pc)
+		if header.ChildCount() != len(aligns) {
 			return
 		}
 		table := east.NewTable()
 		table.SetPos(node.Pos())
 		table.AppendChild(table, east.NewTableHeader(header))
 		for j := i + 1; j < lines.Len(); j++ {
-			table.AppendChild(table, tableRow(lines.At(j), columns, false, reader, pc))
+			table.AppendChild(table, tableRow(lines.At(j), aligns, false, reader, pc))
 		}
 		lines.SetSliced(0, i-1)
 		node.Parent().InsertAfter(node.Parent(), node, table)
@@ -212,11 +212,12 @@ func (tableTransformer) Transform(node *ast.Paragraph, reader text.Reader, pc md
 	}
 }
 
-// delimiterColumns returns the number of columns of a table's delimiter
-// row, or 0 if line is not one.
-func delimiterColumns(line []byte) int {
+// delimiterColumns returns the alignment of each column of a table's
+// delimiter row (":--" left, "--:" right, ":-:" center), or nil if line
+// is not one.
+func delimiterColumns(line []byte) []east.Alignment {
 	if w, _ := util.IndentWidth(line, 0); w > 3 {
-		return 0
+		return nil
 	}
 	allDashes := true
 	for _, b := range line {
@@ -224,11 +225,11 @@ func delimiterColumns(line []byte) int {
 			allDashes = false
 		}
 		if !(util.IsSpace(b) || b == '-' || b == '|' || b == ':') {
-			return 0
+			return nil
 		}
 	}
 	if allDashes {
-		return 0
+		return nil
 	}
 	cols := bytes.Split(line, []byte{'|'})
 	if util.IsBlank(cols[0]) {
@@ -237,10 +238,12 @@ func delimiterColumns(line []byte) int {
 	if len(cols) > 0 && util.IsBlank(cols[len(cols)-1]) {
 		cols = cols[:len(cols)-1]
 	}
-	for _, col := range cols {
+	aligns := make([]east.Alignment, len(cols))
+	for c, col := range cols {
 		// ^\s*:?-+:?\s*$
 		i := skipRESpace(col, 0)
-		if i < len(col) && col[i] == ':' {
+		left := i < len(col) && col[i] == ':'
+		if left {
 			i++
 		}
 		dashes := i
@@ -248,23 +251,35 @@ func delimiterColumns(line []byte) int {
 			i++
 		}
 		if i == dashes {
-			return 0
+			return nil
 		}
-		if i < len(col) && col[i] == ':' {
+		right := i < len(col) && col[i] == ':'
+		if right {
 			i++
 		}
 		if skipRESpace(col, i) != len(col) {
-			return 0
+			return nil
+		}
+		switch {
+		case left && right:
+			aligns[c] = east.AlignCenter
+		case left:
+			aligns[c] = east.AlignLeft
+		case right:
+			aligns[c] = east.AlignRight
+		default:
+			aligns[c] = east.AlignNone
 		}
 	}
-	return len(cols)
+	return aligns
 }
 
-// tableRow splits a table line into its cells: a header keeps every cell,
-// a row is cut or padded to the header's width.
-func tableRow(segment text.Segment, columns int, header bool, reader text.Reader, pc mdparser.Context) *east.TableRow {
+// tableRow splits a table line into its cells, aligned as their columns:
+// a header keeps every cell, a row is cut or padded to the header's width.
+func tableRow(segment text.Segment, aligns []east.Alignment, header bool, reader text.Reader, pc mdparser.Context) *east.TableRow {
 	source := reader.Source()
-	row := east.NewTableRow(nil)
+	columns := len(aligns)
+	row := east.NewTableRow(aligns)
 	row.SetPos(segment.Start)
 	segment = segment.TrimLeftSpace(source)
 	segment = segment.TrimRightSpace(source)
@@ -282,6 +297,9 @@ func tableRow(segment text.Segment, columns int, header bool, reader text.Reader
 			return row
 		}
 		cell := east.NewTableCell()
+		if i < columns {
+			cell.Alignment = aligns[i]
+		}
 		backtick, escaped := false, false
 		end := pos
 		for ; end < limit; end++ {
@@ -305,7 +323,7 @@ func tableRow(segment text.Segment, columns int, header bool, reader text.Reader
 		row.AppendChild(row, cell)
 		pos = end + 1
 	}
-	for ; i < columns; i++ {
+	for ; i < columns; i++ { // padding, unaligned as goldmark's
 		row.AppendChild(row, east.NewTableCell())
 	}
 	return row

@@ -143,20 +143,25 @@ func TestMarkdownGFM(t *testing.T) {
 	}{
 		{"table", "| a | b |\n|:--|--:|\n| 1 | 2 |",
 			[]string{`<th class="left">a</th>`, `<td class="right">2</td>`, "<tbody>"}},
+		{"table centered, a short row padded", "x | y | z\n:-:|---|--:\n1",
+			[]string{`<th class="center">x</th><th>y</th><th class="right">z</th>`, `<td class="center">1</td><td></td><td></td>`}},
 		{"strikethrough", "~~old~~", []string{"<del>old</del>"}},
 		{"task list", "- [x] done\n- [ ] todo", []string{`<input type="checkbox" checked disabled> done`, `<input type="checkbox" disabled> todo`}},
 		{"bare url", "see https://example.com/x.", []string{`<a href="https://example.com/x" rel="nofollow noopener noreferrer">https://example.com/x</a>.`}},
 	}
-	md := NewMarkdown(gfmParser())
-	for _, tt := range tests {
-		got := string(md.Render(tt.body))
-		for _, w := range tt.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%s: Render(%q) = %q, want it to contain %q", tt.name, tt.body, got, w)
+	// The pages' parser (internal/markdown), and goldmark's own extensions
+	// it stands for: the same page from either.
+	for parser, md := range map[string]*Markdown{"pages'": BodyMarkdown(), "goldmark's": NewMarkdown(gfmParser())} {
+		for _, tt := range tests {
+			got := string(md.Render(tt.body))
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s parser, %s: Render(%q) = %q, want it to contain %q", parser, tt.name, tt.body, got, w)
+				}
 			}
-		}
-		if strings.Contains(got, "style=") {
-			t.Errorf("%s: Render(%q) = %q has an inline style, which the CSP blocks", tt.name, tt.body, got)
+			if strings.Contains(got, "style=") {
+				t.Errorf("%s parser, %s: Render(%q) = %q has an inline style, which the CSP blocks", parser, tt.name, tt.body, got)
+			}
 		}
 	}
 }
