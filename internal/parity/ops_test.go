@@ -1,0 +1,184 @@
+package parity
+
+import "fmt"
+
+// channels counts the channels the table's polls made.
+var channels int
+
+// ops is the table of operations the faces share.
+func ops() []op {
+	msg := func(to string, extra ...string) func(w *world) map[string]string {
+		return func(w *world) map[string]string {
+			args := append([]string{"--agent", to, "send", "--to", "BlueLake", "--subject", "please look", "--body", "at this"}, extra...)
+			return map[string]string{"id": w.cliID(args...)}
+		}
+	}
+	releaseAll := func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "release", "--all") }
+	return []op{
+		// Agents.
+		{name: "agents", agent: "BlueLake", cli: []string{"agents"}, tool: "list_agents", args: map[string]any{},
+			method: "GET", path: "/agents"},
+
+		// Mail.
+		{name: "inbox", agent: "BlueLake", cli: []string{"inbox"}, tool: "fetch_inbox", args: map[string]any{},
+			method: "GET", path: "/agents/BlueLake/inbox"},
+		{name: "show", agent: "BlueLake", cli: []string{"show", "{M0}"}, uri: "resource://message/{M0}",
+			method: "GET", path: "/messages/{M0}?agent=BlueLake"},
+		{name: "show/not-found", agent: "BlueLake", cli: []string{"show", "01M8JBXZ41GYFGY202BPFSTDBN"}, uri: "resource://message/01M8JBXZ41GYFGY202BPFSTDBN",
+			method: "GET", path: "/messages/01M8JBXZ41GYFGY202BPFSTDBN?agent=BlueLake", code: "NOT_FOUND"},
+		{name: "thread", agent: "BlueLake", cli: []string{"thread", "{M0}"}, tool: "get_thread", args: map[string]any{"thread_id": "{M0}"},
+			method: "GET", path: "/threads/{M0}?agent=BlueLake"},
+		{name: "search", agent: "BlueLake", cli: []string{"search", "parser"}, tool: "search_messages", args: map[string]any{"query": "parser"},
+			method: "GET", path: "/search?q=parser&agent=BlueLake"},
+		{name: "send", agent: "BlueLake", fresh: true,
+			cli:  []string{"send", "--to", "GreenCastle", "--subject", "status", "--body", "all good"},
+			tool: "send_message", args: map[string]any{"to": []string{"GreenCastle"}, "subject": "status", "body_md": "all good"},
+			method: "POST", path: "/messages", body: `{"agent":"BlueLake","to":["GreenCastle"],"subject":"status","body":"all good"}`},
+		{name: "send/unknown-recipient", agent: "BlueLake",
+			cli:  []string{"send", "--to", "NoSuchAgent", "--subject", "status", "--body", "all good"},
+			tool: "send_message", args: map[string]any{"to": []string{"NoSuchAgent"}, "subject": "status", "body_md": "all good"},
+			method: "POST", path: "/messages", body: `{"agent":"BlueLake","to":["NoSuchAgent"],"subject":"status","body":"all good"}`,
+			code: "UNKNOWN_RECIPIENT", field: "to"},
+		{name: "send/no-subject", agent: "BlueLake",
+			cli:  []string{"send", "--to", "GreenCastle", "--subject", " ", "--body", "all good"},
+			tool: "send_message", args: map[string]any{"to": []string{"GreenCastle"}, "subject": " ", "body_md": "all good"},
+			method: "POST", path: "/messages", body: `{"agent":"BlueLake","to":["GreenCastle"],"subject":" ","body":"all good"}`,
+			code: "INVALID_ARGUMENT", field: "subject"},
+		{name: "reply", agent: "BlueLake", fresh: true,
+			cli:  []string{"reply", "{M0}", "--body", "on it"},
+			tool: "reply_message", args: map[string]any{"message_id": "{M0}", "body_md": "on it"},
+			method: "POST", path: "/messages/{M0}/reply", body: `{"agent":"BlueLake","body":"on it"}`},
+		{name: "ack", agent: "BlueLake", fresh: true, setup: msg("GreenCastle", "--ack"),
+			cli: []string{"ack", "{id}"}, tool: "acknowledge_message", args: map[string]any{"message_id": "{id}"},
+			method: "POST", path: "/messages/{id}/ack", body: `{"agent":"BlueLake"}`},
+		{name: "read", agent: "BlueLake", fresh: true, setup: msg("GreenCastle"),
+			cli: []string{"read", "{id}"}, tool: "mark_message_read", args: map[string]any{"message_id": "{id}"},
+			method: "POST", path: "/messages/{id}/read", body: `{"agent":"BlueLake"}`},
+		{name: "read/not-found", agent: "BlueLake",
+			cli: []string{"read", "01M8JBXZ41GYFGY202BPFSTDBN"}, tool: "mark_message_read", args: map[string]any{"message_id": "01M8JBXZ41GYFGY202BPFSTDBN"},
+			method: "POST", path: "/messages/01M8JBXZ41GYFGY202BPFSTDBN/read", body: `{"agent":"BlueLake"}`, code: "NOT_FOUND", field: "message_id"},
+
+		// Leases.
+		{name: "reserve", agent: "BlueLake", fresh: true, after: releaseAll,
+			cli:  []string{"reserve", "src/**", "--reason", "parser"},
+			tool: "file_reservation_paths", args: map[string]any{"paths": []string{"src/**"}, "reason": "parser"},
+			method: "POST", path: "/reservations", body: `{"agent":"BlueLake","patterns":["src/**"],"reason":"parser"}`},
+		{name: "reserve/conflict", agent: "BlueLake", after: releaseAll,
+			cli:  []string{"reserve", "docs/api.md"},
+			tool: "file_reservation_paths", args: map[string]any{"paths": []string{"docs/api.md"}},
+			method: "POST", path: "/reservations", body: `{"agent":"BlueLake","patterns":["docs/api.md"]}`, code: "RESERVATION_CONFLICT"},
+		{name: "reserve/bad-ttl", agent: "BlueLake",
+			cli:  []string{"reserve", "src/**", "--ttl", "-5m"},
+			tool: "file_reservation_paths", args: map[string]any{"paths": []string{"src/**"}, "ttl_seconds": -300},
+			method: "POST", path: "/reservations", body: `{"agent":"BlueLake","patterns":["src/**"],"ttl":"-5m"}`, code: "INVALID_ARGUMENT", field: "ttl"},
+		{name: "release", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string { w.ok(nil, "--agent", "BlueLake", "reserve", "lib/**"); return nil },
+			pick:  map[string]func(any) any{faceMCP: rename("file_reservations", "released")},
+			why:   "MCP: mcp_agent_mail's released is a count; the leases are under file_reservations",
+			cli:   []string{"release", "lib/**"}, tool: "release_file_reservations", args: map[string]any{"paths": []string{"lib/**"}},
+			method: "POST", path: "/reservations/release", body: `{"agent":"BlueLake","patterns":["lib/**"]}`},
+		{name: "release/not-found", agent: "BlueLake",
+			cli: []string{"release", "--id", "01M8JBXZ41GYFGY202BPFSTDBN"}, tool: "release_file_reservations", args: map[string]any{"file_reservation_ids": []string{"01M8JBXZ41GYFGY202BPFSTDBN"}},
+			method: "POST", path: "/reservations/release", body: `{"agent":"BlueLake","ids":["01M8JBXZ41GYFGY202BPFSTDBN"]}`, code: "NOT_FOUND", field: "reservation_id"},
+		{name: "renew", agent: "BlueLake", fresh: true, after: releaseAll,
+			setup: func(w *world) map[string]string { w.ok(nil, "--agent", "BlueLake", "reserve", "lib/**"); return nil },
+			pick:  map[string]func(any) any{faceMCP: rename("file_reservations", "renewed")},
+			why:   "MCP: mcp_agent_mail's renewed is a count; the leases are under file_reservations",
+			cli:   []string{"renew"}, tool: "renew_file_reservations", args: map[string]any{},
+			method: "POST", path: "/reservations/renew", body: `{"agent":"BlueLake"}`},
+		{name: "reservations", agent: "BlueLake", cli: []string{"reservations"}, uri: "resource://file_reservations/{slug}",
+			method: "GET", path: "/reservations"},
+		{name: "reservations/check", agent: "BlueLake", cli: []string{"reservations", "check", "docs/api.md"},
+			tool: "check_file_reservations", args: map[string]any{"paths": []string{"docs/api.md"}}},
+		{name: "reservations/conflicts", agent: "BlueLake", cli: []string{"reservations", "conflicts", "docs/**"},
+			tool: "check_file_reservation_conflicts", args: map[string]any{"paths": []string{"docs/**"}},
+			method: "GET", path: "/reservations/conflicts?agent=BlueLake&path=docs/**"},
+
+		// Locks.
+		{name: "lock", agent: "BlueLake", fresh: true,
+			after: func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "lock", "release", "deploy") },
+			cli:   []string{"lock", "acquire", "deploy"}, tool: "acquire_lock", args: map[string]any{"key": "deploy"},
+			method: "POST", path: "/locks/acquire", body: `{"agent":"BlueLake","key":"deploy"}`},
+		{name: "lock/held", agent: "BlueLake",
+			cli: []string{"lock", "acquire", "gate"}, tool: "acquire_lock", args: map[string]any{"key": "gate"},
+			method: "POST", path: "/locks/acquire", body: `{"agent":"BlueLake","key":"gate"}`, code: "LOCK_HELD"},
+		{name: "unlock", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string {
+				w.ok(nil, "--agent", "BlueLake", "lock", "acquire", "deploy")
+				return nil
+			},
+			cli: []string{"lock", "release", "deploy"}, tool: "release_lock", args: map[string]any{"key": "deploy"},
+			method: "POST", path: "/locks/release", body: `{"agent":"BlueLake","key":"deploy"}`},
+		{name: "locks", agent: "BlueLake", cli: []string{"lock", "list"}, tool: "list_locks", args: map[string]any{},
+			method: "GET", path: "/locks"},
+
+		// Tasks.
+		{name: "task/create", agent: "BlueLake", fresh: true,
+			cli: []string{"task", "create", "Fix the lexer"}, tool: "create_task", args: map[string]any{"title": "Fix the lexer"},
+			method: "POST", path: "/tasks", body: `{"agent":"BlueLake","title":"Fix the lexer"}`},
+		{name: "task/claim", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string {
+				return map[string]string{"id": w.cliID("--agent", "GreenCastle", "task", "create", "Claim me")}
+			},
+			after: func(w *world, v map[string]string) { w.ok(nil, "--agent", "BlueLake", "task", "close", v["id"]) },
+			cli:   []string{"task", "claim", "{id}"}, tool: "claim_task", args: map[string]any{"task_id": "{id}"},
+			method: "POST", path: "/tasks/{id}/claim", body: `{"agent":"BlueLake"}`},
+		{name: "task/close", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string {
+				return map[string]string{"id": w.cliID("--agent", "GreenCastle", "task", "create", "Close me")}
+			},
+			cli: []string{"task", "close", "{id}"}, tool: "close_task", args: map[string]any{"task_id": "{id}"},
+			method: "POST", path: "/tasks/{id}/close", body: `{"agent":"BlueLake"}`},
+		{name: "task/not-found", agent: "BlueLake",
+			cli: []string{"task", "show", "01M8JBXZ41GYFGY202BPFSTDBN"}, tool: "get_task", args: map[string]any{"task_id": "01M8JBXZ41GYFGY202BPFSTDBN"},
+			method: "GET", path: "/tasks/01M8JBXZ41GYFGY202BPFSTDBN", code: "NOT_FOUND", field: "task_id"},
+		{name: "task/bad-priority", agent: "BlueLake",
+			cli: []string{"task", "create", "Too urgent", "--priority", "9"}, tool: "create_task", args: map[string]any{"title": "Too urgent", "priority": 9},
+			method: "POST", path: "/tasks", body: `{"agent":"BlueLake","title":"Too urgent","priority":9}`, code: "INVALID_ARGUMENT", field: "priority"},
+		{name: "task/list", agent: "BlueLake", cli: []string{"task", "list"}, tool: "list_tasks", args: map[string]any{},
+			method: "GET", path: "/tasks"},
+		{name: "task/ready", agent: "BlueLake", cli: []string{"work"}, tool: "list_ready_work", args: map[string]any{},
+			method: "GET", path: "/work?agent=BlueLake"},
+
+		// Channels.
+		{name: "publish", agent: "BlueLake", fresh: true,
+			cli:  []string{"publish", "news", "--subject", "release", "--body", "v2 is out"},
+			tool: "send_message", args: map[string]any{"topic": "news", "to": []string{}, "subject": "release", "body_md": "v2 is out"},
+			method: "POST", path: "/messages", body: `{"agent":"BlueLake","topic":"news","subject":"release","body":"v2 is out"}`},
+		// Each face waits on a channel of its own: posts made in the same
+		// second (the clock is stopped) have no order a cursor can tell
+		// apart. (poll, which marks the post read, is the command line's
+		// alone.)
+		{name: "wait/topic", agent: "BlueLake", fresh: true, vary: []string{"channel"},
+			setup: func(w *world) map[string]string {
+				channels++
+				ch := fmt.Sprintf("poll%d", channels)
+				w.ok(nil, "--agent", "BlueLake", "subscribe", ch)
+				w.ok(nil, "--agent", "GentleBobcat", "publish", ch, "--subject", "hello", "--body", "a post")
+				return map[string]string{"channel": ch}
+			},
+			cli: []string{"wait", "--topic", "{channel}", "--timeout", "0"}, tool: "wait_for_mail", args: map[string]any{"topic": "{channel}", "timeout_seconds": 0}},
+
+		// Attention.
+		{name: "state", agent: "BlueLake", fresh: true,
+			cli: []string{"state", "running", "--note", "parsing"}, tool: "set_agent_state", args: map[string]any{"state": "running", "note": "parsing"}},
+		{name: "control/pause", agent: "BlueLake", fresh: true,
+			after: func(w *world, _ map[string]string) {
+				w.ok(nil, "--agent", "BlueLake", "control", "resume", "GentleBobcat", "--reason", "go on")
+			},
+			cli:  []string{"control", "pause", "GentleBobcat", "--reason", "hold on"},
+			tool: "control_agent", args: map[string]any{"action": "pause", "target": "GentleBobcat", "reason": "hold on"}},
+		{name: "control/paused", agent: "GentleBobcat",
+			setup: func(w *world) map[string]string {
+				w.ok(nil, "--agent", "BlueLake", "control", "pause", "GentleBobcat", "--reason", "hold on")
+				return nil
+			},
+			after: func(w *world, _ map[string]string) {
+				w.ok(nil, "--agent", "BlueLake", "control", "resume", "GentleBobcat", "--reason", "go on")
+			},
+			cli:  []string{"send", "--to", "BlueLake", "--subject", "may I", "--body", "?"},
+			tool: "send_message", args: map[string]any{"to": []string{"BlueLake"}, "subject": "may I", "body_md": "?"},
+			method: "POST", path: "/messages", body: `{"agent":"GentleBobcat","to":["BlueLake"],"subject":"may I","body":"?"}`, code: "PAUSED"},
+		{name: "check", agent: "BlueLake", cli: []string{"check"}, tool: "check_mail", args: map[string]any{}},
+	}
+}
