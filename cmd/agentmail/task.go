@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/service"
@@ -245,7 +244,7 @@ func newTaskClaimCommand(e *env, start bool) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "reserve", Value: true, Usage: "reserve the task's paths with the claim"},
 			&cli.BoolFlag{Name: "no-reserve", Usage: "claim without reserving its paths"},
-			&cli.DurationFlag{Name: "ttl", Value: time.Hour, Usage: "how long the reservations last"},
+			&cli.DurationFlag{Name: "ttl", Value: service.DefaultClaimTTL, Usage: "how long the reservations last"},
 			&cli.BoolFlag{Name: "force", Usage: "take over the claim of a holder silent for 30 minutes (needs --reason)"},
 			&cli.StringFlag{Name: "reason", Usage: "why you take it over, for its holder"},
 		},

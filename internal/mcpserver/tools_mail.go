@@ -51,6 +51,22 @@ func seconds(n int, arg string) (time.Duration, error) {
 	return time.Duration(n) * time.Second, nil
 }
 
+// lasting returns the duration of a lease, a lock, a claim or an
+// extension that an argument gives in seconds, def (the service's
+// default) when it is left out. One that is not positive goes to the
+// service as it is, which refuses it on the request's field (ttl,
+// extend) as it does from every face; only one too large for a duration
+// is refused here.
+func lasting(p *int, def time.Duration, arg string) (time.Duration, error) {
+	if p == nil {
+		return def, nil
+	}
+	if *p > maxSeconds || *p < -maxSeconds {
+		return 0, service.Usagef("pass a number of seconds such as 3600", "%s must be at most %d (100 years), got %d", arg, maxSeconds, *p)
+	}
+	return time.Duration(*p) * time.Second, nil
+}
+
 func (s *Server) addMailTools() {
 	addTool(s, tool{name: "send_message", desc: "Send a markdown message to other agents of the project. Returns the message with its id and thread. " +
 		"Recipients must be registered (list_agents); a contact policy may refuse (CONTACT_REQUIRED: ask with request_contact). " +

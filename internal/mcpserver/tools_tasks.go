@@ -178,13 +178,17 @@ type claimTaskArgs struct {
 	taskIDArgs
 	Start      bool   `json:"start,omitempty" jsonschema:"move it to in_progress too"`
 	Reserve    *bool  `json:"reserve,omitempty" jsonschema:"reserve the task's paths with the claim; default true"`
-	TTLSeconds *int   `json:"ttl_seconds,omitempty" jsonschema:"how long those reservations last; default 3600"`
+	TTLSeconds *int   `json:"ttl_seconds,omitempty" jsonschema:"how long those reservations last"`
 	Force      bool   `json:"force,omitempty" jsonschema:"take over the claim of a holder silent for 30 minutes (needs reason)"`
 	Reason     string `json:"reason,omitempty" jsonschema:"why you take it over, for its holder"`
 }
 
+func (claimTaskArgs) argDefaults() map[string]any {
+	return map[string]any{"ttl_seconds": secondsOf(service.DefaultClaimTTL)}
+}
+
 func (s *Server) claimTask(ctx context.Context, c *call, in claimTaskArgs) (service.TaskResponse, error) {
-	ttl, err := seconds(intOr(in.TTLSeconds, 3600), "ttl_seconds")
+	ttl, err := lasting(in.TTLSeconds, service.DefaultClaimTTL, "ttl_seconds")
 	if err != nil {
 		return service.TaskResponse{}, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 )
@@ -119,7 +118,7 @@ func apiClaimTask(ctx context.Context, c *apiCall, in claimTaskBody) (any, error
 	if err != nil {
 		return nil, err
 	}
-	ttl, err := duration("ttl", in.TTL, time.Hour)
+	ttl, err := duration("ttl", in.TTL, service.DefaultClaimTTL)
 	if err != nil {
 		return nil, err
 	}

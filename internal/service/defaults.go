@@ -18,6 +18,9 @@ const (
 	DefaultRenewExtend = 30 * time.Minute
 	// DefaultLockTTL is how long a LockRequest's lock lasts unless it says.
 	DefaultLockTTL = 5 * time.Minute
+	// DefaultClaimTTL is how long the leases a ClaimTaskRequest takes on
+	// the task's paths last unless it says.
+	DefaultClaimTTL = time.Hour
 	// DefaultPortTTL is how long a PortRequest's claim lasts unless it says.
 	DefaultPortTTL = time.Hour
 	// AutoReserveTTL is how long a lease taken on edit (guard edit

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmail/agentmail/guard"
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/project"
 	"github.com/agentmail/agentmail/internal/record"
@@ -155,7 +157,7 @@ type ClaimTaskRequest struct {
 	// Reserve takes the task's paths as exclusive reservations with the
 	// claim, both or neither; nil: when the task names paths.
 	Reserve *bool
-	TTL     time.Duration // the reservations' lease; 0 for an hour
+	TTL     time.Duration // the reservations' lease; 0 for DefaultClaimTTL
 }
 
 // CloseTaskRequest closes a task.
@@ -407,12 +409,10 @@ func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest)
 		return TaskResponse{}, err
 	}
 	if req.TTL < 0 {
-		return TaskResponse{}, Usagef("", "the reservations' lease must be positive, got %s", req.TTL)
+		return TaskResponse{}, fault.WithField(fmt.Errorf("%w: the reservations' lease must be positive, got %s", ErrInvalidArgument, req.TTL),
+			"ttl", "example", DefaultClaimTTL.String())
 	}
-	ttl := req.TTL
-	if ttl == 0 {
-		ttl = time.Hour
-	}
+	ttl := cmp.Or(req.TTL, DefaultClaimTTL)
 	if remote, ok, err := x.synced(); err != nil {
 		return TaskResponse{}, err
 	} else if ok {
