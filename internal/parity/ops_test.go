@@ -19,6 +19,13 @@ func ops() []op {
 		{name: "agents", agent: "BlueLake", cli: []string{"agents"}, tool: "list_agents", args: map[string]any{},
 			method: "GET", path: "/agents"},
 
+		{name: "register", agent: "GentleBobcat", cli: []string{"register", "--program", "parity", "--model", "test", "--task", "the lexer"},
+			tool: "register_agent", args: map[string]any{"program": "parity", "model": "test", "task_description": "the lexer"}},
+		{name: "register/bad-name", agent: "GentleBobcat", cli: []string{"register", "--name", "RedCat"},
+			tool: "register_agent", args: map[string]any{"name": "RedCat"}, code: "INVALID_NAME", field: "name"},
+		{name: "inbox/not-registered", agent: "WhiteOtter", cli: []string{"inbox"}, tool: "fetch_inbox", args: map[string]any{},
+			method: "GET", path: "/agents/WhiteOtter/inbox", code: "NOT_REGISTERED"},
+
 		// Mail.
 		{name: "inbox", agent: "BlueLake", cli: []string{"inbox"}, tool: "fetch_inbox", args: map[string]any{},
 			method: "GET", path: "/agents/BlueLake/inbox"},
@@ -58,6 +65,15 @@ func ops() []op {
 			cli: []string{"read", "01M8JBXZ41GYFGY202BPFSTDBN"}, tool: "mark_message_read", args: map[string]any{"message_id": "01M8JBXZ41GYFGY202BPFSTDBN"},
 			method: "POST", path: "/messages/01M8JBXZ41GYFGY202BPFSTDBN/read", body: `{"agent":"BlueLake"}`, code: "NOT_FOUND", field: "message_id"},
 
+		{name: "outbox", agent: "GreenCastle", cli: []string{"outbox"}, uri: "resource://outbox/GreenCastle?project={slug}",
+			method: "GET", path: "/agents/GreenCastle/outbox"},
+		{name: "receipt", agent: "GreenCastle", cli: []string{"receipt", "{M0}"}, tool: "get_message_delivery_receipt", args: map[string]any{"message_id": "{M0}"},
+			method: "GET", path: "/messages/{M0}/receipt?agent=GreenCastle"},
+		{name: "reply/not-found", agent: "BlueLake",
+			cli:  []string{"reply", "01M8JBXZ41GYFGY202BPFSTDBN", "--body", "on it"},
+			tool: "reply_message", args: map[string]any{"message_id": "01M8JBXZ41GYFGY202BPFSTDBN", "body_md": "on it"},
+			method: "POST", path: "/messages/01M8JBXZ41GYFGY202BPFSTDBN/reply", body: `{"agent":"BlueLake","body":"on it"}`, code: "NOT_FOUND", field: "message_id"},
+
 		// Leases.
 		{name: "reserve", agent: "BlueLake", fresh: true, after: releaseAll,
 			cli:  []string{"reserve", "src/**", "--reason", "parser"},
@@ -94,6 +110,13 @@ func ops() []op {
 			tool: "check_file_reservation_conflicts", args: map[string]any{"paths": []string{"docs/**"}},
 			method: "GET", path: "/reservations/conflicts?agent=BlueLake&path=docs/**"},
 
+		{name: "renew/bad-extend", agent: "BlueLake", after: releaseAll,
+			setup: func(w *world) map[string]string { w.ok(nil, "--agent", "BlueLake", "reserve", "lib/**"); return nil },
+			cli:   []string{"renew", "--extend", "-5m"}, tool: "renew_file_reservations", args: map[string]any{"extend_seconds": -300},
+			method: "POST", path: "/reservations/renew", body: `{"agent":"BlueLake","extend":"-5m"}`, code: "INVALID_ARGUMENT", field: "extend"},
+		{name: "reservations/check/no-paths", agent: "BlueLake", cli: []string{"reservations", "check"},
+			tool: "check_file_reservations", args: map[string]any{"paths": []string{}}, code: "USAGE", field: "paths"},
+
 		// Locks.
 		{name: "lock", agent: "BlueLake", fresh: true,
 			after: func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "lock", "release", "deploy") },
@@ -111,6 +134,24 @@ func ops() []op {
 			method: "POST", path: "/locks/release", body: `{"agent":"BlueLake","key":"deploy"}`},
 		{name: "locks", agent: "BlueLake", cli: []string{"lock", "list"}, tool: "list_locks", args: map[string]any{},
 			method: "GET", path: "/locks"},
+
+		{name: "lock/bad-ttl", agent: "BlueLake",
+			cli: []string{"lock", "acquire", "deploy", "--ttl", "-1m"}, tool: "acquire_lock", args: map[string]any{"key": "deploy", "ttl_seconds": -60},
+			method: "POST", path: "/locks/acquire", body: `{"agent":"BlueLake","key":"deploy","ttl":"-1m"}`, code: "INVALID_ARGUMENT", field: "ttl"},
+		{name: "unlock/not-held", agent: "BlueLake",
+			cli: []string{"lock", "release", "nothing"}, tool: "release_lock", args: map[string]any{"key": "nothing"},
+			method: "POST", path: "/locks/release", body: `{"agent":"BlueLake","key":"nothing"}`, code: "NOT_FOUND", field: "key"},
+
+		// Ports.
+		{name: "port/claim", agent: "BlueLake", fresh: true,
+			after: func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "port", "release", "web") },
+			cli:   []string{"port", "claim", "web"}, tool: "claim_port", args: map[string]any{"name": "web"},
+			method: "POST", path: "/ports/claim", body: `{"agent":"BlueLake","name":"web"}`},
+		{name: "port/bad-ttl", agent: "BlueLake",
+			cli: []string{"port", "claim", "web", "--ttl", "-1m"}, tool: "claim_port", args: map[string]any{"name": "web", "ttl_seconds": -60},
+			method: "POST", path: "/ports/claim", body: `{"agent":"BlueLake","name":"web","ttl":"-1m"}`, code: "INVALID_ARGUMENT", field: "ttl"},
+		{name: "ports", agent: "BlueLake", cli: []string{"port", "list"}, tool: "list_ports", args: map[string]any{},
+			method: "GET", path: "/ports"},
 
 		// Tasks.
 		{name: "task/create", agent: "BlueLake", fresh: true,
@@ -140,11 +181,34 @@ func ops() []op {
 		{name: "task/ready", agent: "BlueLake", cli: []string{"work"}, tool: "list_ready_work", args: map[string]any{},
 			method: "GET", path: "/work?agent=BlueLake"},
 
+		{name: "task/show", agent: "BlueLake", cli: []string{"task", "show", "{T0}"}, tool: "get_task", args: map[string]any{"task_id": "{T0}"},
+			method: "GET", path: "/tasks/{T0}"},
+		{name: "task/claim/bad-ttl", agent: "BlueLake",
+			cli: []string{"task", "claim", "{T0}", "--ttl", "-1m"}, tool: "claim_task", args: map[string]any{"task_id": "{T0}", "ttl_seconds": -60},
+			method: "POST", path: "/tasks/{T0}/claim", body: `{"agent":"BlueLake","ttl":"-1m"}`, code: "INVALID_ARGUMENT", field: "ttl"},
+		{name: "task/claim/claimed", agent: "BlueLake",
+			setup: func(w *world) map[string]string {
+				id := w.cliID("--agent", "GreenCastle", "task", "create", "Mine")
+				w.ok(nil, "--agent", "GreenCastle", "task", "claim", id)
+				return map[string]string{"id": id}
+			},
+			cli: []string{"task", "claim", "{id}"}, tool: "claim_task", args: map[string]any{"task_id": "{id}"},
+			method: "POST", path: "/tasks/{id}/claim", body: `{"agent":"BlueLake"}`, code: "TASK_CLAIMED"},
+
 		// Channels.
 		{name: "publish", agent: "BlueLake", fresh: true,
 			cli:  []string{"publish", "news", "--subject", "release", "--body", "v2 is out"},
 			tool: "send_message", args: map[string]any{"topic": "news", "to": []string{}, "subject": "release", "body_md": "v2 is out"},
 			method: "POST", path: "/messages", body: `{"agent":"BlueLake","topic":"news","subject":"release","body":"v2 is out"}`},
+		{name: "publish/bad-channel", agent: "BlueLake",
+			cli:  []string{"publish", "no news", "--subject", "release", "--body", "v2 is out"},
+			tool: "send_message", args: map[string]any{"topic": "no news", "to": []string{}, "subject": "release", "body_md": "v2 is out"},
+			method: "POST", path: "/messages", body: `{"agent":"BlueLake","topic":"no news","subject":"release","body":"v2 is out"}`, code: "INVALID_TOPIC"},
+		// fetch_topic's defaults are mcp_agent_mail's (50, with bodies):
+		// the call gives the command line's.
+		{name: "topic", agent: "BlueLake", cli: []string{"topic", "show", "news"},
+			tool: "fetch_topic", args: map[string]any{"topic_name": "news", "limit": 20, "include_bodies": false},
+			method: "GET", path: "/topics/news?agent=BlueLake"},
 		// Each face waits on a channel of its own: posts made in the same
 		// second (the clock is stopped) have no order a cursor can tell
 		// apart. (poll, which marks the post read, is the command line's
@@ -179,6 +243,10 @@ func ops() []op {
 			cli:  []string{"send", "--to", "BlueLake", "--subject", "may I", "--body", "?"},
 			tool: "send_message", args: map[string]any{"to": []string{"BlueLake"}, "subject": "may I", "body_md": "?"},
 			method: "POST", path: "/messages", body: `{"agent":"GentleBobcat","to":["BlueLake"],"subject":"may I","body":"?"}`, code: "PAUSED"},
+		{name: "state/bad", agent: "BlueLake", cli: []string{"state", "sleepy"}, tool: "set_agent_state", args: map[string]any{"state": "sleepy"},
+			code: "INVALID_ARGUMENT", field: "state"},
+		{name: "control/unknown-agent", agent: "BlueLake", cli: []string{"control", "pause", "WhiteOtter", "--reason", "hold on"},
+			tool: "control_agent", args: map[string]any{"action": "pause", "target": "WhiteOtter", "reason": "hold on"}, code: "UNKNOWN_RECIPIENT"},
 		{name: "check", agent: "BlueLake", cli: []string{"check"}, tool: "check_mail", args: map[string]any{}},
 	}
 }
