@@ -354,7 +354,7 @@ func (s *Service) Create(ctx context.Context, d Draft) (Task, error) {
 	if err := checkType(d.Type); err != nil {
 		return Task{}, err
 	}
-	prio := 2
+	prio := DefaultPriority
 	if d.Priority != nil {
 		prio = *d.Priority
 	}

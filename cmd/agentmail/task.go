@@ -78,11 +78,18 @@ func description(c *cli.Context, in io.Reader) (string, error) {
 	return string(b), err
 }
 
-func taskFieldFlags() []cli.Flag {
+// taskFieldFlags are the flags of a task's fields: create's, whose
+// priority has the service's default, and update's (create false), which
+// change only the fields given.
+func taskFieldFlags(create bool) []cli.Flag {
+	priority := &cli.IntFlag{Name: "priority", Aliases: []string{"p"}, Usage: "0 (critical) to 4 (backlog)", DefaultText: "unchanged"}
+	if create {
+		priority = &cli.IntFlag{Name: "priority", Aliases: []string{"p"}, Usage: "0 (critical) to 4 (backlog)", Value: service.DefaultPriority}
+	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "markdown description (- reads stdin)"},
 		&cli.StringFlag{Name: "type", Usage: "task, bug, feature, epic or chore"},
-		&cli.IntFlag{Name: "priority", Aliases: []string{"p"}, Usage: "0 (critical) to 4 (backlog)"},
+		priority,
 		&cli.StringFlag{Name: "parent", Usage: "the epic it belongs to (an id or prefix)"},
 		&cli.StringSliceFlag{Name: "label", Usage: "a label (repeat for more)"},
 		&cli.StringSliceFlag{Name: "path", Usage: "a glob of the repository paths it touches, reserved with its claim (repeat for more)"},
@@ -92,7 +99,7 @@ func taskFieldFlags() []cli.Flag {
 func newTaskCreateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name: "create", Usage: "make a task", ArgsUsage: "TITLE",
-		Flags: append(taskFieldFlags(), &cli.StringSliceFlag{Name: "dep", Usage: "a task it depends on (repeat for more)"}),
+		Flags: append(taskFieldFlags(true), &cli.StringSliceFlag{Name: "dep", Usage: "a task it depends on (repeat for more)"}),
 		Action: scopedAction(e, func(c *cli.Context) (*taskOptions, error) {
 			title, err := oneArg(c, "TITLE")
 			if err != nil {
@@ -116,7 +123,7 @@ func newTaskCreateCommand(e *env) *cli.Command {
 func newTaskUpdateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name: "update", Usage: "change a task's fields (those given)", ArgsUsage: "ID",
-		Flags: append(taskFieldFlags(), &cli.StringFlag{Name: "title", Usage: "the new title"}),
+		Flags: append(taskFieldFlags(false), &cli.StringFlag{Name: "title", Usage: "the new title"}),
 		Action: scopedAction(e, func(c *cli.Context) (*taskOptions, error) {
 			id, err := oneArg(c, "ID")
 			if err != nil {
@@ -174,7 +181,7 @@ func newTaskListCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "type", Usage: "task, bug, feature, epic or chore"},
 			&cli.StringFlag{Name: "label", Usage: "with this label"},
 			&cli.StringFlag{Name: "parent", Usage: "children of this epic"},
-			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many (0: all)"},
+			&cli.IntFlag{Name: "limit", Value: service.DefaultTaskLimit, Usage: "at most this many (0: all)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *taskOptions {
 			return &taskOptions{list: service.TaskListRequest{Status: c.String("status"), All: c.Bool("all"), Ready: c.Bool("ready"),
@@ -336,7 +343,7 @@ func newTaskDepCommand(e *env) *cli.Command {
 func newWorkCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name: "work", Usage: "what to do next: the tasks you hold, then the top ready ones",
-		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 5, Usage: "at most this many ready tasks"}},
+		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: service.DefaultReadyLimit, Usage: "at most this many ready tasks"}},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *taskOptions {
 			return &taskOptions{limit: c.Int("limit")}
 		}), func(ctx context.Context, o *taskOptions) error {

@@ -111,8 +111,7 @@ func (w *world) cli(agent string, args ...string) reply {
 	if agent != "" {
 		full = append(full, "--agent", agent)
 	}
-	cmd := exec.Command(w.bin, append(full, args...)...)
-	cmd.Dir, cmd.Env = w.repo, w.env
+	cmd := w.command(append(full, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -126,6 +125,14 @@ func (w *world) cli(agent string, args ...string) reply {
 	// A command that answers with its document and an exit code of its
 	// own (reservations conflicts: 3 when something would conflict).
 	return docReply(w.t, "agentmail "+strings.Join(args, " "), stdout.Bytes())
+}
+
+// command is agentmail ARGS... in the project, with the world's
+// environment.
+func (w *world) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(w.bin, args...)
+	cmd.Dir, cmd.Env = w.repo, w.env
+	return cmd
 }
 
 // ok runs a command that must succeed, and decodes its document into v.

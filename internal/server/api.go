@@ -313,14 +313,14 @@ func apiInbox(ctx context.Context, c *apiCall) (any, error) {
 			return nil, err
 		}
 	}
-	if req.Limit, err = c.number("limit", 20); err != nil {
+	if req.Limit, err = c.number("limit", service.DefaultListLimit); err != nil {
 		return nil, err
 	}
 	return c.svc.Inbox(ctx, c.watch(c.r.PathValue("agent")), req)
 }
 
 func apiOutbox(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 20)
+	limit, err := c.number("limit", service.DefaultListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +340,7 @@ func apiTopic(ctx context.Context, c *apiCall) (any, error) {
 	if req.Bodies, err = c.flag("bodies"); err != nil {
 		return nil, err
 	}
-	if req.Limit, err = c.number("limit", 20); err != nil {
+	if req.Limit, err = c.number("limit", service.DefaultListLimit); err != nil {
 		return nil, err
 	}
 	return c.svc.Topic(ctx, c.watch(c.query("agent")), req)
@@ -379,7 +379,7 @@ func apiThread(ctx context.Context, c *apiCall) (any, error) {
 }
 
 func apiSearch(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 20)
+	limit, err := c.number("limit", service.DefaultListLimit)
 	if err != nil {
 		return nil, err
 	}

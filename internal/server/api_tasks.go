@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -37,7 +38,7 @@ func apiTasks(ctx context.Context, c *apiCall) (any, error) {
 		}
 		*f.to = v
 	}
-	limit, err := c.number("limit", 0)
+	limit, err := c.number("limit", service.DefaultTaskLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +52,12 @@ func apiTask(ctx context.Context, c *apiCall) (any, error) {
 
 // apiWork is an agent's next work (?agent=NAME: its tasks first).
 func apiWork(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 5)
+	limit, err := c.number("limit", service.DefaultReadyLimit)
 	if err != nil {
 		return nil, err
 	}
 	if limit == 0 {
-		return nil, invalid(`?limit=0 asks for nothing`, "pass 1 or more, or leave it out for 5")
+		return nil, invalid(`?limit=0 asks for nothing`, fmt.Sprintf("pass 1 or more, or leave it out for %d", service.DefaultReadyLimit))
 	}
 	return c.svc.Work(ctx, c.watch(c.query("agent")), limit)
 }
