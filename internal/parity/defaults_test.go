@@ -43,6 +43,7 @@ func faceDefaults() []faceDefault {
 		{service.DefaultReadyLimit, []string{"work"}, "limit", map[string]string{"list_ready_work": "limit"}},
 		{service.DefaultPriority, []string{"task", "create"}, "priority", map[string]string{"create_task": "priority"}},
 		{service.DefaultCheckNewest, nil, "", map[string]string{"check_mail": "newest"}},
+		{int(service.DefaultSummaryWindow / time.Hour), nil, "", map[string]string{"fetch_summary": "since_hours"}},
 	}
 }
 

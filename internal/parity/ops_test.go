@@ -247,6 +247,11 @@ func ops() []op {
 			code: "INVALID_ARGUMENT", field: "state"},
 		{name: "control/unknown-agent", agent: "BlueLake", cli: []string{"control", "pause", "WhiteOtter", "--reason", "hold on"},
 			tool: "control_agent", args: map[string]any{"action": "pause", "target": "WhiteOtter", "reason": "hold on"}, code: "UNKNOWN_RECIPIENT"},
+		// The digest of the last 24 hours (the command line has none).
+		{name: "summary", agent: "BlueLake", tool: "fetch_summary", args: map[string]any{},
+			pick:   map[string]func(any) any{faceMCP: func(doc any) any { return key("result")(doc).([]any)[0] }},
+			why:    "MCP: fetch_summary's list under result is mcp_agent_mail's",
+			method: "GET", path: "/summary?agent=BlueLake"},
 		{name: "check", agent: "BlueLake", cli: []string{"check"}, tool: "check_mail", args: map[string]any{}},
 	}
 }

@@ -89,7 +89,7 @@ func apiConflicts(ctx context.Context, c *apiCall) (any, error) {
 }
 
 func apiSummary(ctx context.Context, c *apiCall) (any, error) {
-	hours, err := c.number("hours", 24)
+	hours, err := c.number("hours", int(service.DefaultSummaryWindow/time.Hour))
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ const (
 	// DefaultCheckNewest is how many of the newest unread messages Check
 	// lists unless asked.
 	DefaultCheckNewest = 3
+	// DefaultSummaryWindow is how far back a digest of the recent mail
+	// (RecentRequest) reads unless asked.
+	DefaultSummaryWindow = 24 * time.Hour
 	// DefaultPriority is a new task's priority unless it says: 0 is
 	// critical, 4 backlog.
 	DefaultPriority = tasks.DefaultPriority
