@@ -1,6 +1,9 @@
 package parity
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // channels counts the channels the table's polls made.
 var channels int
@@ -14,6 +17,21 @@ func ops() []op {
 		}
 	}
 	releaseAll := func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "release", "--all") }
+	// task makes a task of GreenCastle's, then runs the commands given
+	// on it (as BlueLake; {id} is the task).
+	task := func(then ...[]string) func(w *world) map[string]string {
+		return func(w *world) map[string]string {
+			id := w.cliID("--agent", "GreenCastle", "task", "create", "Some work")
+			for _, c := range then {
+				args := []string{"--agent", "BlueLake"}
+				for _, a := range c {
+					args = append(args, strings.ReplaceAll(a, "{id}", id))
+				}
+				w.ok(nil, args...)
+			}
+			return map[string]string{"id": id}
+		}
+	}
 	return []op{
 		// Agents.
 		{name: "agents", agent: "BlueLake", cli: []string{"agents"}, tool: "list_agents", args: map[string]any{},
@@ -25,6 +43,27 @@ func ops() []op {
 			tool: "register_agent", args: map[string]any{"name": "RedCat"}, code: "INVALID_NAME", field: "name"},
 		{name: "inbox/not-registered", agent: "WhiteOtter", cli: []string{"inbox"}, tool: "fetch_inbox", args: map[string]any{},
 			method: "GET", path: "/agents/WhiteOtter/inbox", code: "NOT_REGISTERED"},
+
+		{name: "rules", agent: "BlueLake", cli: []string{"rules", "show"}, tool: "get_rules", args: map[string]any{}},
+		{name: "rules/bad-role", agent: "BlueLake", cli: []string{"rules", "show", "--role", "no role"}, tool: "get_rules", args: map[string]any{"role": "no role"},
+			code: "INVALID_ARGUMENT", field: "role"},
+		{name: "policy", agent: "BlueLake", cli: []string{"policy", "set", "open"}, tool: "set_contact_policy", args: map[string]any{"policy": "open"}},
+		{name: "policy/bad", agent: "BlueLake", cli: []string{"policy", "set", "nobody"}, tool: "set_contact_policy", args: map[string]any{"policy": "nobody"},
+			code: "INVALID_ARGUMENT", field: "policy"},
+		{name: "contacts/request", agent: "BlueLake", fresh: true,
+			cli:  []string{"contacts", "request", "GentleBobcat", "--reason", "the lexer"},
+			tool: "request_contact", args: map[string]any{"to_agent": "GentleBobcat", "reason": "the lexer"},
+			method: "POST", path: "/contacts/request", body: `{"agent":"BlueLake","to":"GentleBobcat","reason":"the lexer"}`},
+		{name: "contacts/approve", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string {
+				w.ok(nil, "--agent", "GentleBobcat", "contacts", "request", "BlueLake", "--reason", "the parser")
+				return nil
+			},
+			cli:  []string{"contacts", "approve", "GentleBobcat"},
+			tool: "respond_contact", args: map[string]any{"from_agent": "GentleBobcat", "accept": true},
+			method: "POST", path: "/contacts/respond", body: `{"agent":"BlueLake","from":"GentleBobcat","approve":true}`},
+		{name: "contacts", agent: "BlueLake", cli: []string{"contacts", "list"}, tool: "list_contacts", args: map[string]any{},
+			method: "GET", path: "/contacts?agent=BlueLake"},
 
 		// Mail.
 		{name: "inbox", agent: "BlueLake", cli: []string{"inbox"}, tool: "fetch_inbox", args: map[string]any{},
@@ -73,6 +112,12 @@ func ops() []op {
 			cli:  []string{"reply", "01M8JBXZ41GYFGY202BPFSTDBN", "--body", "on it"},
 			tool: "reply_message", args: map[string]any{"message_id": "01M8JBXZ41GYFGY202BPFSTDBN", "body_md": "on it"},
 			method: "POST", path: "/messages/01M8JBXZ41GYFGY202BPFSTDBN/reply", body: `{"agent":"BlueLake","body":"on it"}`, code: "NOT_FOUND", field: "message_id"},
+
+		{name: "topics", agent: "BlueLake", cli: []string{"topic", "list"}, method: "GET", path: "/topics?agent=BlueLake"},
+		{name: "acks/pending", agent: "BlueLake", cli: []string{"acks", "pending"}, method: "GET", path: "/acks?agent=BlueLake"},
+		{name: "subscribe", agent: "BlueLake", fresh: true,
+			after: func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "unsubscribe", "builds") },
+			cli:   []string{"subscribe", "builds"}, tool: "subscribe_topic", args: map[string]any{"topic": "builds"}},
 
 		// Leases.
 		{name: "reserve", agent: "BlueLake", fresh: true, after: releaseAll,
@@ -150,6 +195,18 @@ func ops() []op {
 		{name: "port/bad-ttl", agent: "BlueLake",
 			cli: []string{"port", "claim", "web", "--ttl", "-1m"}, tool: "claim_port", args: map[string]any{"name": "web", "ttl_seconds": -60},
 			method: "POST", path: "/ports/claim", body: `{"agent":"BlueLake","name":"web","ttl":"-1m"}`, code: "INVALID_ARGUMENT", field: "ttl"},
+		{name: "lock/renew", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string {
+				w.ok(nil, "--agent", "BlueLake", "lock", "acquire", "deploy")
+				return nil
+			},
+			after: func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "lock", "release", "deploy") },
+			cli:   []string{"lock", "renew", "deploy"}, tool: "renew_lock", args: map[string]any{"key": "deploy"},
+			method: "POST", path: "/locks/renew", body: `{"agent":"BlueLake","key":"deploy"}`},
+		{name: "port/release", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string { w.ok(nil, "--agent", "BlueLake", "port", "claim", "web"); return nil },
+			cli:   []string{"port", "release", "web"}, tool: "release_port", args: map[string]any{"name": "web"},
+			method: "POST", path: "/ports/release", body: `{"agent":"BlueLake","name":"web"}`},
 		{name: "ports", agent: "BlueLake", cli: []string{"port", "list"}, tool: "list_ports", args: map[string]any{},
 			method: "GET", path: "/ports"},
 
@@ -194,6 +251,27 @@ func ops() []op {
 			},
 			cli: []string{"task", "claim", "{id}"}, tool: "claim_task", args: map[string]any{"task_id": "{id}"},
 			method: "POST", path: "/tasks/{id}/claim", body: `{"agent":"BlueLake"}`, code: "TASK_CLAIMED"},
+
+		{name: "task/update", agent: "BlueLake", fresh: true, setup: task(),
+			cli: []string{"task", "update", "{id}", "--title", "Renamed"}, tool: "update_task", args: map[string]any{"task_id": "{id}", "title": "Renamed"},
+			method: "POST", path: "/tasks/{id}/update", body: `{"agent":"BlueLake","title":"Renamed"}`},
+		{name: "task/unclaim", agent: "BlueLake", fresh: true, setup: task([]string{"task", "claim", "{id}"}),
+			cli: []string{"task", "unclaim", "{id}"}, tool: "release_task", args: map[string]any{"task_id": "{id}"},
+			method: "POST", path: "/tasks/{id}/unclaim", body: `{"agent":"BlueLake"}`},
+		{name: "task/reopen", agent: "BlueLake", fresh: true, setup: task([]string{"task", "close", "{id}"}),
+			cli: []string{"task", "reopen", "{id}"}, tool: "reopen_task", args: map[string]any{"task_id": "{id}"},
+			method: "POST", path: "/tasks/{id}/reopen", body: `{"agent":"BlueLake"}`},
+		{name: "task/dep", agent: "BlueLake", fresh: true, setup: task(),
+			cli: []string{"task", "dep", "add", "{id}", "{T0}"}, tool: "add_task_dependency", args: map[string]any{"task_id": "{id}", "depends_on_id": "{T0}"},
+			method: "POST", path: "/tasks/{id}/deps", body: `{"agent":"BlueLake","dep":"{T0}"}`},
+		{name: "task/dep/cycle", agent: "BlueLake",
+			setup: func(w *world) map[string]string {
+				id := task()(w)["id"]
+				w.ok(nil, "--agent", "BlueLake", "task", "dep", "add", id, w.cliID("--agent", "GreenCastle", "task", "create", "Before"))
+				return map[string]string{"id": id}
+			},
+			cli: []string{"task", "dep", "add", "{id}", "{id}"}, tool: "add_task_dependency", args: map[string]any{"task_id": "{id}", "depends_on_id": "{id}"},
+			method: "POST", path: "/tasks/{id}/deps", body: `{"agent":"BlueLake","dep":"{id}"}`, code: "DEPENDENCY_CYCLE"},
 
 		// Channels.
 		{name: "publish", agent: "BlueLake", fresh: true,
