@@ -124,6 +124,11 @@ func ops() []op {
 			cli:  []string{"reserve", "src/**", "--reason", "parser"},
 			tool: "file_reservation_paths", args: map[string]any{"paths": []string{"src/**"}, "reason": "parser"},
 			method: "POST", path: "/reservations", body: `{"agent":"BlueLake","patterns":["src/**"],"reason":"parser"}`},
+		// A broad pattern's warning is in the document on every face.
+		{name: "reserve/broad", agent: "BlueLake", fresh: true, after: releaseAll,
+			cli:  []string{"reserve", "**", "--allow-conflicts"},
+			tool: "file_reservation_paths", args: map[string]any{"paths": []string{"**"}, "allow_conflicts": true},
+			method: "POST", path: "/reservations", body: `{"agent":"BlueLake","patterns":["**"],"allow_conflicts":true}`},
 		{name: "reserve/conflict", agent: "BlueLake", after: releaseAll,
 			cli:  []string{"reserve", "docs/api.md"},
 			tool: "file_reservation_paths", args: map[string]any{"paths": []string{"docs/api.md"}},
