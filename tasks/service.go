@@ -561,7 +561,7 @@ const (
 // List returns the tasks f chooses, by priority, then age.
 func (s *Service) List(ctx context.Context, f Filter) ([]Task, error) {
 	if f.Status != "" && !slices.Contains([]string{Open, InProgress, Closed}, f.Status) {
-		return nil, invalid("the statuses are open, in_progress and closed", "no task status %q", f.Status)
+		return nil, invalidField("status", "the statuses are open, in_progress and closed", "no task status %q", f.Status)
 	}
 	if f.Type != "" {
 		if err := checkType(f.Type); err != nil {

@@ -225,7 +225,9 @@ func after(since string, now time.Time) (string, error) {
 	if err != nil {
 		var zoneless error
 		if t, zoneless = time.Parse("2006-01-02T15:04:05.999999999", since); zoneless != nil {
-			return "", service.Usagef("pass an RFC 3339 time (2026-11-22T10:00:00Z), a date (2026-11-01) or a duration ago (2h, 3d)", "cannot read since_ts %q", since)
+			ue := service.UsageField("since", "cannot read since_ts %q", since)
+			ue.Hint = "pass an RFC 3339 time (2026-11-22T10:00:00Z), a date (2026-11-01) or a duration ago (2h, 3d)"
+			return "", ue
 		}
 	}
 	return t.UTC().Truncate(time.Second).Add(time.Second).Format(time.RFC3339), nil

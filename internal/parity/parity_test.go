@@ -165,6 +165,7 @@ func (w *world) seed() map[string]string {
 	w.ok(nil, "--agent", "GreenCastle", "reserve", "docs/**", "--reason", "rewriting the docs")
 	w.ok(nil, "--agent", "GreenCastle", "lock", "acquire", "gate")
 	w.ok(nil, "--agent", "BlueLake", "subscribe", "news")
+	w.ok(nil, "--agent", "GreenCastle", "send", "--to", "BlueLake", "--subject", "named", "--body", "in a thread", "--thread", "lexer-talk")
 	var task struct{ Task struct{ ID string } }
 	w.ok(&task, "--agent", "GreenCastle", "task", "create", "Write the parser")
 	return map[string]string{"M0": sent.Message.ID, "T0": task.Task.ID}
