@@ -409,7 +409,7 @@ func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest)
 	}
 	if req.TTL < 0 {
 		return TaskResponse{}, fault.WithField(fmt.Errorf("%w: the reservations' lease must be positive, got %s", ErrInvalidArgument, req.TTL),
-			"ttl", "example", DefaultClaimTTL.String())
+			"ttl", "example", "1h")
 	}
 	ttl := cmp.Or(req.TTL, DefaultClaimTTL)
 	if remote, ok, err := x.synced(); err != nil {
