@@ -36,15 +36,17 @@ const now = "2026-11-22T10:00:00Z"
 // command line run as a process per call, one `agentmail mcp` per agent
 // over stdio, and one `agentmail serve` over HTTP.
 type world struct {
-	t     *testing.T // the test under way
-	root  *testing.T // the test the processes live as long as
-	bin   string
-	repo  string // the project: a git repository
-	env   []string
-	slug  string // the project's slug, in the API's routes
-	base  string // serve's address, http://HOST:PORT
-	mcp   map[string]*mcp.ClientSession
-	serve *exec.Cmd
+	t    *testing.T // the test under way
+	root *testing.T // the test the processes live as long as
+	bin  string
+	repo string // the project: a git repository
+	env  []string
+	slug string // the project's slug, in the API's routes
+	base string // serve's address, http://HOST:PORT
+	mcp  map[string]*mcp.ClientSession
+	// shared are the names every face may use ({M0}, {T0}, {slug}).
+	shared map[string]string
+	serve  *exec.Cmd
 }
 
 func newWorld(t *testing.T) *world {

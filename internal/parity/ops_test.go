@@ -17,6 +17,22 @@ func ops() []op {
 		}
 	}
 	releaseAll := func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "release", "--all") }
+	// newcomer registers an agent with a generated name, {name}, then
+	// runs the commands given as it.
+	newcomer := func(then ...[]string) func(w *world) map[string]string {
+		return func(w *world) map[string]string {
+			var doc struct{ Agent struct{ Name string } }
+			w.ok(&doc, "register", "--program", "parity")
+			for _, c := range then {
+				args := []string{"--agent", doc.Agent.Name}
+				for _, a := range c {
+					args = append(args, strings.ReplaceAll(a, "{name}", doc.Agent.Name))
+				}
+				w.ok(nil, args...)
+			}
+			return map[string]string{"name": doc.Agent.Name}
+		}
+	}
 	// task makes a task of GreenCastle's, then runs the commands given
 	// on it (as BlueLake; {id} is the task).
 	task := func(then ...[]string) func(w *world) map[string]string {
@@ -25,7 +41,7 @@ func ops() []op {
 			for _, c := range then {
 				args := []string{"--agent", "BlueLake"}
 				for _, a := range c {
-					args = append(args, strings.ReplaceAll(a, "{id}", id))
+					args = append(args, expand(a, map[string]string{"id": id, "T0": w.shared["T0"]}))
 				}
 				w.ok(nil, args...)
 			}
@@ -46,6 +62,19 @@ func ops() []op {
 		{name: "inbox/not-registered", agent: "WhiteOtter", cli: []string{"inbox"}, tool: "fetch_inbox", args: map[string]any{},
 			method: "GET", path: "/agents/WhiteOtter/inbox", code: "NOT_REGISTERED"},
 
+		// Each face retires an agent of its own, registered for it.
+		{name: "retire", agent: "{name}", fresh: true, vary: []string{"name"}, setup: newcomer(),
+			cli: []string{"agents", "retire", "{name}"}, tool: "retire_agent", args: map[string]any{"agent_name": "{name}"}},
+		{name: "unretire", agent: "{name}", fresh: true, vary: []string{"name"}, setup: newcomer([]string{"agents", "retire", "{name}"}),
+			cli: []string{"agents", "unretire", "{name}"}, tool: "unretire_agent", args: map[string]any{"agent_name": "{name}"}},
+		{name: "contacts/deny", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string {
+				w.ok(nil, "--agent", "GentleBobcat", "contacts", "request", "BlueLake", "--reason", "the parser")
+				return nil
+			},
+			cli:  []string{"contacts", "deny", "GentleBobcat"},
+			tool: "respond_contact", args: map[string]any{"from_agent": "GentleBobcat", "accept": false},
+			method: "POST", path: "/contacts/respond", body: `{"agent":"BlueLake","from":"GentleBobcat","approve":false}`},
 		{name: "rules", agent: "BlueLake", cli: []string{"rules", "show"}, tool: "get_rules", args: map[string]any{}},
 		{name: "rules/bad-role", agent: "BlueLake", cli: []string{"rules", "show", "--role", "no role"}, tool: "get_rules", args: map[string]any{"role": "no role"},
 			code: "INVALID_ARGUMENT", field: "role"},
@@ -241,6 +270,14 @@ func ops() []op {
 			setup: func(w *world) map[string]string { w.ok(nil, "--agent", "BlueLake", "port", "claim", "web"); return nil },
 			cli:   []string{"port", "release", "web"}, tool: "release_port", args: map[string]any{"name": "web"},
 			method: "POST", path: "/ports/release", body: `{"agent":"BlueLake","name":"web"}`},
+		{name: "port/get", agent: "BlueLake",
+			setup: func(w *world) map[string]string { w.ok(nil, "--agent", "BlueLake", "port", "claim", "db"); return nil },
+			after: func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "port", "release", "db") },
+			cli:   []string{"port", "get", "db"}, tool: "get_port", args: map[string]any{"name": "db"},
+			method: "GET", path: "/ports/db"},
+		{name: "port/get/not-found", agent: "BlueLake",
+			cli: []string{"port", "get", "nothing"}, tool: "get_port", args: map[string]any{"name": "nothing"},
+			method: "GET", path: "/ports/nothing", code: "NOT_FOUND"},
 		{name: "ports", agent: "BlueLake", cli: []string{"port", "list"}, tool: "list_ports", args: map[string]any{},
 			method: "GET", path: "/ports"},
 
@@ -304,6 +341,9 @@ func ops() []op {
 		{name: "task/dep", agent: "BlueLake", fresh: true, setup: task(),
 			cli: []string{"task", "dep", "add", "{id}", "{T0}"}, tool: "add_task_dependency", args: map[string]any{"task_id": "{id}", "depends_on_id": "{T0}"},
 			method: "POST", path: "/tasks/{id}/deps", body: `{"agent":"BlueLake","dep":"{T0}"}`},
+		{name: "task/dep/rm", agent: "BlueLake", fresh: true, setup: task([]string{"task", "dep", "add", "{id}", "{T0}"}),
+			cli: []string{"task", "dep", "rm", "{id}", "{T0}"}, tool: "remove_task_dependency", args: map[string]any{"task_id": "{id}", "depends_on_id": "{T0}"},
+			method: "POST", path: "/tasks/{id}/deps/remove", body: `{"agent":"BlueLake","dep":"{T0}"}`},
 		{name: "task/dep/cycle", agent: "BlueLake",
 			setup: func(w *world) map[string]string {
 				id := task()(w)["id"]

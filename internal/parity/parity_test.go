@@ -12,7 +12,7 @@ import (
 // returned under NAME (and by the world's names: {M0}, {slug}).
 type op struct {
 	name  string
-	agent string // the acting agent, on every face
+	agent string // the acting agent, on every face ({NAME} too)
 	// setup runs through the command line before each face's call (the
 	// same state for each), and returns the names the calls use; after
 	// runs after it.
@@ -56,6 +56,7 @@ func TestFaceParity(t *testing.T) {
 	shared := w.seed()
 	w.start()
 	shared["slug"] = w.slug
+	w.shared = shared
 	for _, o := range ops() {
 		t.Run(o.name, func(t *testing.T) {
 			w.t = t
@@ -80,12 +81,12 @@ func TestFaceParity(t *testing.T) {
 					for i, a := range o.cli {
 						args[i] = expand(a, vars)
 					}
-					r = w.cli(o.agent, args...)
+					r = w.cli(expand(o.agent, vars), args...)
 				case faceMCP:
 					if o.uri != "" {
-						r = w.resource(o.agent, expand(o.uri, vars))
+						r = w.resource(expand(o.agent, vars), expand(o.uri, vars))
 					} else {
-						r = w.tool(o.agent, o.tool, expandArgs(o.args, vars))
+						r = w.tool(expand(o.agent, vars), o.tool, expandArgs(o.args, vars))
 					}
 				case faceHTTP:
 					r = w.api(o.method, expand(o.path, vars), expand(o.body, vars))
