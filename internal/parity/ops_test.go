@@ -67,6 +67,9 @@ func ops() []op {
 			cli: []string{"agents", "retire", "{name}"}, tool: "retire_agent", args: map[string]any{"agent_name": "{name}"}},
 		{name: "unretire", agent: "{name}", fresh: true, vary: []string{"name"}, setup: newcomer([]string{"agents", "retire", "{name}"}),
 			cli: []string{"agents", "unretire", "{name}"}, tool: "unretire_agent", args: map[string]any{"agent_name": "{name}"}},
+		{name: "deregister", agent: "{name}", fresh: true, vary: []string{"name"}, setup: newcomer(),
+			cli: []string{"agents", "deregister", "{name}"}, tool: "deregister_agent", args: map[string]any{"agent_name": "{name}"}},
+		{name: "purge", agent: "BlueLake", cli: []string{"purge"}, tool: "purge_old_messages", args: map[string]any{}},
 		{name: "contacts/deny", agent: "BlueLake", fresh: true,
 			setup: func(w *world) map[string]string {
 				w.ok(nil, "--agent", "GentleBobcat", "contacts", "request", "BlueLake", "--reason", "the parser")
@@ -173,6 +176,9 @@ func ops() []op {
 
 		{name: "topics", agent: "BlueLake", cli: []string{"topic", "list"}, method: "GET", path: "/topics?agent=BlueLake"},
 		{name: "acks/pending", agent: "BlueLake", cli: []string{"acks", "pending"}, method: "GET", path: "/acks?agent=BlueLake"},
+		{name: "unsubscribe", agent: "BlueLake", fresh: true,
+			setup: func(w *world) map[string]string { w.ok(nil, "--agent", "BlueLake", "subscribe", "deploys"); return nil },
+			cli:   []string{"unsubscribe", "deploys"}, tool: "unsubscribe_topic", args: map[string]any{"topic": "deploys"}},
 		{name: "subscribe", agent: "BlueLake", fresh: true,
 			after: func(w *world, _ map[string]string) { w.ok(nil, "--agent", "BlueLake", "unsubscribe", "builds") },
 			cli:   []string{"subscribe", "builds"}, tool: "subscribe_topic", args: map[string]any{"topic": "builds"}},
