@@ -14,9 +14,6 @@ type checkOptions struct {
 	exitCode bool // exit 1 when something waits
 }
 
-// checkNewest is how many of the newest unread subjects check lists.
-const checkNewest = 3
-
 func newCheckCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
@@ -45,7 +42,7 @@ func newCheckCommand(e *env) *cli.Command {
 }
 
 func runCheck(ctx context.Context, o *checkOptions) error {
-	resp, err := o.Service.Check(ctx, o.Scope, service.CheckRequest{Newest: checkNewest, Abbreviate: !o.JSON})
+	resp, err := o.Service.Check(ctx, o.Scope, service.CheckRequest{Newest: service.DefaultCheckNewest, Abbreviate: !o.JSON})
 	if err != nil {
 		return err
 	}

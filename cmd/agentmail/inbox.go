@@ -27,7 +27,7 @@ func newInboxCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "category", Usage: "only messages of this category"},
 			&cli.StringFlag{Name: "topic", Usage: "only messages of topic `NAME` (posts to it are no inbox's: agentmail topic show NAME lists them)"},
 			&cli.StringFlag{Name: "since", Usage: "only messages since `WHEN`: a date (2026-11-01), RFC 3339 time, or duration ago (2h, 3d)"},
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: service.DefaultListLimit, Usage: "at most `N` messages (0: all)"},
 			&cli.BoolFlag{Name: "bodies", Usage: "include bodies"},
 			&cli.StringFlag{Name: "product", Usage: "your mail in every project of product `NAME` where you are registered"},
 		},

@@ -19,7 +19,7 @@ func newOutboxCommand(e *env) *cli.Command {
 		Usage:     "list messages you sent, newest first",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: service.DefaultListLimit, Usage: "at most `N` messages (0: all)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *outboxOptions {
 			return &outboxOptions{req: service.OutboxRequest{Limit: c.Int("limit")}}

@@ -35,7 +35,7 @@ func newSearchCommand(e *env) *cli.Command {
 			"received; --all searches the whole project.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "search every message of the project, not only yours"},
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` results (0: all)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: service.DefaultListLimit, Usage: "at most `N` results (0: all)"},
 			&cli.StringFlag{Name: "product", Usage: "search every project of product `NAME` (those where you are registered; with --all, all of them whole)"},
 		},
 		Action: scopedAction(e, func(c *cli.Context) (*searchOptions, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/service"
@@ -79,11 +78,18 @@ func description(c *cli.Context, in io.Reader) (string, error) {
 	return string(b), err
 }
 
-func taskFieldFlags() []cli.Flag {
+// taskFieldFlags are the flags of a task's fields: create's, whose
+// priority has the service's default, and update's (create false), which
+// change only the fields given.
+func taskFieldFlags(create bool) []cli.Flag {
+	priority := &cli.IntFlag{Name: "priority", Aliases: []string{"p"}, Usage: "0 (critical) to 4 (backlog)", DefaultText: "unchanged"}
+	if create {
+		priority = &cli.IntFlag{Name: "priority", Aliases: []string{"p"}, Usage: "0 (critical) to 4 (backlog)", Value: service.DefaultPriority}
+	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "markdown description (- reads stdin)"},
 		&cli.StringFlag{Name: "type", Usage: "task, bug, feature, epic or chore"},
-		&cli.IntFlag{Name: "priority", Aliases: []string{"p"}, Usage: "0 (critical) to 4 (backlog)"},
+		priority,
 		&cli.StringFlag{Name: "parent", Usage: "the epic it belongs to (an id or prefix)"},
 		&cli.StringSliceFlag{Name: "label", Usage: "a label (repeat for more)"},
 		&cli.StringSliceFlag{Name: "path", Usage: "a glob of the repository paths it touches, reserved with its claim (repeat for more)"},
@@ -93,7 +99,7 @@ func taskFieldFlags() []cli.Flag {
 func newTaskCreateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name: "create", Usage: "make a task", ArgsUsage: "TITLE",
-		Flags: append(taskFieldFlags(), &cli.StringSliceFlag{Name: "dep", Usage: "a task it depends on (repeat for more)"}),
+		Flags: append(taskFieldFlags(true), &cli.StringSliceFlag{Name: "dep", Usage: "a task it depends on (repeat for more)"}),
 		Action: scopedAction(e, func(c *cli.Context) (*taskOptions, error) {
 			title, err := oneArg(c, "TITLE")
 			if err != nil {
@@ -109,7 +115,7 @@ func newTaskCreateCommand(e *env) *cli.Command {
 			return o, err
 		}, func(ctx context.Context, o *taskOptions) error {
 			resp, err := o.Service.CreateTask(ctx, o.Scope, o.create)
-			return o.renderTask(resp, err, "created")
+			return o.renderTask(ctx, resp, err, "created")
 		}),
 	}
 }
@@ -117,7 +123,7 @@ func newTaskCreateCommand(e *env) *cli.Command {
 func newTaskUpdateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name: "update", Usage: "change a task's fields (those given)", ArgsUsage: "ID",
-		Flags: append(taskFieldFlags(), &cli.StringFlag{Name: "title", Usage: "the new title"}),
+		Flags: append(taskFieldFlags(false), &cli.StringFlag{Name: "title", Usage: "the new title"}),
 		Action: scopedAction(e, func(c *cli.Context) (*taskOptions, error) {
 			id, err := oneArg(c, "ID")
 			if err != nil {
@@ -157,7 +163,7 @@ func newTaskUpdateCommand(e *env) *cli.Command {
 			return &taskOptions{update: r}, nil
 		}, func(ctx context.Context, o *taskOptions) error {
 			resp, err := o.Service.UpdateTask(ctx, o.Scope, o.update)
-			return o.renderTask(resp, err, "updated")
+			return o.renderTask(ctx, resp, err, "updated")
 		}),
 	}
 }
@@ -175,7 +181,7 @@ func newTaskListCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "type", Usage: "task, bug, feature, epic or chore"},
 			&cli.StringFlag{Name: "label", Usage: "with this label"},
 			&cli.StringFlag{Name: "parent", Usage: "children of this epic"},
-			&cli.IntFlag{Name: "limit", Value: 50, Usage: "at most this many (0: all)"},
+			&cli.IntFlag{Name: "limit", Value: service.DefaultTaskLimit, Usage: "at most this many (0: all)"},
 		},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *taskOptions {
 			return &taskOptions{list: service.TaskListRequest{Status: c.String("status"), All: c.Bool("all"), Ready: c.Bool("ready"),
@@ -188,9 +194,10 @@ func newTaskListCommand(e *env) *cli.Command {
 					fmt.Fprintln(o.Stdout, "no tasks")
 					return nil
 				}
+				short := o.short(ctx, resp.Tasks)
 				return o.buffered(func(w io.Writer) {
 					for _, t := range resp.Tasks {
-						o.taskLine(w, t, resp.Short)
+						o.taskLine(w, t, short)
 					}
 					if resp.More {
 						fmt.Fprintf(w, "more: the first %d shown (--limit 0 lists them all)\n", len(resp.Tasks))
@@ -214,10 +221,11 @@ func newTaskShowCommand(e *env) *cli.Command {
 		Action: idAction(e, func(ctx context.Context, o *taskOptions) error {
 			resp, err := o.Service.GetTask(ctx, o.Scope, o.id)
 			return o.render(resp, err, func() error {
+				short := o.short(ctx, []service.Task{resp.Task}, mapSlice(resp.Messages, func(m service.Message) string { return m.ID })...)
 				return o.buffered(func(w io.Writer) {
-					o.writeTask(w, resp.TaskResponse, "", func() {
+					o.writeTask(w, resp.TaskResponse, short, "", func() {
 						for _, m := range resp.Messages {
-							fmt.Fprintf(w, "  message:  %s %s: %s (%s)\n", resp.Short.Of(m.ID), o.esc.line(m.From), o.esc.line(m.Subject), ago(m.Created.Time, o.now()))
+							fmt.Fprintf(w, "  message:  %s %s: %s (%s)\n", short.Of(m.ID), o.esc.line(m.From), o.esc.line(m.Subject), ago(m.Created.Time, o.now()))
 						}
 						if len(resp.Messages) > 0 {
 							fmt.Fprintf(w, "  thread:   agentmail thread %s\n", service.TaskThread(resp.Task.ID))
@@ -245,7 +253,7 @@ func newTaskClaimCommand(e *env, start bool) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "reserve", Value: true, Usage: "reserve the task's paths with the claim"},
 			&cli.BoolFlag{Name: "no-reserve", Usage: "claim without reserving its paths"},
-			&cli.DurationFlag{Name: "ttl", Value: time.Hour, Usage: "how long the reservations last"},
+			&cli.DurationFlag{Name: "ttl", Value: service.DefaultClaimTTL, Usage: "how long the reservations last"},
 			&cli.BoolFlag{Name: "force", Usage: "take over the claim of a holder silent for 30 minutes (needs --reason)"},
 			&cli.StringFlag{Name: "reason", Usage: "why you take it over, for its holder"},
 		},
@@ -272,7 +280,7 @@ func newTaskClaimCommand(e *env, start bool) *cli.Command {
 			if resp.TakenFrom != "" {
 				verb += " (taken over from " + resp.TakenFrom + ", who was told)"
 			}
-			return o.renderTask(resp, err, verb)
+			return o.renderTask(ctx, resp, err, verb)
 		}),
 	}
 }
@@ -282,7 +290,7 @@ func newTaskUnclaimCommand(e *env) *cli.Command {
 		Name: "unclaim", Usage: "drop your claim of a task (and the reservations it took)", ArgsUsage: "ID",
 		Action: idAction(e, func(ctx context.Context, o *taskOptions) error {
 			resp, err := o.Service.UnclaimTask(ctx, o.Scope, o.id)
-			return o.renderTask(resp, err, "unclaimed")
+			return o.renderTask(ctx, resp, err, "unclaimed")
 		}),
 	}
 }
@@ -295,7 +303,7 @@ func newTaskCloseCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why (default: done)"}},
 		Action: idAction(e, func(ctx context.Context, o *taskOptions) error {
 			resp, err := o.Service.CloseTask(ctx, o.Scope, service.CloseTaskRequest{ID: o.id, Reason: o.reason})
-			return o.renderTask(resp, err, "closed")
+			return o.renderTask(ctx, resp, err, "closed")
 		}),
 	}
 }
@@ -305,7 +313,7 @@ func newTaskReopenCommand(e *env) *cli.Command {
 		Name: "reopen", Usage: "open a closed task again (not under a closed epic)", ArgsUsage: "ID",
 		Action: idAction(e, func(ctx context.Context, o *taskOptions) error {
 			resp, err := o.Service.ReopenTask(ctx, o.Scope, o.id)
-			return o.renderTask(resp, err, "reopened")
+			return o.renderTask(ctx, resp, err, "reopened")
 		}),
 	}
 }
@@ -321,7 +329,7 @@ func newTaskDepCommand(e *env) *cli.Command {
 				return &taskOptions{id: c.Args().Get(0), dep: c.Args().Get(1)}, nil
 			}, func(ctx context.Context, o *taskOptions) error {
 				resp, err := run(o.Service, ctx, o.Scope, service.TaskDepRequest{ID: o.id, Dep: o.dep})
-				return o.renderTask(resp, err, "updated")
+				return o.renderTask(ctx, resp, err, "updated")
 			}),
 		}
 	}
@@ -337,7 +345,7 @@ func newTaskDepCommand(e *env) *cli.Command {
 func newWorkCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name: "work", Usage: "what to do next: the tasks you hold, then the top ready ones",
-		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 5, Usage: "at most this many ready tasks"}},
+		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: service.DefaultReadyLimit, Usage: "at most this many ready tasks"}},
 		Action: scopedAction(e, noArgsOptions(func(c *cli.Context) *taskOptions {
 			return &taskOptions{limit: c.Int("limit")}
 		}), func(ctx context.Context, o *taskOptions) error {
@@ -345,18 +353,19 @@ func newWorkCommand(e *env) *cli.Command {
 				return usagef("pass --limit 1 or more", "--limit must be positive, got %d", o.limit)
 			}
 			resp, err := o.Service.Work(ctx, o.Scope, o.limit)
-			return o.render(resp, err, func() error { return o.printWork(resp) })
+			return o.render(resp, err, func() error { return o.printWork(ctx, resp) })
 		}),
 	}
 }
 
 // printWork prints what work answers: the tasks held, then the ready ones.
-func (o taskOptions) printWork(resp service.WorkResponse) error {
+func (o taskOptions) printWork(ctx context.Context, resp service.WorkResponse) error {
+	short := o.short(ctx, append(append([]service.Task{}, resp.Mine...), resp.Ready...))
 	return o.buffered(func(w io.Writer) {
 		if len(resp.Mine) > 0 {
 			fmt.Fprintln(w, "yours:")
 			for _, t := range resp.Mine {
-				o.taskLine(w, t, resp.Short)
+				o.taskLine(w, t, short)
 			}
 		}
 		if len(resp.Ready) == 0 {
@@ -365,7 +374,7 @@ func (o taskOptions) printWork(resp service.WorkResponse) error {
 		}
 		fmt.Fprintln(w, "ready:")
 		for _, t := range resp.Ready {
-			o.taskLine(w, t, resp.Short)
+			o.taskLine(w, t, short)
 		}
 	})
 }
@@ -384,19 +393,31 @@ func (o taskOptions) taskLine(w io.Writer, t service.Task, short ids.Short) {
 	fmt.Fprintf(w, "%-10s P%d %-7s %-11s %s%s%s\n", short.Of(t.ID), t.Priority, t.Type, t.Status, o.esc.line(t.Title), holder, deps)
 }
 
+// short returns the shortest unique prefixes of the tasks' ids (and of
+// the message ids), which the lines print; the ids whole when they
+// cannot be had.
+func (o taskOptions) short(ctx context.Context, list []service.Task, messageIDs ...string) ids.Short {
+	short, err := o.Service.ShortIDs(ctx, o.Scope, mapSlice(list, func(t service.Task) string { return t.ID }), messageIDs)
+	if err != nil {
+		return ids.Short{}
+	}
+	return short
+}
+
 // renderTask prints a task: after verb ("" for show) its whole card.
-func (o taskOptions) renderTask(resp service.TaskResponse, err error, verb string) error {
+func (o taskOptions) renderTask(ctx context.Context, resp service.TaskResponse, err error, verb string) error {
 	return o.render(resp, err, func() error {
-		return o.buffered(func(w io.Writer) { o.writeTask(w, resp, verb, nil) })
+		short := o.short(ctx, []service.Task{resp.Task})
+		return o.buffered(func(w io.Writer) { o.writeTask(w, resp, short, verb, nil) })
 	})
 }
 
 // writeTask writes a task as show and the changes print it: verb says
 // what was done ("" for show, which also prints its description); more,
 // when set, adds its lines before the description.
-func (o taskOptions) writeTask(w io.Writer, resp service.TaskResponse, verb string, more func()) {
+func (o taskOptions) writeTask(w io.Writer, resp service.TaskResponse, short ids.Short, verb string, more func()) {
 	t := resp.Task
-	id := resp.Short.Of(t.ID)
+	id := short.Of(t.ID)
 	if verb != "" {
 		fmt.Fprintf(w, "%s %s: %s\n", verb, id, o.esc.line(t.Title))
 	} else {

@@ -52,7 +52,7 @@ func newTopicCommand(e *env) *cli.Command {
 			Name: "show", Usage: "list the messages of a topic, newest first", ArgsUsage: "NAME",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "since", Usage: "only messages since `WHEN`: a date (2026-11-01), RFC 3339 time, or duration ago (2h, 3d)"},
-				&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 20, Usage: "at most `N` messages (0: all)"},
+				&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: service.DefaultListLimit, Usage: "at most `N` messages (0: all)"},
 				&cli.BoolFlag{Name: "bodies", Usage: "include bodies"},
 			},
 			Action: scopedAction(e, func(c *cli.Context) (*topicOptions, error) {

@@ -72,5 +72,5 @@ func runWaitWork(ctx context.Context, o *waitOptions) error {
 	if done, err := o.waited(resp, resp.Timeout, err); done {
 		return err
 	}
-	return taskOptions{scoped: o.scoped}.printWork(resp.WorkResponse)
+	return taskOptions{scoped: o.scoped}.printWork(ctx, resp.WorkResponse)
 }

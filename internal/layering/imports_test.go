@@ -41,7 +41,7 @@ var layers = map[string]int{
 
 // tools are packages outside the layers: a benchmark harness and test
 // helpers, which reach into any layer on purpose.
-var tools = []string{"cmd/agentmail-bench", "internal/testbin", "internal/glob/globtest", "internal/gittest", "internal/sqlitetest", "internal/layering"}
+var tools = []string{"cmd/agentmail-bench", "internal/testbin", "internal/glob/globtest", "internal/gittest", "internal/sqlitetest", "internal/layering", "internal/parity"}
 
 // belowService are the packages a face reaches only through the service.
 var belowService = []string{"internal/store", "internal/archive", "internal/record", "internal/project"}

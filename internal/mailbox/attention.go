@@ -44,8 +44,8 @@ const (
 func (m *Mailbox) SetState(ctx context.Context, state, note string) (record.AgentState, error) {
 	state = strings.ToLower(strings.TrimSpace(state))
 	if !slices.Contains(record.AgentStates, state) {
-		return record.AgentState{}, fault.WithHint(fmt.Errorf("%w: unknown state %q", ErrInvalidArgument, state),
-			"a state is one of "+strings.Join(record.AgentStates, ", "))
+		return record.AgentState{}, fault.WithField(fault.WithHint(fmt.Errorf("%w: unknown state %q", ErrInvalidArgument, state),
+			"a state is one of "+strings.Join(record.AgentStates, ", ")), "state")
 	}
 	var out record.AgentState
 	err := m.st.UpdateProject(ctx, m.proj.Slug, func(tx *store.Tx) error {

@@ -49,7 +49,7 @@ const unsetPolicy = "auto"
 func validPolicy(policy string) (string, error) {
 	policy = strings.ToLower(strings.TrimSpace(policy))
 	if !slices.Contains(Policies, policy) {
-		return "", invalid(fmt.Sprintf("unknown policy %q", policy), "use one of: "+strings.Join(Policies, ", "))
+		return "", fault.WithField(invalid(fmt.Sprintf("unknown policy %q", policy), "use one of: "+strings.Join(Policies, ", ")), "policy")
 	}
 	return policy, nil
 }

@@ -51,10 +51,11 @@ func (rulesProjection) Apply(w *store.Writer, rec record.Record, _ any) error {
 	return nil
 }
 
-// invalidRole is the error of a role that is none.
-func invalidRole(role string) error {
-	return fault.WithHint(fmt.Errorf("%w: %q is no role", ErrInvalidArgument, role),
-		"a role is one word of 1 to 32 letters, digits, '_' and '-', such as reviewer or backend")
+// InvalidRole is the error of a role that is none, on the request's
+// field role.
+func InvalidRole(role string) error {
+	return fault.WithField(fault.WithHint(fmt.Errorf("%w: %q is no role", ErrInvalidArgument, role),
+		"a role is one word of 1 to 32 letters, digits, '_' and '-', such as reviewer or backend"), "role")
 }
 
 // SetRules sets the project's invariants (role "") or the playbook of role
@@ -64,7 +65,7 @@ func (m *Mailbox) SetRules(ctx context.Context, role, body string) (record.Rules
 	if role != "" {
 		r, ok := record.NormalRole(role)
 		if !ok {
-			return record.Rules{}, invalidRole(role)
+			return record.Rules{}, InvalidRole(role)
 		}
 		role = r
 	}

@@ -78,7 +78,7 @@ func (d *Draft) validate() error {
 		d.Importance = "normal"
 	}
 	if !slices.Contains(Importances, d.Importance) {
-		return invalid(fmt.Sprintf("unknown importance %q", d.Importance), "use one of: "+strings.Join(Importances, ", "))
+		return fault.WithField(invalid(fmt.Sprintf("unknown importance %q", d.Importance), "use one of: "+strings.Join(Importances, ", ")), "importance")
 	}
 	if err := d.validateCategory(); err != nil {
 		return err

@@ -263,17 +263,20 @@ func reservationsOf(list []Lease) []service.Reservation {
 	return out
 }
 
-// Reserved is the document of file_reservation_paths: granted and
-// conflicts, each granted lease with mcp_agent_mail's fields too.
+// Reserved is the document of file_reservation_paths: granted,
+// conflicts and warnings (reserve's), each granted lease with
+// mcp_agent_mail's fields too.
 type Reserved struct {
 	Conflicts []service.Conflict `json:"conflicts"`
 	Granted   []Lease            `json:"granted"`
+	// Warnings are reserve's, about what was granted (a broad pattern).
+	Warnings []string `json:"warnings,omitempty"`
 
 	resp service.ReserveResponse // for the text
 }
 
 func reserved(r service.ReserveResponse) Reserved {
-	return Reserved{Conflicts: r.Conflicts, Granted: leases(r.Granted), resp: r}
+	return Reserved{Conflicts: r.Conflicts, Granted: leases(r.Granted), Warnings: r.Warnings, resp: r}
 }
 
 // Marked is the document of mark_message_read and acknowledge_message:

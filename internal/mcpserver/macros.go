@@ -62,7 +62,7 @@ type Session struct {
 
 func (s *Server) startSession(ctx context.Context, c *call, in startSessionArgs) (Session, error) {
 	p := projectArgs{ProjectKey: in.HumanKey, Format: in.Format}
-	ttl, err := seconds(intOr(in.FileReservationTTLSeconds, secondsOf(service.DefaultReserveTTL)), "file_reservation_ttl_seconds")
+	ttl, err := lasting(in.FileReservationTTLSeconds, service.DefaultReserveTTL, "file_reservation_ttl_seconds")
 	if err != nil {
 		return Session{}, err
 	}

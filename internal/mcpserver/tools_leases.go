@@ -77,7 +77,7 @@ func (s *Server) reserve(ctx context.Context, c *call, p projectArgs, agent stri
 }
 
 func (a reserveArgs) request(reason string) (service.ReserveRequest, error) {
-	ttl, err := seconds(intOr(a.TTLSeconds, secondsOf(service.DefaultReserveTTL)), "ttl_seconds")
+	ttl, err := lasting(a.TTLSeconds, service.DefaultReserveTTL, "ttl_seconds")
 	return service.ReserveRequest{Patterns: a.Paths, TTL: ttl, Shared: !boolOr(a.Exclusive, true), Reason: reason,
 		AllowConflicts: a.AllowConflicts, Offline: a.Offline, IdempotencyKey: a.IdempotencyKey}, err
 }
@@ -166,7 +166,7 @@ func (s *Server) renewReservations(ctx context.Context, c *call, in renewArgs) (
 	if err != nil {
 		return Renewed{}, err
 	}
-	extend, err := seconds(intOr(in.ExtendSeconds, secondsOf(service.DefaultRenewExtend)), "extend_seconds")
+	extend, err := lasting(in.ExtendSeconds, service.DefaultRenewExtend, "extend_seconds")
 	if err != nil {
 		return Renewed{}, err
 	}
@@ -271,7 +271,7 @@ func (s *Server) acquire(ctx context.Context, req *mcp.CallToolRequest, p projec
 }
 
 func (a lockArgs) request() (service.LockRequest, error) {
-	ttl, err := seconds(intOr(a.TTLSeconds, secondsOf(service.DefaultLockTTL)), "ttl_seconds")
+	ttl, err := lasting(a.TTLSeconds, service.DefaultLockTTL, "ttl_seconds")
 	return service.LockRequest{Key: a.Key, TTL: ttl}, err
 }
 

@@ -17,7 +17,7 @@ import (
 
 // defaultLimit is how many messages or results a list has unless the
 // call says.
-const defaultLimit = 20
+const defaultLimit = service.DefaultListLimit
 
 // intOr returns *p, or def when p is nil.
 func intOr(p *int, def int) int {
@@ -49,6 +49,22 @@ func seconds(n int, arg string) (time.Duration, error) {
 		return 0, service.Usagef("pass a number of seconds such as 3600", "%s must be at most %d (100 years), got %d", arg, maxSeconds, n)
 	}
 	return time.Duration(n) * time.Second, nil
+}
+
+// lasting returns the duration of a lease, a lock, a claim or an
+// extension that an argument gives in seconds, def (the service's
+// default) when it is left out. One that is not positive goes to the
+// service as it is, which refuses it on the request's field (ttl,
+// extend) as it does from every face; only one too large for a duration
+// is refused here.
+func lasting(p *int, def time.Duration, arg string) (time.Duration, error) {
+	if p == nil {
+		return def, nil
+	}
+	if *p > maxSeconds || *p < -maxSeconds {
+		return 0, service.Usagef("pass a number of seconds such as 3600", "%s must be at most %d (100 years), got %d", arg, maxSeconds, *p)
+	}
+	return time.Duration(*p) * time.Second, nil
 }
 
 func (s *Server) addMailTools() {
@@ -184,13 +200,17 @@ func (s *Server) replyMessage(ctx context.Context, c *call, in replyArgs) (Repli
 
 type inboxArgs struct {
 	agentArgs
-	Limit         *int   `json:"limit,omitempty" jsonschema:"at most this many messages, newest first; default 20, 0 for all"`
+	Limit         *int   `json:"limit,omitempty" jsonschema:"at most this many messages, newest first, 0 for all"`
 	UrgentOnly    bool   `json:"urgent_only,omitempty" jsonschema:"only high and urgent messages"`
 	IncludeBodies bool   `json:"include_bodies,omitempty" jsonschema:"include each message's markdown body"`
 	SinceTS       string `json:"since_ts,omitempty" jsonschema:"only messages created strictly after this time: RFC 3339 (2026-11-22T10:00:00Z; without a zone it is UTC), a date (2026-11-01), or a duration ago (2h, 3d)"`
 	UnreadOnly    bool   `json:"unread_only,omitempty" jsonschema:"only messages you have not marked read"`
 	Category      string `json:"category,omitempty" jsonschema:"only messages of this category: HANDOFF, BLOCKED, DECISION or INFO"`
 	Topic         string `json:"topic,omitempty" jsonschema:"only messages of this topic (posts to a topic are in no inbox: fetch_topic lists them)"`
+}
+
+func (inboxArgs) argDefaults() map[string]any {
+	return map[string]any{"limit": defaultLimit}
 }
 
 // after turns since_ts into the inbox's inclusive Since: mcp_agent_mail's
@@ -205,7 +225,9 @@ func after(since string, now time.Time) (string, error) {
 	if err != nil {
 		var zoneless error
 		if t, zoneless = time.Parse("2006-01-02T15:04:05.999999999", since); zoneless != nil {
-			return "", service.Usagef("pass an RFC 3339 time (2026-11-22T10:00:00Z), a date (2026-11-01) or a duration ago (2h, 3d)", "cannot read since_ts %q", since)
+			ue := service.UsageField("since", "cannot read since_ts %q", since)
+			ue.Hint = "pass an RFC 3339 time (2026-11-22T10:00:00Z), a date (2026-11-01) or a duration ago (2h, 3d)"
+			return "", ue
 		}
 	}
 	return t.UTC().Truncate(time.Second).Add(time.Second).Format(time.RFC3339), nil
@@ -402,8 +424,12 @@ func textMark(verb string) func(service.MarkResponse) string {
 type searchArgs struct {
 	agentArgs
 	Query string `json:"query" jsonschema:"words (all must match), \"phrases\", prefix*, OR, NOT or -word, (groups), subject: body: from: to: thread: category: importance: since: before: filters"`
-	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many results, best first; default 20, 0 for all"`
+	Limit *int   `json:"limit,omitempty" jsonschema:"at most this many results, best first, 0 for all"`
 	All   bool   `json:"all,omitempty" jsonschema:"the whole project's mail, not only yours (an overseer's session only)"`
+}
+
+func (searchArgs) argDefaults() map[string]any {
+	return map[string]any{"limit": defaultLimit}
 }
 
 func (s *Server) searchMessages(ctx context.Context, c *call, in searchArgs) (Searched, error) {
@@ -494,11 +520,15 @@ func textSummary(r Summary) string {
 
 type checkArgs struct {
 	agentArgs
-	Newest *int `json:"newest,omitempty" jsonschema:"how many of the newest unread messages to list; default 3"`
+	Newest *int `json:"newest,omitempty" jsonschema:"how many of the newest unread messages to list"`
+}
+
+func (checkArgs) argDefaults() map[string]any {
+	return map[string]any{"newest": service.DefaultCheckNewest}
 }
 
 func (s *Server) checkMail(ctx context.Context, c *call, in checkArgs) (service.CheckResponse, error) {
-	newest := intOr(in.Newest, 3)
+	newest := intOr(in.Newest, service.DefaultCheckNewest)
 	if newest < 0 {
 		return service.CheckResponse{}, service.Usagef("pass newest: 0 or more", "newest must not be negative, got %d", newest)
 	}

@@ -109,8 +109,12 @@ func digestLines(d service.Digest) []string {
 
 type fetchSummaryArgs struct {
 	agentArgs
-	SinceHours *float64 `json:"since_hours,omitempty" jsonschema:"how many hours back; default 24"`
+	SinceHours *float64 `json:"since_hours,omitempty" jsonschema:"how many hours back"`
 	Limit      *int     `json:"limit,omitempty" jsonschema:"at most this many summaries (there is one); default 5"`
+}
+
+func (fetchSummaryArgs) argDefaults() map[string]any {
+	return map[string]any{"since_hours": service.DefaultSummaryWindow.Hours()}
 }
 
 // Summaries is the document of fetch_summary: mcp_agent_mail's list,
@@ -123,7 +127,7 @@ func (s *Server) fetchSummary(ctx context.Context, c *call, in fetchSummaryArgs)
 	if limit := intOr(in.Limit, 5); limit < 1 {
 		return Summaries{}, service.Usagef("pass a limit of 1 or more", "limit must be at least 1, got %d", limit)
 	}
-	h := 24.0
+	h := service.DefaultSummaryWindow.Hours()
 	if in.SinceHours != nil {
 		h = *in.SinceHours
 	}

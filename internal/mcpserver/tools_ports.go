@@ -37,7 +37,7 @@ func (claimPortArgs) argDefaults() map[string]any {
 }
 
 func (s *Server) claimPort(ctx context.Context, c *call, in claimPortArgs) (service.PortResponse, error) {
-	ttl, err := seconds(intOr(in.TTLSeconds, secondsOf(service.DefaultPortTTL)), "ttl_seconds")
+	ttl, err := lasting(in.TTLSeconds, service.DefaultPortTTL, "ttl_seconds")
 	if err != nil {
 		return service.PortResponse{}, err
 	}

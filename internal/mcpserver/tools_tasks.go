@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentmail/agentmail/internal/service"
@@ -14,7 +15,7 @@ import (
 // claims that cannot be double-granted.
 func (s *Server) addTaskTools() {
 	addTool(s, tool{name: "create_task", desc: "Create a work item in the project: a title, a markdown description, a type (task, bug, feature, epic, chore), " +
-		"a priority 0 (critical) to 4 (backlog, default 2), the epic it belongs to (parent_id), the tasks it depends on, labels, and the " +
+		"a priority 0 (critical) to 4 (backlog, default " + strconv.Itoa(service.DefaultPriority) + "), the epic it belongs to (parent_id), the tasks it depends on, labels, and the " +
 		"repository paths (globs) it touches, which claim_task reserves with the claim. Returns the task; its id (or any prefix of 6+ characters) names it."},
 		textTask("created"), s.createTask)
 	addTool(s, tool{name: "update_task", desc: "Change a task's fields: those given replace the old ones (labels and paths as a whole list; parent_id \"\" takes it out of its epic)."},
@@ -50,7 +51,7 @@ func (s *Server) addTaskTools() {
 type taskFields struct {
 	Description *string   `json:"description,omitempty" jsonschema:"markdown description"`
 	Type        *string   `json:"type,omitempty" jsonschema:"task (default), bug, feature, epic or chore"`
-	Priority    *int      `json:"priority,omitempty" jsonschema:"0 (critical) to 4 (backlog); default 2"`
+	Priority    *int      `json:"priority,omitempty" jsonschema:"0 (critical) to 4 (backlog)"`
 	ParentID    *string   `json:"parent_id,omitempty" jsonschema:"the epic it belongs to: its id or a prefix of 6+ characters"`
 	Labels      *[]string `json:"labels,omitempty" jsonschema:"labels, single words such as backend"`
 	Paths       *[]string `json:"paths,omitempty" jsonschema:"globs of the repository paths it touches, such as src/auth/**"`
@@ -61,6 +62,10 @@ type createTaskArgs struct {
 	Title string `json:"title" jsonschema:"one line, up to 200 characters"`
 	taskFields
 	DependsOn []string `json:"depends_on,omitempty" jsonschema:"ids (or prefixes) of the tasks it depends on"`
+}
+
+func (createTaskArgs) argDefaults() map[string]any {
+	return map[string]any{"priority": service.DefaultPriority}
 }
 
 func deref[T any](p *T) T {
@@ -124,7 +129,11 @@ type listTasksArgs struct {
 	Type          string `json:"type,omitempty" jsonschema:"task, bug, feature, epic or chore"`
 	Label         string `json:"label,omitempty" jsonschema:"only those with this label"`
 	ParentID      string `json:"parent_id,omitempty" jsonschema:"only the children of this epic"`
-	Limit         *int   `json:"limit,omitempty" jsonschema:"at most this many; default all"`
+	Limit         *int   `json:"limit,omitempty" jsonschema:"at most this many, 0 for all"`
+}
+
+func (listTasksArgs) argDefaults() map[string]any {
+	return map[string]any{"limit": service.DefaultTaskLimit}
 }
 
 func (s *Server) listTasks(ctx context.Context, c *call, in listTasksArgs) (service.TasksResponse, error) {
@@ -139,17 +148,21 @@ func (s *Server) listTasks(ctx context.Context, c *call, in listTasksArgs) (serv
 		return service.TasksResponse{}, err
 	}
 	return c.svc.Tasks(ctx, sc, service.TaskListRequest{Status: in.Status, All: in.IncludeClosed, Ready: in.Ready, Blocked: in.Blocked,
-		Mine: in.Mine, Claimer: in.Holder, Type: in.Type, Label: in.Label, Parent: in.ParentID, Limit: intOr(in.Limit, 0)})
+		Mine: in.Mine, Claimer: in.Holder, Type: in.Type, Label: in.Label, Parent: in.ParentID, Limit: intOr(in.Limit, service.DefaultTaskLimit)})
 }
 
 type workArgs struct {
 	agentArgs
-	Limit       *int `json:"limit,omitempty" jsonschema:"at most this many ready tasks; default 5"`
+	Limit       *int `json:"limit,omitempty" jsonschema:"at most this many ready tasks"`
 	WaitSeconds *int `json:"wait_seconds,omitempty" jsonschema:"wait up to this many seconds for a task to become ready; default 0 (answer at once), at most 600"`
 }
 
+func (workArgs) argDefaults() map[string]any {
+	return map[string]any{"limit": service.DefaultReadyLimit}
+}
+
 func (s *Server) listReadyWork(ctx context.Context, req *mcp.CallToolRequest, in workArgs) (service.WorkResponse, error) {
-	limit := intOr(in.Limit, 5)
+	limit := intOr(in.Limit, service.DefaultReadyLimit)
 	if limit <= 0 {
 		return service.WorkResponse{}, service.Usagef("leave limit out, or give 1 or more", "limit must be positive, got %d", limit)
 	}
@@ -178,13 +191,17 @@ type claimTaskArgs struct {
 	taskIDArgs
 	Start      bool   `json:"start,omitempty" jsonschema:"move it to in_progress too"`
 	Reserve    *bool  `json:"reserve,omitempty" jsonschema:"reserve the task's paths with the claim; default true"`
-	TTLSeconds *int   `json:"ttl_seconds,omitempty" jsonschema:"how long those reservations last; default 3600"`
+	TTLSeconds *int   `json:"ttl_seconds,omitempty" jsonschema:"how long those reservations last"`
 	Force      bool   `json:"force,omitempty" jsonschema:"take over the claim of a holder silent for 30 minutes (needs reason)"`
 	Reason     string `json:"reason,omitempty" jsonschema:"why you take it over, for its holder"`
 }
 
+func (claimTaskArgs) argDefaults() map[string]any {
+	return map[string]any{"ttl_seconds": secondsOf(service.DefaultClaimTTL)}
+}
+
 func (s *Server) claimTask(ctx context.Context, c *call, in claimTaskArgs) (service.TaskResponse, error) {
-	ttl, err := seconds(intOr(in.TTLSeconds, 3600), "ttl_seconds")
+	ttl, err := lasting(in.TTLSeconds, service.DefaultClaimTTL, "ttl_seconds")
 	if err != nil {
 		return service.TaskResponse{}, err
 	}

@@ -142,14 +142,16 @@ func invalid(msg, hint string) error {
 	return fault.WithHint(fmt.Errorf("%w: %s", service.ErrInvalidArgument, msg), hint)
 }
 
-// duration reads a duration field ("1h", "30m"), def when empty.
+// duration reads a duration field ("1h", "30m"), def (the service's
+// default) when empty. One that is not positive goes to the service as it
+// is, which refuses it on the same field as from every face.
 func duration(field, v string, def time.Duration) (time.Duration, error) {
 	if v == "" {
 		return def, nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, invalid(fmt.Sprintf("%q: %q is not a positive duration", field, v), `write it as Go does: "90s", "30m", "1h"`)
+	if err != nil {
+		return 0, fault.WithField(fmt.Errorf("%w: %q: %q is not a duration", service.ErrInvalidArgument, field, v), field)
 	}
 	return d, nil
 }
@@ -315,14 +317,14 @@ func apiInbox(ctx context.Context, c *apiCall) (any, error) {
 			return nil, err
 		}
 	}
-	if req.Limit, err = c.number("limit", 20); err != nil {
+	if req.Limit, err = c.number("limit", service.DefaultListLimit); err != nil {
 		return nil, err
 	}
 	return c.svc.Inbox(ctx, c.watch(c.r.PathValue("agent")), req)
 }
 
 func apiOutbox(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 20)
+	limit, err := c.number("limit", service.DefaultListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +344,7 @@ func apiTopic(ctx context.Context, c *apiCall) (any, error) {
 	if req.Bodies, err = c.flag("bodies"); err != nil {
 		return nil, err
 	}
-	if req.Limit, err = c.number("limit", 20); err != nil {
+	if req.Limit, err = c.number("limit", service.DefaultListLimit); err != nil {
 		return nil, err
 	}
 	return c.svc.Topic(ctx, c.watch(c.query("agent")), req)
@@ -381,7 +383,7 @@ func apiThread(ctx context.Context, c *apiCall) (any, error) {
 }
 
 func apiSearch(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 20)
+	limit, err := c.number("limit", service.DefaultListLimit)
 	if err != nil {
 		return nil, err
 	}

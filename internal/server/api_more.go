@@ -41,7 +41,7 @@ func (s *Server) storeAPI(fn func(context.Context, *apiCall) (any, error)) http.
 }
 
 func apiProductSearch(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 20)
+	limit, err := c.number("limit", service.DefaultListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func apiProductSearch(ctx context.Context, c *apiCall) (any, error) {
 }
 
 func apiProductInbox(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 20)
+	limit, err := c.number("limit", service.DefaultListLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func apiConflicts(ctx context.Context, c *apiCall) (any, error) {
 }
 
 func apiSummary(ctx context.Context, c *apiCall) (any, error) {
-	hours, err := c.number("hours", 24)
+	hours, err := c.number("hours", int(service.DefaultSummaryWindow/time.Hour))
 	if err != nil {
 		return nil, err
 	}

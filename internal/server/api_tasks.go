@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/agentmail/agentmail/internal/service"
 )
@@ -38,7 +38,7 @@ func apiTasks(ctx context.Context, c *apiCall) (any, error) {
 		}
 		*f.to = v
 	}
-	limit, err := c.number("limit", 0)
+	limit, err := c.number("limit", service.DefaultTaskLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +52,12 @@ func apiTask(ctx context.Context, c *apiCall) (any, error) {
 
 // apiWork is an agent's next work (?agent=NAME: its tasks first).
 func apiWork(ctx context.Context, c *apiCall) (any, error) {
-	limit, err := c.number("limit", 5)
+	limit, err := c.number("limit", service.DefaultReadyLimit)
 	if err != nil {
 		return nil, err
 	}
 	if limit == 0 {
-		return nil, invalid(`?limit=0 asks for nothing`, "pass 1 or more, or leave it out for 5")
+		return nil, invalid(`?limit=0 asks for nothing`, fmt.Sprintf("pass 1 or more, or leave it out for %d", service.DefaultReadyLimit))
 	}
 	return c.svc.Work(ctx, c.watch(c.query("agent")), limit)
 }
@@ -119,7 +119,7 @@ func apiClaimTask(ctx context.Context, c *apiCall, in claimTaskBody) (any, error
 	if err != nil {
 		return nil, err
 	}
-	ttl, err := duration("ttl", in.TTL, time.Hour)
+	ttl, err := duration("ttl", in.TTL, service.DefaultClaimTTL)
 	if err != nil {
 		return nil, err
 	}

@@ -190,7 +190,13 @@ func (s *Server) projectPage(ctx context.Context, p *pageRequest) (web.View, err
 	if err != nil {
 		return nil, err
 	}
-	return web.ProjectView{Page: p.page, Timeline: timeline, Agents: mapSlice(agents.Agents, agentView),
+	cards := mapSlice(agents.Agents, agentView)
+	for i, a := range cards {
+		if m, ok := agents.Mail[a.Name]; ok {
+			cards[i].Mail = &web.MailCounts{Unread: m.Unread, Urgent: m.Urgent, AwaitingAck: m.AwaitingAck, AcksOwed: m.AcksOwed}
+		}
+	}
+	return web.ProjectView{Page: p.page, Timeline: timeline, Agents: cards,
 		Reservations: mapSlice(leases.Reservations, reservationView), Locks: mapSlice(locks.Locks, lockView)}, nil
 }
 

@@ -43,6 +43,10 @@ func (s *Server) tasksPage(ctx context.Context, p *pageRequest) (web.View, error
 	for _, t := range ready.Tasks {
 		isReady[t.ID] = true
 	}
+	short, err := p.svc.ShortIDs(ctx, p.scope, mapSlice(all.Tasks, taskID), nil)
+	if err != nil {
+		return nil, err
+	}
 	byID := map[string]service.Task{}
 	for _, t := range all.Tasks {
 		byID[t.ID] = t
@@ -50,7 +54,7 @@ func (s *Server) tasksPage(ctx context.Context, p *pageRequest) (web.View, error
 	cols := []web.Column{{Key: "ready", Title: "Ready"}, {Key: "progress", Title: "In progress"}, {Key: "blocked", Title: "Blocked"}, {Key: "closed", Title: "Closed"}}
 	for _, t := range all.Tasks {
 		i := slices.IndexFunc(cols, func(c web.Column) bool { return c.Key == service.TaskColumn(t, isReady[t.ID]) })
-		cols[i].Tasks = append(cols[i].Tasks, taskView(t, all.Short, byID))
+		cols[i].Tasks = append(cols[i].Tasks, taskView(t, short, byID))
 	}
 	slices.SortStableFunc(cols[3].Tasks, func(a, b web.Task) int { return b.Closed.Compare(a.Closed) })
 	for i := range cols {
@@ -65,6 +69,9 @@ func (s *Server) tasksPage(ctx context.Context, p *pageRequest) (web.View, error
 	}
 	return web.TasksView{Page: p.page, Columns: cols}, nil
 }
+
+// taskID is a task's id.
+func taskID(t service.Task) string { return t.ID }
 
 // taskView is a task as the board shows it; byID holds the tasks its
 // dependencies are looked up in (those missing show by id alone).
@@ -116,8 +123,12 @@ func (s *Server) taskPage(ctx context.Context, p *pageRequest) (web.View, error)
 		if err != nil {
 			return nil, err
 		}
+		short, err := p.svc.ShortIDs(ctx, p.scope, mapSlice(children.Tasks, taskID), nil)
+		if err != nil {
+			return nil, err
+		}
 		for _, c := range children.Tasks {
-			v.Children = append(v.Children, web.TaskRef{ID: c.ID, Short: children.Short.Of(c.ID), Title: c.Title, Closed: c.Status == "closed",
+			v.Children = append(v.Children, web.TaskRef{ID: c.ID, Short: short.Of(c.ID), Title: c.Title, Closed: c.Status == "closed",
 				Status: statusWords(c.Status)})
 		}
 	}

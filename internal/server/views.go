@@ -26,9 +26,6 @@ func agentView(a service.Agent) web.Agent {
 		v.PausedBy, v.PauseReason = a.Paused.PauseBy, a.Paused.PauseReason
 	}
 	v.Role, v.Branch = a.Role, a.Branch
-	if m := a.Mail; m != nil {
-		v.Mail = &web.MailCounts{Unread: m.Unread, Urgent: m.Urgent, AwaitingAck: m.AwaitingAck, AcksOwed: m.AcksOwed}
-	}
 	if a.Claims != nil {
 		for _, c := range *a.Claims {
 			v.Claims = append(v.Claims, web.Claim{ID: c.ID, Title: c.Title})

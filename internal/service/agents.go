@@ -218,13 +218,16 @@ func (s *Service) CreateIdentity(ctx context.Context, sc Scope, req RegisterRequ
 type AgentsRequest struct {
 	Active bool // only agents seen within the idle threshold
 	All    bool // retired agents too
-	Mail   bool // what waits in each one's mailbox (Agent.Mail)
+	Mail   bool // what waits in each one's mailbox (AgentsResponse.Mail)
 }
 
 // AgentsResponse is the document of agents: {"agents": [agent...]}, each
 // with its presence and active reservations.
 type AgentsResponse struct {
 	Agents []Agent `json:"agents"`
+	// Mail is what waits in each agent's mailbox, by name, when asked
+	// for (AgentsRequest.Mail).
+	Mail map[string]AgentMail `json:"mail,omitempty"`
 
 	Project string `json:"-"` // the project's slug
 	// HooksWarning: git no longer runs the guard's hooks in the repository.
@@ -256,17 +259,18 @@ func (s *Service) Agents(ctx context.Context, sc Scope, req AgentsRequest) (Agen
 		d.Claims = &c
 		return d
 	})
+	resp := AgentsResponse{Agents: docs, Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}
 	if req.Mail {
 		counts, err := x.mb.MailCounts(ctx)
 		if err != nil {
 			return AgentsResponse{}, err
 		}
-		for i, d := range docs {
+		resp.Mail = map[string]AgentMail{}
+		for _, d := range docs {
 			c := counts[d.Name]
-			docs[i].Mail = &AgentMail{Unread: c.Unread, Urgent: c.Urgent, AwaitingAck: c.AwaitingAck, AcksOwed: c.AcksOwed}
+			resp.Mail[d.Name] = AgentMail{Unread: c.Unread, Urgent: c.Urgent, AwaitingAck: c.AwaitingAck, AcksOwed: c.AcksOwed}
 		}
 	}
-	resp := AgentsResponse{Agents: docs, Project: x.project().Slug, HooksWarning: GuardHooksWarning(x.project())}
 	return resp, x.attend(ctx, resp.Agents)
 }
 

@@ -172,7 +172,7 @@ type TopicResponse struct {
 	Topic    string         `json:"topic"`
 	Messages []InboxMessage `json:"messages"`
 
-	Short ids.Short `json:"-"`
+	Short ids.Short `json:"short_ids,omitempty"` // each id's shortest unique prefix, when asked for (Abbreviate)
 }
 
 // Topic lists the messages of a topic the acting agent may see (those it

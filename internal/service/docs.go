@@ -80,8 +80,6 @@ type Agent struct {
 	Worktree string     `json:"worktree,omitempty"` // that working tree's root
 	// Claims are the tasks it holds, not closed; in Agents only.
 	Claims *[]AgentClaim `json:"claims,omitempty"`
-	// Mail is what waits in its mailbox; in Agents when asked for.
-	Mail *AgentMail `json:"mail,omitempty"`
 }
 
 // AgentMail is what waits in an agent's mailbox, each counted up to

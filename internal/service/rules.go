@@ -2,9 +2,7 @@ package service
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
 )
@@ -65,8 +63,7 @@ func checkRole(role string) (string, error) {
 	}
 	r, ok := record.NormalRole(role)
 	if !ok {
-		return "", fault.WithHint(fmt.Errorf("%w: %q is no role", mailbox.ErrInvalidArgument, role),
-			"a role is one word of 1 to 32 letters, digits, '_' and '-', such as reviewer or backend")
+		return "", mailbox.InvalidRole(role)
 	}
 	return r, nil
 }

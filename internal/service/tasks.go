@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/fault"
 	"github.com/agentmail/agentmail/internal/guard"
 	"github.com/agentmail/agentmail/internal/ids"
 	"github.com/agentmail/agentmail/internal/mailbox"
@@ -90,8 +92,6 @@ type TaskResponse struct {
 	Reserved  []Reservation `json:"reserved,omitempty"`
 	Released  []Reservation `json:"released,omitempty"`
 	TakenFrom string        `json:"taken_from,omitempty"`
-
-	Short ids.Short `json:"-"` // each task id's shortest unique prefix, for display
 }
 
 // TaskShowResponse is the document of task show: the task's, with the
@@ -110,8 +110,6 @@ type TaskShowResponse struct {
 type TasksResponse struct {
 	Tasks []Task `json:"tasks"`
 	More  bool   `json:"more,omitempty"`
-
-	Short ids.Short `json:"-"`
 }
 
 // WorkResponse is the document of work: {"mine": [task...], "ready":
@@ -119,8 +117,6 @@ type TasksResponse struct {
 type WorkResponse struct {
 	Mine  []Task `json:"mine"`
 	Ready []Task `json:"ready"`
-
-	Short ids.Short `json:"-"`
 }
 
 // CreateTaskRequest makes a task.
@@ -170,7 +166,7 @@ type ClaimTaskRequest struct {
 	// Reserve takes the task's paths as exclusive reservations with the
 	// claim, both or neither; nil: when the task names paths.
 	Reserve *bool
-	TTL     time.Duration // the reservations' lease; 0 for an hour
+	TTL     time.Duration // the reservations' lease; 0 for DefaultClaimTTL
 }
 
 // CloseTaskRequest closes a task.
@@ -217,9 +213,7 @@ func (s *Service) taskResponse(ctx context.Context, ts *tasks.Service, t tasks.T
 	if err != nil {
 		return TaskResponse{}, err
 	}
-	r := TaskResponse{Task: taskDoc(t)}
-	r.Short, _ = ts.ShortIDs(ctx, []string{t.ID})
-	return r, nil
+	return TaskResponse{Task: taskDoc(t)}, nil
 }
 
 // CreateTask makes a task, created by the acting agent (or the human
@@ -284,14 +278,6 @@ func (s *Service) GetTask(ctx context.Context, sc Scope, id string) (TaskShowRes
 		return r, err
 	}
 	r.Messages = mapSlice(msgs, messageDoc)
-	if len(msgs) > 0 {
-		short, err := x.mb.ShortIDs(ctx, mapSlice(msgs, messageID))
-		if err != nil {
-			return r, err
-		}
-		maps.Copy(short, r.Short)
-		r.Short = short
-	}
 	return r, nil
 }
 
@@ -334,9 +320,28 @@ func codeRepository(proj project.Project) string {
 	return ""
 }
 
-func (s *Service) taskList(ctx context.Context, ts *tasks.Service, list []tasks.Task) ([]Task, ids.Short) {
-	short, _ := ts.ShortIDs(ctx, mapSlice(list, func(t tasks.Task) string { return t.ID }))
-	return mapSlice(list, taskDoc), short
+// ShortIDs returns the shortest unique prefix of each of the task ids
+// and message ids, for a face that shows them abbreviated (the command
+// line's lines, the pages). It is asked for apart: the documents are what
+// every face sends, and the faces that print whole ids pay nothing.
+func (s *Service) ShortIDs(ctx context.Context, sc Scope, taskIDs, messageIDs []string) (ids.Short, error) {
+	x, ts, _, err := s.tasks(ctx, sc, false)
+	if err != nil {
+		return nil, err
+	}
+	short, err := ts.ShortIDs(ctx, taskIDs)
+	if err != nil || len(messageIDs) == 0 {
+		return short, err
+	}
+	msgs, err := x.mb.ShortIDs(ctx, messageIDs)
+	if err != nil {
+		return nil, err
+	}
+	if short == nil {
+		short = ids.Short{}
+	}
+	maps.Copy(short, msgs)
+	return short, nil
 }
 
 // Tasks lists tasks by priority, then age.
@@ -364,7 +369,7 @@ func (s *Service) Tasks(ctx context.Context, sc Scope, req TaskListRequest) (Tas
 	if req.Limit > 0 && len(list) > req.Limit {
 		list, r.More = list[:req.Limit], true
 	}
-	r.Tasks, r.Short = s.taskList(ctx, ts, list)
+	r.Tasks = mapSlice(list, taskDoc)
 	return r, nil
 }
 
@@ -382,17 +387,13 @@ func (s *Service) Work(ctx context.Context, sc Scope, limit int) (WorkResponse, 
 	if err != nil {
 		return WorkResponse{}, err
 	}
-	return s.workResponse(ctx, ts, mine, ready), nil
+	return workResponse(mine, ready), nil
 }
 
 // workResponse is the document of the tasks an agent holds and the ready
 // ones.
-func (s *Service) workResponse(ctx context.Context, ts *tasks.Service, mine, ready []tasks.Task) WorkResponse {
-	var r WorkResponse
-	all := append(append([]tasks.Task{}, mine...), ready...)
-	r.Short, _ = ts.ShortIDs(ctx, mapSlice(all, func(t tasks.Task) string { return t.ID }))
-	r.Mine, r.Ready = mapSlice(mine, taskDoc), mapSlice(ready, taskDoc)
-	return r
+func workResponse(mine, ready []tasks.Task) WorkResponse {
+	return WorkResponse{Mine: mapSlice(mine, taskDoc), Ready: mapSlice(ready, taskDoc)}
 }
 
 // TaskThread is the thread of the messages filed under a task (send
@@ -422,12 +423,10 @@ func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest)
 		return TaskResponse{}, err
 	}
 	if req.TTL < 0 {
-		return TaskResponse{}, Usagef("", "the reservations' lease must be positive, got %s", req.TTL)
+		return TaskResponse{}, fault.WithField(fmt.Errorf("%w: the reservations' lease must be positive, got %s", ErrInvalidArgument, req.TTL),
+			"ttl", "example", "1h")
 	}
-	ttl := req.TTL
-	if ttl == 0 {
-		ttl = time.Hour
-	}
+	ttl := cmp.Or(req.TTL, DefaultClaimTTL)
 	if remote, ok, err := x.synced(); err != nil {
 		return TaskResponse{}, err
 	} else if ok {

@@ -173,7 +173,7 @@ func (s *Service) WaitWork(ctx context.Context, sc Scope, timeout time.Duration,
 	if err != nil {
 		return WaitWorkResponse{}, err
 	}
-	r := WaitWorkResponse{WorkResponse: s.workResponse(ctx, ts, mine, ready)}
+	r := WaitWorkResponse{WorkResponse: workResponse(mine, ready)}
 	return r, nil
 }
 

@@ -31,6 +31,9 @@ const Epic = "epic"
 // MaxPriority is the lowest priority (backlog); 0 is critical.
 const MaxPriority = 4
 
+// DefaultPriority is a new task's priority unless its draft says.
+const DefaultPriority = 2
+
 // Task is a task's state: its log folded.
 type Task struct {
 	Project     string // slug
@@ -82,7 +85,7 @@ func Fold(ops []*record.TaskOp) (Task, bool) {
 		return t, false
 	}
 	c := ops[0]
-	t = Task{Project: c.Project, ID: c.Task, Type: "task", Priority: 2, Status: Open, Creator: c.By, Created: c.At, Updated: c.At,
+	t = Task{Project: c.Project, ID: c.Task, Type: "task", Priority: DefaultPriority, Status: Open, Creator: c.By, Created: c.At, Updated: c.At,
 		Deps: slices.Clone(c.Deps)}
 	t.set(c)
 	for _, o := range ops[1:] {

@@ -114,23 +114,29 @@ func invalid(hint, format string, args ...any) error {
 	return fault.WithHint(fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...), hint)
 }
 
+// invalidField is invalid about the request's field: every face names it
+// in the error document as it does.
+func invalidField(field, hint, format string, args ...any) error {
+	return fault.WithField(invalid(hint, format, args...), field)
+}
+
 func checkTitle(s string) error {
 	if strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > 200 || strings.ContainsAny(s, "\n\r") {
-		return invalid("give a title of one line, up to 200 characters", "a task needs a title of one line, up to 200 characters")
+		return invalidField("title", "give a title of one line, up to 200 characters", "a task needs a title of one line, up to 200 characters")
 	}
 	return nil
 }
 
 func checkType(s string) error {
 	if !slices.Contains(Types, s) {
-		return invalid("the types are "+strings.Join(Types, ", "), "no task type %q", s)
+		return invalidField("type", "the types are "+strings.Join(Types, ", "), "no task type %q", s)
 	}
 	return nil
 }
 
 func checkPriority(p int) error {
 	if p < 0 || p > MaxPriority {
-		return invalid("priorities are 0 (critical) to 4 (backlog)", "priority %d is not 0 to %d", p, MaxPriority)
+		return invalidField("priority", "priorities are 0 (critical) to 4 (backlog)", "priority %d is not 0 to %d", p, MaxPriority)
 	}
 	return nil
 }
@@ -140,7 +146,7 @@ func checkLabels(ls []string) ([]string, error) {
 	for _, l := range ls {
 		l = strings.ToLower(strings.TrimSpace(l))
 		if l == "" || len(l) > 64 || strings.ContainsAny(l, " ,\t\n") {
-			return nil, invalid("labels are single words such as backend or needs-review", "label %q is not one word of up to 64 characters", l)
+			return nil, invalidField("labels", "labels are single words such as backend or needs-review", "label %q is not one word of up to 64 characters", l)
 		}
 		if !slices.Contains(out, l) {
 			out = append(out, l)
@@ -341,7 +347,7 @@ func (s *Service) Create(ctx context.Context, d Draft) (Task, error) {
 	if err := checkType(d.Type); err != nil {
 		return Task{}, err
 	}
-	prio := 2
+	prio := DefaultPriority
 	if d.Priority != nil {
 		prio = *d.Priority
 	}
@@ -548,7 +554,7 @@ const (
 // List returns the tasks f chooses, by priority, then age.
 func (s *Service) List(ctx context.Context, f Filter) ([]Task, error) {
 	if f.Status != "" && !slices.Contains([]string{Open, InProgress, Closed}, f.Status) {
-		return nil, invalid("the statuses are open, in_progress and closed", "no task status %q", f.Status)
+		return nil, invalidField("status", "the statuses are open, in_progress and closed", "no task status %q", f.Status)
 	}
 	if f.Type != "" {
 		if err := checkType(f.Type); err != nil {
