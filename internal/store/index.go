@@ -50,9 +50,20 @@ func init() {
 		if _, err := c.Exec(fmt.Sprintf("PRAGMA journal_size_limit = %d", walSizeLimit), nil); err != nil {
 			return err
 		}
-		return c.SetFileControlInt("main", sqlite3.SQLITE_FCNTL_PERSIST_WAL, 1)
+		if err := c.SetFileControlInt("main", sqlite3.SQLITE_FCNTL_PERSIST_WAL, 1); err != nil {
+			return err
+		}
+		if connectHook != nil {
+			connectHook(c)
+		}
+		return nil
 	}})
 }
+
+// connectHook, when set (by tests), is given each new connection to an
+// index once it is set up: TestOneShotOpenStatements counts what a
+// one-shot process's open asks of SQLite.
+var connectHook func(*sqlite3.SQLiteConn)
 
 // JoinParam is a parameter compared for equality, or a LIMIT, in a query
 // that SQLite plans by the values bound: "+?", not "?" (and "+?1", not
