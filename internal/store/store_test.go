@@ -19,6 +19,7 @@ import (
 	"github.com/agentmail/agentmail/internal/archive"
 	"github.com/agentmail/agentmail/internal/flock"
 	"github.com/agentmail/agentmail/internal/record"
+	"github.com/mattn/go-sqlite3"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -1404,4 +1405,69 @@ func TestOneShot(t *testing.T) {
 	if after := cached(); after != before || has != 0 {
 		t.Errorf("a one-shot write changed the objects table: %d rows, then %d, its commit in it: %d", before, after, has)
 	}
+}
+
+// What opening a one-shot store (every command line process) asks of
+// SQLite, from its first statement to its close, on an index that is up to
+// date: one connection, reads alone (no write, no transaction: a read
+// never takes the write lock, and gives up no checkpoint work to its
+// close), and at most a few SELECTs. A layout check or a cache lookup made
+// at every open shows here first (issue 25).
+func TestOneShotOpenStatements(t *testing.T) {
+	dir := t.TempDir()
+	seed := openStore(t, dir)
+	setup(t, seed)
+	put(t, seed, "one", message(1))
+	if err := seed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var conns int
+	ops := map[string]int{}
+	connectHook = func(c *sqlite3.SQLiteConn) {
+		conns++
+		c.RegisterAuthorizer(func(op int, arg1, _, _ string) int {
+			switch op {
+			case sqlite3.SQLITE_SELECT:
+				ops["SELECT"]++
+			case sqlite3.SQLITE_PRAGMA:
+				ops["PRAGMA "+arg1]++
+			case sqlite3.SQLITE_TRANSACTION:
+				ops["TRANSACTION "+arg1]++
+			case sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE:
+				ops["write "+arg1]++
+			}
+			return sqlite3.SQLITE_OK
+		})
+	}
+	t.Cleanup(func() { connectHook = nil })
+	s, err := Open(dir, Options{Now: clock, LockWait: 5 * time.Second, Projections: testProjections, OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := LookupProject(context.Background(), s.Index(), slug); err != nil || !ok {
+		t.Fatalf("LookupProject: %v, %v", ok, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if conns != 1 {
+		t.Errorf("%d connections opened, want 1", conns)
+	}
+	// The layout, the head the index reflects and the project.
+	const maxSelects = 3
+	for op, n := range ops {
+		switch {
+		case op == "SELECT":
+			if n > maxSelects {
+				t.Errorf("%d SELECTs compiled, want at most %d", n, maxSelects)
+			}
+		case strings.HasPrefix(op, "PRAGMA "):
+		default:
+			t.Errorf("%s: %d times; a one-shot open of an index that is up to date only reads", op, n)
+		}
+	}
+	t.Logf("%v", ops)
 }
