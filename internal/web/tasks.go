@@ -77,6 +77,10 @@ type TaskView struct {
 	Thread   string
 	Changes  []TaskChange
 	Messages []FullMessage
+	// Agents are those the overseer may give the task to (its form is
+	// shown when Steering.CSRF is set: an open task, not an epic).
+	Agents []string
+	Steering
 }
 
 // Section implements View.
