@@ -186,6 +186,9 @@ func TestForceReleaseFromReservations(t *testing.T) {
 	if status != 400 || !strings.Contains(page, "no reason given") || !held() {
 		t.Fatalf("no reason: %d\n%s", status, page)
 	}
+	if status, page = f.post(url.Values{"id": {""}, "reason": {"went quiet"}}); status != 400 || !strings.Contains(page, "choose the lease to release in the list") {
+		t.Fatalf("no lease chosen: %d\n%s", status, page)
+	}
 	status, page = f.post(url.Values{"id": {id}, "reason": {"went quiet"}})
 	if status != 400 || !strings.Contains(page, "BlueLake&#39;s reservation of docs/** is live") || !strings.Contains(page, `value="went quiet"`) || !held() {
 		t.Fatalf("a live holder's lease: %d\n%s", status, page)

@@ -57,7 +57,7 @@ func ReadForceRelease(form url.Values) (ForceReleaseForm, error) {
 	f := ForceReleaseForm{ID: strings.TrimSpace(form.Get("id")), Reason: strings.TrimSpace(form.Get("reason"))}
 	switch {
 	case f.ID == "":
-		return f, fault.WithHint(fmt.Errorf("%w: no reservation named", ErrInvalidForm), "press Release on the reservation's row")
+		return f, fault.WithHint(fmt.Errorf("%w: no reservation named", ErrInvalidForm), "choose the lease to release in the list")
 	case f.Reason == "":
 		return f, fault.WithHint(fmt.Errorf("%w: no reason given", ErrInvalidForm), "write why in the reason field: the holder receives it")
 	}
