@@ -58,6 +58,9 @@ func (s *Server) assignPage(ctx context.Context, p *pageRequest) (web.View, erro
 	}
 	var status int
 	v.Steering, status = steerResult(v.Steering, form.Reason, what+".", err)
+	if err != nil {
+		v.AssignTo = form.To
+	}
 	return statusView{v, status}, nil
 }
 

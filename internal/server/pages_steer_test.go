@@ -120,7 +120,8 @@ func TestAssignFromTaskPage(t *testing.T) {
 		t.Fatalf("a refused post changed the claim: %s", holder())
 	}
 	status, page := f.post(url.Values{"to": {"GreenCastle"}, "reason": {"  "}})
-	if status != 400 || !strings.Contains(page, "no reason given") || !strings.Contains(page, "write why in the reason field") || holder() != "BlueLake" {
+	if status != 400 || !strings.Contains(page, "no reason given") || !strings.Contains(page, "write why in the reason field") || holder() != "BlueLake" ||
+		!strings.Contains(page, `<option value="GreenCastle" selected>`) {
 		t.Fatalf("no reason: %d, holder %s\n%s", status, holder(), page)
 	}
 	status, page = f.post(url.Values{"to": {"GreenCastle"}, "reason": {"BlueLake is on the release"}})
@@ -140,7 +141,8 @@ func TestAssignFromTaskPage(t *testing.T) {
 	}
 
 	status, page = f.post(url.Values{"to": {""}, "reason": {"needs a design first"}})
-	if status != 200 || !strings.Contains(page, "Unclaimed; GreenCastle was told.") || holder() != "" {
+	if status != 200 || !strings.Contains(page, "Unclaimed; GreenCastle was told.") || holder() != "" ||
+		!strings.Contains(page, "overseer: claim of GreenCastle ended: needs a design first") {
 		t.Fatalf("unclaim: %d, holder %s\n%s", status, holder(), page)
 	}
 	if strings.Contains(page, "nobody (unclaim)") || !strings.Contains(page, ">Assign</button>") {

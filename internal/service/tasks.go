@@ -654,7 +654,7 @@ type TaskChange struct {
 	Agent  string   `json:"agent,omitempty"`  // claim, unclaim: whose claim
 	Force  bool     `json:"force,omitempty"`  // a claim taken over
 	Status string   `json:"status,omitempty"` // status: the new status
-	Reason string   `json:"reason,omitempty"` // a close's, a forced claim's
+	Reason string   `json:"reason,omitempty"` // a close's, a forced claim's, the overseer's claim or unclaim's
 	Dep    string   `json:"dep,omitempty"`    // dep_add, dep_rm
 	Fields []string `json:"fields,omitempty"` // set: the fields it replaced
 }

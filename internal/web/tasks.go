@@ -81,6 +81,7 @@ type TaskView struct {
 	// shown when Steering.CSRF is set: an open task, not an epic).
 	Agents []string
 	Steering
+	AssignTo string // the agent the form chose, kept when the post failed
 }
 
 // Section implements View.
