@@ -326,6 +326,9 @@ func newTaskUnclaimCommand(e *env) *cli.Command {
 			if c.Bool("as-human") {
 				return assignAction(e, false)(c)
 			}
+			if c.IsSet("reason") {
+				return usagef("leave --reason out: your own unclaim needs none", "--reason goes with --as-human")
+			}
 			return idAction(e, func(ctx context.Context, o *taskOptions) error {
 				resp, err := o.Service.UnclaimTask(ctx, o.Scope, o.id)
 				return o.renderTask(resp, err, "unclaimed")

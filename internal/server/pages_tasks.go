@@ -127,7 +127,9 @@ func (s *Server) taskPage(ctx context.Context, p *pageRequest) (web.View, error)
 		if err != nil {
 			return nil, err
 		}
-		v.Agents, v.CSRF = mapSlice(agents.Agents, func(a service.Agent) string { return a.Name }), s.guard.CSRFToken(p.w, p.r)
+		if h.Task.Claim != nil || len(agents.Agents) > 0 { // something to choose
+			v.Agents, v.CSRF = mapSlice(agents.Agents, func(a service.Agent) string { return a.Name }), s.guard.CSRFToken(p.w, p.r)
+		}
 	}
 	thread, err := p.svc.Thread(ctx, p.scope, v.Thread)
 	if err == nil {
