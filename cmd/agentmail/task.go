@@ -28,7 +28,9 @@ func init() {
 	examples["task show"] = []string{"agentmail task show 01JD3Y4Q", "agentmail task show 01JD3Y4Q --json"}
 	examples["task claim"] = []string{"agentmail task claim 01JD3Y4Q", "agentmail task claim 01JD3Y4Q --no-reserve",
 		"agentmail task claim 01JD3Y4Q --force --reason 'holder silent since noon'"}
-	examples["task unclaim"] = []string{"agentmail task unclaim 01JD3Y4Q"}
+	examples["task unclaim"] = []string{"agentmail task unclaim 01JD3Y4Q",
+		"agentmail task unclaim 01JD3Y4Q --as-human --reason 'stalled for a day'   # the overseer, anyone's claim"}
+	examples["task assign"] = []string{"agentmail task assign 01JD3Y4Q GreenCastle --as-human --reason 'BlueLake is on the release'"}
 	examples["task start"] = []string{"agentmail task start 01JD3Y4Q"}
 	examples["task close"] = []string{"agentmail task close 01JD3Y4Q", "agentmail task close 01JD3Y4Q --reason 'duplicate of 01JD3Y5A'"}
 	examples["task reopen"] = []string{"agentmail task reopen 01JD3Y4Q"}
@@ -50,7 +52,7 @@ func newTaskCommand(e *env) *cli.Command {
 			"as any prefix of 6 or more characters.",
 		Subcommands: []*cli.Command{
 			newTaskCreateCommand(e), newTaskListCommand(e), newTaskShowCommand(e), newTaskClaimCommand(e, false),
-			newTaskUnclaimCommand(e), newTaskClaimCommand(e, true), newTaskCloseCommand(e), newTaskReopenCommand(e),
+			newTaskUnclaimCommand(e), newTaskAssignCommand(e), newTaskClaimCommand(e, true), newTaskCloseCommand(e), newTaskReopenCommand(e),
 			newTaskUpdateCommand(e), newTaskDepCommand(e),
 		},
 	}
@@ -285,13 +287,72 @@ func newTaskClaimCommand(e *env, start bool) *cli.Command {
 	}
 }
 
+// overseerFlags are the flags of the overseer's change of a claim.
+func overseerFlags(what string) []cli.Flag {
+	return []cli.Flag{&cli.BoolFlag{Name: "as-human", Usage: "as the human overseer (Human): no agent needed"},
+		&cli.StringFlag{Name: "reason", Usage: "why " + what + ", for the holder (needed with --as-human)"}}
+}
+
+// assignAction reads ID, then AGENT when assign, and runs AssignTask as
+// the overseer: --as-human and --reason are needed.
+func assignAction(e *env, assign bool) cli.ActionFunc {
+	args := "ID"
+	if assign {
+		args = "ID AGENT"
+	}
+	return scopedAction(e, func(c *cli.Context) (*taskOptions, error) {
+		if c.Args().Len() != len(strings.Fields(args)) {
+			return nil, usagef("usage: "+c.Command.HelpName+" "+args+" --as-human --reason R", "expected %s, got %s", args, count(c.Args().Len(), "argument", "arguments"))
+		}
+		if !c.Bool("as-human") {
+			return nil, usagef("add --as-human: giving a task to an agent is the overseer's", "only the human overseer assigns a task")
+		}
+		if strings.TrimSpace(c.String("reason")) == "" {
+			return nil, usagef("say why with --reason TEXT: the holder receives it", "--as-human needs --reason")
+		}
+		return &taskOptions{id: c.Args().Get(0), dep: c.Args().Get(1), reason: c.String("reason")}, nil
+	}, func(ctx context.Context, o *taskOptions) error {
+		o.Scope.Agent = service.HumanSender
+		resp, err := o.Service.AssignTask(ctx, o.Scope, service.AssignTaskRequest{ID: o.id, To: o.dep, Reason: o.reason})
+		verb := "unclaimed"
+		if c := resp.Task.Claim; c != nil {
+			verb = "assigned to " + c.Agent
+		}
+		if resp.TakenFrom != "" {
+			verb += " (taken from " + resp.TakenFrom + ", who was told)"
+		}
+		return o.renderTask(ctx, resp, err, verb)
+	})
+}
+
 func newTaskUnclaimCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name: "unclaim", Usage: "drop your claim of a task (and the reservations it took)", ArgsUsage: "ID",
-		Action: idAction(e, func(ctx context.Context, o *taskOptions) error {
-			resp, err := o.Service.UnclaimTask(ctx, o.Scope, o.id)
-			return o.renderTask(ctx, resp, err, "unclaimed")
-		}),
+		Description: "--as-human --reason R: the overseer ends whoever's claim it is; the holder gets a message from Human.",
+		Flags:       overseerFlags("the claim ends"),
+		Action: func(c *cli.Context) error {
+			if c.Bool("as-human") {
+				return assignAction(e, false)(c)
+			}
+			if c.IsSet("reason") {
+				return usagef("leave --reason out: your own unclaim needs none", "--reason goes with --as-human")
+			}
+			return idAction(e, func(ctx context.Context, o *taskOptions) error {
+				resp, err := o.Service.UnclaimTask(ctx, o.Scope, o.id)
+				return o.renderTask(ctx, resp, err, "unclaimed")
+			})(c)
+		},
+	}
+}
+
+func newTaskAssignCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name: "assign", Aliases: []string{"reassign"}, Usage: "give a task's claim to an agent, as the overseer (--as-human --reason)",
+		ArgsUsage: "ID AGENT",
+		Description: "The overseer gives the task to a registered agent, whoever held it: the old holder's claim and the\n" +
+			"reservations it took end, and both agents get a message from Human with the reason, under the task.",
+		Flags:  overseerFlags("it changes hands"),
+		Action: assignAction(e, true),
 	}
 }
 

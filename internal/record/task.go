@@ -48,7 +48,7 @@ type TaskOp struct {
 	Deps        []string // a creation's dependencies
 
 	Status string // TaskStatus
-	Reason string // why: a close's reason, a forced claim's
+	Reason string // why: a close's reason, a forced claim's, the overseer's claim or unclaim's
 	Agent  string // TaskClaim, TaskUnclaim: whose claim
 	Force  bool   // TaskClaim: taking over another's stale claim
 	Dep    string // TaskDepAdd, TaskDepRm

@@ -29,6 +29,7 @@ func (s *Server) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc(web.RouteReservations, s.page(s.reservationsPage, "reservation", "lock"))
 	s.taskRoutes(mux)
 	s.threadRoutes(mux)
+	s.steerRoutes(mux)
 	mux.HandleFunc(web.RouteContacts, s.page(s.contactsPage, "contact"))
 	mux.HandleFunc(web.RouteAcks, s.page(s.acksPage, "message", "receipt"))
 	mux.HandleFunc(web.RouteCompose, s.page(s.composePage))
@@ -478,7 +479,7 @@ func (s *Server) reservationsPage(ctx context.Context, p *pageRequest) (web.View
 		return nil, err
 	}
 	v := web.ReservationsView{Page: p.page, Reservations: mapSlice(leases.Reservations, reservationView),
-		Locks: mapSlice(locks.Locks, lockView)}
+		Locks: mapSlice(locks.Locks, lockView), Steering: web.Steering{CSRF: s.guard.CSRFToken(p.w, p.r)}}
 	clashes := service.LeaseClashes(leases.Reservations, p.page.Now)
 	for i, r := range v.Reservations {
 		v.Reservations[i].Clashes = mapSlice(clashes[r.ID], reservationView)

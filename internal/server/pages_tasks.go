@@ -132,6 +132,16 @@ func (s *Server) taskPage(ctx context.Context, p *pageRequest) (web.View, error)
 				Status: statusWords(c.Status)})
 		}
 	}
+	if h.Task.Status != "closed" && h.Task.Type != "epic" {
+		// The overseer's form: give the claim to an agent, or end it.
+		agents, err := p.svc.Agents(ctx, p.scope, service.AgentsRequest{})
+		if err != nil {
+			return nil, err
+		}
+		if h.Task.Claim != nil || len(agents.Agents) > 0 { // something to choose
+			v.Agents, v.CSRF = mapSlice(agents.Agents, func(a service.Agent) string { return a.Name }), s.guard.CSRFToken(p.w, p.r)
+		}
+	}
 	thread, err := p.svc.Thread(ctx, p.scope, v.Thread)
 	if err == nil {
 		v.Messages = mapSlice(thread.Messages, fullView)
@@ -150,11 +160,17 @@ func changeWords(c service.TaskChange) string {
 	case "set":
 		return "changed " + strings.Join(c.Fields, ", ")
 	case "claim":
+		if c.By == "" && c.Reason != "" { // the overseer's (task assign)
+			return fmt.Sprintf("claim given to %s: %s", c.Agent, c.Reason)
+		}
 		if c.Force {
 			return fmt.Sprintf("claim taken over by %s: %s", c.Agent, c.Reason)
 		}
 		return "claimed by " + c.Agent
 	case "unclaim":
+		if c.Reason != "" { // the overseer's (task unclaim --as-human)
+			return fmt.Sprintf("claim of %s ended: %s", c.Agent, c.Reason)
+		}
 		return "claim of " + c.Agent + " ended"
 	case "status":
 		switch c.Status {

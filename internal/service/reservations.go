@@ -209,13 +209,25 @@ func (s *Service) Release(ctx context.Context, sc Scope, sel Selection) (Release
 type ForceReleaseRequest struct {
 	ID     string // the reservation, or a unique prefix of 6+ characters
 	Reason string // why, for its holder
+	// AsHuman releases it as the human overseer (HumanSender), who needs
+	// no agent: recorded as Human's, the message to the holder is Human's.
+	AsHuman bool
 }
 
 // ForceRelease ends another agent's reservation, which must have expired
 // or whose holder must have been silent for reservations.StaleAfter, and
 // sends the holder a message saying who took it and why.
 func (s *Service) ForceRelease(ctx context.Context, sc Scope, req ForceReleaseRequest) (ReleaseResponse, error) {
-	x, rs, err := s.leases(ctx, sc)
+	var x *session
+	var rs *reservations.Service
+	var err error
+	if req.AsHuman {
+		if x, err = s.session(ctx, sc); err == nil {
+			rs = reservations.New(x.st, x.project().Slug, HumanSender, nil)
+		}
+	} else {
+		x, rs, err = s.leases(ctx, sc)
+	}
 	if err != nil {
 		return ReleaseResponse{}, err
 	}
@@ -224,7 +236,7 @@ func (s *Service) ForceRelease(ctx context.Context, sc Scope, req ForceReleaseRe
 		return ReleaseResponse{}, err
 	}
 	if r.Agent != r.ReleasedBy {
-		if _, err := x.mb.Send(ctx, mailbox.Draft{To: []string{r.Agent}, Importance: "high",
+		if _, err := x.mb.Send(ctx, mailbox.Draft{AsHuman: req.AsHuman, To: []string{r.Agent}, Importance: "high",
 			Subject: "Released your reservation of " + r.Pattern,
 			Body:    fmt.Sprintf("%s released your reservation %s of `%s`: %s", r.ReleasedBy, r.ID, r.Pattern, r.ReleaseReason)}); err != nil {
 			return ReleaseResponse{}, fmt.Errorf("released, but could not tell %s: %w", r.Agent, err)

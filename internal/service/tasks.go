@@ -427,10 +427,8 @@ func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest)
 			"ttl", "example", "1h")
 	}
 	ttl := cmp.Or(req.TTL, DefaultClaimTTL)
-	if remote, ok, err := x.synced(); err != nil {
+	if err := s.decideClaims(x, ts); err != nil {
 		return TaskResponse{}, err
-	} else if ok {
-		ts.DecideBy(s.pushFirst(x, remote))
 	}
 	var reserved, released []Reservation
 	var takenOver []reservations.Reservation // the leases of the claim taken over, ended in this write
@@ -478,6 +476,91 @@ func (s *Service) ClaimTask(ctx context.Context, sc Scope, req ClaimTaskRequest)
 			Subject: "Took over your task " + t.Title,
 			Body:    fmt.Sprintf("%s took over your claim of task %s (%s): %s", agent, t.ID, t.Title, req.Reason)}); err != nil {
 			return resp, fmt.Errorf("claimed, but could not tell %s: %w", from, err)
+		}
+	}
+	return resp, nil
+}
+
+// decideClaims makes ts's claims decided by the push to the remote of a
+// synced project, as its leases are.
+func (s *Service) decideClaims(x *session, ts *tasks.Service) error {
+	remote, ok, err := x.synced()
+	if ok {
+		ts.DecideBy(s.pushFirst(x, remote))
+	}
+	return err
+}
+
+// AssignTaskRequest gives a task's claim to an agent, or ends it.
+type AssignTaskRequest struct {
+	ID     string
+	To     string // the registered agent to give the claim to; "" ends the claim
+	Reason string // why (required): the holders receive it
+}
+
+// AssignTask is the human overseer's (sc's agent "" or HumanSender):
+// it gives a task's claim to a registered agent, or with To "" ends it,
+// whoever holds it, recorded in the archive as Human's. The reservations
+// the old holder's claim took end with it ("released"); the old holder
+// ("taken_from") and the new one get a message from Human with the reason,
+// filed under the task (TaskThread).
+func (s *Service) AssignTask(ctx context.Context, sc Scope, req AssignTaskRequest) (TaskResponse, error) {
+	if sc.Agent != "" && !IsHuman(sc.Agent) {
+		return TaskResponse{}, fault.WithHint(fmt.Errorf("%w: only the human overseer gives a task's claim to another agent or ends another agent's claim",
+			ErrInvalidArgument), "ask the overseer, or unclaim a task you hold yourself")
+	}
+	sc.Agent = ""
+	x, ts, _, err := s.tasks(ctx, sc, false)
+	if err != nil {
+		return TaskResponse{}, err
+	}
+	to := strings.TrimSpace(req.To)
+	if to != "" {
+		a, ok, err := x.mb.Lookup(ctx, to)
+		if err != nil {
+			return TaskResponse{}, err
+		}
+		if !ok || a.Retired {
+			return TaskResponse{}, fault.WithHint(fmt.Errorf("%w: no agent %s to give the task to in project %s", ErrNotFound, to, x.project().Slug),
+				"choose a registered agent of the project")
+		}
+		to = a.Name
+	}
+	if err := s.decideClaims(x, ts); err != nil {
+		return TaskResponse{}, err
+	}
+	var released []Reservation
+	reason := strings.TrimSpace(req.Reason)
+	t, from, err := ts.Assign(ctx, req.ID, to, reason, x.releaseWithin(ctx, &released))
+	resp, err := s.taskResponse(ctx, ts, t, err)
+	if err != nil {
+		return resp, err
+	}
+	resp.Released, resp.TakenFrom = released, from
+	tell := func(agent, subject, body string) error {
+		if _, err := x.mb.Send(ctx, mailbox.Draft{AsHuman: true, To: []string{agent}, Importance: "high", Thread: TaskThread(t.ID),
+			Subject: subject, Body: body}); err != nil {
+			return fmt.Errorf("done, but could not tell %s: %w", agent, err)
+		}
+		return nil
+	}
+	if from != "" {
+		what := "ended your claim of"
+		if to != "" {
+			what = "gave to " + to + " your claim of"
+		}
+		if err := tell(from, "Your claim of task "+t.Title+" ended",
+			fmt.Sprintf("%s %s task %s (%s): %s", HumanSender, what, t.ID, t.Title, reason)); err != nil {
+			return resp, err
+		}
+	}
+	if to != "" {
+		body := fmt.Sprintf("%s gave you task %s (%s): %s", HumanSender, t.ID, t.Title, reason)
+		if len(t.Paths) > 0 {
+			body += fmt.Sprintf("\n\n`agentmail task claim %s` reserves its paths.", t.ID)
+		}
+		if err := tell(to, "Task "+t.Title+" is yours", body); err != nil {
+			return resp, err
 		}
 	}
 	return resp, nil
@@ -569,7 +652,7 @@ type TaskChange struct {
 	Agent  string   `json:"agent,omitempty"`  // claim, unclaim: whose claim
 	Force  bool     `json:"force,omitempty"`  // a claim taken over
 	Status string   `json:"status,omitempty"` // status: the new status
-	Reason string   `json:"reason,omitempty"` // a close's, a forced claim's
+	Reason string   `json:"reason,omitempty"` // a close's, a forced claim's, the overseer's claim or unclaim's
 	Dep    string   `json:"dep,omitempty"`    // dep_add, dep_rm
 	Fields []string `json:"fields,omitempty"` // set: the fields it replaced
 }

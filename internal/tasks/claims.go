@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmail/agentmail/internal/mailbox"
 	"github.com/agentmail/agentmail/internal/record"
 	"github.com/agentmail/agentmail/internal/store"
 )
@@ -383,4 +384,68 @@ func chain(from, to string, deps func(string) ([]string, error)) ([]string, erro
 		}
 	}
 	return nil, nil
+}
+
+// Assign is the human overseer's: it gives a task's claim to agent to, or
+// with to "" ends it, whoever holds it, for a reason (required) that both
+// holders are told. The old holder's claim ends (within runs with the task
+// as it was, to end what that claim took), an unclaimed task in progress
+// goes back to open, and the new holder's claim starts now. It returns
+// the task as changed and its holder before ("" for none).
+func (s *Service) Assign(ctx context.Context, raw, to, reason string, within Within) (Task, string, error) {
+	if s.agent != "" {
+		return Task{}, "", invalid("ask the overseer (agentmail serve's task page), or unclaim a task you hold",
+			"only the human overseer gives a task's claim to another agent or ends another agent's claim")
+	}
+	if strings.TrimSpace(reason) == "" {
+		return Task{}, "", invalid("give the reason, which the holder receives", "reassigning or unclaiming a task needs a reason")
+	}
+	var out Task
+	var from string
+	err := s.update(ctx, s.grant, func(tx *store.Tx, sc scope, now time.Time) error {
+		out, from = Task{}, ""
+		t, err := s.find(ctx, sc, raw)
+		if err != nil {
+			return err
+		}
+		switch {
+		case t.Status == Closed:
+			return invalid("reopen it first", "task %s (%s) is closed", t.ID, t.Title)
+		case t.Type == Epic && to != "":
+			return invalid("assign its children instead", "%s (%s) is an epic, which its children's work closes", t.ID, t.Title)
+		case to == "" && t.Claim == "":
+			return invalid("it is free already: nothing to unclaim", "task %s (%s) is not claimed", t.ID, t.Title)
+		case to != "" && strings.EqualFold(to, t.Claim):
+			return invalid("choose another agent", "task %s (%s) is claimed by %s already", t.ID, t.Title, t.Claim)
+		}
+		from = t.Claim
+		o, err := s.op(ctx, sc, t.ID, record.TaskUnclaim, now)
+		if to != "" {
+			o, err = s.op(ctx, sc, t.ID, record.TaskClaim, now)
+		}
+		if err != nil {
+			return err
+		}
+		o.Agent, o.Force, o.Reason = to, to != "" && from != "", reason
+		if to == "" {
+			o.Agent = from
+		}
+		out = s.refold(t, o)
+		if from != "" && within != nil {
+			if err := within(tx, t); err != nil {
+				return err
+			}
+		}
+		tx.Put(o)
+		what := fmt.Sprintf("gives %s %s to %s", t.ID, t.Title, to)
+		if to == "" {
+			what = fmt.Sprintf("unclaims %s %s", t.ID, t.Title)
+		}
+		if from != "" {
+			what += " (was " + from + "'s)"
+		}
+		tx.Describe(mailbox.HumanSender, fmt.Sprintf("task: %s %s: %s", mailbox.HumanSender, what, reason))
+		return nil
+	})
+	return out, from, err
 }

@@ -276,7 +276,7 @@ func fixtureViews() map[string]View {
 			Notes:   []string{`ignored "NEAR(": not supported`}},
 		"search-empty": SearchView{Page: noLive, Query: payload, Searched: true},
 		"search-start": SearchView{Page: noLive},
-		"reservations": ReservationsView{Page: page, Reservations: fixtureReservations, Locks: fixtureLocks},
+		"reservations": ReservationsView{Page: page, Reservations: fixtureReservations, Locks: fixtureLocks, Steering: Steering{CSRF: "fixture-token"}},
 		"contacts":     ContactsView{Page: page, Contacts: fixtureContacts},
 		"acks":         AcksView{Page: page, Pending: pending},
 		"compose": ComposeView{Page: noLive, Agents: fixtureAgents, CSRF: "fixture-csrf-token", MaxSubject: 200,

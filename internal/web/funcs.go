@@ -25,6 +25,7 @@ func funcs(md *Markdown) template.FuncMap {
 		"join":          strings.Join,
 		"deref":         deref,
 		"leaseState":    leaseState,
+		"activeLeases":  activeLeases,
 		"lockState":     lockState,
 		"isUnread":      func(m Received) bool { return m.ReadAt.IsZero() },
 		"awaitsAck":     func(m Received) bool { return m.AckRequired && m.AckedAt.IsZero() },

@@ -77,6 +77,11 @@ type TaskView struct {
 	Thread   string
 	Changes  []TaskChange
 	Messages []FullMessage
+	// Agents are those the overseer may give the task to (its form is
+	// shown when Steering.CSRF is set: an open task, not an epic).
+	Agents []string
+	Steering
+	AssignTo string // the agent the form chose, kept when the post failed
 }
 
 // Section implements View.

@@ -330,6 +330,8 @@ type ReservationsView struct {
 	// AsOf is set when the page shows what was held as of an archive
 	// commit (Page.Now is then that commit's time).
 	AsOf string
+	// Steering is the force-release form's (CSRF set: not a past page).
+	Steering
 }
 
 // ContactsView lists a project's contact requests.
