@@ -557,7 +557,7 @@ func (s *Service) AssignTask(ctx context.Context, sc Scope, req AssignTaskReques
 	if to != "" {
 		body := fmt.Sprintf("%s gave you task %s (%s): %s", HumanSender, t.ID, t.Title, reason)
 		if len(t.Paths) > 0 {
-			body += fmt.Sprintf("\n\n`agentmail task claim %s` reserves its paths.", t.ID)
+			body += "\n\nIts paths are not reserved for you yet: claiming the task again reserves them."
 		}
 		if err := tell(to, "Task "+t.Title+" is yours", body); err != nil {
 			return resp, err

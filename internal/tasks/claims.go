@@ -394,7 +394,7 @@ func chain(from, to string, deps func(string) ([]string, error)) ([]string, erro
 // the task as changed and its holder before ("" for none).
 func (s *Service) Assign(ctx context.Context, raw, to, reason string, within Within) (Task, string, error) {
 	if s.agent != "" {
-		return Task{}, "", invalid("ask the overseer (agentmail serve's task page), or unclaim a task you hold",
+		return Task{}, "", invalid("ask the human overseer (the task's page in the web UI), or unclaim a task you hold",
 			"only the human overseer gives a task's claim to another agent or ends another agent's claim")
 	}
 	if strings.TrimSpace(reason) == "" {
