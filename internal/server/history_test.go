@@ -73,6 +73,7 @@ func TestHistory(t *testing.T) {
 
 	page := string(h.do("GET", "/mail/"+h.slug+"/history", nil).body)
 	for _, want := range []string{"control: Human resumes BlueLake", "control: Human pauses BlueLake",
+		"<li>BlueLake paused by Human</li>", "<li>lease on src/api/** released by GreenCastle</li>",
 		`href="/mail/` + h.slug + `/archive/` + top["commit"].(string) + `/projects/` + h.slug + `/agents/BlueLake/control.json"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the history page lacks %s:\n%s", want, page)

@@ -333,13 +333,13 @@ func (s *Server) historyPage(ctx context.Context, p *pageRequest) (web.View, err
 	if err != nil {
 		return nil, err
 	}
-	resp, err := p.svc.History(ctx, p.scope, service.HistoryRequest{From: q.Get("from"), Skip: skip})
+	resp, err := p.svc.History(ctx, p.scope, service.HistoryRequest{From: q.Get("from"), Skip: skip, Explain: true})
 	if err != nil {
 		return nil, err
 	}
 	v := web.HistoryView{Page: p.page, From: resp.From, Skip: skip}
 	for _, c := range resp.Commits {
-		v.Changes = append(v.Changes, web.Change{Commit: c.Commit, Author: c.Author, Time: c.Time.Time, Subject: c.Subject, Files: c.Files})
+		v.Changes = append(v.Changes, web.Change{Commit: c.Commit, Author: c.Author, Time: c.Time.Time, Subject: c.Subject, Files: c.Files, Means: c.Changes})
 	}
 	if resp.More {
 		v.Next = skip + len(resp.Commits)

@@ -174,6 +174,9 @@ type HistoryRequest struct {
 	From  string
 	Skip  int
 	Limit int
+	// Explain reads each commit's changed files as the commit left them
+	// and says what they mean (HistoryCommit.Changes).
+	Explain bool
 }
 
 // HistoryCommit is a commit of a project's archive branch: who made it,
@@ -186,6 +189,10 @@ type HistoryCommit struct {
 	Time    Time     `json:"time"`
 	Subject string   `json:"subject"`
 	Files   []string `json:"files"`
+	// Changes say what the files changed mean, when asked for (Explain):
+	// "message “hi” sent by GreenCastle to BlueLake", "lease on src/**
+	// released by GreenCastle".
+	Changes []string `json:"changes,omitempty"`
 }
 
 // HistoryResponse is a page of a project's history, newest first:
@@ -231,6 +238,9 @@ func (s *Service) History(ctx context.Context, sc Scope, req HistoryRequest) (Hi
 		c := HistoryCommit{Commit: e.Hash, Author: e.Author, Time: Time{e.Time}, Subject: e.Subject, Files: []string{}}
 		for _, f := range e.Files {
 			c.Files = append(c.Files, dir+f)
+		}
+		if req.Explain {
+			c.Changes = meanings(func(p string) ([]byte, error) { return x.st.Archive().ReadFile(e.Hash, strings.TrimPrefix(p, dir)) }, c.Files)
 		}
 		resp.Commits = append(resp.Commits, c)
 	}

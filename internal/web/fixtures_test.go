@@ -249,12 +249,14 @@ func fixtureViews() map[string]View {
 			Posted: &fixtureInbox[0].Message, Form: PostForm{Body: "Deploy frozen until 18:00"}},
 		"history": HistoryView{Page: page, From: "9f1c2e3d4b5a69788796a5b4c3d2e1f0a9b8c7d6", Next: 50, Changes: []Change{
 			{Commit: "9f1c2e3d4b5a69788796a5b4c3d2e1f0a9b8c7d6", Author: "Human", Time: ago(4 * time.Minute), Subject: "control: Human pauses BlueLake",
-				Files: []string{"projects/shop-3fa1c2d9/agents/BlueLake/control.json"}},
+				Files: []string{"projects/shop-3fa1c2d9/agents/BlueLake/control.json"}, Means: []string{"BlueLake paused by Human"}},
 			{Commit: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d", Author: "GreenCastle", Time: ago(30 * time.Minute),
 				Subject: "send: GreenCastle -> BlueLake: Re: Auth API ready for the login form",
 				Files: []string{"projects/shop-3fa1c2d9/messages/2026/11/22/01JD3Y01Q8R7T6Y5U4I3O2P1A-re-auth-api-ready.md",
-					"projects/shop-3fa1c2d9/agents/BlueLake/inbox/2026/11/01JD3Y01Q8R7T6Y5U4I3O2P1A.md"}},
-			{Commit: "2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e", Author: "Evil<script>", Time: ago(2 * time.Hour), Subject: "reserve: " + payload}}},
+					"projects/shop-3fa1c2d9/agents/BlueLake/inbox/2026/11/01JD3Y01Q8R7T6Y5U4I3O2P1A.md"},
+				Means: []string{"message “Re: Auth API ready for the login form” sent by GreenCastle to BlueLake"}},
+			{Commit: "2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e", Author: "Evil<script>", Time: ago(2 * time.Hour), Subject: "reserve: " + payload,
+				Means: []string{"lease on " + payload + " held by Evil<script> (exclusive, until 14:00 UTC)"}}}},
 		"threads": ThreadsView{Page: page, Older: thread[0].ID, Threads: []ThreadSummary{
 			{Thread: thread[0].Thread, Subject: thread[0].Subject, Messages: 3, Participants: []string{"BlueLake", "GreenCastle"},
 				LastID: thread[2].ID, LastFrom: "BlueLake", Last: ago(20 * time.Minute)},

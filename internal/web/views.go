@@ -402,6 +402,9 @@ type Change struct {
 	Time    time.Time
 	Subject string
 	Files   []string
+	// Means says what the changed files mean, one line each: "message
+	// “hi” sent by GreenCastle to BlueLake".
+	Means []string
 }
 
 // HistoryView is a page of a project's history, newest first: the
