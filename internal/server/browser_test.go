@@ -73,7 +73,7 @@ func activeMarkup(dom string) string {
 				case (a.Key == "href" || a.Key == "src" || a.Key == "action") && strings.HasPrefix(v, "javascript:"),
 					a.Key == "src" && strings.Contains(v, "/hit"):
 					return "points " + a.Key + " at " + a.Val
-				case tok.Data == "script" && a.Key == "src" && !strings.HasPrefix(v, "/static/live.js"):
+				case tok.Data == "script" && a.Key == "src" && !strings.HasPrefix(v, "/static/live.js") && !strings.HasPrefix(v, "/static/keys.js"):
 					return "loads the script " + a.Val
 				}
 			}
