@@ -177,14 +177,38 @@ func closeLink(w util.BufWriter, dest []byte, resolve bool) {
 	}
 }
 
-func renderLink(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+func renderLink(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	n := node.(*ast.Link)
+	if isFootnote(n, source) {
+		// "[^1]" with a one-word "[^1]: note" below is a footnote, which
+		// CommonMark reads as a link to the relative address "note":
+		// shown as the note it is, not a broken link.
+		if entering {
+			_, _ = w.WriteString(`<span class="footnote">[`)
+		} else {
+			_, _ = w.WriteString(": ")
+			_, _ = w.Write(util.EscapeHTML(n.Destination))
+			_, _ = w.WriteString("]</span>")
+		}
+		return ast.WalkContinue, nil
+	}
 	if entering {
 		openLink(w, n.Destination, true, "", n.Title)
 	} else {
 		closeLink(w, n.Destination, true)
 	}
 	return ast.WalkContinue, nil
+}
+
+// isFootnote reports whether a link is a footnote's reference: its text
+// starts with ^ and it goes to an address with no scheme and no path (the
+// first word of the footnote).
+func isFootnote(n *ast.Link, source []byte) bool {
+	t, ok := n.FirstChild().(*ast.Text)
+	if !ok || !bytes.HasPrefix(t.Segment.Value(source), []byte("^")) {
+		return false
+	}
+	return !bytes.Contains(n.Destination, []byte(":")) && !bytes.HasPrefix(n.Destination, []byte("/")) && !bytes.HasPrefix(n.Destination, []byte("#"))
 }
 
 // renderImage shows an image as a link to it, labelled with its
