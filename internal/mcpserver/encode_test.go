@@ -96,16 +96,18 @@ func BenchmarkResultEncoding(b *testing.B) {
 	r := &mcp.CallToolResult{StructuredContent: json.RawMessage(doc),
 		Content: []mcp.Content{&mcp.TextContent{Text: string(doc)}, res.Content[1]}}
 	id, _ := jsonrpc.MakeID(float64(7))
-	write := func(b *testing.B, result any) {
+	write := func(b *testing.B, result any) []byte {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(result); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage(bytes.TrimSpace(buf.Bytes()))}); err != nil {
+		msg, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage(bytes.TrimSpace(buf.Bytes()))})
+		if err != nil {
 			b.Fatal(err)
 		}
+		return append(msg, '\n')
 	}
 	b.Logf("document %d bytes", len(doc))
 	b.Run("sdk", func(b *testing.B) {
@@ -119,6 +121,19 @@ func BenchmarkResultEncoding(b *testing.B) {
 		for b.Loop() {
 			res, _ := encodeResults(func(context.Context, string, mcp.Request) (mcp.Result, error) { return r, nil })(context.Background(), "tools/call", nil)
 			write(b, res)
+		}
+	})
+	// Over stdio (ServeStdio): the SDK writes a token, the output the
+	// result for it.
+	b.Run("carried", func(b *testing.B) {
+		c := &carrier{}
+		ctx := context.WithValue(context.Background(), carrierKey{}, c)
+		reportCPU(b)
+		for b.Loop() {
+			res, _ := encodeResults(func(context.Context, string, mcp.Request) (mcp.Result, error) { return r, nil })(ctx, "tools/call", nil)
+			if len(c.expand(write(b, res))) < len(doc) {
+				b.Fatal("the result was not written for its token")
+			}
 		}
 	})
 }
