@@ -151,6 +151,7 @@ func BenchmarkInboxDoc(b *testing.B) {
 			To: []string{"BlueLake"}, Cc: []string{}, Bcc: []string{}, Subject: fmt.Sprintf("mcp bench %d", i),
 			Importance: "normal", Created: created, Path: fmt.Sprintf("messages/2026/11/%d.md", i)}}}
 	}
+	reportCPU(b)
 	for b.Loop() {
 		doc := inboxDoc(r, sc)
 		raw, err := json.Marshal(doc)

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/agentmail/agentmail/internal/service"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -92,16 +96,18 @@ func BenchmarkResultEncoding(b *testing.B) {
 	r := &mcp.CallToolResult{StructuredContent: json.RawMessage(doc),
 		Content: []mcp.Content{&mcp.TextContent{Text: string(doc)}, res.Content[1]}}
 	id, _ := jsonrpc.MakeID(float64(7))
-	write := func(b *testing.B, result any) {
+	write := func(b *testing.B, result any) []byte {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(result); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage(bytes.TrimSpace(buf.Bytes()))}); err != nil {
+		msg, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage(bytes.TrimSpace(buf.Bytes()))})
+		if err != nil {
 			b.Fatal(err)
 		}
+		return append(msg, '\n')
 	}
 	b.Logf("document %d bytes", len(doc))
 	b.Run("sdk", func(b *testing.B) {
@@ -115,6 +121,19 @@ func BenchmarkResultEncoding(b *testing.B) {
 		for b.Loop() {
 			res, _ := encodeResults(func(context.Context, string, mcp.Request) (mcp.Result, error) { return r, nil })(context.Background(), "tools/call", nil)
 			write(b, res)
+		}
+	})
+	// Over stdio (ServeStdio): the SDK writes a token, the output the
+	// result for it.
+	b.Run("carried", func(b *testing.B) {
+		c := &carrier{}
+		ctx := context.WithValue(context.Background(), carrierKey{}, c)
+		reportCPU(b)
+		for b.Loop() {
+			res, _ := encodeResults(func(context.Context, string, mcp.Request) (mcp.Result, error) { return r, nil })(ctx, "tools/call", nil)
+			if len(c.expand(write(b, res))) < len(doc) {
+				b.Fatal("the result was not written for its token")
+			}
 		}
 	})
 }
@@ -136,4 +155,77 @@ func cpuNow() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// Over standard input and output, a tool's result carried past the SDK
+// (carrier) is sent byte for byte as the SDK sends it: the same session,
+// answered with the results carried and by the SDK alone, writes the
+// same lines, for texts of quotes, backslashes, control characters,
+// markup, line separators and non-ASCII, a tool error and the calls that
+// are not tools.
+func TestStdioCarriedResults(t *testing.T) {
+	h := newHarness(t)
+	body := "a \"quoted\" \\ path\n\ttab \x01\x1f <b>&amp;</b> é 日本 \u2028 \u2029 end"
+	var script strings.Builder
+	line := func(id int, tool string, a args) {
+		b, err := json.Marshal(args{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": args{"name": tool, "arguments": a}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		script.Write(append(b, '\n'))
+	}
+	script.WriteString(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"carried","version":"0"}}}` + "\n")
+	script.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	seed := script.String()
+	serve := func(input string, carry *carrier) []string {
+		srv := New(Config{Store: service.Config{Dir: h.store}, Project: service.ProjectRef{Dir: h.repo}, Overseer: true})
+		defer srv.Close()
+		var out bytes.Buffer
+		if err := srv.serveStdio(context.Background(), strings.NewReader(input), &out, carry); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		slices.Sort(lines) // answered in any order
+		return lines
+	}
+	// The calls of a session run at once: the agents are registered first.
+	for step := range 2 {
+		script.Reset()
+		script.WriteString(seed)
+		if step == 0 {
+			line(1, "register_agent", args{"name": "GreenCastle"})
+			line(2, "register_agent", args{"name": "BlueLake"})
+		}
+		for i := range 3 * step {
+			line(3+i, "send_message", args{"sender_name": "GreenCastle", "to": []string{"BlueLake"}, "subject": fmt.Sprintf("<%d> & \"s\"", i), "body_md": body})
+		}
+		for _, l := range serve(script.String(), nil) {
+			if strings.Contains(l, `"isError":true`) {
+				t.Fatalf("seeding: %.300s", l)
+			}
+		}
+	}
+	script.Reset()
+	script.WriteString(seed)
+	line(1, "fetch_inbox", args{"agent_name": "BlueLake", "include_bodies": true})
+	line(2, "fetch_inbox", args{"agent_name": "BlueLake"})
+	line(3, "whois", args{"agent_name": "GreenCastle"})
+	line(4, "fetch_inbox", args{"agent_name": "Nobody"})
+	script.WriteString(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}` + "\n")
+	carry := &carrier{}
+	got, want := serve(script.String(), carry), serve(script.String(), nil)
+	if carry.next < 3 || len(carry.results) != 0 {
+		t.Errorf("%d results carried, %d left unwritten; want 3 or more, none left", carry.next, len(carry.results))
+	}
+	if len(got) != len(want) || len(got) != 6 {
+		t.Fatalf("%d lines carried, %d by the SDK, want 6", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("carried:\n%s\nby the SDK:\n%s", got[i], want[i])
+		}
+	}
+	if !strings.Contains(strings.Join(got, ""), `\u003cb\u003e\u0026amp;\u003c/b\u003e`) {
+		t.Errorf("no body with markup in the answers:\n%s", strings.Join(got, "\n"))
+	}
 }

@@ -35,7 +35,16 @@ const (
 // already received are answered before the server stops: calls that block
 // (wait_for_mail, a lock's wait) end at once, answered with an error.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &stdioWriter{out: out, pending: map[string]int{}, drained: make(chan struct{})}
+	return s.serveStdio(ctx, in, out, &carrier{})
+}
+
+// serveStdio is ServeStdio, with the tool results carried past the SDK by
+// carry (nil: left to the SDK).
+func (s *Server) serveStdio(ctx context.Context, in io.Reader, out io.Writer, carry *carrier) error {
+	w := &stdioWriter{out: out, pending: map[string]int{}, drained: make(chan struct{}), carrier: carry}
+	if carry != nil {
+		ctx = context.WithValue(ctx, carrierKey{}, carry)
+	}
 	var maxBody int
 	s.gate.Do(func(svc *service.Service) error { maxBody = svc.MaxBody(); return nil })
 	limit := int(service.RequestLimit(maxBody))
@@ -234,6 +243,7 @@ type stdioWriter struct {
 	n       int            // the sum of pending
 	ended   bool           // the input ended: close drained at n == 0
 	drained chan struct{}
+	carrier *carrier // the tool results the SDK writes as tokens (encode.go)
 }
 
 // expect counts a call forwarded to the SDK under key ("" for no call).
@@ -300,6 +310,10 @@ var zeroCode = []byte(`"error":{"code":0,`)
 
 // Write writes one message, whole, and counts off the call it answers.
 func (w *stdioWriter) Write(p []byte) (int, error) {
+	written := len(p)
+	if w.carrier != nil {
+		p = w.carrier.expand(p)
+	}
 	key, rest := responseKey(p)
 	if key != "" && bytes.HasPrefix(rest, []byte(`,`)) && bytes.HasPrefix(rest[1:], zeroCode) {
 		fixed := make([]byte, 0, len(p)+6)
@@ -318,7 +332,10 @@ func (w *stdioWriter) Write(p []byte) (int, error) {
 		w.n--
 		w.check()
 	}
-	return n, err
+	if err == nil {
+		n = written // the message the SDK wrote, whatever was written for it
+	}
+	return min(n, written), err
 }
 
 // responseKey returns the id key of a message the SDK writes, as

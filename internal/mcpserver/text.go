@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ func count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return strconv.Itoa(n) + " " + many
 }
 
 // names writes a list of names, or "nobody".
@@ -42,20 +43,31 @@ func names(list []string) string {
 // either id joins it): most messages start their thread, and every byte of
 // a listing is paid for on both sides of the connection.
 func header(m service.Message) string {
-	var b strings.Builder
+	return string(appendHeader(make([]byte, 0, 160), m))
+}
+
+// appendHeader appends header(m) to b: a listing of messages is written
+// in one buffer, without fmt.
+func appendHeader(b []byte, m service.Message) []byte {
 	post := m.Topic != "" && len(m.To)+len(m.Cc)+len(m.Bcc) == 0
-	to := names(m.To)
+	b = append(b, m.ID...)
+	b = append(b, ' ')
+	b = appendStamp(b, m.Created)
+	b = append(b, " from "...)
+	b = append(b, m.From...)
+	b = append(b, " to "...)
 	if post {
-		to = "#" + m.Topic + " (a post)"
+		b = append(b, "#"+m.Topic+" (a post)"...)
+	} else {
+		b = appendNames(b, m.To)
 	}
-	fmt.Fprintf(&b, "%s %s from %s to %s", m.ID, stamp(m.Created), m.From, to)
 	if len(m.Cc) > 0 {
-		fmt.Fprintf(&b, " cc %s", names(m.Cc))
+		b = appendNames(append(b, " cc "...), m.Cc)
 	}
 	if len(m.Bcc) > 0 {
-		fmt.Fprintf(&b, " bcc %s", names(m.Bcc))
+		b = appendNames(append(b, " bcc "...), m.Bcc)
 	}
-	fmt.Fprintf(&b, ": %q", m.Subject)
+	b = strconv.AppendQuote(append(b, ": "...), m.Subject)
 	var about []string
 	if m.Thread != m.ID {
 		about = append(about, "thread "+m.Thread)
@@ -76,13 +88,47 @@ func header(m service.Message) string {
 		about = append(about, fmt.Sprintf("attached %s (%s, %d bytes)", a.Name, a.MediaType, a.Size))
 	}
 	if len(about) > 0 {
-		b.WriteString(" (" + strings.Join(about, ", ") + ")")
+		b = append(b, " ("...)
+		for i, a := range about {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, a...)
+		}
+		b = append(b, ')')
 	}
-	return b.String()
+	return b
+}
+
+// appendStamp appends stamp(t) to b.
+func appendStamp(b []byte, t service.Time) []byte {
+	if t.IsZero() {
+		return append(b, "never"...)
+	}
+	return t.UTC().AppendFormat(b, time.RFC3339)
+}
+
+// appendNames appends names(list) to b.
+func appendNames(b []byte, list []string) []byte {
+	if len(list) == 0 {
+		return append(b, "nobody"...)
+	}
+	for i, n := range list {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, n...)
+	}
+	return b
 }
 
 // receivedHeader adds the receipt to a message's summary.
 func receivedHeader(m service.Received) string {
+	return string(appendReceivedHeader(make([]byte, 0, 176), m))
+}
+
+// appendReceivedHeader appends receivedHeader(m) to b.
+func appendReceivedHeader(b []byte, m service.Received) []byte {
 	state := "unread"
 	switch {
 	case !m.AckedAt.IsZero():
@@ -90,7 +136,10 @@ func receivedHeader(m service.Received) string {
 	case !m.ReadAt.IsZero():
 		state = "read"
 	}
-	return header(m.Message) + " [" + state + "]"
+	b = appendHeader(b, m.Message)
+	b = append(b, " ["...)
+	b = append(b, state...)
+	return append(b, ']')
 }
 
 // withBody adds a body, indented under its header.
@@ -98,7 +147,25 @@ func withBody(head, body string) string {
 	if body == "" {
 		return head
 	}
-	return head + "\n    " + strings.ReplaceAll(strings.TrimRight(body, "\n"), "\n", "\n    ")
+	return string(appendBody([]byte(head), body))
+}
+
+// appendBody appends a body to b as withBody adds it to a header.
+func appendBody(b []byte, body string) []byte {
+	if body == "" {
+		return b
+	}
+	body = strings.TrimRight(body, "\n")
+	b = append(b, "\n    "...)
+	for {
+		i := strings.IndexByte(body, '\n')
+		if i < 0 {
+			return append(b, body...)
+		}
+		b = append(b, body[:i]...)
+		b = append(b, "\n    "...)
+		body = body[i+1:]
+	}
 }
 
 // listing writes a title line, then one entry per line, or the title and

@@ -260,13 +260,28 @@ func (s *Server) fetchInbox(ctx context.Context, c *call, in inboxArgs) (Inbox, 
 
 func textFetched(r Inbox) string { return textInbox(r.InboxResponse) }
 
+// textInbox writes listing's text of an inbox, in one buffer.
 func textInbox(r service.InboxResponse) string {
-	return listing(count(len(r.Messages), "message", "messages")+", newest first", lines(r.Messages, func(m service.InboxMessage) string {
-		if m.Body == nil {
-			return receivedHeader(m.Received)
+	title := count(len(r.Messages), "message", "messages") + ", newest first"
+	if len(r.Messages) == 0 {
+		return listing(title, nil)
+	}
+	size := len(title) + 1
+	for _, m := range r.Messages {
+		size += 192
+		if m.Body != nil {
+			size += len(*m.Body) + len(*m.Body)/8
 		}
-		return withBody(receivedHeader(m.Received), *m.Body)
-	}))
+	}
+	b := append(make([]byte, 0, size), title...)
+	b = append(b, ':')
+	for _, m := range r.Messages {
+		b = appendReceivedHeader(append(b, '\n'), m.Received)
+		if m.Body != nil {
+			b = appendBody(b, *m.Body)
+		}
+	}
+	return string(b)
 }
 
 type topicArgs struct {
