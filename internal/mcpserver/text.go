@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ func count(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return strconv.Itoa(n) + " " + many
 }
 
 // names writes a list of names, or "nobody".
@@ -48,14 +49,25 @@ func header(m service.Message) string {
 	if post {
 		to = "#" + m.Topic + " (a post)"
 	}
-	fmt.Fprintf(&b, "%s %s from %s to %s", m.ID, stamp(m.Created), m.From, to)
+	// Written without fmt: a listing writes one a message.
+	b.Grow(len(m.ID) + len(m.From) + len(to) + len(m.Subject) + 64)
+	b.WriteString(m.ID)
+	b.WriteByte(' ')
+	b.WriteString(stamp(m.Created))
+	b.WriteString(" from ")
+	b.WriteString(m.From)
+	b.WriteString(" to ")
+	b.WriteString(to)
 	if len(m.Cc) > 0 {
-		fmt.Fprintf(&b, " cc %s", names(m.Cc))
+		b.WriteString(" cc ")
+		b.WriteString(names(m.Cc))
 	}
 	if len(m.Bcc) > 0 {
-		fmt.Fprintf(&b, " bcc %s", names(m.Bcc))
+		b.WriteString(" bcc ")
+		b.WriteString(names(m.Bcc))
 	}
-	fmt.Fprintf(&b, ": %q", m.Subject)
+	b.WriteString(": ")
+	b.WriteString(strconv.Quote(m.Subject))
 	var about []string
 	if m.Thread != m.ID {
 		about = append(about, "thread "+m.Thread)
