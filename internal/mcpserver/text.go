@@ -44,13 +44,20 @@ func names(list []string) string {
 // a listing is paid for on both sides of the connection.
 func header(m service.Message) string {
 	var b strings.Builder
+	writeHeader(&b, m, 0)
+	return b.String()
+}
+
+// writeHeader writes header's line to b, growing b by more bytes for
+// what follows it.
+func writeHeader(b *strings.Builder, m service.Message, more int) {
 	post := m.Topic != "" && len(m.To)+len(m.Cc)+len(m.Bcc) == 0
 	to := names(m.To)
 	if post {
 		to = "#" + m.Topic + " (a post)"
 	}
 	// Written without fmt: a listing writes one a message.
-	b.Grow(len(m.ID) + len(m.From) + len(to) + len(m.Subject) + 64)
+	b.Grow(len(m.ID) + len(m.From) + len(to) + len(m.Subject) + 64 + more)
 	b.WriteString(m.ID)
 	b.WriteByte(' ')
 	b.WriteString(stamp(m.Created))
@@ -90,11 +97,16 @@ func header(m service.Message) string {
 	if len(about) > 0 {
 		b.WriteString(" (" + strings.Join(about, ", ") + ")")
 	}
-	return b.String()
 }
 
 // receivedHeader adds the receipt to a message's summary.
 func receivedHeader(m service.Received) string {
+	return receivedEntry(m, "")
+}
+
+// receivedEntry is withBody(receivedHeader(m), body), written in one
+// buffer: a listing writes one a message.
+func receivedEntry(m service.Received, body string) string {
 	state := "unread"
 	switch {
 	case !m.AckedAt.IsZero():
@@ -102,7 +114,27 @@ func receivedHeader(m service.Received) string {
 	case !m.ReadAt.IsZero():
 		state = "read"
 	}
-	return header(m.Message) + " [" + state + "]"
+	hasBody := body != ""
+	body = strings.TrimRight(body, "\n")
+	var b strings.Builder
+	writeHeader(&b, m.Message, len(state)+3+len(body)+len(body)/16+5)
+	b.WriteString(" [")
+	b.WriteString(state)
+	b.WriteByte(']')
+	if hasBody {
+		b.WriteString("\n    ")
+		for {
+			i := strings.IndexByte(body, '\n')
+			if i < 0 {
+				break
+			}
+			b.WriteString(body[:i])
+			b.WriteString("\n    ")
+			body = body[i+1:]
+		}
+		b.WriteString(body)
+	}
+	return b.String()
 }
 
 // withBody adds a body, indented under its header.
@@ -132,7 +164,7 @@ func lines[T any](list []T, line func(T) string) []string {
 }
 
 func fullMessages(list []service.FullMessage) []string {
-	return lines(list, func(m service.FullMessage) string { return withBody(receivedHeader(m.Received), m.Body) })
+	return lines(list, func(m service.FullMessage) string { return receivedEntry(m.Received, m.Body) })
 }
 
 func reservationLine(r service.Reservation) string {

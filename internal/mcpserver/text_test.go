@@ -43,3 +43,17 @@ func TestHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestReceivedEntry holds the one-buffer entry of a listing equal to its
+// header and its indented body written apart.
+func TestReceivedEntry(t *testing.T) {
+	created := service.Time{Time: time.Date(2026, 11, 25, 5, 48, 38, 0, time.UTC)}
+	m := service.Received{Message: service.Message{ID: "01M88KZEECNVW6QVZ95GVQC240", Thread: "01M88KZEECNVW6QVZ95GVQC240", From: "AmberFox",
+		To: []string{"BlueLake"}, Cc: []string{"RedFox"}, Subject: "é \"x\"\n", Importance: "high", Created: created}, ReadAt: created}
+	for _, body := range []string{"", "\n", "one line", "a\nb\n\n", "a\r\nb", "\n\nlead", "x\n    y"} {
+		want := withBody(header(m.Message)+" [read]", body)
+		if got := receivedEntry(m, body); got != want {
+			t.Errorf("body %q:\n got %q\nwant %q", body, got, want)
+		}
+	}
+}

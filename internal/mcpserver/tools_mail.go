@@ -243,7 +243,7 @@ func textInbox(r service.InboxResponse) string {
 		if m.Body == nil {
 			return receivedHeader(m.Received)
 		}
-		return withBody(receivedHeader(m.Received), *m.Body)
+		return receivedEntry(m.Received, *m.Body)
 	}))
 }
 
@@ -313,7 +313,7 @@ func textTopic(r topicResult) string {
 		if m.Body == nil {
 			return receivedHeader(m.Received)
 		}
-		return withBody(receivedHeader(m.Received), *m.Body)
+		return receivedEntry(m.Received, *m.Body)
 	}))
 }
 
