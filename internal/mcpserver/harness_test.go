@@ -196,21 +196,40 @@ func (h *harness) ok(name string, a args) doc {
 	if err := outputSchema(name).Validate(m); err != nil {
 		h.t.Errorf("%s: the document does not fit the tool's output schema: %v\n%v", name, err, m)
 	}
+	if err := documentSchema(name).Validate(m); err != nil {
+		h.t.Errorf("%s: the document does not fit its whole schema: %v\n%v", name, err, m)
+	}
 	return doc(m)
 }
 
 var (
 	schemasOnce sync.Once
 	schemas     map[string]*jsonschema.Resolved
+	documents   map[string]*jsonschema.Resolved
 )
+
+// documentSchema is the whole schema of a tool's document, of which the
+// listed output schema is the outline.
+func documentSchema(tool string) *jsonschema.Resolved {
+	outputSchema(tool)
+	return documents[tool]
+}
 
 // outputSchema is the output schema a tool is listed with: the server does
 // not check its documents against it (the schema is inferred from their
 // type), so the tests check every one they see.
 func outputSchema(tool string) *jsonschema.Resolved {
 	schemasOnce.Do(func() {
-		schemas = map[string]*jsonschema.Resolved{}
-		for _, tl := range listTools(context.Background(), New(Config{Store: service.Config{Dir: os.TempDir()}})) {
+		schemas, documents = map[string]*jsonschema.Resolved{}, map[string]*jsonschema.Resolved{}
+		srv := New(Config{Store: service.Config{Dir: os.TempDir()}})
+		for _, lt := range srv.tools {
+			r, err := lt.document().Resolve(nil)
+			if err != nil {
+				panic(fmt.Sprintf("%s: %v", lt.tool.Name, err))
+			}
+			documents[lt.tool.Name] = r
+		}
+		for _, tl := range listTools(context.Background(), srv) {
 			b, _ := json.Marshal(tl.OutputSchema)
 			var s jsonschema.Schema
 			if err := json.Unmarshal(b, &s); err != nil {

@@ -18,6 +18,10 @@ type listedTool struct {
 	tool     *mcp.Tool
 	cluster  string
 	readOnly bool
+	// document is the whole schema of the tool's document, of which the
+	// listed output schema is the outline (outline): the tests check
+	// every document they see against it.
+	document func() *jsonschema.Schema
 }
 
 // moreResources are the rest of mcp_agent_mail's resources, under its

@@ -97,6 +97,42 @@ func portable(s *jsonschema.Schema, input bool) {
 	portable(s.AdditionalProperties, input)
 }
 
+// outline cuts a document's schema to its outline, the output schema a
+// tool is listed with: every field of the document with its type and
+// whether it is required, and of a field that is an object, or a list of
+// objects, only that (its own fields are left open). The whole schemas
+// repeated every document a tool's document holds (a macro's holds those
+// of four tools, fetch_inbox's its messages three times in two shapes):
+// they were two thirds of tools/list, 178 of 286 KB, for what a client
+// checks a result by and a model never reads. A looser schema still
+// validates every result; docs/mcp-tools.md describes the documents, and
+// the tests check every document they see against the whole schema
+// (listedTool.document).
+func outline(s *jsonschema.Schema) *jsonschema.Schema {
+	for _, p := range s.Properties {
+		open(p)
+	}
+	return s
+}
+
+// open leaves the fields of the object that s describes (or of the
+// objects of a list, or of one branch of an anyOf) unspecified.
+func open(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Properties != nil {
+		s.Properties, s.Required, s.AdditionalProperties = nil, nil, nil
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Properties != nil {
+		s.AdditionalProperties = nil
+	}
+	open(s.Items)
+	for _, b := range s.AnyOf {
+		open(b)
+	}
+}
+
 // tool describes a tool: its name and what it does, for the model.
 type tool struct {
 	name, desc string
@@ -181,10 +217,10 @@ func register[In, Out any](s *Server, t tool, text func(Out) string, h func(ctx 
 		Name:         t.name,
 		Description:  t.desc,
 		InputSchema:  in,
-		OutputSchema: schemaFor[Out](false),
+		OutputSchema: outline(schemaFor[Out](false)),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: new(bool)},
 	}
-	s.tools = append(s.tools, listedTool{mt, s.cluster, t.readOnly})
+	s.tools = append(s.tools, listedTool{mt, s.cluster, t.readOnly, func() *jsonschema.Schema { return schemaFor[Out](false) }})
 	s.mcp.AddTool(mt, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if beforeCall != nil {
 			beforeCall(t.name)
