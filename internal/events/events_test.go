@@ -360,12 +360,15 @@ func TestUnreadableBranchNotedOnce(t *testing.T) {
 	}
 	// Replaced whole, as git replaces a ref: a poll must not see the
 	// file half written (empty), which is another note.
+	// The new value is written outside refs/heads/projects, where a file
+	// being written would be read as another project's branch.
+	tmp := filepath.Join(f.dir, "ref.tmp")
 	replace := func(data []byte) {
 		t.Helper()
-		if err := os.WriteFile(ref+".tmp", data, 0o644); err != nil {
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(ref+".tmp", ref); err != nil {
+		if err := os.Rename(tmp, ref); err != nil {
 			t.Fatal(err)
 		}
 	}

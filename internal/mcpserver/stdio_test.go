@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"testing"
@@ -80,10 +82,21 @@ func TestStdioServerStopsOnSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Signal once the server answers (its handler is set by then: a
+	// signal before it would end any process, however loaded the machine).
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("no answer to a ping: %v", err)
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
