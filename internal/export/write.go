@@ -280,18 +280,7 @@ func Write(dir string, s *Site, opts Options) (Result, error) {
 	}
 	slices.SortStableFunc(cols[3].Tasks, func(a, b Task) int { return b.Closed.Compare(a.Closed) })
 	slices.Sort(sorted)
-	short := ids.Short{}
-	for i, id := range sorted {
-		var prev, next string
-		if i > 0 {
-			prev = sorted[i-1]
-		}
-		if i+1 < len(sorted) {
-			next = sorted[i+1]
-		}
-		short[id] = ids.Abbrev(id, prev, next)
-	}
-	if err := render("tasks.html", "tasks", tasksData{base("Tasks", "tasks", ""), cols, len(s.Tasks), titles, short}); err != nil {
+	if err := render("tasks.html", "tasks", tasksData{base("Tasks", "tasks", ""), cols, len(s.Tasks), titles, ids.ShortenSorted(sorted)}); err != nil {
 		return Result{}, err
 	}
 

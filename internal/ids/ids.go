@@ -141,16 +141,10 @@ func (k Kind) in() string {
 // matches, each by the prefix that tells it from its neighbours.
 func (k Kind) ambiguous(raw string, matches []Match, total int) error {
 	shown := matches[:min(len(matches), ShowMatches)]
+	short := ShortenSorted(mapIDs(matches))
 	parts := make([]string, len(shown))
 	for i, m := range shown {
-		var prev, next string
-		if i > 0 {
-			prev = matches[i-1].ID
-		}
-		if i+1 < len(matches) {
-			next = matches[i+1].ID
-		}
-		parts[i] = Abbrev(m.ID, prev, next)
+		parts[i] = short[m.ID]
 		if m.What != "" {
 			parts[i] += " (" + m.What + ")"
 		}
@@ -254,6 +248,31 @@ func InProject(ctx context.Context, q interface {
 			return n, err
 		},
 	}
+}
+
+// ShortenSorted abbreviates each of sorted, a whole list of ids in order,
+// to the prefix that tells it from its neighbours in the list (Abbrev).
+func ShortenSorted(sorted []string) Short {
+	out := make(Short, len(sorted))
+	for i, id := range sorted {
+		var prev, next string
+		if i > 0 {
+			prev = sorted[i-1]
+		}
+		if i+1 < len(sorted) {
+			next = sorted[i+1]
+		}
+		out[id] = Abbrev(id, prev, next)
+	}
+	return out
+}
+
+func mapIDs(matches []Match) []string {
+	out := make([]string, len(matches))
+	for i, m := range matches {
+		out[i] = m.ID
+	}
+	return out
 }
 
 // Short maps ids to their abbreviations.

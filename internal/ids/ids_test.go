@@ -193,3 +193,16 @@ func TestShortenPastesBack(t *testing.T) {
 		t.Fatal("the test's ids are not sorted")
 	}
 }
+
+func TestShortenSorted(t *testing.T) {
+	got := ShortenSorted([]string{"01AAAAAAAAAA", "01AAAAAAAAAB", "01BBBBBBBBBB"})
+	want := Short{"01AAAAAAAAAA": "01AAAAAAAAAA", "01AAAAAAAAAB": "01AAAAAAAAAB", "01BBBBBBBBBB": Abbrev("01BBBBBBBBBB", "01AAAAAAAAAB", "")}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("ShortenSorted: %s -> %q, want %q", id, got[id], w)
+		}
+	}
+	if len(ShortenSorted(nil)) != 0 {
+		t.Error("ShortenSorted(nil) is not empty")
+	}
+}
