@@ -54,9 +54,12 @@ bench: build
 # guard check, guard edit, send) in turns with a cgo program that does nothing, the
 # floor, and with BENCH_BASE when set (another agentmail binary, e.g. the
 # one before a change): medians, over the floor and against the base.
+# BENCH_PEER, an amail binary (github.com/thirteen37/amail, built from its
+# repository), adds its version, check, inbox and send to the same turns.
 BENCH_BASE ?=
+BENCH_PEER ?=
 bench-cli: build
-	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only cli-turns $(if $(BENCH_BASE),-base $(BENCH_BASE))
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only cli-turns $(if $(BENCH_BASE),-base $(BENCH_BASE)) $(if $(BENCH_PEER),-peer $(BENCH_PEER))
 
 # import agent-mail of a 100,000-message archive in mcp_agent_mail's layout
 # (written deterministically into BENCH_DIR, or a temporary directory, and

@@ -24,6 +24,43 @@ type cliOp struct {
 	over string
 	// added: the base binary has no such command, and is not asked.
 	added bool
+	// peer, when set, is the same operation asked of another mail program
+	// for agents (-peer): as which identity, with which arguments.
+	peer func(i int) (identity string, args []string)
+}
+
+// peerProgram is amail (github.com/thirteen37/amail), a mail command line
+// for agents, measured alongside agentmail in the same turns: its project
+// directory, seeded with its own command line, holds 20 messages waiting
+// for dev (its inbox has no limit; agentmail's is asked for 20).
+type peerProgram struct {
+	bin, dir string
+}
+
+// newPeer makes a project for the amail at bin in a new directory under
+// dir: roles pm, dev and qa, and 20 messages from pm to dev.
+func newPeer(bin, dir string) (*peerProgram, error) {
+	p := &peerProgram{bin: bin, dir: filepath.Join(dir, "amail-project")}
+	if err := os.RemoveAll(p.dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if _, _, err := timeProcess(p.bin, []string{"init", "--agents", "pm,dev,qa"}, p.dir, p.env("pm"), ""); err != nil {
+		return nil, err
+	}
+	for i := range 20 {
+		if _, _, err := timeProcess(p.bin, []string{"send", "dev", fmt.Sprintf("waiting %d", i), "A message waiting to be read."}, p.dir, p.env("pm"), ""); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// env is the environment amail runs in as identity.
+func (p *peerProgram) env(identity string) []string {
+	return append(os.Environ(), "AMAIL_IDENTITY="+identity)
 }
 
 // measureCLI times whole agentmail processes, as agents and hooks run them,
@@ -35,7 +72,7 @@ type cliOp struct {
 // within each turn) against the goal, and the median of bin/base
 // within each turn; and the median cpu time (user and system) of bin and
 // base, which the machine's load sways less than the wall-clock time.
-func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error {
+func measureCLI(b *bench, base string, peer *peerProgram, seed seeded, dir string, runs int) error {
 	floorBin, err := buildProgram("package main\n\n// #include <stdlib.h>\nimport \"C\"\n\nvar _ = C.free\n\nfunc main() {}\n", "1")
 	if err != nil {
 		return err
@@ -47,11 +84,13 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 	}
 	runID := time.Now().UnixNano() // new files for this run's leases taken on edit
 	ops := []cliOp{
-		{name: "--version", target: 1500 * time.Microsecond, args: func(int) []string { return []string{"--version"} }},
-		{name: "check", target: 2500 * time.Microsecond, args: func(int) []string { return []string{"check", "--agent", agentName(1)} }},
+		{name: "--version", target: 1500 * time.Microsecond, args: func(int) []string { return []string{"--version"} },
+			peer: func(int) (string, []string) { return "dev", []string{"version"} }},
+		{name: "check", target: 2500 * time.Microsecond, args: func(int) []string { return []string{"check", "--agent", agentName(1)} },
+			peer: func(int) (string, []string) { return "dev", []string{"check"} }},
 		{name: "inbox --limit 20", target: 2500 * time.Microsecond, args: func(int) []string {
 			return []string{"inbox", "--agent", agentName(1), "--limit", "20"}
-		}},
+		}, peer: func(int) (string, []string) { return "dev", []string{"inbox"} }},
 		{name: "show", target: 2500 * time.Microsecond, args: func(i int) []string {
 			return []string{"show", "--agent", "", seed.IDs[(i*7919)%len(seed.IDs)]}
 		}},
@@ -82,13 +121,12 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		}, added: true},
 		{name: "send", target: 6 * time.Millisecond, args: func(i int) []string {
 			return []string{"send", "--agent", agentName(0), "--to", agentName(1), "--subject", fmt.Sprintf("bench cli %d", i), "--body", "Benchmark body with a little **markdown**."}
+		}, peer: func(i int) (string, []string) {
+			return "pm", []string{"send", "qa", fmt.Sprintf("bench cli %d", i), "Benchmark body with a little **markdown**."}
 		}},
 	}
 	bins, envs := []string{b.bin}, [][]string{b.env}
 	if base != "" {
-		if base, err = filepath.Abs(base); err != nil {
-			return err
-		}
 		// The base runs on a copy of the store: two versions whose index
 		// differs would each rebuild it for the other on every run.
 		baseEnv, cleanup, err := storeCopy(b.env, dir)
@@ -97,6 +135,19 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 		}
 		defer cleanup()
 		bins, envs = append(bins, base), append(envs, baseEnv)
+	}
+	programs := append([]string{floorBin}, bins...)
+	if peer != nil {
+		programs = append(programs, peer.bin)
+	}
+	staged, err := stageBinaries(programs)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(filepath.Dir(staged[0]))
+	floorBin, bins = staged[0], staged[1:1+len(bins)]
+	if peer != nil {
+		peer = &peerProgram{bin: staged[len(staged)-1], dir: peer.dir}
 	}
 	// A first run of each brings its index up to date, untimed; and one
 	// of each operation with a fixed input (the held file's lease).
@@ -119,21 +170,36 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 	if base != "" {
 		fmt.Printf(", base %s", base)
 	}
+	if peer != nil {
+		fmt.Printf(", amail")
+	}
 	fmt.Printf(", a cgo program doing nothing (the floor); medians\n")
-	fmt.Printf("%-20s %9s %9s %9s %9s %9s %9s %9s\n", "operation", "floor", "agentmail", "−floor", "base", "÷base", "cpu", "base cpu")
+	header := fmt.Sprintf("%-20s %9s %9s %9s %9s %9s %9s %9s", "operation", "floor", "agentmail", "−floor", "base", "÷base", "cpu", "base cpu")
+	if peer != nil {
+		header += fmt.Sprintf(" %9s %9s", "amail", "÷amail")
+	}
+	fmt.Println(header)
 	medians := map[string]time.Duration{}
-	var after []string // the lines comparing one operation with another
+	var after []string                        // the lines comparing one operation with another
+	floorAt, peerAt := len(bins), len(bins)+1 // their places in a turn
 	for _, op := range ops {
-		times := make([][]time.Duration, len(bins)+1) // bins..., floor
+		turn := len(bins) + 1 // bins..., floor[, peer]
+		if peer != nil && op.peer != nil {
+			turn++
+		}
+		times := make([][]time.Duration, turn)
 		cpus := make([][]time.Duration, len(bins))
 		for i := 0; i < runs; i++ {
-			// Each turn runs the binaries in another order.
-			for k := range len(bins) + 1 {
-				j := (i + k) % (len(bins) + 1)
+			// Each turn runs the programs in another order.
+			for k := range turn {
+				j := (i + k) % turn
 				var d, cpu time.Duration
 				switch {
-				case j == len(bins):
+				case j == floorAt:
 					d, _, err = timeProcess(floorBin, nil, "", nil, "")
+				case j == peerAt:
+					identity, args := op.peer(i)
+					d, _, err = timeProcess(peer.bin, args, peer.dir, peer.env(identity), "")
 				case j > 0 && op.added:
 					continue
 				default:
@@ -150,21 +216,21 @@ func measureCLI(b *bench, base string, seed seeded, dir string, runs int) error 
 				times[j] = append(times[j], d)
 			}
 		}
-		floor := times[len(bins)]
+		floor := times[floorAt]
 		over := make([]time.Duration, runs)
 		for i := range over {
 			over[i] = times[0][i] - floor[i]
 		}
 		line := fmt.Sprintf("%-20s %9s %9s %9s", op.name, ms(median(floor)), ms(median(times[0])), ms(median(over)))
 		if base != "" && !op.added {
-			ratios := make([]float64, runs)
-			for i := range ratios {
-				ratios[i] = float64(times[0][i]) / float64(times[1][i])
-			}
-			slices.Sort(ratios)
-			line += fmt.Sprintf(" %9s %9.2f %9s %9s", ms(median(times[1])), ratios[runs/2], ms(median(cpus[0])), ms(median(cpus[1])))
+			line += fmt.Sprintf(" %9s %9.2f %9s %9s", ms(median(times[1])), medianRatio(times[0], times[1]), ms(median(cpus[0])), ms(median(cpus[1])))
 		} else {
 			line += fmt.Sprintf(" %9s %9s %9s %9s", "-", "-", ms(median(cpus[0])), "-")
+		}
+		if turn > peerAt {
+			line += fmt.Sprintf(" %9s %9.2f", ms(median(times[peerAt])), medianRatio(times[0], times[peerAt]))
+		} else if peer != nil {
+			line += fmt.Sprintf(" %9s %9s", "-", "-")
 		}
 		medians[op.name] = median(times[0])
 		switch {
@@ -203,6 +269,34 @@ func subscribeChannels(bin string, env []string, agent, poster string, n int) er
 		}
 	}
 	return nil
+}
+
+// stageBinaries copies each of the programs at paths into one new
+// temporary directory, each in a single write, and returns the copies'
+// paths. How a program's file came to be in the page cache sways its
+// start-up by half a millisecond (the linker's output and a cp of it:
+// 657 and 865 page faults, 4.6 and 5.0 ms for --version), which told a
+// base copied with cp from the binary measured though they were the same
+// (÷base 0.89-0.98); copied alike, the programs compare as programs.
+func stageBinaries(paths []string) ([]string, error) {
+	dir, err := os.MkdirTemp("", "agentmail-bench-bin-")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		out[i] = filepath.Join(dir, fmt.Sprintf("%d-%s", i, filepath.Base(p)))
+		if err := os.WriteFile(out[i], data, 0o755); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // storeCopy copies the store dir that env names (AGENTMAIL_HOME) to a
@@ -284,6 +378,16 @@ func timeProcess(bin string, args []string, dir string, env []string, stdin stri
 		return 0, 0, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, out)
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// medianRatio is the median, over the turns, of a's time over b's.
+func medianRatio(a, b []time.Duration) float64 {
+	ratios := make([]float64, len(a))
+	for i := range ratios {
+		ratios[i] = float64(a[i]) / float64(b[i])
+	}
+	slices.Sort(ratios)
+	return ratios[len(ratios)/2]
 }
 
 func median(ds []time.Duration) time.Duration {

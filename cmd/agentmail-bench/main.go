@@ -36,6 +36,7 @@ func main() {
 	nTasks := flag.Int("tasks", 10000, "tasks to seed the project with (-only tasks)")
 	syncSizes := flag.String("sync-messages", "10000,100000", "archive sizes to measure sync at (-only sync)")
 	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync, cli-turns, import)")
+	peerBin := flag.String("peer", "", "an amail binary (github.com/thirteen37/amail, built from its repository) to measure alongside, in turns, on a project\nit seeds with its own command line (-only cli-turns)")
 	importRuns := flag.Int("import-runs", 3, "imports of the corpus per binary (-only import)")
 	cpuProfile := flag.String("cpuprofile", "", "have the agentmail mcp measured write a CPU profile of its run to this file (make pgo)")
 	flag.Parse()
@@ -61,7 +62,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*bin, *base, *messages, *runs, *dir, *only, *cpuProfile); err != nil {
+	if err := run(*bin, *base, *peerBin, *messages, *runs, *dir, *only, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
 		os.Exit(1)
 	}
@@ -80,7 +81,7 @@ func sizes(list string) []int {
 	return out
 }
 
-func run(bin, base string, messages, runs int, dir, only, cpuProfile string) error {
+func run(bin, base, peerBin string, messages, runs int, dir, only, cpuProfile string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -108,7 +109,13 @@ func run(bin, base string, messages, runs int, dir, only, cpuProfile string) err
 	}
 	switch only {
 	case "cli-turns":
-		return measureCLI(b, base, seed, dir, runs)
+		var peer *peerProgram
+		if peerBin != "" {
+			if peer, err = newPeer(peerBin, dir); err != nil {
+				return fmt.Errorf("amail (-peer): %w", err)
+			}
+		}
+		return measureCLI(b, base, peer, seed, dir, runs)
 	case "mcp":
 		return measureMCP(ctx, b, dir, runs*5)
 	case "serve":
