@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestStageBinaries: every program is copied, whole and executable, into
+// one directory, in the order given, even programs of the same name.
+func TestStageBinaries(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i, sub := range []string{"a", "b"} {
+		p := filepath.Join(dir, sub, "agentmail")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script := "#!/bin/sh\necho program " + string(rune('0'+i)) + "\n"
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	staged, err := stageBinaries(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(staged[0]))
+	if len(staged) != 2 || filepath.Dir(staged[0]) != filepath.Dir(staged[1]) || staged[0] == staged[1] {
+		t.Fatalf("staged = %q; want two files in one directory", staged)
+	}
+	for i, p := range staged {
+		out, err := exec.Command(p).Output()
+		if want := "program " + string(rune('0'+i)) + "\n"; err != nil || !bytes.Equal(out, []byte(want)) {
+			t.Errorf("%s: %q, %v; want %q", p, out, err, want)
+		}
+	}
+	if _, err := stageBinaries([]string{filepath.Join(dir, "missing")}); err == nil {
+		t.Error("staging a missing program: no error")
+	}
+}
+
+// TestMedianRatio: the median of the turns' ratios, not the ratio of the
+// medians.
+func TestMedianRatio(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	for _, c := range []struct {
+		a, b []time.Duration
+		want float64
+	}{
+		{ms(2, 4, 6), ms(1, 2, 3), 2},
+		{ms(1, 2, 3), ms(3, 1, 2), 1.5}, // the ratio of the medians is 1
+		{ms(3), ms(4), 0.75},
+	} {
+		if got := medianRatio(c.a, c.b); got != c.want {
+			t.Errorf("medianRatio(%v, %v) = %v; want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
