@@ -19,8 +19,9 @@ type cliOp struct {
 	stdin  string // its standard input
 	// payload, when set, is the standard input of run i instead.
 	payload func(i int) string
-	// over names another operation whose median this one's is compared
-	// with (target is then the goal for the difference).
+	// over names another operation, run in the same turns by the binary
+	// measured, that this one is compared with: the median of the
+	// differences within the turns (target is then its goal).
 	over string
 	// added: the base binary has no such command, and is not asked.
 	added bool
@@ -179,13 +180,21 @@ func measureCLI(b *bench, base string, peer *peerProgram, seed seeded, dir strin
 		header += fmt.Sprintf(" %9s %9s", "amail", "÷amail")
 	}
 	fmt.Println(header)
-	medians := map[string]time.Duration{}
-	var after []string                        // the lines comparing one operation with another
-	floorAt, peerAt := len(bins), len(bins)+1 // their places in a turn
+	var after []string // the lines comparing one operation with another
+	byName := map[string]cliOp{}
 	for _, op := range ops {
-		turn := len(bins) + 1 // bins..., floor[, peer]
+		byName[op.name] = op
+	}
+	for _, op := range ops {
+		// A turn runs bins..., the floor, then when they apply the peer
+		// and the operation this one is compared with (bin's, so that
+		// the difference is taken within each turn, as the floor's is).
+		turn, floorAt, peerAt, overAt := len(bins)+1, len(bins), -1, -1
 		if peer != nil && op.peer != nil {
-			turn++
+			peerAt, turn = turn, turn+1
+		}
+		if op.over != "" {
+			overAt, turn = turn, turn+1
 		}
 		times := make([][]time.Duration, turn)
 		cpus := make([][]time.Duration, len(bins))
@@ -200,6 +209,9 @@ func measureCLI(b *bench, base string, peer *peerProgram, seed seeded, dir strin
 				case j == peerAt:
 					identity, args := op.peer(i)
 					d, _, err = timeProcess(peer.bin, args, peer.dir, peer.env(identity), "")
+				case j == overAt:
+					o := byName[op.over]
+					d, _, err = timeProcess(bins[0], o.args(i), o.dir, envs[0], o.stdin)
 				case j > 0 && op.added:
 					continue
 				default:
@@ -216,31 +228,26 @@ func measureCLI(b *bench, base string, peer *peerProgram, seed seeded, dir strin
 				times[j] = append(times[j], d)
 			}
 		}
-		floor := times[floorAt]
-		over := make([]time.Duration, runs)
-		for i := range over {
-			over[i] = times[0][i] - floor[i]
-		}
-		line := fmt.Sprintf("%-20s %9s %9s %9s", op.name, ms(median(floor)), ms(median(times[0])), ms(median(over)))
+		line := fmt.Sprintf("%-20s %9s %9s %9s", op.name, ms(median(times[floorAt])), ms(median(times[0])), ms(medianDiff(times[0], times[floorAt])))
 		if base != "" && !op.added {
 			line += fmt.Sprintf(" %9s %9.2f %9s %9s", ms(median(times[1])), medianRatio(times[0], times[1]), ms(median(cpus[0])), ms(median(cpus[1])))
 		} else {
 			line += fmt.Sprintf(" %9s %9s %9s %9s", "-", "-", ms(median(cpus[0])), "-")
 		}
-		if turn > peerAt {
+		if peerAt >= 0 {
 			line += fmt.Sprintf(" %9s %9.2f", ms(median(times[peerAt])), medianRatio(times[0], times[peerAt]))
 		} else if peer != nil {
 			line += fmt.Sprintf(" %9s %9s", "-", "-")
 		}
-		medians[op.name] = median(times[0])
 		switch {
 		case op.over != "" && op.target == 0:
-			after = append(after, fmt.Sprintf("%s − %s: %s", op.name, op.over, ms(medians[op.name]-medians[op.over])))
+			after = append(after, fmt.Sprintf("%s − %s: %s", op.name, op.over, ms(medianDiff(times[0], times[overAt]))))
 		case op.over != "":
-			d := medians[op.name] - medians[op.over]
+			d := medianDiff(times[0], times[overAt])
 			after = append(after, fmt.Sprintf("%s − %s: %s   goal <= %s %s", op.name, op.over, ms(d), ms(op.target), verdict(d <= op.target)))
 		case op.target != 0:
-			line += fmt.Sprintf("   goal −floor <= %s %s", ms(op.target), verdict(median(over) <= op.target))
+			over := medianDiff(times[0], times[floorAt])
+			line += fmt.Sprintf("   goal −floor <= %s %s", ms(op.target), verdict(over <= op.target))
 		}
 		fmt.Println(line)
 	}
@@ -378,6 +385,15 @@ func timeProcess(bin string, args []string, dir string, env []string, stdin stri
 		return 0, 0, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, out)
 	}
 	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// medianDiff is the median, over the turns, of a's time less b's.
+func medianDiff(a, b []time.Duration) time.Duration {
+	diffs := make([]time.Duration, len(a))
+	for i := range diffs {
+		diffs[i] = a[i] - b[i]
+	}
+	return median(diffs)
 }
 
 // medianRatio is the median, over the turns, of a's time over b's.

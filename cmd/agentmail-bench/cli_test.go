@@ -44,8 +44,8 @@ func TestStageBinaries(t *testing.T) {
 	}
 }
 
-// TestMedianRatio: the median of the turns' ratios, not the ratio of the
-// medians.
+// TestMedianRatio: the median of the turns' ratios and differences, not
+// the ratio or difference of the medians.
 func TestMedianRatio(t *testing.T) {
 	ms := func(v ...int) []time.Duration {
 		out := make([]time.Duration, len(v))
@@ -65,5 +65,8 @@ func TestMedianRatio(t *testing.T) {
 		if got := medianRatio(c.a, c.b); got != c.want {
 			t.Errorf("medianRatio(%v, %v) = %v; want %v", c.a, c.b, got, c.want)
 		}
+	}
+	if got, want := medianDiff(ms(5, 1, 9), ms(1, 4, 2)), 4*time.Millisecond; got != want { // the difference of the medians is 3
+		t.Errorf("medianDiff = %v; want %v", got, want)
 	}
 }
