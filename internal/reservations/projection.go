@@ -21,7 +21,7 @@ type projection struct{}
 // Name changes with the tables, and with what they derive from records:
 // the dir column is literalDir of the pattern, which rivals looks the
 // active reservations up by; a lease Admit refuses is not there.
-func (projection) Name() string { return "reservations6" }
+func (projection) Name() string { return "reservations7" }
 
 // Admit keeps out of the index a lease that reserve would not have
 // granted: an invalid pattern, or one that lasts longer than MaxTTL from
@@ -72,7 +72,8 @@ func (projection) Tables() []store.Table {
 			expires TEXT NOT NULL, released TEXT, released_by TEXT NOT NULL, release_reason TEXT NOT NULL,
 			unconfirmed INTEGER NOT NULL DEFAULT 0, dir TEXT NOT NULL, auto INTEGER NOT NULL DEFAULT 0, session TEXT NOT NULL DEFAULT '')`,
 			Indexes: []string{`CREATE INDEX reservations_open ON reservations(project_id, released, expires)`,
-				`CREATE INDEX reservations_dir ON reservations(project_id, dir) WHERE released IS NULL`}},
+				`CREATE INDEX reservations_dir ON reservations(project_id, dir) WHERE released IS NULL`,
+				`CREATE INDEX reservations_cased ON reservations(project_id, dir) WHERE released IS NULL AND ` + casedDir}},
 		{Name: "locks", Create: `CREATE TABLE locks(project_id INTEGER NOT NULL, key TEXT NOT NULL, holder TEXT NOT NULL,
 			created TEXT NOT NULL, expires TEXT NOT NULL, released TEXT, run TEXT NOT NULL DEFAULT '',
 			unconfirmed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(project_id, key)) WITHOUT ROWID`},

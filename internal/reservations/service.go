@@ -930,12 +930,18 @@ func scanAll(ctx context.Context, q store.Querier, query string, args []any, fn 
 const anyExclusiveQuery = `SELECT EXISTS (SELECT 1 FROM reservations WHERE project_id = ?1 AND released IS NULL
 	AND expires > ?2 AND exclusive AND lower(agent) != lower(?3))`
 
+// casedDir is the condition on a reservation's literal directory that
+// lower-casing may change it: capitals, or more bytes than characters
+// (beyond ASCII, which SQLite's lower leaves alone).
+const casedDir = `(dir != lower(dir) OR length(CAST(dir AS BLOB)) != length(dir))`
+
 // casedDirsQuery selects the literal directories of the unreleased
-// reservations of project ? that lower-casing may change: with capitals,
-// or with more bytes than characters (beyond ASCII, which SQLite's lower
-// leaves alone). It reads the index by directory only.
-const casedDirsQuery = `SELECT DISTINCT dir FROM reservations INDEXED BY reservations_dir
-	WHERE project_id = ? AND released IS NULL AND (dir != lower(dir) OR length(CAST(dir AS BLOB)) != length(dir))`
+// reservations of project ? that lower-casing may change (casedDir). It
+// reads the partial index of those alone, most often empty: scanning the
+// index by directory for them took half a millisecond of every guard
+// check at 1,500 open reservations.
+const casedDirsQuery = `SELECT DISTINCT dir FROM reservations INDEXED BY reservations_cased
+	WHERE project_id = ? AND released IS NULL AND ` + casedDir
 
 // coveringQuery selects the id, agent, pattern, created and expires of the
 // exclusive reservations of project ?1 active at ?2 whose literal
