@@ -56,17 +56,21 @@ bench: build
 # one before a change): medians, over the floor and against the base.
 # BENCH_PEER, an amail binary (github.com/thirteen37/amail, built from its
 # repository), adds its version, check, inbox and send to the same turns.
+# BENCH_BASE_REV=REV builds the base from a revision of this repository
+# instead (the last commit landed, say: BENCH_BASE_REV=origin/main).
 BENCH_BASE ?=
+BENCH_BASE_REV ?=
 BENCH_PEER ?=
+BENCH_BASE_FLAGS = $(if $(BENCH_BASE),-base $(BENCH_BASE)) $(if $(BENCH_BASE_REV),-base-rev $(BENCH_BASE_REV))
 bench-cli: build
-	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only cli-turns $(if $(BENCH_BASE),-base $(BENCH_BASE)) $(if $(BENCH_PEER),-peer $(BENCH_PEER))
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only cli-turns $(BENCH_BASE_FLAGS) $(if $(BENCH_PEER),-peer $(BENCH_PEER))
 
 # import agent-mail of a 100,000-message archive in mcp_agent_mail's layout
 # (written deterministically into BENCH_DIR, or a temporary directory, and
 # kept there for the next run) into a fresh store: msg/s, with BENCH_BASE
 # in turns when set.
 bench-import: build
-	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only import $(if $(BENCH_BASE),-base $(BENCH_BASE))
+	$(GO) run $(GOFLAGS_ALL) ./cmd/agentmail-bench $(BENCH_FLAGS) -only import $(BENCH_BASE_FLAGS)
 
 # Work items at 10,000 tasks (issue 27): work and task list --ready over
 # --version, and list_ready_work and claim_task in a live MCP server.

@@ -413,3 +413,35 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
+
+// buildTags are the build tags make build gives agentmail.
+const buildTags = "sqlite_fts5,sqlite_omit_load_extension,urfave_cli_no_docs"
+
+// buildRevision builds agentmail as it is at rev of the git repository
+// around dir, in a temporary worktree, with make build's tags, so that
+// the commit before a change (the last one landed, say) is measured side
+// by side with it (-base-rev). It returns the binary and the function
+// that removes it and the worktree.
+func buildRevision(dir, rev string) (string, func(), error) {
+	tmp, err := os.MkdirTemp("", "agentmail-bench-rev-")
+	if err != nil {
+		return "", nil, err
+	}
+	src := filepath.Join(tmp, "src")
+	if out, err := exec.Command("git", "-C", dir, "worktree", "add", "--detach", "--quiet", src, rev).CombinedOutput(); err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, fmt.Errorf("check out %s: %v: %s", rev, err, strings.TrimSpace(string(out)))
+	}
+	cleanup := func() {
+		exec.Command("git", "-C", dir, "worktree", "remove", "--force", src).Run()
+		os.RemoveAll(tmp)
+	}
+	bin := filepath.Join(tmp, "agentmail")
+	cmd := exec.Command("go", "build", "-tags", buildTags, "-ldflags", "-X main.version="+rev, "-o", bin, "./cmd/agentmail")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("build %s: %v: %s", rev, err, strings.TrimSpace(string(out)))
+	}
+	return bin, cleanup, nil
+}

@@ -38,34 +38,44 @@ func main() {
 	base := flag.String("base", "", "another agentmail binary (the one before a change) to measure alongside -bin, in turns (-only sync, cli-turns, import)")
 	peerBin := flag.String("peer", "", "an amail binary (github.com/thirteen37/amail, built from its repository) to measure alongside, in turns, on a project\nit seeds with its own command line (-only cli-turns)")
 	importRuns := flag.Int("import-runs", 3, "imports of the corpus per binary (-only import)")
+	baseRev := flag.String("base-rev", "", "a git revision of this repository (the last commit landed, say) to build and measure as -base")
 	cpuProfile := flag.String("cpuprofile", "", "have the agentmail mcp measured write a CPU profile of its run to this file (make pgo)")
 	flag.Parse()
-	if *only == "sync" {
-		err := measureSync(context.Background(), *bin, *base, sizes(*syncSizes), *runs)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *only == "tasks" {
-		if err := measureTasks(*bin, *dir, *nTasks, *runs); err != nil {
-			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if *only == "import" {
-		if err := measureImport(*bin, *base, *dir, *messages, *importRuns); err != nil {
-			fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if err := run(*bin, *base, *peerBin, *messages, *runs, *dir, *only, *cpuProfile); err != nil {
+	os.Exit(measure(*bin, *base, *baseRev, *peerBin, *messages, *runs, *importRuns, *nTasks, *dir, *only, *syncSizes, *cpuProfile))
+}
+
+// measure runs the measurements the flags ask for and returns the exit code.
+func measure(bin, base, baseRev, peerBin string, messages, runs, importRuns, nTasks int, dir, only, syncSizes, cpuProfile string) int {
+	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "agentmail-bench:", err)
-		os.Exit(1)
+		return 1
 	}
+	if baseRev != "" {
+		if base != "" {
+			return fail(fmt.Errorf("give -base or -base-rev, not both"))
+		}
+		built, cleanup, err := buildRevision(".", baseRev)
+		if err != nil {
+			return fail(fmt.Errorf("-base-rev: %w", err))
+		}
+		defer cleanup()
+		base = built
+	}
+	var err error
+	switch only {
+	case "sync":
+		err = measureSync(context.Background(), bin, base, sizes(syncSizes), runs)
+	case "tasks":
+		err = measureTasks(bin, dir, nTasks, runs)
+	case "import":
+		err = measureImport(bin, base, dir, messages, importRuns)
+	default:
+		err = run(bin, base, peerBin, messages, runs, dir, only, cpuProfile)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return 0
 }
 
 const projectKey = "bench.example/agentmail/bench"
