@@ -73,6 +73,8 @@ func (p *peerProgram) env(identity string) []string {
 // within each turn) against the goal, and the median of bin/base
 // within each turn; and the median cpu time (user and system) of bin and
 // base, which the machine's load sways less than the wall-clock time.
+// With peer, amail's take on the operations it has runs in the same turns,
+// and each is reported with the median of bin/amail.
 func measureCLI(b *bench, base string, peer *peerProgram, seed seeded, dir string, runs int) error {
 	floorBin, err := buildProgram("package main\n\n// #include <stdlib.h>\nimport \"C\"\n\nvar _ = C.free\n\nfunc main() {}\n", "1")
 	if err != nil {
